@@ -1,0 +1,137 @@
+//===- CheckCommand.cpp - `cake check` ------------------------------------===//
+#include "cli/Commands.h"
+#include "cli/Input.h"
+#include "cli/JsonRenderer.h"
+#include "cli/SarifRenderer.h"
+#include "compiler/driver/Check.h"
+#include "compiler/driver/Verify.h"
+#include "diagnostics/TextRenderer.h"
+
+#include <cxxopts.hpp>
+#include <iostream>
+#include <unistd.h>
+
+namespace cake::cli {
+namespace {
+
+/// Splits \p text at lines that are exactly `// -----`. Each piece keeps its
+/// original line numbers by starting with as many newlines as precede it.
+std::vector<std::string> splitInput(const std::string &text) {
+  std::vector<std::string> pieces;
+  std::string current;
+  size_t lineNo = 0, pieceStartLine = 0;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line(text.data() + pos, (nl == std::string::npos ? text.size() : nl) - pos);
+    std::string_view trimmed = line;
+    while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\r'))
+      trimmed.remove_suffix(1);
+    if (trimmed == "// -----") {
+      pieces.push_back(std::string(pieceStartLine, '\n') + current);
+      current.clear();
+      pieceStartLine = lineNo + 1;
+    } else {
+      current.append(line);
+      if (nl != std::string::npos)
+        current += '\n';
+    }
+    if (nl == std::string::npos)
+      break;
+    pos = nl + 1;
+    ++lineNo;
+  }
+  pieces.push_back(std::string(pieceStartLine, '\n') + current);
+  return pieces;
+}
+
+cxxopts::Options makeOptions() {
+  cxxopts::Options o("cake check", "Parse and check CAKE IR files and print their diagnostics.\n"
+                                   "Reads standard input when no FILE (or '-') is given.");
+  o.add_options()("format", "Output format: text, json or sarif",
+                  cxxopts::value<std::string>()->default_value("text"))(
+      "target", "Check for this target instead of the declared one: sm_80, sm_90a or sm_100a",
+      cxxopts::value<std::string>())("verify",
+                                     "Compare diagnostics with expected-* annotations in comments (for tests)")(
+      "split-input-file", "Check each part between '// -----' lines as its own file")(
+      "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
+      "h,help", "Show this help")("files", "Input files", cxxopts::value<std::vector<std::string>>());
+  o.parse_positional({"files"});
+  o.positional_help("FILE...");
+  return o;
+}
+
+int usage(const std::string &message) {
+  std::cerr << "cake check: " << message << "\n";
+  return UsageError;
+}
+
+} // namespace
+
+int runCheck(int argc, char **argv) {
+  cxxopts::Options options = makeOptions();
+  cxxopts::ParseResult args;
+  try {
+    args = options.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception &e) {
+    return usage(std::string(e.what()) + " (see 'cake check --help')");
+  }
+  if (args.count("help")) {
+    std::cout << options.help();
+    return Success;
+  }
+  std::string format = args["format"].as<std::string>();
+  if (format != "text" && format != "json" && format != "sarif")
+    return usage("unknown format '" + format + "' (expected text, json or sarif)");
+  std::string color = args["color"].as<std::string>();
+  if (color != "auto" && color != "always" && color != "never")
+    return usage("unknown colour mode '" + color + "' (expected auto, always or never)");
+  CheckOptions checkOptions;
+  if (args.count("target")) {
+    checkOptions.target = parseTarget(args["target"].as<std::string>());
+    if (!checkOptions.target)
+      return usage("unknown target '" + args["target"].as<std::string>() + "' (expected sm_80, sm_90a or sm_100a)");
+  }
+  std::vector<std::string> files{"-"};
+  if (args.count("files"))
+    files = args["files"].as<std::vector<std::string>>();
+
+  SourceManager sm;
+  std::vector<Diagnostic> diags;
+  std::vector<std::string> mismatches;
+  for (const std::string &path : files) {
+    std::string text;
+    if (auto error = readInput(path, text))
+      return usage(*error);
+    std::string name = path == "-" ? "<stdin>" : path;
+    std::vector<std::string> pieces =
+        args.count("split-input-file") ? splitInput(text) : std::vector<std::string>{std::move(text)};
+    for (std::string &piece : pieces) {
+      FileId file = sm.addBuffer(name, std::move(piece));
+      CheckResult result = checkSource(sm, file, checkOptions);
+      if (args.count("verify"))
+        for (std::string &m : verifyDiagnostics(sm, file, result.diagnostics))
+          mismatches.push_back(std::move(m));
+      diags.insert(diags.end(), result.diagnostics.begin(), result.diagnostics.end());
+    }
+  }
+
+  if (args.count("verify")) {
+    for (const std::string &m : mismatches)
+      std::cout << m << "\n";
+    return mismatches.empty() ? Success : InputErrors;
+  }
+  if (format == "json")
+    std::cout << renderJson(sm, diags);
+  else if (format == "sarif")
+    std::cout << renderSarif(sm, diags, CAKE_VERSION);
+  else {
+    TextStyle style;
+    style.color = color == "always" || (color == "auto" && shouldUseColor(STDOUT_FILENO));
+    renderText(std::cout, sm, diags, style);
+    renderSummary(std::cout, diags);
+  }
+  return countErrors(diags) ? InputErrors : Success;
+}
+
+} // namespace cake::cli

@@ -1,0 +1,18 @@
+//===- Commands.h - cake subcommands ---------------------------*- C++ -*-===//
+//
+// Each subcommand parses its own options (cxxopts) and returns the process
+// exit code: 0 success, 1 the input has errors (or would change, for
+// `fmt --check`), 2 usage or I/O error.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+namespace cake::cli {
+
+enum ExitCode { Success = 0, InputErrors = 1, UsageError = 2 };
+
+/// argv[0] is the subcommand name.
+int runCheck(int argc, char **argv);
+int runFmt(int argc, char **argv);
+
+} // namespace cake::cli

@@ -1,0 +1,73 @@
+//===- main.cpp - The cake command line -----------------------------------===//
+#include "cli/Commands.h"
+
+#include <cstring>
+#include <iostream>
+#include <string_view>
+
+namespace {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(int, char **);
+};
+
+constexpr Command kCommands[] = {
+    {"check", "Parse and check CAKE IR files; print diagnostics", cake::cli::runCheck},
+    {"fmt", "Format CAKE IR files in the canonical style", cake::cli::runFmt},
+};
+
+void printUsage(std::ostream &os) {
+  os << "CAKE: a compiler for GPU kernels, written by agents and people alike.\n\n"
+        "Usage: cake <command> [options] [FILE...]\n\nCommands:\n";
+  for (const Command &c : kCommands)
+    os << "  " << c.name << std::string(8 - c.name.size(), ' ') << c.summary << "\n";
+  os << "  help    Show help for a command\n\n"
+        "Options:\n  -h, --help     Show this help\n  --version      Print the version\n\n"
+        "Run 'cake <command> --help' for the options of a command.\n";
+}
+
+const Command *findCommand(std::string_view name) {
+  for (const Command &c : kCommands)
+    if (c.name == name)
+      return &c;
+  return nullptr;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printUsage(std::cerr);
+    return cake::cli::UsageError;
+  }
+  std::string_view first = argv[1];
+  if (first == "--version" || first == "version") {
+    std::cout << "cake " << CAKE_VERSION << "\n";
+    return cake::cli::Success;
+  }
+  if (first == "-h" || first == "--help") {
+    printUsage(std::cout);
+    return cake::cli::Success;
+  }
+  if (first == "help") {
+    if (argc < 3) {
+      printUsage(std::cout);
+      return cake::cli::Success;
+    }
+    const Command *c = findCommand(argv[2]);
+    if (!c) {
+      std::cerr << "cake: unknown command '" << argv[2] << "'\n";
+      return cake::cli::UsageError;
+    }
+    char help[] = "--help";
+    char *args[] = {argv[2], help, nullptr};
+    return c->run(2, args);
+  }
+  if (const Command *c = findCommand(first))
+    return c->run(argc - 1, argv + 1);
+  std::cerr << "cake: unknown command '" << first << "'\n\n";
+  printUsage(std::cerr);
+  return cake::cli::UsageError;
+}

@@ -1,0 +1,38 @@
+//===- Check.h - The one path from source to diagnostics -------*- C++ -*-===//
+//
+// Part of CAKE. `cake check` and the language server both call checkSource:
+// whatever the compiler has to say about a buffer comes out of this function,
+// sorted, so the CLI and the editor can never disagree.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/syntax/AST.h"
+#include "diagnostics/Diagnostic.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cake {
+
+/// The targets CAKE knows, by their CUDA names.
+enum class Target { SM80, SM90a, SM100a };
+
+std::optional<Target> parseTarget(std::string_view name);
+std::string_view targetName(Target target);
+
+struct CheckOptions {
+  /// Overrides the target a kernel declares; nullopt keeps the declared one.
+  std::optional<Target> target;
+};
+
+struct CheckResult {
+  syntax::Module module;
+  std::vector<Diagnostic> diagnostics; ///< Sorted (sortDiagnostics).
+};
+
+/// Parses and checks one buffer.
+CheckResult checkSource(const SourceManager &sm, FileId file, const CheckOptions &options = {});
+
+} // namespace cake

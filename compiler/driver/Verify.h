@@ -1,0 +1,32 @@
+//===- Verify.h - Expected-diagnostic annotations --------------*- C++ -*-===//
+//
+// Part of CAKE. `cake check --verify` compares the diagnostics of a file with
+// annotations written in its comments, in the style of clang -verify:
+//
+//   x = (1 + 2  // expected-error {{expected ')'}}
+//   // expected-error@+1:7 P001 {{expected an expression}}
+//   // expected-note@-3 {{opened here}}
+//
+// `@+N`, `@-N` and `@N` move the expected line (relative or absolute),
+// `:C` or `:C-E` pin the start column (and the end column of the primary
+// range), an optional code must match exactly, and the text in {{...}} must
+// occur in the message. Every diagnostic and every located note must be
+// expected, and every expectation must be met.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "diagnostics/Diagnostic.h"
+
+#include <string>
+#include <vector>
+
+namespace cake {
+
+/// Mismatches between \p diags and the annotations in \p file, one message
+/// per mismatch; empty when everything matches. Malformed annotations are
+/// reported as mismatches too.
+std::vector<std::string> verifyDiagnostics(const SourceManager &sm, FileId file,
+                                           const std::vector<Diagnostic> &diags);
+
+} // namespace cake

@@ -1,0 +1,262 @@
+//===- Lexer.cpp - CAKE IR lexer ------------------------------------------===//
+//
+// Statements end at newlines, so the lexer emits Tok::Newline; the parser
+// ignores newlines inside brackets. Comments go to a side list from which the
+// parser attaches them to declarations and statements.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/syntax/Lexer.h"
+
+#include <array>
+
+namespace cake::syntax {
+
+std::string_view tokenSpelling(Tok kind) {
+  switch (kind) {
+#define X(name, text)                                                                              \
+  case Tok::name:                                                                                  \
+    return text;
+    CAKE_KEYWORDS(X) CAKE_PUNCTUATION(X)
+#undef X
+  default:
+    return {};
+  }
+}
+
+std::string_view tokenName(Tok kind) {
+  switch (kind) {
+  case Tok::Eof:
+    return "end of file";
+  case Tok::Newline:
+    return "end of line";
+  case Tok::Identifier:
+    return "identifier";
+  case Tok::Number:
+    return "number";
+  case Tok::String:
+    return "string";
+  case Tok::Error:
+    return "invalid token";
+#define X(name, text)                                                                              \
+  case Tok::name:                                                                                  \
+    return "'" text "'";
+    CAKE_KEYWORDS(X) CAKE_PUNCTUATION(X)
+#undef X
+  }
+  return "token";
+}
+
+namespace {
+
+bool isIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
+bool isHexDigit(char c) {
+  return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+Tok keywordKind(std::string_view text) {
+#define X(name, spelling)                                                                          \
+  if (text == spelling)                                                                            \
+    return Tok::name;
+  CAKE_KEYWORDS(X)
+#undef X
+  return Tok::Identifier;
+}
+
+class Lexer {
+public:
+  Lexer(const SourceManager &sm, FileId file, std::vector<Diagnostic> &diags, unsigned maxErrors)
+      : file_(file), src_(sm.text(file)), diags_(diags), maxErrors_(maxErrors) {}
+
+  LexedFile run() {
+    while (pos_ < src_.size())
+      lexOne();
+    push(Tok::Eof, pos_);
+    return std::move(out_);
+  }
+
+private:
+  char peek(size_t ahead = 0) const {
+    return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0';
+  }
+
+  void error(const char *code, uint32_t begin, uint32_t end, std::string message) {
+    if (out_.errorCount++ >= maxErrors_)
+      return;
+    diags_.push_back({code, Severity::Error, {file_, begin, end}, std::move(message), {}, {}});
+  }
+
+  void push(Tok kind, size_t begin) {
+    Token t;
+    t.kind = kind;
+    t.range = {file_, static_cast<uint32_t>(begin), static_cast<uint32_t>(pos_)};
+    t.text = src_.substr(begin, pos_ - begin);
+    t.blankLineBefore = blankPending_ && kind != Tok::Newline;
+    if (kind != Tok::Newline) {
+      blankPending_ = false;
+      lineHasContent_ = true;
+    }
+    out_.tokens.push_back(t);
+  }
+
+  void lexOne() {
+    size_t begin = pos_;
+    char c = src_[pos_];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      ++pos_;
+      return;
+    }
+    if (c == '\n') {
+      if (!lineHasContent_)
+        blankPending_ = true;
+      ++pos_;
+      push(Tok::Newline, begin);
+      lineHasContent_ = false;
+      return;
+    }
+    if (c == '/' && peek(1) == '/')
+      return lexComment();
+    if (isIdentStart(c)) {
+      while (isIdentChar(peek()))
+        ++pos_;
+      return push(keywordKind(src_.substr(begin, pos_ - begin)), begin);
+    }
+    if (isDigit(c))
+      return lexNumber();
+    if (c == '"')
+      return lexString();
+    if (lexPunctuation())
+      return;
+    // Skip a whole UTF-8 sequence so one bad character is one error.
+    size_t len = 1;
+    unsigned char u = static_cast<unsigned char>(c);
+    if (u >= 0xC0)
+      len = u >= 0xF0 ? 4 : u >= 0xE0 ? 3 : 2;
+    pos_ = std::min(src_.size(), pos_ + len);
+    error("P002", begin, pos_,
+          u >= 0x80 ? "invalid character: only ASCII is allowed outside comments and strings"
+                    : "invalid character '" + std::string(1, c) + "'");
+    push(Tok::Error, begin);
+  }
+
+  void lexComment() {
+    size_t begin = pos_;
+    while (pos_ < src_.size() && src_[pos_] != '\n')
+      ++pos_;
+    size_t end = pos_;
+    while (end > begin && (src_[end - 1] == '\r' || src_[end - 1] == ' ' || src_[end - 1] == '\t'))
+      --end;
+    Comment c;
+    c.range = {file_, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)};
+    c.text = src_.substr(begin, end - begin);
+    c.blankLineBefore = blankPending_;
+    c.ownLine = !lineHasContent_;
+    blankPending_ = false;
+    lineHasContent_ = true;
+    out_.comments.push_back(c);
+  }
+
+  void lexNumber() {
+    size_t begin = pos_;
+    bool bad = false;
+    bool radix = peek() == '0' && (peek(1) == 'x' || peek(1) == 'X' || peek(1) == 'b' || peek(1) == 'B') &&
+                 (peek(1) == 'x' || peek(1) == 'X' ? isHexDigit(peek(2)) : (peek(2) == '0' || peek(2) == '1'));
+    if (radix) {
+      bool hex = peek(1) == 'x' || peek(1) == 'X';
+      pos_ += 2;
+      while (hex ? (isHexDigit(peek()) || peek() == '_') : (peek() == '0' || peek() == '1' || peek() == '_'))
+        ++pos_;
+      if (isIdentChar(peek()))
+        bad = true;
+    } else {
+      while (isDigit(peek()) || peek() == '_')
+        ++pos_;
+      if (peek() == '.' && isDigit(peek(1))) {
+        ++pos_;
+        while (isDigit(peek()) || peek() == '_')
+          ++pos_;
+      }
+      if ((peek() == 'e' || peek() == 'E') &&
+          (isDigit(peek(1)) || ((peek(1) == '+' || peek(1) == '-') && isDigit(peek(2))))) {
+        pos_ += 2;
+        while (isDigit(peek()))
+          ++pos_;
+      }
+      if (isIdentStart(peek())) // a unit suffix such as 128B or 64KiB
+        while (isIdentChar(peek()))
+          ++pos_;
+      if (peek() == '.' && isDigit(peek(1)))
+        bad = true; // 1.2.3
+    }
+    if (bad) {
+      while (isIdentChar(peek()) || (peek() == '.' && isDigit(peek(1))))
+        ++pos_;
+      error("P004", begin, pos_, "malformed number '" + std::string(src_.substr(begin, pos_ - begin)) + "'");
+      return push(Tok::Error, begin);
+    }
+    push(Tok::Number, begin);
+  }
+
+  void lexString() {
+    size_t begin = pos_++;
+    while (pos_ < src_.size() && src_[pos_] != '"' && src_[pos_] != '\n') {
+      if (src_[pos_] == '\\' && pos_ + 1 < src_.size() && src_[pos_ + 1] != '\n')
+        ++pos_;
+      ++pos_;
+    }
+    if (peek() != '"') {
+      error("P003", begin, pos_, "unterminated string literal");
+      return push(Tok::Error, begin);
+    }
+    ++pos_;
+    push(Tok::String, begin);
+  }
+
+  bool lexPunctuation() {
+    // Longest match first: every two-character token, then one-character ones.
+    static constexpr std::array<std::pair<std::string_view, Tok>, 14> kTwo = {{
+        {"..", Tok::DotDot}, {"->", Tok::Arrow}, {"+=", Tok::PlusAssign}, {"-=", Tok::MinusAssign},
+        {"*=", Tok::StarAssign}, {"/=", Tok::SlashAssign}, {"==", Tok::EqEq}, {"!=", Tok::NotEq},
+        {"<=", Tok::LessEq}, {">=", Tok::GreaterEq}, {"&&", Tok::AmpAmp}, {"||", Tok::PipePipe},
+        {"<<", Tok::Shl}, {">>", Tok::Shr},
+    }};
+    size_t begin = pos_;
+    std::string_view rest = src_.substr(pos_);
+    for (auto [text, kind] : kTwo)
+      if (rest.starts_with(text)) {
+        pos_ += 2;
+        push(kind, begin);
+        return true;
+      }
+    static constexpr std::string_view kOne = "()[]{},:;.=<>+-*/%&|^~!";
+    static constexpr Tok kOneKinds[] = {
+        Tok::LParen, Tok::RParen, Tok::LBracket, Tok::RBracket, Tok::LBrace, Tok::RBrace,
+        Tok::Comma,  Tok::Colon,  Tok::Semi,     Tok::Dot,      Tok::Assign, Tok::Less,
+        Tok::Greater, Tok::Plus,  Tok::Minus,    Tok::Star,     Tok::Slash,  Tok::Percent,
+        Tok::Amp,    Tok::Pipe,   Tok::Caret,    Tok::Tilde,    Tok::Bang};
+    size_t i = kOne.find(src_[pos_]);
+    if (i == std::string_view::npos)
+      return false;
+    ++pos_;
+    push(kOneKinds[i], begin);
+    return true;
+  }
+
+  FileId file_;
+  std::string_view src_;
+  std::vector<Diagnostic> &diags_;
+  unsigned maxErrors_;
+  LexedFile out_;
+  size_t pos_ = 0;
+  bool lineHasContent_ = false;
+  bool blankPending_ = false;
+};
+
+} // namespace
+
+LexedFile lex(const SourceManager &sm, FileId file, std::vector<Diagnostic> &diags, unsigned maxErrors) {
+  return Lexer(sm, file, diags, maxErrors).run();
+}
+
+} // namespace cake::syntax

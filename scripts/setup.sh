@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+#===- scripts/setup.sh - Install dependencies, configure and build --------===#
+#
+# Idempotent: installs only the Debian packages that are missing, then
+# configures (once) and builds CAKE into build/. Safe to run again and again.
+#
+#   scripts/setup.sh            # install + build
+#   BUILD_DIR=out scripts/setup.sh
+#
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+BUILD_DIR=${BUILD_DIR:-build}
+JOBS=${JOBS:-$(nproc)}
+
+PACKAGES=(
+  # build
+  cmake ninja-build clang-19 llvm-19-dev libclang-19-dev
+  nlohmann-json3-dev libcxxopts-dev libgtest-dev libgmock-dev
+  # tests: lit + FileCheck, libFuzzer runtime, python for lit
+  llvm-19-tools libclang-rt-19-dev python3
+  # real LSP clients for the editor tests
+  neovim emacs-nox elpa-eglot
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
+  cmake -S . -B "$BUILD_DIR" -G Ninja \
+    -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_CXX_COMPILER=clang++-19 \
+    -DLLVM_DIR=/usr/lib/llvm-19/lib/cmake/llvm
+fi
+cmake --build "$BUILD_DIR" -j "$JOBS"

@@ -1,0 +1,3 @@
+kernel clean(x: global fp32[N]) target(sm_90a) {
+  let i = 1
+}

@@ -1,0 +1,3 @@
+kernel bad() {
+  y = 2 3
+}
