@@ -32,9 +32,10 @@ template <typename To, typename From> const To *dyn_cast(const From *node) {
 
 /// Comments and spacing attached to a declaration or statement.
 struct Trivia {
-  std::vector<std::string> leading; ///< Whole-line comments above the node.
-  std::string trailing;             ///< A comment after the node on its last line.
-  bool blankLineBefore = false;     ///< Separated from the previous node by an empty line.
+  /// The lines above the node: comments, and "" for a blank line (at most
+  /// one in a row), so both comment blocks and paragraph breaks survive fmt.
+  std::vector<std::string> leading;
+  std::string trailing; ///< A comment after the node on its last line.
   bool operator==(const Trivia &) const = default;
 };
 
@@ -66,7 +67,8 @@ struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 
 /// One expression node. `text` holds the name, the spelling of a literal,
-/// the operator, the member name or the keyword; `operands` holds children:
+/// the member name or the keyword (operators are in `op`); `operands` holds
+/// children:
 ///   Unary [x]; Binary [lhs, rhs]; Paren [x]; Member [base];
 ///   Call [callee, args...]; Index [base, indices...]; Slice [lo, hi]
 ///   (either may be null); Keyword [value].
@@ -118,7 +120,8 @@ enum class StmtKind { Kernel, Const, Let, Var, Ring, Role, For, If, Assume, Retu
 struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
 
-/// `{ stmt* }` with comments that follow the last statement.
+/// `{ stmt* }` with comments that follow the last statement (as in Trivia,
+/// "" stands for a blank line).
 struct Block {
   SourceRange range;
   std::vector<StmtPtr> stmts;

@@ -7,7 +7,6 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/syntax/Lexer.h"
 
-#include <array>
 
 namespace cake::syntax {
 
@@ -56,8 +55,11 @@ bool isHexDigit(char c) {
 }
 
 Tok keywordKind(std::string_view text) {
+  // Keywords are 2 to 6 lowercase letters; most identifiers are not.
+  if (text.size() < 2 || text.size() > 6 || text[0] < 'a' || text[0] > 'v')
+    return Tok::Identifier;
 #define X(name, spelling)                                                                          \
-  if (text == spelling)                                                                            \
+  if (text.size() == sizeof(spelling) - 1 && text[0] == spelling[0] && text == spelling)           \
     return Tok::name;
   CAKE_KEYWORDS(X)
 #undef X
@@ -70,6 +72,7 @@ public:
       : file_(file), src_(sm.text(file)), diags_(diags), maxErrors_(maxErrors) {}
 
   LexedFile run() {
+    out_.tokens.reserve(src_.size() / 2 + 16); // untouched capacity costs nothing
     while (pos_ < src_.size())
       lexOne();
     push(Tok::Eof, pos_);
@@ -91,7 +94,6 @@ private:
     Token t;
     t.kind = kind;
     t.range = {file_, static_cast<uint32_t>(begin), static_cast<uint32_t>(pos_)};
-    t.text = src_.substr(begin, pos_ - begin);
     t.blankLineBefore = blankPending_ && kind != Tok::Newline;
     if (kind != Tok::Newline) {
       blankPending_ = false;
@@ -214,28 +216,36 @@ private:
   }
 
   bool lexPunctuation() {
-    // Longest match first: every two-character token, then one-character ones.
-    static constexpr std::array<std::pair<std::string_view, Tok>, 14> kTwo = {{
-        {"..", Tok::DotDot}, {"->", Tok::Arrow}, {"+=", Tok::PlusAssign}, {"-=", Tok::MinusAssign},
-        {"*=", Tok::StarAssign}, {"/=", Tok::SlashAssign}, {"==", Tok::EqEq}, {"!=", Tok::NotEq},
-        {"<=", Tok::LessEq}, {">=", Tok::GreaterEq}, {"&&", Tok::AmpAmp}, {"||", Tok::PipePipe},
-        {"<<", Tok::Shl}, {">>", Tok::Shr},
-    }};
     size_t begin = pos_;
-    std::string_view rest = src_.substr(pos_);
-    for (auto [text, kind] : kTwo)
-      if (rest.starts_with(text)) {
-        pos_ += 2;
-        push(kind, begin);
-        return true;
-      }
+    char c = src_[pos_], d = peek(1);
+    // Longest match first: the two-character tokens, then single ones.
+    Tok two = Tok::Eof;
+    switch (c) {
+    case '.': two = d == '.' ? Tok::DotDot : Tok::Eof; break;
+    case '-': two = d == '>' ? Tok::Arrow : d == '=' ? Tok::MinusAssign : Tok::Eof; break;
+    case '+': two = d == '=' ? Tok::PlusAssign : Tok::Eof; break;
+    case '*': two = d == '=' ? Tok::StarAssign : Tok::Eof; break;
+    case '/': two = d == '=' ? Tok::SlashAssign : Tok::Eof; break;
+    case '=': two = d == '=' ? Tok::EqEq : Tok::Eof; break;
+    case '!': two = d == '=' ? Tok::NotEq : Tok::Eof; break;
+    case '<': two = d == '=' ? Tok::LessEq : d == '<' ? Tok::Shl : Tok::Eof; break;
+    case '>': two = d == '=' ? Tok::GreaterEq : d == '>' ? Tok::Shr : Tok::Eof; break;
+    case '&': two = d == '&' ? Tok::AmpAmp : Tok::Eof; break;
+    case '|': two = d == '|' ? Tok::PipePipe : Tok::Eof; break;
+    default: break;
+    }
+    if (two != Tok::Eof) {
+      pos_ += 2;
+      push(two, begin);
+      return true;
+    }
     static constexpr std::string_view kOne = "()[]{},:;.=<>+-*/%&|^~!";
     static constexpr Tok kOneKinds[] = {
         Tok::LParen, Tok::RParen, Tok::LBracket, Tok::RBracket, Tok::LBrace, Tok::RBrace,
         Tok::Comma,  Tok::Colon,  Tok::Semi,     Tok::Dot,      Tok::Assign, Tok::Less,
         Tok::Greater, Tok::Plus,  Tok::Minus,    Tok::Star,     Tok::Slash,  Tok::Percent,
         Tok::Amp,    Tok::Pipe,   Tok::Caret,    Tok::Tilde,    Tok::Bang};
-    size_t i = kOne.find(src_[pos_]);
+    size_t i = kOne.find(c);
     if (i == std::string_view::npos)
       return false;
     ++pos_;

@@ -69,17 +69,17 @@ bool isMemorySpace(std::string_view name) {
   return std::find(kSpaces.begin(), kSpaces.end(), name) != kSpaces.end();
 }
 
-std::string describe(const Token &t) {
+std::string describeToken(const Token &t, std::string_view buffer) {
   switch (t.kind) {
   case Tok::Identifier:
-    return "identifier '" + std::string(t.text) + "'";
+    return "identifier '" + std::string(t.text(buffer)) + "'";
   case Tok::Number:
-    return "number '" + std::string(t.text) + "'";
+    return "number '" + std::string(t.text(buffer)) + "'";
   case Tok::String:
     return "string";
   default:
     if (t.kind >= Tok::Kernel && t.kind <= Tok::False)
-      return "keyword '" + std::string(t.text) + "'";
+      return "keyword '" + std::string(t.text(buffer)) + "'";
     return std::string(tokenName(t.kind));
   }
 }
@@ -87,7 +87,7 @@ std::string describe(const Token &t) {
 class Parser {
 public:
   Parser(const SourceManager &sm, FileId file, std::vector<Diagnostic> &diags, const ParseLimits &limits)
-      : sm_(sm), file_(file), diags_(diags), limits_(limits) {
+      : file_(file), src_(sm.text(file)), diags_(diags), limits_(limits) {
     lexed_ = lex(sm, file, diags, limits.maxErrors);
     errors_ = lexed_.errorCount;
   }
@@ -95,7 +95,7 @@ public:
   Module run() {
     Module m;
     m.file = file_;
-    m.items.range = {file_, 0, static_cast<uint32_t>(sm_.text(file_).size())};
+    m.items.range = {file_, 0, static_cast<uint32_t>(src_.size())};
     try {
       if (errors_ >= limits_.maxErrors)
         tooManyErrors(diags_.back().range);
@@ -148,13 +148,16 @@ private:
     if (!at(Tok::Identifier))
       fail(tok(), "expected " + std::string(what) + ", found " + describe(tok()));
     Token t = advance();
-    return {std::string(t.text), t.range};
+    return {std::string(text(t)), t.range};
   }
   void skipNewlines() {
     while (at(Tok::Newline) || at(Tok::Semi))
       advance();
   }
   SourceRange from(uint32_t begin) const { return {file_, begin, std::max(begin, lastEnd_)}; }
+
+  std::string_view text(const Token &t) const { return t.text(src_); }
+  std::string describe(const Token &t) const { return describeToken(t, src_); }
 
   //===-- Errors ----------------------------------------------------------===//
 
@@ -226,26 +229,35 @@ private:
   std::vector<Note> unclosedNote(const Token &open) {
     if (!startsStatementLine())
       return {};
-    return {{open.range, std::string("to match this '") + std::string(open.text) + "'"}};
+    return {{open.range, std::string("to match this '") + std::string(text(open)) + "'"}};
   }
 
   //===-- Comments --------------------------------------------------------===//
 
-  /// Comments that start before \p offset and are not yet attached.
-  std::vector<std::string> takeCommentsBefore(uint32_t offset, bool *blankBefore = nullptr) {
+  /// Comments that start before \p offset and are not yet attached, as
+  /// lines: a comment's text, or "" for the blank line before it.
+  std::vector<std::string> takeCommentsBefore(uint32_t offset) {
     std::vector<std::string> out;
     auto &cs = lexed_.comments;
-    if (blankBefore && comment_ < cs.size() && cs[comment_].range.begin < offset)
-      *blankBefore = cs[comment_].blankLineBefore;
-    while (comment_ < cs.size() && cs[comment_].range.begin < offset)
+    while (comment_ < cs.size() && cs[comment_].range.begin < offset) {
+      if (cs[comment_].blankLineBefore)
+        addBlankLine(out);
       out.emplace_back(cs[comment_++].text);
+    }
     return out;
+  }
+  static void addBlankLine(std::vector<std::string> &lines) {
+    if (lines.empty() || !lines.back().empty())
+      lines.emplace_back();
+  }
+  static void dropBlankLines(std::vector<std::string> &lines) {
+    std::erase(lines, std::string());
   }
   Trivia leadingTrivia() {
     Trivia t;
-    bool blank = false;
-    t.leading = takeCommentsBefore(tok().range.begin, &blank);
-    t.blankLineBefore = blank || tok().blankLineBefore;
+    t.leading = takeCommentsBefore(tok().range.begin);
+    if (tok().blankLineBefore)
+      addBlankLine(t.leading);
     return t;
   }
   /// Moves comments written inside a node to its leading comments, then
@@ -255,7 +267,7 @@ private:
       t.leading.push_back(std::move(c));
     auto &cs = lexed_.comments;
     if (comment_ < cs.size() && !cs[comment_].ownLine) {
-      std::string_view between = sm_.text(file_).substr(end, cs[comment_].range.begin - end);
+      std::string_view between = src_.substr(end, cs[comment_].range.begin - end);
       if (between.find('\n') == std::string_view::npos)
         t.trailing = std::string(cs[comment_++].text);
     }
@@ -277,8 +289,9 @@ private:
         continue;
       }
       Trivia trivia = leadingTrivia();
-      if (block.stmts.empty())
-        trivia.blankLineBefore = false;
+      if (block.stmts.empty() && !trivia.leading.empty() && trivia.leading.front().empty())
+        trivia.leading.erase(trivia.leading.begin()); // no blank line after '{'
+
       recover([&] {
         StmtPtr s = topLevel ? parseItem() : parseStmt();
         finishTrivia(trivia, s->range.end);
@@ -288,6 +301,8 @@ private:
       });
     }
     block.danglingComments = takeCommentsBefore(tok().range.begin);
+    if (block.stmts.empty() && !block.danglingComments.empty() && block.danglingComments.front().empty())
+      block.danglingComments.erase(block.danglingComments.begin());
   }
 
   /// Runs \p body; on a syntax error restores the parser state and skips the
@@ -344,7 +359,7 @@ private:
       return parseReturn();
     case Tok::Kernel:
     case Tok::Const:
-      fail(tok(), "'" + std::string(tok().text) + "' declarations are only allowed at the top level");
+      fail(tok(), "'" + std::string(text(tok())) + "' declarations are only allowed at the top level");
     default:
       return parseExprOrAssign();
     }
@@ -591,7 +606,7 @@ private:
       }
       Field f;
       f.trivia = leadingTrivia();
-      f.trivia.blankLineBefore = false;
+      dropBlankLines(f.trivia.leading); // fields print without blank lines
       uint32_t begin = tok().range.begin;
       bool ok = true;
       try {
@@ -612,6 +627,7 @@ private:
       }
     }
     dangling = takeCommentsBefore(tok().range.begin);
+    dropBlankLines(dangling);
     advance();
     return fields;
   }
@@ -697,7 +713,6 @@ private:
       ExprPtr rhs = parseBinary(p + 1);
       ExprPtr bin = make(ExprKind::Binary, begin);
       bin->op = op.kind;
-      bin->text = std::string(op.text);
       bin->operands.push_back(std::move(lhs));
       bin->operands.push_back(std::move(rhs));
       lhs = std::move(bin);
@@ -715,7 +730,6 @@ private:
     Token op = advance();
     ExprPtr e = std::make_unique<Expr>(ExprKind::Unary, op.range);
     e->op = op.kind;
-    e->text = std::string(op.text);
     e->operands.push_back(parseUnary());
     e->range = from(op.range.begin);
     return e;
@@ -726,6 +740,9 @@ private:
     ExprPtr e = parsePrimary();
     for (;;) {
       if (accept(Tok::Dot)) {
+        // After '.', keywords are plain names: `sync.role()`, `t.in`.
+        if (tok().kind >= Tok::Kernel && tok().kind <= Tok::False)
+          lexed_.tokens[pos_].kind = Tok::Identifier;
         Ident name = expectIdent("member name after '.'");
         ExprPtr m = make(ExprKind::Member, begin);
         m->text = name.name;
@@ -773,7 +790,7 @@ private:
       Token name = advance();
       advance(); // '='
       ExprPtr kw = std::make_unique<Expr>(ExprKind::Keyword, name.range);
-      kw->text = std::string(name.text);
+      kw->text = std::string(text(name));
       kw->operands.push_back(parseExpr());
       kw->range = from(name.range.begin);
       return kw;
@@ -798,7 +815,7 @@ private:
     auto leaf = [&](ExprKind kind) {
       Token tk = advance();
       ExprPtr e = std::make_unique<Expr>(kind, tk.range);
-      e->text = std::string(tk.text);
+      e->text = std::string(text(tk));
       return e;
     };
     switch (t.kind) {
@@ -838,8 +855,8 @@ private:
     }
   }
 
-  const SourceManager &sm_;
   FileId file_;
+  std::string_view src_;
   std::vector<Diagnostic> &diags_;
   ParseLimits limits_;
   LexedFile lexed_;

@@ -115,7 +115,7 @@ public:
 
   void module(const Module &m) {
     stmts(m.items.stmts);
-    comments(m.items.danglingComments);
+    comments(m.items.danglingComments, /*first=*/m.items.stmts.empty());
   }
 
 private:
@@ -157,8 +157,15 @@ private:
 
   void indent() { out_.append(2 * level_, ' '); }
 
-  void comments(const std::vector<std::string> &cs) {
+  /// Comment lines; "" is a blank line, never the first one printed.
+  void comments(const std::vector<std::string> &cs, bool first = false) {
     for (const std::string &c : cs) {
+      if (c.empty()) {
+        if (!first)
+          out_ += '\n';
+        continue;
+      }
+      first = false;
       indent();
       out_ += c;
       out_ += '\n';
@@ -175,9 +182,7 @@ private:
 
   void stmts(const std::vector<StmtPtr> &list) {
     for (size_t i = 0; i < list.size(); ++i) {
-      if (i > 0 && list[i]->trivia.blankLineBefore)
-        out_ += '\n';
-      comments(list[i]->trivia.leading);
+      comments(list[i]->trivia.leading, /*first=*/i == 0);
       indent();
       stmt(*list[i]);
       trailing(list[i]->trivia);
@@ -193,7 +198,7 @@ private:
     out_ += "{\n";
     ++level_;
     stmts(b.stmts);
-    comments(b.danglingComments);
+    comments(b.danglingComments, /*first=*/b.stmts.empty());
     --level_;
     indent();
     out_ += '}';

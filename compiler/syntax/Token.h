@@ -79,11 +79,14 @@ std::string_view tokenName(Tok kind);
 /// The fixed spelling of a keyword or punctuation token, empty otherwise.
 std::string_view tokenSpelling(Tok kind);
 
+/// 16 bytes: files have many tokens, and the token array is the lexer's
+/// whole output, so it is kept small. The spelling is read from the buffer.
 struct Token {
   Tok kind = Tok::Eof;
-  SourceRange range;
-  std::string_view text; ///< Points into the SourceManager's buffer.
   bool blankLineBefore = false; ///< An empty line precedes this token.
+  SourceRange range;
+
+  std::string_view text(std::string_view buffer) const { return buffer.substr(range.begin, range.size()); }
 };
 
 /// A `//` comment; text includes the slashes, excludes the newline.

@@ -44,7 +44,7 @@ TEST(Lexer, NumbersWithRadixFractionExponentAndUnit) {
   ASSERT_TRUE(l->diags.empty());
   std::vector<std::string_view> texts;
   for (const Token &t : l->out.tokens)
-    texts.push_back(t.text);
+    texts.push_back(t.text(l->sm.text(FileId{1})));
   std::vector<std::string_view> expected = {"0x80", "0b1010", "1_024", "1.5e-3", "128B", "64KiB", "0", "..", "8", ""};
   EXPECT_EQ(texts, expected);
 }

@@ -28,6 +28,26 @@ TEST(Printer, KeepsCommentsBlankLinesAndParentheses) {
   EXPECT_EQ(format(src), src);
 }
 
+TEST(Printer, KeepsCommentParagraphsAndCollapsesBlankRuns) {
+  std::string src = "// File header.\n"
+                    "\n"
+                    "const A = 1\n"
+                    "\n"
+                    "\n"
+                    "// About B.\n"
+                    "\n"
+                    "// More about B.\n"
+                    "const B = sync.role(x.in)\n";
+  EXPECT_EQ(format(src), "// File header.\n"
+                         "\n"
+                         "const A = 1\n"
+                         "\n"
+                         "// About B.\n"
+                         "\n"
+                         "// More about B.\n"
+                         "const B = sync.role(x.in)\n");
+}
+
 TEST(Printer, LongHeadersPutOneParameterPerLine) {
   std::string src = "kernel gemm(A: global bf16[M, K] align(16), B: global bf16[N, K] align(16), "
                     "C: global bf16[M, N] align(16)) target(sm_90a) {}\n";
@@ -50,18 +70,17 @@ TEST(Printer, InsertsParenthesesForBuiltTrees) {
     e->text = n;
     return e;
   };
-  auto bin = [](Tok op, const char *text, ExprPtr l, ExprPtr r) {
+  auto bin = [](Tok op, ExprPtr l, ExprPtr r) {
     auto e = std::make_unique<Expr>(ExprKind::Binary, cake::SourceRange{});
     e->op = op;
-    e->text = text;
     e->operands.push_back(std::move(l));
     e->operands.push_back(std::move(r));
     return e;
   };
-  auto sum = bin(Tok::Plus, "+", name("a"), name("b"));
-  auto prod = bin(Tok::Star, "*", std::move(sum), name("c"));
+  auto sum = bin(Tok::Plus, name("a"), name("b"));
+  auto prod = bin(Tok::Star, std::move(sum), name("c"));
   EXPECT_EQ(print(*prod), "(a + b) * c");
-  auto diff = bin(Tok::Minus, "-", name("a"), bin(Tok::Minus, "-", name("b"), name("c")));
+  auto diff = bin(Tok::Minus, name("a"), bin(Tok::Minus, name("b"), name("c")));
   EXPECT_EQ(print(*diff), "a - (b - c)");
 }
 

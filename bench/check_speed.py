@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Times `cake check` (and `cake fmt`) on a generated large file.
+
+Runs each command --repeat times after --warmup runs, as whole processes
+(start-up included, as an agent or CI would see it), and reports the median
+and spread. With --record it writes bench/results/check_speed.json with the
+commit, machine and date. Exits 1 when the median is over --budget-ms.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def time_command(cmd, warmup, repeat, expect_rc):
+    for _ in range(warmup):
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False)
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, check=False).returncode
+        samples.append((time.perf_counter() - t0) * 1e3)
+        if rc != expect_rc:
+            sys.exit(f"{' '.join(cmd)} exited {rc}, expected {expect_rc}")
+    samples.sort()
+    return {
+        "median_ms": round(statistics.median(samples), 3),
+        "min_ms": round(samples[0], 3),
+        "p90_ms": round(samples[int(0.9 * (len(samples) - 1))], 3),
+        "max_ms": round(samples[-1], 3),
+        "runs": repeat,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--cake", default=os.path.join(ROOT, "build", "cake"))
+    ap.add_argument("--lines", type=int, default=5000)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--budget-ms", type=float, default=50.0)
+    ap.add_argument("--record", action="store_true", help="write bench/results/check_speed.json")
+    args = ap.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "large.cake")
+        subprocess.run([sys.executable, os.path.join(HERE, "gen_large_cake.py"), "--lines", str(args.lines),
+                        "-o", src], check=True)
+        with open(src) as f:
+            lines = f.read().count("\n") + 1
+        check = time_command([args.cake, "check", src], args.warmup, args.repeat, 0)
+        check_json = time_command([args.cake, "check", "--format", "json", src], args.warmup, args.repeat, 0)
+        fmt = time_command([args.cake, "fmt", src], args.warmup, args.repeat, 0)
+
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    result = {
+        "benchmark": "cake check on a generated CAKE IR file (whole process, start-up included)",
+        "commit": commit,
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
+        "file_lines": lines,
+        "budget_ms": args.budget_ms,
+        "cake_check": check,
+        "cake_check_json": check_json,
+        "cake_fmt": fmt,
+    }
+    print(json.dumps(result, indent=2))
+    if args.record:
+        os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+        with open(os.path.join(HERE, "results", "check_speed.json"), "w") as f:
+            json.dump(result, f, indent=2)
+            f.write("\n")
+    if check["median_ms"] > args.budget_ms:
+        sys.exit(f"cake check median {check['median_ms']} ms is over the {args.budget_ms} ms budget")
+
+
+if __name__ == "__main__":
+    main()
