@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -25,27 +26,38 @@ std::string readFile(const fs::path &p) {
   return ss.str();
 }
 
-/// (name, source) of every .cake file and ```cake block in the repository.
-std::vector<std::pair<std::string, std::string>> repositorySources() {
-  std::vector<std::pair<std::string, std::string>> out;
+struct Source {
+  std::string name; ///< path, or path:line for a documentation block
+  std::string text;
+  bool fromDocs;
+};
+
+/// Every ```cake block of a Markdown file.
+void addDocBlocks(const fs::path &path, std::vector<Source> &out) {
+  std::string text = readFile(path);
+  for (size_t at = text.find("```cake\n"); at != std::string::npos; at = text.find("```cake\n", at)) {
+    size_t begin = at + 8, end = text.find("\n```", begin);
+    if (end == std::string::npos)
+      break;
+    size_t line = std::count(text.begin(), text.begin() + static_cast<long>(begin), '\n') + 1;
+    out.push_back({path.string() + ":" + std::to_string(line), text.substr(begin, end - begin + 1), true});
+    at = end;
+  }
+}
+
+/// Every .cake file and every ```cake block in the repository.
+std::vector<Source> repositorySources() {
+  std::vector<Source> out;
   fs::path root = CAKE_SOURCE_DIR;
+  addDocBlocks(root / "README.md", out);
   for (const char *dir : {"kernels", "tests", "docs", "bench", "editors"}) {
     if (!fs::exists(root / dir))
       continue;
     for (auto &entry : fs::recursive_directory_iterator(root / dir)) {
       if (entry.path().extension() == ".cake")
-        out.emplace_back(entry.path().string(), readFile(entry.path()));
-      if (entry.path().extension() == ".md") {
-        std::string text = readFile(entry.path());
-        size_t at = 0;
-        while ((at = text.find("```cake\n", at)) != std::string::npos) {
-          size_t begin = at + 8, end = text.find("\n```", begin);
-          if (end == std::string::npos)
-            break;
-          out.emplace_back(entry.path().string() + "@" + std::to_string(begin), text.substr(begin, end - begin + 1));
-          at = end;
-        }
-      }
+        out.push_back({entry.path().string(), readFile(entry.path()), false});
+      else if (entry.path().extension() == ".md")
+        addDocBlocks(entry.path(), out);
     }
   }
   return out;
@@ -53,8 +65,10 @@ std::vector<std::pair<std::string, std::string>> repositorySources() {
 
 TEST(RoundTrip, EveryCleanSourceInTheRepository) {
   size_t checked = 0;
-  for (auto &[name, text] : repositorySources()) {
+  for (auto &[name, text, fromDocs] : repositorySources()) {
     auto first = parseText(text);
+    if (fromDocs)
+      EXPECT_TRUE(first.diags.empty()) << name << ": documentation examples must parse";
     if (cake::countErrors(first.diags))
       continue; // negative tests
     std::string printed = cake::syntax::print(first.module);
@@ -69,8 +83,8 @@ TEST(RoundTrip, EveryCleanSourceInTheRepository) {
 
 TEST(RoundTrip, KernelLibraryIsFormatted) {
   size_t checked = 0;
-  for (auto &[name, text] : repositorySources()) {
-    if (name.find("/kernels/") == std::string::npos || name.find('@') != std::string::npos)
+  for (auto &[name, text, fromDocs] : repositorySources()) {
+    if (fromDocs || name.find("/kernels/") == std::string::npos)
       continue;
     auto parsed = parseText(text);
     ASSERT_TRUE(parsed.diags.empty()) << name << " has syntax errors";

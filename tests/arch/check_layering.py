@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Checks the architecture invariants of docs/architecture.md mechanically.
+
+Each source folder may include only the folders below it, and only lsp/ and
+cli/ may include JSON or command-line libraries. Prints every violation with
+its file and line; exits 1 if there is any.
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# folder -> project folders it may include
+ALLOWED = {
+    "diagnostics": {"diagnostics"},
+    "compiler": {"compiler", "diagnostics"},
+    "cli": {"cli", "compiler", "diagnostics"},
+    "lsp": {"lsp", "cli", "compiler", "diagnostics"},
+}
+# third-party headers -> folders that may include them
+RESTRICTED = {
+    "nlohmann/": {"cli", "lsp"},
+    "cxxopts": {"cli"},
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]')
+
+
+def main():
+    violations = []
+    checked = 0
+    for folder, allowed in ALLOWED.items():
+        for dirpath, _, files in os.walk(os.path.join(ROOT, folder)):
+            for name in files:
+                if not name.endswith((".h", ".cpp")):
+                    continue
+                path = os.path.join(dirpath, name)
+                rel = os.path.relpath(path, ROOT)
+                checked += 1
+                with open(path, encoding="utf-8") as f:
+                    for lineno, line in enumerate(f, 1):
+                        m = INCLUDE.match(line)
+                        if not m:
+                            continue
+                        target = m.group(1)
+                        top = target.split("/")[0]
+                        if top in ALLOWED and top not in allowed:
+                            violations.append(f"{rel}:{lineno}: {folder}/ must not include {target}")
+                        for prefix, owners in RESTRICTED.items():
+                            if target.startswith(prefix) and folder not in owners:
+                                violations.append(f"{rel}:{lineno}: only {', '.join(sorted(owners))}/ may include "
+                                                  f"{target}")
+    for v in violations:
+        print(v)
+    if checked == 0:
+        sys.exit("no sources found: is the repository layout intact?")
+    print(f"layering: {checked} files checked, {len(violations)} violations")
+    sys.exit(1 if violations else 0)
+
+
+if __name__ == "__main__":
+    main()
