@@ -5,7 +5,7 @@
 //   {
 //     "version": 1,
 //     "diagnostics": [
-//       { "code": "P001", "severity": "error", "message": "...",
+//       { "code": "syntax.unexpected", "severity": "error", "message": "...",
 //         "file": "k.cake",
 //         "range": { "start": { "line": 3, "column": 9, "offset": 41 },
 //                    "end":   { "line": 3, "column": 10, "offset": 42 } },

@@ -11,23 +11,23 @@ constexpr auto E = Severity::Error;
 
 // Keep this table sorted by code; a unit test checks it.
 constexpr std::array kRules = {
-    RuleInfo{"P001", "syntax", E, "unexpected token",
-             "The parser expected a different token here; the message names what it expected."},
-    RuleInfo{"P002", "syntax", E, "invalid character",
+    RuleInfo{"syntax.character", "syntax", E, "invalid character",
              "Only ASCII is allowed outside comments and strings, so every token is unambiguous."},
-    RuleInfo{"P003", "syntax", E, "unterminated string literal",
-             "A string must close on the line it opens; an open string would swallow the file."},
-    RuleInfo{"P004", "syntax", E, "malformed number",
-             "Numbers are decimal, 0x hexadecimal or 0b binary, with an optional fraction, exponent "
-             "or unit suffix (e.g. 128B); anything else is a typo."},
-    RuleInfo{"P005", "syntax", E, "unclosed bracket or block",
-             "Every '(', '[' and '{' needs its partner; the note points at the opener."},
-    RuleInfo{"P006", "syntax", E, "nesting too deep",
-             "Expressions and blocks nest at most 256 levels, which bounds the parser's stack on "
-             "any input."},
-    RuleInfo{"P007", "syntax", E, "too many errors",
+    RuleInfo{"syntax.error-limit", "syntax", E, "too many errors",
              "After 100 syntax errors the rest of the file is skipped: later errors are most "
              "likely consequences of earlier ones."},
+    RuleInfo{"syntax.nesting", "syntax", E, "nesting too deep",
+             "Expressions and blocks nest at most 256 levels, which bounds the parser's stack on "
+             "any input."},
+    RuleInfo{"syntax.number", "syntax", E, "malformed number",
+             "Numbers are decimal, 0x hexadecimal or 0b binary, with an optional fraction, exponent "
+             "or unit suffix (e.g. 128B); anything else is a typo."},
+    RuleInfo{"syntax.string", "syntax", E, "unterminated string literal",
+             "A string must close on the line it opens; an open string would swallow the file."},
+    RuleInfo{"syntax.unclosed", "syntax", E, "unclosed bracket or block",
+             "Every '(', '[' and '{' needs its partner; the note points at the opener."},
+    RuleInfo{"syntax.unexpected", "syntax", E, "unexpected token",
+             "The parser expected a different token here; the message names what it expected."},
 };
 
 } // namespace

@@ -15,7 +15,7 @@
 namespace cake {
 
 struct RuleInfo {
-  std::string_view code;      ///< Stable code, e.g. "P001".
+  std::string_view code;      ///< Stable code, e.g. "syntax.unexpected".
   std::string_view family;    ///< e.g. "syntax", "sync", "tma", "resources".
   Severity severity;          ///< Default severity.
   std::string_view title;     ///< One line.

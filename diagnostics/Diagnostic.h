@@ -43,7 +43,7 @@ struct Note {
 };
 
 struct Diagnostic {
-  std::string code; ///< Stable rule code, e.g. "P001".
+  std::string code; ///< Stable rule code, e.g. "syntax.unexpected".
   Severity severity = Severity::Error;
   SourceRange range;
   std::string message;

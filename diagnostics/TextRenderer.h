@@ -2,7 +2,7 @@
 //
 // Part of CAKE. Prints diagnostics the way clang does:
 //
-//   kernel.cake:3:8: error: expected ';' after expression [P001]
+//   kernel.cake:3:8: error: expected ';' after expression [syntax.unexpected]
 //     y = 3
 //          ^
 //   kernel.cake:3:3: note: statement starts here

@@ -4,7 +4,7 @@
 // annotations written in its comments, in the style of clang -verify:
 //
 //   x = (1 + 2  // expected-error {{expected ')'}}
-//   // expected-error@+1:7 P001 {{expected an expression}}
+//   // expected-error@+1:7 syntax.unexpected {{expected an expression}}
 //   // expected-note@-3 {{opened here}}
 //
 // `@+N`, `@-N` and `@N` move the expected line (relative or absolute),

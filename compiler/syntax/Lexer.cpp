@@ -136,7 +136,7 @@ private:
     if (u >= 0xC0)
       len = u >= 0xF0 ? 4 : u >= 0xE0 ? 3 : 2;
     pos_ = std::min(src_.size(), pos_ + len);
-    error("P002", begin, pos_,
+    error("syntax.character", begin, pos_,
           u >= 0x80 ? "invalid character: only ASCII is allowed outside comments and strings"
                     : "invalid character '" + std::string(1, c) + "'");
     push(Tok::Error, begin);
@@ -194,7 +194,7 @@ private:
     if (bad) {
       while (isIdentChar(peek()) || (peek() == '.' && isDigit(peek(1))))
         ++pos_;
-      error("P004", begin, pos_, "malformed number '" + std::string(src_.substr(begin, pos_ - begin)) + "'");
+      error("syntax.number", begin, pos_, "malformed number '" + std::string(src_.substr(begin, pos_ - begin)) + "'");
       return push(Tok::Error, begin);
     }
     push(Tok::Number, begin);
@@ -208,7 +208,7 @@ private:
       ++pos_;
     }
     if (peek() != '"') {
-      error("P003", begin, pos_, "unterminated string literal");
+      error("syntax.string", begin, pos_, "unterminated string literal");
       return push(Tok::Error, begin);
     }
     ++pos_;

@@ -169,13 +169,13 @@ private:
       tooManyErrors(diags_.back().range);
   }
   [[noreturn]] void tooManyErrors(SourceRange at) {
-    diags_.push_back({"P007", Severity::Error, at,
+    diags_.push_back({"syntax.error-limit", Severity::Error, at,
                       "too many errors (" + std::to_string(limits_.maxErrors) + "), stopping here", {}, {}});
     throw TooManyErrors();
   }
   /// Reports at \p at (unless the lexer already did) and unwinds to the
   /// nearest recovery point.
-  [[noreturn]] void fail(const Token &at, std::string message, const char *code = "P001",
+  [[noreturn]] void fail(const Token &at, std::string message, const char *code = "syntax.unexpected",
                          std::vector<Note> notes = {}) {
     if (at.kind != Tok::Error)
       report({code, Severity::Error, at.range, std::move(message), std::move(notes), {}});
@@ -188,7 +188,7 @@ private:
     explicit Nest(Parser &p) : p(p) {
       if (++p.depth_ > p.limits_.maxNesting) {
         --p.depth_;
-        p.fail(p.tok(), "nesting deeper than " + std::to_string(p.limits_.maxNesting) + " levels", "P006");
+        p.fail(p.tok(), "nesting deeper than " + std::to_string(p.limits_.maxNesting) + " levels", "syntax.nesting");
       }
     }
     ~Nest() { --p.depth_; }
@@ -579,7 +579,7 @@ private:
     if (eofReported_)
       return;
     eofReported_ = true;
-    report({"P005", Severity::Error, tok().range,
+    report({"syntax.unclosed", Severity::Error, tok().range,
             "expected '" + std::string(open.kind == Tok::LBrace ? "}" : open.kind == Tok::LParen ? ")" : "]") +
                 "' to close the " + std::string(what) + " before the end of the file",
             {{open.range, "opened here"}}, {}});
@@ -601,7 +601,7 @@ private:
           reportUnclosed(open, close == Tok::RParen ? "parameter list" : "ring");
           throw SyntaxError();
         }
-        fail(tok(), "expected ')' to close the parameter list, found '{'", "P005",
+        fail(tok(), "expected ')' to close the parameter list, found '{'", "syntax.unclosed",
              {{open.range, "opened here"}});
       }
       Field f;
@@ -778,7 +778,7 @@ private:
         fail(tok(),
              "expected ',' or " + std::string(tokenName(close)) + " in " + std::string(what) + ", found " +
                  describe(tok()),
-             "P001", unclosedNote(open));
+             "syntax.unexpected", unclosedNote(open));
     }
     advance();
     --parenDepth_;
@@ -842,7 +842,7 @@ private:
         throw SyntaxError();
       }
       if (!at(Tok::RParen))
-        fail(tok(), "expected ')' to close the parenthesized expression, found " + describe(tok()), "P001",
+        fail(tok(), "expected ')' to close the parenthesized expression, found " + describe(tok()), "syntax.unexpected",
              unclosedNote(open));
       advance();
       --parenDepth_;

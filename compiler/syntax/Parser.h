@@ -9,7 +9,7 @@ namespace cake::syntax {
 /// Limits that keep the parser bounded on any input.
 struct ParseLimits {
   unsigned maxNesting = 256; ///< Expressions plus blocks, deep.
-  unsigned maxErrors = 100;  ///< Then P007 and the rest is skipped.
+  unsigned maxErrors = 100;  ///< Then syntax.error-limit and the rest is skipped.
 };
 
 /// Parses one buffer. Never throws and never stops at the first error: each

@@ -52,16 +52,16 @@ TEST(Lexer, NumbersWithRadixFractionExponentAndUnit) {
 TEST(Lexer, MalformedNumberIsOneError) {
   auto l = lexText("x = 1.2.3 + 0x12g");
   ASSERT_EQ(l->diags.size(), 2u);
-  EXPECT_EQ(l->diags[0].code, "P004");
+  EXPECT_EQ(l->diags[0].code, "syntax.number");
   EXPECT_EQ(l->diags[0].range.begin, 4u);
   EXPECT_EQ(l->diags[0].range.end, 9u);
-  EXPECT_EQ(l->diags[1].code, "P004");
+  EXPECT_EQ(l->diags[1].code, "syntax.number");
 }
 
 TEST(Lexer, UnterminatedStringStopsAtEndOfLine) {
   auto l = lexText("s = \"abc\nt = 1");
   ASSERT_EQ(l->diags.size(), 1u);
-  EXPECT_EQ(l->diags[0].code, "P003");
+  EXPECT_EQ(l->diags[0].code, "syntax.string");
   EXPECT_EQ(l->diags[0].range.end, 8u);
   EXPECT_EQ(l->out.tokens.back().kind, Tok::Eof);
 }
@@ -69,7 +69,7 @@ TEST(Lexer, UnterminatedStringStopsAtEndOfLine) {
 TEST(Lexer, NonAsciiIsOneErrorPerCharacter) {
   auto l = lexText("x = \xC3\xA9 // caf\xC3\xA9 is fine in a comment\n");
   ASSERT_EQ(l->diags.size(), 1u);
-  EXPECT_EQ(l->diags[0].code, "P002");
+  EXPECT_EQ(l->diags[0].code, "syntax.character");
   EXPECT_EQ(l->diags[0].range.size(), 2u);
 }
 

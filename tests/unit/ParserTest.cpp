@@ -89,7 +89,7 @@ TEST(Parser, ThreeIndependentErrorsAreAllReported) {
   EXPECT_EQ(p.at(p.diags[1]).column, 9u);
   EXPECT_EQ(p.at(p.diags[2]).line, 6u);
   for (const Diagnostic &d : p.diags)
-    EXPECT_EQ(d.code, "P001");
+    EXPECT_EQ(d.code, "syntax.unexpected");
   // The statements around the errors survive.
   const auto &role = static_cast<const RoleStmt &>(*firstKernel(p.module).body.stmts.at(0));
   EXPECT_EQ(role.name.name, "r");
@@ -98,7 +98,7 @@ TEST(Parser, ThreeIndependentErrorsAreAllReported) {
 TEST(Parser, UnclosedBlockIsReportedOnceWithANote) {
   auto p = parseText("kernel k() {\n  for i in 0 .. 4 {\n    if x {\n      y = 1\n");
   ASSERT_EQ(p.diags.size(), 1u);
-  EXPECT_EQ(p.diags[0].code, "P005");
+  EXPECT_EQ(p.diags[0].code, "syntax.unclosed");
   ASSERT_EQ(p.diags[0].notes.size(), 1u);
   EXPECT_EQ(p.sm->lineColumn(p.file, p.diags[0].notes[0].range.begin).line, 3u);
 }
@@ -107,16 +107,16 @@ TEST(Parser, DeepNestingIsAnErrorNotACrash) {
   std::string deep = "kernel k() {\n  x = " + std::string(100000, '(') + "\n}\n";
   auto p = parseText(deep);
   ASSERT_FALSE(p.diags.empty());
-  EXPECT_EQ(p.diags[0].code, "P006");
+  EXPECT_EQ(p.diags[0].code, "syntax.nesting");
 }
 
-TEST(Parser, ErrorBudgetStopsWithP007) {
+TEST(Parser, ErrorBudgetStopsWithErrorLimit) {
   std::string many = "kernel k() {\n";
   for (int i = 0; i < 500; ++i)
     many += "  x = )\n";
   auto p = parseText(many + "}\n");
   EXPECT_LE(p.diags.size(), 101u);
-  EXPECT_EQ(std::count_if(p.diags.begin(), p.diags.end(), [](auto &d) { return d.code == "P007"; }), 1);
+  EXPECT_EQ(std::count_if(p.diags.begin(), p.diags.end(), [](auto &d) { return d.code == "syntax.error-limit"; }), 1);
 }
 
 TEST(Parser, ErrorsInABodyAreReportedAfterAHeaderError) {
@@ -143,7 +143,7 @@ TEST(Parser, KernelInsideKernelIsRejected) {
 TEST(Parser, LexerErrorsAreNotReportedTwice) {
   auto p = parseText("kernel k() {\n  x = $\n}\n");
   ASSERT_EQ(p.diags.size(), 1u);
-  EXPECT_EQ(p.diags[0].code, "P002");
+  EXPECT_EQ(p.diags[0].code, "syntax.character");
 }
 
 TEST(Parser, CommentsAttachToStatements) {

@@ -34,14 +34,14 @@ protected:
     file = sm.addBuffer("k.cake", std::string(kSource));
     uint32_t semi = at("  y = 3\n") + 7; // the '\n' ending line 3
     uint32_t y = at("y = 3");
-    error = {"P001",
+    error = {"syntax.unexpected",
              Severity::Error,
              {file, semi, semi},
              "expected ';' after expression",
              {{{file, y, y + 1}, "statement starts here"}},
              {{"insert ';'", {{{file, semi, semi}, ";"}}}}};
     uint32_t call = at("bar(");
-    warning = {"P004", Severity::Warning, {file, call, call + 9}, "call result is unused", {}, {}};
+    warning = {"syntax.number", Severity::Warning, {file, call, call + 9}, "call result is unused", {}, {}};
   }
 
   uint32_t at(std::string_view needle) const { return static_cast<uint32_t>(kSource.find(needle)); }
@@ -69,7 +69,7 @@ protected:
 //===----------------------------------------------------------------------===//
 
 TEST_F(RenderersTest, TextErrorWithNoteAndFixThenWarning) {
-  EXPECT_EQ(text({error, warning}), "k.cake:3:8: error: expected ';' after expression [P001]\n"
+  EXPECT_EQ(text({error, warning}), "k.cake:3:8: error: expected ';' after expression [syntax.unexpected]\n"
                                     "  y = 3\n"
                                     "       ^\n"
                                     "k.cake:3:3: note: statement starts here\n"
@@ -77,7 +77,7 @@ TEST_F(RenderersTest, TextErrorWithNoteAndFixThenWarning) {
                                     "  ^\n"
                                     "fix-it: insert ';'\n"
                                     "  k.cake:3:8: insert \";\"\n"
-                                    "k.cake:2:10: warning: call result is unused [P004]\n"
+                                    "k.cake:2:10: warning: call result is unused [syntax.number]\n"
                                     "\tlet x = bar(1,\t2);\n"
                                     // The leading tab is kept so the caret sits under 'b';
                                     // the underline covers the 9 bytes "bar(1,\t2)".
@@ -99,15 +99,15 @@ TEST_F(RenderersTest, TextSummaryCountsErrorsAndWarnings) {
 }
 
 TEST_F(RenderersTest, TextMultiLineRangeUnderlinesToEndOfFirstLine) {
-  Diagnostic d{"P005", Severity::Error, {file, at("main"), at("y = 3")}, "unclosed block", {}, {}};
-  EXPECT_EQ(text({d}), "k.cake:1:4: error: unclosed block [P005]\n"
+  Diagnostic d{"syntax.unclosed", Severity::Error, {file, at("main"), at("y = 3")}, "unclosed block", {}, {}};
+  EXPECT_EQ(text({d}), "k.cake:1:4: error: unclosed block [syntax.unclosed]\n"
                        "fn main() {\n"
                        "   ^~~~~~~~\n");
 }
 
 TEST_F(RenderersTest, TextWithoutRangeOmitsLocationAndSnippet) {
-  Diagnostic d{"P007", Severity::Error, {}, "too many errors", {{{}, "later errors skipped"}}, {}};
-  EXPECT_EQ(text({d}), "error: too many errors [P007]\n"
+  Diagnostic d{"syntax.error-limit", Severity::Error, {}, "too many errors", {{{}, "later errors skipped"}}, {}};
+  EXPECT_EQ(text({d}), "error: too many errors [syntax.error-limit]\n"
                        "note: later errors skipped\n");
   d.code.clear();
   EXPECT_EQ(text({d}).substr(0, 22), "error: too many errors");
@@ -130,15 +130,15 @@ TEST_F(RenderersTest, TextEditKindsAreDistinguishedAndEscaped) {
 TEST_F(RenderersTest, TextCaretCountsCodePointsAndHandlesEndOfFile) {
   SourceManager sm2;
   FileId f = sm2.addBuffer("u.cake", "a = \"\xC3\xA9\" @"); // no trailing newline
-  std::vector<Diagnostic> diags = {{"P002", Severity::Error, {f, 9, 10}, "invalid character", {}, {}},
-                                   {"P001", Severity::Error, {f, 10, 10}, "expected expression", {}, {}}};
+  std::vector<Diagnostic> diags = {{"syntax.character", Severity::Error, {f, 9, 10}, "invalid character", {}, {}},
+                                   {"syntax.unexpected", Severity::Error, {f, 10, 10}, "expected expression", {}, {}}};
   std::ostringstream os;
   renderText(os, sm2, diags, TextStyle{});
   // 'é' is two bytes but one column on a terminal: 8 spaces, not 9.
-  EXPECT_EQ(os.str(), "u.cake:1:10: error: invalid character [P002]\n"
+  EXPECT_EQ(os.str(), "u.cake:1:10: error: invalid character [syntax.character]\n"
                       "a = \"\xC3\xA9\" @\n"
                       "        ^\n"
-                      "u.cake:1:11: error: expected expression [P001]\n"
+                      "u.cake:1:11: error: expected expression [syntax.unexpected]\n"
                       "a = \"\xC3\xA9\" @\n"
                       "         ^\n");
 }
@@ -227,7 +227,7 @@ TEST_F(RenderersTest, JsonFields) {
   ASSERT_EQ(doc["diagnostics"].size(), 2u);
 
   const json &e = doc["diagnostics"][0];
-  EXPECT_EQ(e["code"], "P001");
+  EXPECT_EQ(e["code"], "syntax.unexpected");
   EXPECT_EQ(e["severity"], "error");
   EXPECT_EQ(e["message"], "expected ';' after expression");
   EXPECT_EQ(e["file"], "k.cake");
@@ -258,7 +258,7 @@ TEST_F(RenderersTest, JsonFields) {
 TEST_F(RenderersTest, JsonLayoutIsFixed) {
   std::string out = renderJson(sm, {warning});
   EXPECT_TRUE(
-      out.starts_with("{\n  \"version\": 1,\n  \"diagnostics\": [\n    {\n      \"code\": \"P004\",\n"));
+      out.starts_with("{\n  \"version\": 1,\n  \"diagnostics\": [\n    {\n      \"code\": \"syntax.number\",\n"));
   EXPECT_EQ(out.substr(out.size() - 2), "}\n");
   // Key order is the documented one, not alphabetical.
   EXPECT_LT(out.find("\"code\""), out.find("\"severity\""));
@@ -283,11 +283,11 @@ TEST_F(RenderersTest, JsonIsByteIdenticalAndOrderedOnlyBySorting) {
   sortDiagnostics(backward);
   EXPECT_EQ(forward, backward);
   EXPECT_EQ(renderJson(sm, forward), renderJson(sm, backward));
-  EXPECT_EQ(forward[0].code, "P004"); // line 2 comes before line 3
+  EXPECT_EQ(forward[0].code, "syntax.number"); // line 2 comes before line 3
 }
 
 TEST_F(RenderersTest, JsonInvalidRangesAreNullAndBadUtf8IsReplaced) {
-  Diagnostic d{"P007", Severity::Error, {}, "bad \xFF byte", {{{}, "no place"}}, {}};
+  Diagnostic d{"syntax.error-limit", Severity::Error, {}, "bad \xFF byte", {{{}, "no place"}}, {}};
   json doc = json::parse(renderJson(sm, {d}));
   const json &j = doc["diagnostics"][0];
   EXPECT_TRUE(j["file"].is_null());
@@ -319,34 +319,34 @@ TEST_F(RenderersTest, SarifLogAndDriver) {
 
   // Only the rules in use, in code order.
   ASSERT_EQ(driver["rules"].size(), 2u);
-  const json &rule = driver["rules"][0];
-  const RuleInfo *info = findRule("P001");
+  const json &rule = driver["rules"][1];
+  const RuleInfo *info = findRule("syntax.unexpected");
   ASSERT_NE(info, nullptr);
-  EXPECT_EQ(rule["id"], "P001");
+  EXPECT_EQ(rule["id"], "syntax.unexpected");
   EXPECT_EQ(rule["name"], "UnexpectedToken");
   EXPECT_EQ(rule["shortDescription"]["text"], std::string(info->title));
   EXPECT_EQ(rule["fullDescription"]["text"], std::string(info->rationale));
   EXPECT_EQ(rule["defaultConfiguration"]["level"], "error");
   EXPECT_FALSE(rule.contains("helpUri"));
-  EXPECT_EQ(driver["rules"][1]["id"], "P004");
+  EXPECT_EQ(driver["rules"][0]["id"], "syntax.number");
 
   json other = json::parse(renderSarif(sm, {}, "", "https://example.org/cake"));
   EXPECT_FALSE(other["runs"][0]["tool"]["driver"].contains("version"));
   EXPECT_EQ(other["runs"][0]["tool"]["driver"]["informationUri"], "https://example.org/cake/");
   EXPECT_EQ(other["runs"][0]["tool"]["driver"]["rules"], json::array());
   json linked = json::parse(renderSarif(sm, {error}, "", "https://example.org/cake"));
-  EXPECT_EQ(linked["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"], "https://example.org/cake/docs/rules/P001.md");
+  EXPECT_EQ(linked["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"], "https://example.org/cake/docs/rules/syntax.unexpected.md");
   EXPECT_EQ(other["runs"][0]["results"], json::array());
 }
 
 TEST_F(RenderersTest, SarifResults) {
-  // The warning comes first: ruleIndex follows the rules array, not the input.
+  // The error comes last: ruleIndex follows the rules array (in code order), not the input.
   json run = json::parse(renderSarif(sm, {warning, error}, "1"))["runs"][0];
   ASSERT_EQ(run["results"].size(), 2u);
 
   const json &w = run["results"][0];
-  EXPECT_EQ(w["ruleId"], "P004");
-  EXPECT_EQ(w["ruleIndex"], 1);
+  EXPECT_EQ(w["ruleId"], "syntax.number");
+  EXPECT_EQ(w["ruleIndex"], 0);
   EXPECT_EQ(w["level"], "warning");
   EXPECT_EQ(w["message"]["text"], "call result is unused");
   ASSERT_EQ(w["locations"].size(), 1u);
@@ -356,8 +356,8 @@ TEST_F(RenderersTest, SarifResults) {
   EXPECT_FALSE(w.contains("fixes"));
 
   const json &e = run["results"][1];
-  EXPECT_EQ(e["ruleId"], "P001");
-  EXPECT_EQ(e["ruleIndex"], 0);
+  EXPECT_EQ(e["ruleId"], "syntax.unexpected");
+  EXPECT_EQ(e["ruleIndex"], 1);
   EXPECT_EQ(e["level"], "error");
   EXPECT_EQ(e["locations"][0]["physicalLocation"]["region"], region(3, 8, 3, 8));
   ASSERT_EQ(e["relatedLocations"].size(), 1u);

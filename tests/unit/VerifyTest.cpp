@@ -16,7 +16,7 @@ std::vector<std::string> verify(std::string text) {
 
 TEST(Verify, MatchingAnnotationsPass) {
   EXPECT_TRUE(verify("kernel k() {\n"
-                     "  y = 2 3 // expected-error:9 P001 {{expected end of statement}}\n"
+                     "  y = 2 3 // expected-error:9 syntax.unexpected {{expected end of statement}}\n"
                      "  // expected-error@+1 {{expected an expression}}\n"
                      "  z = )\n"
                      "}\n")
@@ -36,7 +36,7 @@ TEST(Verify, MissingAndUnexpectedDiagnosticsAreReported) {
 
 TEST(Verify, WrongColumnOrCodeDoesNotMatch) {
   EXPECT_EQ(verify("kernel k() {\n  y = 2 3 // expected-error:8 {{expected end}}\n}\n").size(), 2u);
-  EXPECT_EQ(verify("kernel k() {\n  y = 2 3 // expected-error P002 {{expected end}}\n}\n").size(), 2u);
+  EXPECT_EQ(verify("kernel k() {\n  y = 2 3 // expected-error syntax.character {{expected end}}\n}\n").size(), 2u);
 }
 
 TEST(Verify, NotesMustBeExpectedToo) {

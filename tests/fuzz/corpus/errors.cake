@@ -3,7 +3,7 @@
 // Each part is checked on its own; annotations say what must be reported.
 
 kernel k() {
-  x = (1 + ) // expected-error:12 P001 {{expected an expression, found ')'}}
+  x = (1 + ) // expected-error:12 syntax.unexpected {{expected an expression, found ')'}}
 }
 
 // -----
@@ -15,19 +15,19 @@ kernel k() {
 // -----
 
 kernel k() {
-  s = "open // expected-error:7 P003 {{unterminated string literal}}
+  s = "open // expected-error:7 syntax.string {{unterminated string literal}}
 }
 
 // -----
 
 kernel k() {
-  n = 1.2.3 // expected-error:7-12 P004 {{malformed number '1.2.3'}}
+  n = 1.2.3 // expected-error:7-12 syntax.number {{malformed number '1.2.3'}}
 }
 
 // -----
 
 kernel k() {
-  z = a @ b // expected-error:9 P002 {{invalid character '@'}}
+  z = a @ b // expected-error:9 syntax.character {{invalid character '@'}}
 }
 
 // -----
@@ -61,4 +61,4 @@ kernel k(A: global bf16[M, K] B: global bf16[N, K]) {} // expected-error {{expec
 kernel k() {
   role r warps(0 .. 4) { // expected-note {{opened here}}
     x = 1
-// expected-error@+1 P005 {{expected '}' to close the role body before the end of the file}}
+// expected-error@+1 syntax.unclosed {{expected '}' to close the role body before the end of the file}}
