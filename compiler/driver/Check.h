@@ -8,19 +8,12 @@
 #pragma once
 
 #include "compiler/syntax/AST.h"
+#include "compiler/target/Target.h"
 #include "diagnostics/Diagnostic.h"
 
 #include <optional>
-#include <string>
-#include <string_view>
 
 namespace cake {
-
-/// The targets CAKE knows, by their CUDA names.
-enum class Target { SM80, SM90a, SM100a };
-
-std::optional<Target> parseTarget(std::string_view name);
-std::string_view targetName(Target target);
 
 struct CheckOptions {
   /// Overrides the target a kernel declares; nullopt keeps the declared one.

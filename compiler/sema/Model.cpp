@@ -1,0 +1,302 @@
+//===- Model.cpp - The semantic model of a CAKE IR module -----------------===//
+#include "compiler/sema/Model.h"
+
+#include <array>
+#include <charconv>
+#include <limits>
+
+namespace cake::sema {
+namespace {
+
+struct ElemInfo {
+  std::string_view name;
+  Elem elem;
+  uint32_t bytes;
+  bool isFloat;
+};
+
+constexpr std::array kElems = {
+    ElemInfo{"bf16", Elem::BF16, 2, true},  ElemInfo{"fp16", Elem::FP16, 2, true},
+    ElemInfo{"fp32", Elem::FP32, 4, true},  ElemInfo{"tf32", Elem::TF32, 4, true},
+    ElemInfo{"e4m3", Elem::E4M3, 1, true},  ElemInfo{"e5m2", Elem::E5M2, 1, true},
+    ElemInfo{"i8", Elem::I8, 1, false},     ElemInfo{"u8", Elem::U8, 1, false},
+    ElemInfo{"i32", Elem::I32, 4, false},   ElemInfo{"u32", Elem::U32, 4, false},
+    ElemInfo{"i64", Elem::I64, 8, false},   ElemInfo{"bool", Elem::Bool, 1, false},
+    ElemInfo{"mbarrier", Elem::Mbarrier, 8, false},
+};
+
+constexpr std::array<std::string_view, kElems.size()> kElemNames = [] {
+  std::array<std::string_view, kElems.size()> names{};
+  for (size_t i = 0; i < kElems.size(); ++i)
+    names[i] = kElems[i].name;
+  return names;
+}();
+
+const ElemInfo &info(Elem e) { return kElems[static_cast<size_t>(e)]; }
+
+template <typename T> const T *byName(const std::vector<T> &items, std::string_view name) {
+  for (const T &item : items)
+    if (item.name == name)
+      return &item;
+  return nullptr;
+}
+
+/// Checked arithmetic: nullopt on overflow.
+std::optional<int64_t> mul(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(a, b, &r))
+    return std::nullopt;
+  return r;
+}
+
+std::optional<int64_t> parseNumber(std::string_view text) {
+  std::string digits;
+  size_t i = 0;
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X' || text[1] == 'b' || text[1] == 'B') &&
+      text.size() > 2) {
+    base = (text[1] == 'x' || text[1] == 'X') ? 16 : 2;
+    i = 2;
+  }
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '_')
+      continue;
+    bool digit = base == 16 ? std::isxdigit(static_cast<unsigned char>(c)) : (c >= '0' && c <= '9');
+    if (!digit)
+      break;
+    digits += c;
+  }
+  std::string_view suffix = text.substr(i);
+  if (suffix.starts_with(".") || suffix.starts_with("e") || suffix.starts_with("E"))
+    return std::nullopt; // a float
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value, base);
+  if (ec != std::errc() || ptr != digits.data() + digits.size())
+    return std::nullopt;
+  if (suffix.empty() || suffix == "B")
+    return value;
+  if (suffix == "KiB")
+    return mul(value, 1024);
+  if (suffix == "MiB")
+    return mul(value, 1024 * 1024);
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<Elem> parseElem(std::string_view name) {
+  for (const ElemInfo &e : kElems)
+    if (e.name == name)
+      return e.elem;
+  return std::nullopt;
+}
+std::string_view elemName(Elem e) { return info(e).name; }
+uint32_t elemBytes(Elem e) { return info(e).bytes; }
+bool isFloat(Elem e) { return info(e).isFloat; }
+std::span<const std::string_view> elemNames() { return kElemNames; }
+
+std::string_view spaceName(Space s) {
+  switch (s) {
+  case Space::None:
+    return "none";
+  case Space::Global:
+    return "global";
+  case Space::Shared:
+    return "shared";
+  case Space::Reg:
+    return "reg";
+  case Space::Tmem:
+    return "tmem";
+  case Space::Param:
+    return "param";
+  }
+  return "none";
+}
+
+const syntax::Clause *Type::clause(std::string_view name) const {
+  if (syntax)
+    for (const syntax::Clause &c : syntax->clauses)
+      if (c.name.name == name)
+        return &c;
+  return nullptr;
+}
+
+std::optional<int64_t> Type::elements() const {
+  int64_t n = 1;
+  for (const Dim &d : dims) {
+    if (!d.value)
+      return std::nullopt;
+    auto r = mul(n, *d.value);
+    if (!r)
+      return std::nullopt;
+    n = *r;
+  }
+  return n;
+}
+
+std::optional<int64_t> Type::bytes() const {
+  auto n = elements();
+  if (!n || !elem)
+    return std::nullopt;
+  return mul(*n, elemBytes(*elem));
+}
+
+std::optional<int64_t> Type::rowBytes() const {
+  if (dims.empty() || !dims.back().value || !elem)
+    return std::nullopt;
+  return mul(*dims.back().value, elemBytes(*elem));
+}
+
+const Slot *Ring::slot(std::string_view name) const { return byName(slots, name); }
+
+std::optional<int64_t> Ring::stageBytes() const {
+  int64_t total = 0;
+  for (const Slot &s : slots) {
+    if (s.type.space != Space::Shared)
+      continue;
+    auto b = s.type.bytes();
+    if (!b)
+      return std::nullopt;
+    total += *b;
+  }
+  return total;
+}
+
+std::optional<int64_t> Role::warps() const {
+  if (!warpBegin || !warpEnd)
+    return std::nullopt;
+  return *warpEnd - *warpBegin;
+}
+
+const Param *Kernel::param(std::string_view name) const { return byName(params, name); }
+const Ring *Kernel::ring(std::string_view name) const { return byName(rings, name); }
+const Buffer *Kernel::buffer(std::string_view name) const { return byName(buffers, name); }
+const Role *Kernel::role(std::string_view name) const { return byName(roles, name); }
+
+std::optional<int64_t> Kernel::clusterSize() const {
+  int64_t n = 1;
+  for (const auto &d : cluster) {
+    if (!d)
+      return std::nullopt;
+    n *= *d;
+  }
+  return n;
+}
+
+//===-- Expression helpers --------------------------------------------------===//
+
+std::string dottedName(const syntax::Expr &e) {
+  using syntax::ExprKind;
+  if (e.kind == ExprKind::Name)
+    return e.text;
+  if (e.kind == ExprKind::Member) {
+    std::string base = dottedName(*e.operands[0]);
+    return base.empty() ? "" : base + "." + e.text;
+  }
+  return "";
+}
+
+std::string calleeName(const syntax::Expr &e) {
+  return e.kind == syntax::ExprKind::Call ? dottedName(*e.operands[0]) : "";
+}
+
+std::vector<const syntax::Expr *> positionalArgs(const syntax::Expr &call) {
+  std::vector<const syntax::Expr *> out;
+  for (size_t i = 1; i < call.operands.size(); ++i)
+    if (call.operands[i]->kind != syntax::ExprKind::Keyword)
+      out.push_back(call.operands[i].get());
+  return out;
+}
+
+const syntax::Expr *keywordArg(const syntax::Expr &call, std::string_view name) {
+  for (size_t i = 1; i < call.operands.size(); ++i)
+    if (call.operands[i]->kind == syntax::ExprKind::Keyword && call.operands[i]->text == name)
+      return call.operands[i]->operands[0].get();
+  return nullptr;
+}
+
+std::string rootName(const syntax::Expr &e) {
+  using syntax::ExprKind;
+  switch (e.kind) {
+  case ExprKind::Name:
+    return e.text;
+  case ExprKind::Member:
+  case ExprKind::Index:
+  case ExprKind::Paren:
+    return rootName(*e.operands[0]);
+  default:
+    return "";
+  }
+}
+
+std::optional<int64_t> evalInt(const syntax::Expr &e, const ConstEnv &env) {
+  using syntax::ExprKind;
+  using syntax::Tok;
+  switch (e.kind) {
+  case ExprKind::Number:
+    return parseNumber(e.text);
+  case ExprKind::Name: {
+    auto it = env.find(e.text);
+    return it == env.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
+  case ExprKind::Paren:
+    return evalInt(*e.operands[0], env);
+  case ExprKind::Unary: {
+    auto v = evalInt(*e.operands[0], env);
+    if (!v)
+      return std::nullopt;
+    return e.op == Tok::Minus ? std::optional<int64_t>(-*v) : e.op == Tok::Tilde ? std::optional<int64_t>(~*v) : std::nullopt;
+  }
+  case ExprKind::Binary: {
+    auto a = evalInt(*e.operands[0], env), b = evalInt(*e.operands[1], env);
+    if (!a || !b)
+      return std::nullopt;
+    int64_t r;
+    switch (e.op) {
+    case Tok::Plus:
+      return __builtin_add_overflow(*a, *b, &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Tok::Minus:
+      return __builtin_sub_overflow(*a, *b, &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Tok::Star:
+      return mul(*a, *b);
+    case Tok::Slash:
+      return *b == 0 ? std::nullopt : std::optional<int64_t>(*a / *b);
+    case Tok::Percent:
+      return *b == 0 ? std::nullopt : std::optional<int64_t>(*a % *b);
+    case Tok::Shl:
+      return (*b < 0 || *b > 62) ? std::nullopt : mul(*a, int64_t(1) << *b);
+    case Tok::Shr:
+      return (*b < 0 || *b > 63) ? std::nullopt : std::optional<int64_t>(*a >> *b);
+    case Tok::Amp:
+      return *a & *b;
+    case Tok::Pipe:
+      return *a | *b;
+    case Tok::Caret:
+      return *a ^ *b;
+    default:
+      return std::nullopt;
+    }
+  }
+  case ExprKind::Call: {
+    std::string callee = calleeName(e);
+    auto args = positionalArgs(e);
+    if (args.size() != 2 || (callee != "math.cdiv" && callee != "math.min" && callee != "math.max"))
+      return std::nullopt;
+    auto a = evalInt(*args[0], env), b = evalInt(*args[1], env);
+    if (!a || !b)
+      return std::nullopt;
+    if (callee == "math.min")
+      return std::min(*a, *b);
+    if (callee == "math.max")
+      return std::max(*a, *b);
+    if (*b <= 0 || *a < 0 || *a > std::numeric_limits<int64_t>::max() - *b)
+      return std::nullopt;
+    return (*a + *b - 1) / *b;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace cake::sema

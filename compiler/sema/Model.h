@@ -1,0 +1,170 @@
+//===- Model.h - The semantic model of a CAKE IR module --------*- C++ -*-===//
+//
+// Part of CAKE. Sema turns the syntax tree into this model: resolved types,
+// constants, parameters, rings, buffers and roles per kernel, each pointing
+// back at its syntax for ranges. The verifier's rules read the model (and
+// walk the statements of roles themselves); they never re-parse clauses.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/syntax/AST.h"
+#include "compiler/target/Target.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cake::sema {
+
+//===-- Element types and memory spaces ------------------------------------===//
+
+enum class Elem { BF16, FP16, FP32, TF32, E4M3, E5M2, I8, U8, I32, U32, I64, Bool, Mbarrier };
+
+std::optional<Elem> parseElem(std::string_view name);
+std::string_view elemName(Elem e);
+uint32_t elemBytes(Elem e);
+bool isFloat(Elem e);
+/// Every element type name, for suggestions.
+std::span<const std::string_view> elemNames();
+
+enum class Space { None, Global, Shared, Reg, Tmem, Param };
+
+std::string_view spaceName(Space s);
+
+//===-- Types ---------------------------------------------------------------===//
+
+/// One dimension: a compile-time value, or a size symbol bound at launch.
+struct Dim {
+  std::optional<int64_t> value;
+  std::string symbol; ///< set when the dimension is a bare size symbol
+  const syntax::Expr *expr = nullptr;
+};
+
+struct Type {
+  Space space = Space::None;
+  std::optional<Elem> elem; ///< nullopt when the name was not an element type
+  std::vector<Dim> dims;
+  std::optional<int64_t> align;   ///< align(n)
+  uint32_t swizzle = 0;           ///< swizzle(32B|64B|128B) in bytes; 0 for none
+  std::optional<int64_t> count;   ///< count(n) of raw mbarriers
+  const syntax::TypeExpr *syntax = nullptr;
+
+  const syntax::Clause *clause(std::string_view name) const;
+  /// Product of the dimensions when all are known (1 for a scalar).
+  std::optional<int64_t> elements() const;
+  std::optional<int64_t> bytes() const;
+  /// Bytes of one row (the last dimension) when known.
+  std::optional<int64_t> rowBytes() const;
+};
+
+//===-- Declarations --------------------------------------------------------===//
+
+struct Param {
+  std::string name;
+  Type type;
+  const syntax::Field *decl;
+};
+
+struct Slot {
+  std::string name;
+  Type type;
+  const syntax::Field *decl;
+};
+
+struct Ring {
+  std::string name;
+  const syntax::RingStmt *decl;
+  std::optional<int64_t> stages;
+  std::vector<Slot> slots;
+  std::string producer, consumer; ///< role names from the clauses, "" when absent
+  const syntax::Clause *stagesClause = nullptr, *producerClause = nullptr, *consumerClause = nullptr;
+
+  const Slot *slot(std::string_view name) const;
+  /// Bytes of one stage (the sum of its shared slots) when known.
+  std::optional<int64_t> stageBytes() const;
+};
+
+/// A kernel-scope `var` in shared or tensor memory.
+struct Buffer {
+  std::string name;
+  Type type;
+  const syntax::VarStmt *decl;
+};
+
+enum class IssueMode { Elect, Warp, Warpgroup };
+
+struct Role {
+  std::string name;
+  const syntax::RoleStmt *decl;
+  std::optional<int64_t> warpBegin, warpEnd; ///< [begin, end) in warps of the CTA
+  bool byWarpgroups = false;                 ///< declared with warpgroups(...)
+  std::optional<int64_t> regs;               ///< regs(n)
+  IssueMode issue = IssueMode::Warp;
+  const syntax::Clause *warpsClause = nullptr, *regsClause = nullptr, *issueClause = nullptr;
+
+  std::optional<int64_t> warps() const;
+};
+
+/// Compile-time integer values visible in a kernel: module constants and
+/// kernel-scope `let`s whose value is constant.
+using ConstEnv = std::map<std::string, int64_t, std::less<>>;
+
+struct Kernel {
+  const syntax::KernelDecl *decl = nullptr;
+  Target target = Target::SM90a;
+  const TargetDesc *desc = nullptr;
+  const syntax::Clause *targetClause = nullptr, *blockClause = nullptr, *gridClause = nullptr,
+                       *clusterClause = nullptr;
+  std::optional<int64_t> block;   ///< threads per CTA
+  bool persistent = false;        ///< grid(persistent)
+  std::vector<std::optional<int64_t>> cluster; ///< cluster(x, y, z); {1} by default
+  int64_t occupancy = 1;
+
+  std::vector<Param> params;
+  std::vector<Ring> rings;
+  std::vector<Buffer> buffers;
+  std::vector<Role> roles;
+  std::set<std::string, std::less<>> sizeSymbols;
+  ConstEnv consts;
+
+  const Param *param(std::string_view name) const;
+  const Ring *ring(std::string_view name) const;
+  const Buffer *buffer(std::string_view name) const;
+  const Role *role(std::string_view name) const;
+  std::optional<int64_t> clusterSize() const;
+};
+
+struct Module {
+  const syntax::Module *syntax = nullptr;
+  ConstEnv consts;
+  std::vector<Kernel> kernels;
+};
+
+//===-- Expression helpers --------------------------------------------------===//
+
+/// "a.b.c" for a chain of names and members; "" for anything else.
+std::string dottedName(const syntax::Expr &e);
+
+/// The dotted callee of a call ("tma.load", "ab.produce"); "" when \p e is
+/// not a call on a dotted name.
+std::string calleeName(const syntax::Expr &e);
+
+/// Positional arguments of a call (keyword arguments excluded).
+std::vector<const syntax::Expr *> positionalArgs(const syntax::Expr &call);
+
+/// The value of keyword argument \p name of a call, or nullptr.
+const syntax::Expr *keywordArg(const syntax::Expr &call, std::string_view name);
+
+/// Evaluates a compile-time integer: literals (a unit suffix B, KiB or MiB
+/// scales), constants in \p env, + - * / % << >> & | ^, unary -, parentheses,
+/// math.cdiv, math.min, math.max. nullopt when any part is unknown.
+std::optional<int64_t> evalInt(const syntax::Expr &e, const ConstEnv &env);
+
+/// The root name of a view or member chain: "s" for `s.a[0:64, :]`.
+std::string rootName(const syntax::Expr &e);
+
+} // namespace cake::sema

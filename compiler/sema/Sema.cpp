@@ -1,0 +1,670 @@
+//===- Sema.cpp - Names, types and declarations ---------------------------===//
+//
+// Two passes per kernel: first the kernel-scope declarations (parameters,
+// size symbols, lets, vars, rings, roles), which are visible everywhere in
+// the kernel whatever their order; then the role bodies, whose names are
+// block-scoped and visible after their declaration.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/sema/Sema.h"
+
+#include "compiler/sema/Ops.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+namespace cake::sema {
+namespace {
+
+using namespace syntax;
+
+constexpr std::array<std::string_view, 19> kReservedWords = {
+    "cluster", "cta",   "global", "inf",  "param", "reg",  "self",  "shared", "thread", "tmem",
+    "warp",    "warpgroup", "ld", "st", "math", "mma", "tile", "elect", "sched"};
+
+/// Clauses each declaration accepts.
+constexpr std::array<std::string_view, 5> kKernelClauses = {"block", "cluster", "grid", "occupancy", "target"};
+constexpr std::array<std::string_view, 4> kRoleClauses = {"issue", "regs", "warpgroups", "warps"};
+constexpr std::array<std::string_view, 3> kRingClauses = {"consumer", "producer", "stages"};
+constexpr std::array<std::string_view, 3> kLoopClauses = {"step", "trips", "unroll"};
+constexpr std::array<std::string_view, 6> kTypeClauses = {"align", "count", "owner", "per", "strides", "swizzle"};
+
+template <size_t N> bool contains(const std::array<std::string_view, N> &set, std::string_view name) {
+  return std::find(set.begin(), set.end(), name) != set.end();
+}
+
+template <size_t N> std::vector<std::string_view> asVector(const std::array<std::string_view, N> &set) {
+  return {set.begin(), set.end()};
+}
+
+std::string didYouMean(std::string_view suggestion) {
+  return suggestion.empty() ? "" : "; did you mean '" + std::string(suggestion) + "'?";
+}
+
+class Analyzer {
+public:
+  Analyzer(const syntax::Module &m, DiagnosticSink &sink, const SemaOptions &options)
+      : syntax_(m), sink_(sink), options_(options) {}
+
+  Module run() {
+    Module out;
+    out.syntax = &syntax_;
+    for (const StmtPtr &item : syntax_.items.stmts)
+      if (auto *c = dyn_cast<ConstDecl>(item.get()))
+        moduleConst(*c, out.consts);
+    for (const StmtPtr &item : syntax_.items.stmts)
+      if (auto *k = dyn_cast<KernelDecl>(item.get()))
+        out.kernels.push_back(kernel(*k, out.consts));
+    return out;
+  }
+
+private:
+  //===-- Scopes ----------------------------------------------------------===//
+
+  void pushScope() { scopes_.emplace_back(); }
+  void popScope() { scopes_.pop_back(); }
+
+  /// Declares \p id in the innermost scope; reports reserved and duplicate
+  /// names.
+  void declare(const Ident &id) {
+    if (contains(kReservedWords, id.name) || isOpFamily(id.name) || parseElem(id.name))
+      sink_.report("name.reserved", id.range,
+                   "'" + id.name + "' is reserved (an operation family, scope, memory space, element type or "
+                                   "builtin); choose another name");
+    auto [it, inserted] = scopes_.back().emplace(id.name, id.range);
+    if (!inserted)
+      sink_.report("name.duplicate", id.range, "'" + id.name + "' is already declared in this scope")
+          .notes.push_back({it->second, "previous declaration of '" + id.name + "'"});
+  }
+
+  bool visible(std::string_view name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (it->count(std::string(name)))
+        return true;
+    return name == "inf";
+  }
+
+  std::vector<std::string_view> visibleNames() const {
+    std::vector<std::string_view> names;
+    for (const auto &scope : scopes_)
+      for (const auto &[name, range] : scope)
+        names.push_back(name);
+    return names;
+  }
+
+  void unknownName(const Expr &name) {
+    std::string_view suggestion = closestMatch(name.text, visibleNames());
+    Diagnostic &d = sink_.report("name.unknown", name.range,
+                                 "unknown name '" + name.text + "'" + didYouMean(suggestion));
+    if (!suggestion.empty())
+      d.fixes.push_back(replaceFix("replace with '" + std::string(suggestion) + "'", name.range,
+                                   std::string(suggestion)));
+  }
+
+  //===-- Module and kernel scope -----------------------------------------===//
+
+  void moduleConst(const ConstDecl &c, ConstEnv &env) {
+    if (auto v = evalInt(*c.value, env))
+      env[c.name.name] = *v;
+    moduleNames_.push_back(c.name);
+  }
+
+  Kernel kernel(const KernelDecl &decl, const ConstEnv &moduleConsts) {
+    Kernel k;
+    k.decl = &decl;
+    k.consts = moduleConsts;
+    scopes_.clear();
+    pushScope();
+    for (const Ident &id : moduleNames_)
+      scopes_.back().emplace(id.name, id.range);
+    pushScope();
+    kernelClauses(k);
+    for (const Field &f : decl.params)
+      param(k, f);
+    collectKernelScope(k);
+    for (const StmtPtr &s : decl.body.stmts)
+      kernelStmt(k, *s);
+    popScope();
+    popScope();
+    return k;
+  }
+
+  void kernelClauses(Kernel &k) {
+    const KernelDecl &decl = *k.decl;
+    for (const Clause &c : decl.clauses) {
+      if (!contains(kKernelClauses, c.name.name)) {
+        unknownClause(c, kKernelClauses, "kernel");
+        continue;
+      }
+      if (c.name.name == "target")
+        k.targetClause = &c;
+      else if (c.name.name == "block")
+        k.blockClause = &c;
+      else if (c.name.name == "grid")
+        k.gridClause = &c;
+      else if (c.name.name == "cluster")
+        k.clusterClause = &c;
+    }
+    targetOf(k);
+    if (k.blockClause && k.blockClause->args.size() == 1)
+      k.block = evalInt(*k.blockClause->args[0], k.consts);
+    else if (!k.blockClause)
+      sink_.report("kernel.clause", decl.name.range,
+                   "kernel '" + decl.name.name + "' needs block(n): the threads of a CTA")
+          .fixes.push_back(insertFix("add block(128)", decl.body.range.file, decl.body.range.begin, "block(128) "));
+    if (k.gridClause)
+      k.persistent = k.gridClause->args.size() == 1 && k.gridClause->args[0]->kind == ExprKind::Name &&
+                     k.gridClause->args[0]->text == "persistent";
+    k.cluster = {1};
+    if (k.clusterClause) {
+      k.cluster.clear();
+      for (const ExprPtr &a : k.clusterClause->args)
+        k.cluster.push_back(evalInt(*a, k.consts));
+    }
+  }
+
+  void targetOf(Kernel &k) {
+    const KernelDecl &decl = *k.decl;
+    std::optional<Target> declared;
+    if (k.targetClause) {
+      const Clause &c = *k.targetClause;
+      std::string name = c.args.size() == 1 ? dottedName(*c.args[0]) : "";
+      declared = parseTarget(name);
+      if (!declared) {
+        SourceRange at = c.args.empty() ? c.range : c.args[0]->range;
+        std::string_view suggestion = closestMatch(name, {"sm_80", "sm_90a", "sm_100a"});
+        Diagnostic &d = sink_.report("kernel.target", at,
+                                     "unknown target '" + name + "' (expected sm_80, sm_90a or sm_100a)" +
+                                         didYouMean(suggestion));
+        if (!suggestion.empty() && c.args.size() == 1)
+          d.fixes.push_back(replaceFix("use " + std::string(suggestion), at, std::string(suggestion)));
+      }
+    } else {
+      sink_.report("kernel.target", decl.name.range,
+                   "kernel '" + decl.name.name + "' has no target(...); every operation is checked against it")
+          .fixes.push_back(
+              insertFix("add target(sm_90a)", decl.body.range.file, decl.body.range.begin, "target(sm_90a) "));
+    }
+    k.target = options_.targetOverride.value_or(declared.value_or(Target::SM90a));
+    k.desc = &targetDesc(k.target);
+  }
+
+  void unknownClause(const Clause &c, auto &allowed, std::string_view what) {
+    std::string_view suggestion = closestMatch(c.name.name, asVector(allowed));
+    std::string list;
+    for (std::string_view a : allowed)
+      list += (list.empty() ? "" : ", ") + std::string(a);
+    Diagnostic &d = sink_.report("kernel.clause", c.name.range,
+                                 "unknown " + std::string(what) + " clause '" + c.name.name + "' (expected " + list +
+                                     ")" + didYouMean(suggestion));
+    if (!suggestion.empty())
+      d.fixes.push_back(replaceFix("replace with '" + std::string(suggestion) + "'", c.name.range,
+                                   std::string(suggestion)));
+  }
+
+  void param(Kernel &k, const Field &f) {
+    Param p{f.name.name, resolveType(f.type, k, /*bindSymbols=*/true), &f};
+    if (p.type.space != Space::Global && p.type.space != Space::Param)
+      sink_.report("type.space", f.type.range,
+                   "parameter '" + f.name.name + "' must be a 'global' tensor or a 'param' scalar");
+    declare(f.name);
+    k.params.push_back(std::move(p));
+  }
+
+  /// Declares every kernel-scope name first: roles and rings refer to each
+  /// other in either order.
+  void collectKernelScope(Kernel &k) {
+    for (const StmtPtr &s : k.decl->body.stmts) {
+      if (auto *r = dyn_cast<RingStmt>(s.get()))
+        declare(r->name);
+      else if (auto *r = dyn_cast<RoleStmt>(s.get()))
+        declare(r->name);
+      else if (auto *v = dyn_cast<VarStmt>(s.get()))
+        declare(v->name);
+    }
+  }
+
+  void kernelStmt(Kernel &k, const Stmt &s) {
+    switch (s.kind) {
+    case StmtKind::Assume:
+      for (const ExprPtr &e : static_cast<const AssumeStmt &>(s).facts)
+        resolveExpr(*e, k);
+      return;
+    case StmtKind::Let: {
+      auto &l = static_cast<const LetStmt &>(s);
+      resolveExpr(*l.value, k);
+      if (l.names.size() == 1)
+        if (auto v = evalInt(*l.value, k.consts))
+          k.consts[l.names[0].name] = *v;
+      for (const Ident &id : l.names)
+        declare(id);
+      return;
+    }
+    case StmtKind::Var: {
+      auto &v = static_cast<const VarStmt &>(s);
+      Buffer b{v.name.name, resolveType(v.type, k, false), &v};
+      if (b.type.space != Space::Shared && b.type.space != Space::Tmem)
+        sink_.report("type.space", v.type.range,
+                     "kernel-scope var '" + v.name.name +
+                         "' must be in 'shared' or 'tmem' memory; register values belong to a role");
+      if (v.init)
+        resolveExpr(*v.init, k);
+      k.buffers.push_back(std::move(b));
+      return;
+    }
+    case StmtKind::Ring:
+      return ring(k, static_cast<const RingStmt &>(s));
+    case StmtKind::Role:
+      return role(k, static_cast<const RoleStmt &>(s));
+    default:
+      sink_.report("kernel.body", s.range,
+                   "only assume, let, var, ring and role are allowed at kernel scope; put work in a role");
+    }
+  }
+
+  void ring(Kernel &k, const RingStmt &decl) {
+    Ring r;
+    r.name = decl.name.name;
+    r.decl = &decl;
+    for (const Clause &c : decl.clauses) {
+      if (!contains(kRingClauses, c.name.name)) {
+        unknownClause(c, kRingClauses, "ring");
+        continue;
+      }
+      std::string arg = c.args.size() == 1 ? dottedName(*c.args[0]) : "";
+      if (c.name.name == "stages") {
+        r.stagesClause = &c;
+        if (c.args.size() == 1)
+          r.stages = evalInt(*c.args[0], k.consts);
+        if (!r.stages)
+          sink_.report("kernel.clause", c.range, "stages(n) needs one compile-time integer");
+      } else {
+        (c.name.name == "producer" ? r.producerClause : r.consumerClause) = &c;
+        (c.name.name == "producer" ? r.producer : r.consumer) = arg;
+        if (c.args.size() == 1 && c.args[0]->kind == ExprKind::Name && !visible(arg))
+          unknownName(*c.args[0]);
+      }
+    }
+    for (const Field &f : decl.slots) {
+      Slot slot{f.name.name, resolveType(f.type, k, false), &f};
+      if (slot.type.space != Space::Shared && slot.type.space != Space::Tmem)
+        sink_.report("type.space", f.type.range, "ring slot '" + f.name.name + "' must be in 'shared' or 'tmem'");
+      r.slots.push_back(std::move(slot));
+    }
+    k.rings.push_back(std::move(r));
+  }
+
+  void role(Kernel &k, const RoleStmt &decl) {
+    Role r;
+    r.name = decl.name.name;
+    r.decl = &decl;
+    for (const Clause &c : decl.clauses) {
+      if (!contains(kRoleClauses, c.name.name)) {
+        unknownClause(c, kRoleClauses, "role");
+        continue;
+      }
+      if (c.name.name == "warps" || c.name.name == "warpgroups") {
+        r.warpsClause = &c;
+        r.byWarpgroups = c.name.name == "warpgroups";
+        warpRange(r, c, k);
+      } else if (c.name.name == "regs") {
+        r.regsClause = &c;
+        if (c.args.size() == 1)
+          r.regs = evalInt(*c.args[0], k.consts);
+        if (!r.regs)
+          sink_.report("kernel.clause", c.range, "regs(n) needs one compile-time integer");
+      } else {
+        r.issueClause = &c;
+        std::string mode = c.args.size() == 1 ? dottedName(*c.args[0]) : "";
+        if (mode == "elect")
+          r.issue = IssueMode::Elect;
+        else if (mode == "warp")
+          r.issue = IssueMode::Warp;
+        else if (mode == "warpgroup")
+          r.issue = IssueMode::Warpgroup;
+        else
+          sink_.report("kernel.clause", c.range, "issue(...) takes elect, warp or warpgroup");
+      }
+    }
+    if (!r.warpsClause)
+      sink_.report("kernel.clause", decl.name.range,
+                   "role '" + r.name + "' needs warps(a .. b) or warpgroups(a .. b)");
+    pushScope();
+    resolveBlock(decl.body, k);
+    popScope();
+    k.roles.push_back(std::move(r));
+  }
+
+  void warpRange(Role &r, const Clause &c, const Kernel &k) {
+    int64_t scale = r.byWarpgroups ? 4 : 1;
+    if (c.args.size() != 1) {
+      sink_.report("kernel.clause", c.range, c.name.name + "(...) takes one index or one range a .. b");
+      return;
+    }
+    const Expr &a = *c.args[0];
+    if (a.kind == ExprKind::Binary && a.op == Tok::DotDot) {
+      auto lo = evalInt(*a.operands[0], k.consts), hi = evalInt(*a.operands[1], k.consts);
+      if (lo && hi) {
+        r.warpBegin = *lo * scale;
+        r.warpEnd = *hi * scale;
+      }
+    } else if (auto i = evalInt(a, k.consts)) {
+      r.warpBegin = *i * scale;
+      r.warpEnd = (*i + 1) * scale;
+    }
+    if (!r.warpBegin || *r.warpEnd <= *r.warpBegin || *r.warpBegin < 0) {
+      r.warpBegin.reset();
+      r.warpEnd.reset();
+      sink_.report("kernel.clause", c.range, c.name.name + "(...) needs a non-empty constant range a .. b");
+    }
+  }
+
+  //===-- Types -----------------------------------------------------------===//
+
+  Type resolveType(const TypeExpr &t, Kernel &k, bool bindSymbols) {
+    Type out;
+    out.syntax = &t;
+    if (t.space) {
+      static const std::map<std::string, Space, std::less<>> kSpaces = {
+          {"global", Space::Global}, {"shared", Space::Shared}, {"reg", Space::Reg},
+          {"tmem", Space::Tmem},     {"param", Space::Param}};
+      out.space = kSpaces.find(t.space->name)->second;
+    }
+    out.elem = parseElem(t.elem.name);
+    if (!out.elem) {
+      std::string_view suggestion = closestMatch(t.elem.name, {elemNames().begin(), elemNames().end()});
+      Diagnostic &d = sink_.report("type.elem", t.elem.range,
+                                   "unknown element type '" + t.elem.name + "'" + didYouMean(suggestion));
+      if (!suggestion.empty())
+        d.fixes.push_back(
+            replaceFix("replace with '" + std::string(suggestion) + "'", t.elem.range, std::string(suggestion)));
+    }
+    for (const ExprPtr &d : t.dims)
+      out.dims.push_back(dim(*d, k, bindSymbols));
+    for (const Clause &c : t.clauses) {
+      if (!contains(kTypeClauses, c.name.name)) {
+        unknownClause(c, kTypeClauses, "type");
+        continue;
+      }
+      std::optional<int64_t> value = c.args.size() == 1 ? evalInt(*c.args[0], k.consts) : std::nullopt;
+      if (c.name.name == "align")
+        out.align = value;
+      else if (c.name.name == "count")
+        out.count = value;
+      else if (c.name.name == "swizzle") {
+        std::string tag = c.args.size() == 1 ? c.args[0]->text : "";
+        if (tag == "none")
+          out.swizzle = 0;
+        else if (value && (*value == 32 || *value == 64 || *value == 128))
+          out.swizzle = static_cast<uint32_t>(*value);
+        else
+          sink_.report("kernel.clause", c.range, "swizzle(...) takes none, 32B, 64B or 128B");
+      }
+    }
+    return out;
+  }
+
+  Dim dim(const Expr &e, Kernel &k, bool bindSymbols) {
+    Dim d;
+    d.expr = &e;
+    d.value = evalInt(e, k.consts);
+    if (d.value)
+      return d;
+    if (e.kind == ExprKind::Name && bindSymbols && !visible(e.text)) {
+      d.symbol = e.text;
+      if (k.sizeSymbols.insert(e.text).second)
+        scopes_.back().emplace(e.text, e.range);
+      return d;
+    }
+    resolveExpr(e, k);
+    return d;
+  }
+
+  //===-- Statements and expressions --------------------------------------===//
+
+  void resolveBlock(const Block &b, Kernel &k) {
+    pushScope();
+    for (const StmtPtr &s : b.stmts)
+      resolveStmt(*s, k);
+    popScope();
+  }
+
+  void resolveStmt(const Stmt &s, Kernel &k) {
+    switch (s.kind) {
+    case StmtKind::Let: {
+      auto &l = static_cast<const LetStmt &>(s);
+      resolveExpr(*l.value, k);
+      for (const Ident &id : l.names)
+        declare(id);
+      return;
+    }
+    case StmtKind::Var: {
+      auto &v = static_cast<const VarStmt &>(s);
+      Type t = resolveType(v.type, k, false);
+      if (t.space != Space::Reg && t.space != Space::None)
+        sink_.report("type.space", v.type.range,
+                     "a var inside a role lives in registers ('reg' or a scalar); declare shared and tensor "
+                     "memory at kernel scope");
+      if (v.init)
+        resolveExpr(*v.init, k);
+      declare(v.name);
+      return;
+    }
+    case StmtKind::For: {
+      auto &f = static_cast<const ForStmt &>(s);
+      resolveExpr(*f.iterable, k);
+      for (const Clause &c : f.clauses) {
+        if (!contains(kLoopClauses, c.name.name))
+          unknownClause(c, kLoopClauses, "loop");
+        else if (c.name.name != "trips")
+          for (const ExprPtr &a : c.args)
+            resolveExpr(*a, k);
+      }
+      pushScope();
+      declare(f.var);
+      resolveBlock(f.body, k);
+      popScope();
+      return;
+    }
+    case StmtKind::If: {
+      auto &i = static_cast<const IfStmt &>(s);
+      resolveExpr(*i.cond, k);
+      resolveBlock(i.thenBody, k);
+      if (i.elseBody)
+        resolveBlock(*i.elseBody, k);
+      if (i.elseIf)
+        resolveStmt(*i.elseIf, k);
+      return;
+    }
+    case StmtKind::Assume:
+      for (const ExprPtr &e : static_cast<const AssumeStmt &>(s).facts)
+        resolveExpr(*e, k);
+      return;
+    case StmtKind::Return:
+      if (auto &v = static_cast<const ReturnStmt &>(s).value)
+        resolveExpr(*v, k);
+      return;
+    case StmtKind::Assign: {
+      auto &a = static_cast<const AssignStmt &>(s);
+      for (const ExprPtr &t : a.targets)
+        resolveExpr(*t, k);
+      resolveExpr(*a.value, k);
+      return;
+    }
+    case StmtKind::Expr:
+      resolveExpr(*static_cast<const ExprStmt &>(s).expr, k);
+      return;
+    default:
+      sink_.report("kernel.body", s.range, "rings, roles and kernels are declared at kernel scope, not in a role");
+    }
+  }
+
+  void resolveExpr(const Expr &e, Kernel &k) {
+    switch (e.kind) {
+    case ExprKind::Name:
+      if (!visible(e.text))
+        unknownName(e);
+      return;
+    case ExprKind::Member:
+      return resolveExpr(*e.operands[0], k); // members are checked by the rules that use them
+    case ExprKind::Call:
+      return resolveCall(e, k);
+    case ExprKind::Keyword:
+      return resolveExpr(*e.operands[0], k);
+    default:
+      for (const ExprPtr &o : e.operands)
+        if (o)
+          resolveExpr(*o, k);
+    }
+  }
+
+  /// The operation a call invokes, after reporting an unknown one.
+  const OpInfo *resolveCallee(const Expr &call, Kernel &k) {
+    const Expr &callee = *call.operands[0];
+    std::string name = dottedName(callee);
+    std::string root = rootName(callee);
+    if (callee.kind == ExprKind::Member && k.ring(root) && callee.operands[0]->kind == ExprKind::Name) {
+      if (const OpInfo *op = findOp("ring." + callee.text))
+        return op;
+      std::string_view suggestion = closestMatch(callee.text, {"commit", "consume", "produce", "release"});
+      Diagnostic &d = sink_.report("op.unknown", callee.range,
+                                   "ring '" + root + "' has no operation '" + callee.text +
+                                       "' (expected produce, commit, consume or release)" + didYouMean(suggestion));
+      if (!suggestion.empty()) {
+        uint32_t nameBegin = callee.range.end - static_cast<uint32_t>(callee.text.size());
+        d.fixes.push_back(replaceFix("replace with '" + std::string(suggestion) + "'",
+                                     {callee.range.file, nameBegin, callee.range.end}, std::string(suggestion)));
+      }
+      return nullptr;
+    }
+    if (callee.kind == ExprKind::Member && !name.empty() && isOpFamily(name.substr(0, name.rfind('.')))) {
+      if (const OpInfo *op = findOp(name))
+        return op;
+    }
+    if (callee.kind == ExprKind::Name && visible(name)) {
+      sink_.report("op.unknown", callee.range, "'" + name + "' is a value, not an operation");
+      return nullptr;
+    }
+    if (callee.kind == ExprKind::Member && !root.empty() && !isOpFamily(root) && !visible(root) &&
+        callee.operands[0]->kind == ExprKind::Name) {
+      unknownName(*callee.operands[0]);
+      return nullptr;
+    }
+    std::vector<std::string_view> names;
+    for (const OpInfo &op : allOps())
+      if (!op.name.starts_with("ring."))
+        names.push_back(op.name);
+    std::string_view suggestion = closestMatch(name, names);
+    Diagnostic &d = sink_.report("op.unknown", callee.range,
+                                 "unknown operation '" + (name.empty() ? std::string("<expression>") : name) + "'" +
+                                     didYouMean(suggestion));
+    if (!suggestion.empty())
+      d.fixes.push_back(
+          replaceFix("replace with '" + std::string(suggestion) + "'", callee.range, std::string(suggestion)));
+    return nullptr;
+  }
+
+  void resolveCall(const Expr &call, Kernel &k) {
+    const OpInfo *op = resolveCallee(call, k);
+    if (!op) {
+      for (size_t i = 1; i < call.operands.size(); ++i)
+        resolveExpr(*call.operands[i], k);
+      return;
+    }
+    checkCapability(*op, call, k);
+    size_t positional = 0;
+    for (size_t i = 1; i < call.operands.size(); ++i) {
+      const Expr &arg = *call.operands[i];
+      if (arg.kind == ExprKind::Keyword) {
+        bool tag = false;
+        if (!hasOption(*op, arg.text, &tag)) {
+          unknownOption(*op, arg);
+          resolveExpr(*arg.operands[0], k);
+        } else if (!(tag && arg.operands[0]->kind == ExprKind::Name)) {
+          resolveExpr(*arg.operands[0], k);
+        }
+        continue;
+      }
+      bool tag = isTagOperand(*op, positional++);
+      if (!(tag && arg.kind == ExprKind::Name))
+        resolveExpr(arg, k);
+    }
+    if (positional < op->minOperands || positional > maxOperands(*op)) {
+      std::string expected = maxOperands(*op) == op->minOperands ? std::to_string(op->minOperands)
+                             : maxOperands(*op) == SIZE_MAX      ? "at least " + std::to_string(op->minOperands)
+                                                                 : std::to_string(op->minOperands) + " to " +
+                                                                       std::to_string(maxOperands(*op));
+      sink_.report("op.arity", call.range,
+                   "'" + std::string(op->name) + "' takes " + expected + " operand" + (expected == "1" ? "" : "s") +
+                       " (" + std::string(op->operands) + "), " + std::to_string(positional) + " given");
+    }
+  }
+
+  void unknownOption(const OpInfo &op, const Expr &kw) {
+    std::vector<std::string_view> options;
+    std::string_view list = op.options;
+    while (!list.empty()) {
+      size_t comma = list.find(',');
+      std::string_view o = list.substr(0, comma);
+      while (!o.empty() && (o.front() == ' ' || o.front() == '#'))
+        o.remove_prefix(1);
+      if (!o.empty())
+        options.push_back(o);
+      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    }
+    std::string_view suggestion = closestMatch(kw.text, options);
+    SourceRange nameRange{kw.range.file, kw.range.begin, kw.range.begin + static_cast<uint32_t>(kw.text.size())};
+    Diagnostic &d = sink_.report("op.keyword", nameRange,
+                                 "'" + std::string(op.name) + "' has no option '" + kw.text + "'" +
+                                     (options.empty() ? " (it takes none)" : didYouMean(suggestion)));
+    if (!suggestion.empty())
+      d.fixes.push_back(replaceFix("replace with '" + std::string(suggestion) + "'", nameRange,
+                                   std::string(suggestion)));
+  }
+
+  /// One finding per operation and kernel; further uses become notes.
+  void checkCapability(const OpInfo &op, const Expr &call, Kernel &k) {
+    if (op.targets & k.desc->capabilityBit)
+      return;
+    auto [it, first] = capabilityReported_.try_emplace({k.decl, op.name}, sink_.size());
+    if (!first) {
+      Diagnostic &earlier = sink_.at(it->second);
+      if (earlier.notes.size() < 4)
+        earlier.notes.push_back({call.operands[0]->range, "also used here"});
+      return;
+    }
+    std::string available;
+    std::optional<Target> firstCapable;
+    for (Target t : {Target::SM80, Target::SM90a, Target::SM100a})
+      if (op.targets & targetDesc(t).capabilityBit) {
+        available += (available.empty() ? "" : ", ") + std::string(targetName(t));
+        if (!firstCapable)
+          firstCapable = t;
+      }
+    Diagnostic &d = sink_.report("target.capability", call.operands[0]->range,
+                                 "'" + std::string(op.name) + "' is not available on " +
+                                     std::string(k.desc->name) + " (available on " + available + ")");
+    if (k.targetClause && k.targetClause->args.size() == 1 && firstCapable && !options_.targetOverride) {
+      d.notes.push_back({k.targetClause->range, "the kernel's target is declared here"});
+      d.fixes.push_back(replaceFix("retarget the kernel to " + std::string(targetName(*firstCapable)),
+                                   k.targetClause->args[0]->range, std::string(targetName(*firstCapable))));
+    }
+  }
+
+  const syntax::Module &syntax_;
+  DiagnosticSink &sink_;
+  SemaOptions options_;
+  std::vector<Ident> moduleNames_;
+  std::vector<std::map<std::string, SourceRange>> scopes_;
+  /// (kernel, operation) -> index of its target.capability finding.
+  std::map<std::pair<const KernelDecl *, std::string_view>, size_t> capabilityReported_;
+};
+
+} // namespace
+
+Module analyze(const syntax::Module &module, DiagnosticSink &sink, const SemaOptions &options) {
+  return Analyzer(module, sink, options).run();
+}
+
+} // namespace cake::sema

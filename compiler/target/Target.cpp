@@ -1,0 +1,60 @@
+//===- Target.cpp - Target descriptions -----------------------------------===//
+//
+// Sources: the CUDA C Programming Guide (compute capability tables), the PTX
+// ISA 8.x/9.0 (setmaxnreg, cp.async.bulk.tensor, tcgen05), and the H200
+// figures measured on the lent device (../shared/workloads/README.md).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/target/Target.h"
+
+namespace cake {
+namespace {
+
+constexpr TargetDesc kTargets[] = {
+    {Target::SM80, "sm_80", "A100", 1,
+     /*warpSize=*/32, /*maxThreadsPerBlock=*/1024, /*maxClusterSize=*/1, /*namedBarriers=*/16,
+     /*smemPerBlock=*/163 * 1024, /*registersPerSm=*/65536, /*maxRegsPerThread=*/255,
+     /*setmaxnreg=*/0, 0, 0, /*tmemColumns=*/0, /*tmemLanes=*/0,
+     /*tmaMaxRank=*/0, /*tmaMaxBoxDim=*/0, /*tmaAlignBytes=*/16, /*mbarrierBytes=*/8,
+     /*smCount=*/108, /*dram=*/2.0e12, /*bf16=*/312e12},
+    {Target::SM90a, "sm_90a", "H200", 2,
+     32, 1024, 8, 16,
+     227 * 1024, 65536, 255,
+     24, 256, 8, 0, 0,
+     5, 256, 16, 8,
+     132, 4.25e12, 989e12},
+    {Target::SM100a, "sm_100a", "B200", 4,
+     32, 1024, 8, 16,
+     227 * 1024, 65536, 255,
+     24, 256, 8, 512, 128,
+     5, 256, 16, 8,
+     148, 8.0e12, 2250e12},
+};
+
+} // namespace
+
+std::optional<Target> parseTarget(std::string_view name) {
+  for (const TargetDesc &t : kTargets)
+    if (t.name == name)
+      return t.id;
+  return std::nullopt;
+}
+
+std::string_view targetName(Target target) { return targetDesc(target).name; }
+
+const TargetDesc &targetDesc(Target target) { return kTargets[static_cast<int>(target)]; }
+
+uint32_t swizzleAlignment(uint32_t swizzleBytes) {
+  switch (swizzleBytes) {
+  case 128:
+    return 1024;
+  case 64:
+    return 512;
+  case 32:
+    return 256;
+  default:
+    return 128;
+  }
+}
+
+} // namespace cake

@@ -1,0 +1,60 @@
+//===- Target.h - Target descriptions --------------------------*- C++ -*-===//
+//
+// Part of CAKE. Every number CAKE knows about a GPU lives in one table in
+// Target.cpp: capacities, limits, instruction contracts and (for the cost
+// model) rates. Nothing else in the code hard-codes a target number.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace cake {
+
+/// The targets CAKE knows, by their CUDA names.
+enum class Target { SM80, SM90a, SM100a };
+
+std::optional<Target> parseTarget(std::string_view name);
+std::string_view targetName(Target target);
+
+struct TargetDesc {
+  Target id;
+  std::string_view name;    ///< "sm_90a"
+  std::string_view example; ///< the GPU the numbers describe: "H200"
+  uint8_t capabilityBit;    ///< sema::TargetBits of this target
+
+  // Threads and warps.
+  uint32_t warpSize;
+  uint32_t maxThreadsPerBlock;
+  uint32_t maxClusterSize;     ///< portable cluster size; 1 when clusters are absent
+  uint32_t namedBarriers;      ///< hardware barrier ids per CTA (id 0 is __syncthreads)
+
+  // Storage.
+  uint32_t smemPerBlock;       ///< bytes of shared memory one CTA may use (opt-in maximum)
+  uint32_t registersPerSm;     ///< 32-bit registers per SM
+  uint32_t maxRegsPerThread;
+  uint32_t setmaxnregMin, setmaxnregMax, setmaxnregStep; ///< 0 when setmaxnreg is absent
+  uint32_t tmemColumns;        ///< 0 when there is no tensor memory
+  uint32_t tmemLanes;
+
+  // Memory operations.
+  uint32_t tmaMaxRank;         ///< 0 when there is no TMA
+  uint32_t tmaMaxBoxDim;
+  uint32_t tmaAlignBytes;      ///< global base and stride alignment
+  uint32_t mbarrierBytes;      ///< storage of one mbarrier
+
+  // Whole-chip figures (the cost model refines them by calibration).
+  uint32_t smCount;
+  double dramBytesPerSecond;
+  double bf16DenseFlopsPerSecond;
+};
+
+const TargetDesc &targetDesc(Target target);
+
+/// Alignment a swizzled shared-memory tile needs (1024 B for 128B, ...), or
+/// the plain minimum for no swizzle.
+uint32_t swizzleAlignment(uint32_t swizzleBytes);
+
+} // namespace cake

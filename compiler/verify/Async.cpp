@@ -1,0 +1,13 @@
+//===- Async.cpp - The async rule family -------------------------------------===//
+//
+// See Rules.h for the codes of this family; their catalog entries are in
+// diagnostics/rules/async.def and their pages in docs/rules/.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/verify/Rules.h"
+
+namespace cake::verify {
+
+void checkAsync(const sema::Kernel &kernel, RuleContext &ctx) {}
+
+} // namespace cake::verify

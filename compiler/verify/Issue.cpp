@@ -1,0 +1,13 @@
+//===- Issue.cpp - The issue rule family -------------------------------------===//
+//
+// See Rules.h for the codes of this family; their catalog entries are in
+// diagnostics/rules/issue.def and their pages in docs/rules/.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/verify/Rules.h"
+
+namespace cake::verify {
+
+void checkIssue(const sema::Kernel &kernel, RuleContext &ctx) {}
+
+} // namespace cake::verify

@@ -1,0 +1,13 @@
+//===- Rings.cpp - The rings rule family -------------------------------------===//
+//
+// See Rules.h for the codes of this family; their catalog entries are in
+// diagnostics/rules/rings.def and their pages in docs/rules/.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/verify/Rules.h"
+
+namespace cake::verify {
+
+void checkRings(const sema::Kernel &kernel, RuleContext &ctx) {}
+
+} // namespace cake::verify
