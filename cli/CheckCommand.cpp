@@ -4,10 +4,12 @@
 #include "cli/JsonRenderer.h"
 #include "cli/SarifRenderer.h"
 #include "compiler/driver/Check.h"
+#include "compiler/driver/Fixes.h"
 #include "compiler/driver/Verify.h"
 #include "diagnostics/TextRenderer.h"
 
 #include <cxxopts.hpp>
+#include <algorithm>
 #include <iostream>
 #include <unistd.h>
 
@@ -54,6 +56,7 @@ cxxopts::Options makeOptions() {
       cxxopts::value<std::string>())("verify",
                                      "Compare diagnostics with expected-* annotations in comments (for tests)")(
       "split-input-file", "Check each part between '// -----' lines as its own file")(
+      "fix", "Apply the fix-its in place, then check again and print what is left")(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
       "h,help", "Show this help")("files", "Input files", cxxopts::value<std::vector<std::string>>());
   o.parse_positional({"files"});
@@ -95,6 +98,10 @@ int runCheck(int argc, char **argv) {
   std::vector<std::string> files{"-"};
   if (args.count("files"))
     files = args["files"].as<std::vector<std::string>>();
+  bool fix = args.count("fix");
+  if (fix && (args.count("verify") || args.count("split-input-file") ||
+              std::find(files.begin(), files.end(), "-") != files.end()))
+    return usage("--fix needs file paths and excludes --verify and --split-input-file");
 
   SourceManager sm;
   std::vector<Diagnostic> diags;
@@ -107,8 +114,14 @@ int runCheck(int argc, char **argv) {
     std::vector<std::string> pieces =
         args.count("split-input-file") ? splitInput(text) : std::vector<std::string>{std::move(text)};
     for (std::string &piece : pieces) {
-      FileId file = sm.addBuffer(name, std::move(piece));
+      FileId file = sm.addBuffer(name, piece);
       CheckResult result = checkSource(sm, file, checkOptions);
+      if (fix && applyFixes(piece, file, result.diagnostics)) {
+        if (auto error = writeFileAtomically(path, piece))
+          return usage(*error);
+        file = sm.addBuffer(name, std::move(piece));
+        result = checkSource(sm, file, checkOptions);
+      }
       if (args.count("verify"))
         for (std::string &m : verifyDiagnostics(sm, file, result.diagnostics))
           mismatches.push_back(std::move(m));

@@ -14,5 +14,8 @@ enum ExitCode { Success = 0, InputErrors = 1, UsageError = 2 };
 /// argv[0] is the subcommand name.
 int runCheck(int argc, char **argv);
 int runFmt(int argc, char **argv);
+int runRules(int argc, char **argv);
+int runExplain(int argc, char **argv);
+int runCorpus(int argc, char **argv);
 
 } // namespace cake::cli

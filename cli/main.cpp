@@ -16,6 +16,9 @@ struct Command {
 constexpr Command kCommands[] = {
     {"check", "Parse and check CAKE IR files; print diagnostics", cake::cli::runCheck},
     {"fmt", "Format CAKE IR files in the canonical style", cake::cli::runFmt},
+    {"rules", "List the rule catalog", cake::cli::runRules},
+    {"explain", "Print the page of a rule", cake::cli::runExplain},
+    {"corpus", "Run the rule corpus gate", cake::cli::runCorpus},
 };
 
 void printUsage(std::ostream &os) {

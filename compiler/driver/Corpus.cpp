@@ -1,0 +1,123 @@
+//===- Corpus.cpp - The rule corpus gate ----------------------------------===//
+#include "compiler/driver/Corpus.h"
+
+#include "compiler/driver/Check.h"
+#include "compiler/driver/Fixes.h"
+#include "compiler/driver/Verify.h"
+#include "diagnostics/Catalog.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace cake {
+namespace {
+
+std::string readFile(const fs::path &p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// exempt.txt: one `code reason...` per line; '#' starts a comment.
+std::map<std::string, std::string> readExemptions(const fs::path &dir) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(readFile(dir / "exempt.txt"));
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#')
+      continue;
+    size_t space = line.find(' ');
+    out[line.substr(0, space)] = space == std::string::npos ? "" : line.substr(space + 1);
+  }
+  return out;
+}
+
+size_t countCode(const std::vector<Diagnostic> &diags, const std::string &code) {
+  return std::count_if(diags.begin(), diags.end(), [&](const Diagnostic &d) { return d.code == code; });
+}
+
+CorpusResult runBad(const std::string &code, const fs::path &path) {
+  CorpusResult r{code, path.string(), false, {}};
+  SourceManager sm;
+  std::string text = readFile(path);
+  FileId file = sm.addBuffer(path.string(), text);
+  CheckResult checked = checkSource(sm, file);
+  if (!countCode(checked.diagnostics, code))
+    r.problems.push_back("missed: no " + code + " finding");
+  for (std::string &m : verifyDiagnostics(sm, file, checked.diagnostics))
+    r.problems.push_back(std::move(m));
+  const RuleInfo *rule = findRule(code);
+  if (rule && rule->hasFix) {
+    std::string fixed = text;
+    if (!applyFixes(fixed, file, checked.diagnostics, code)) {
+      r.problems.push_back("no fix-it offered for " + code);
+    } else {
+      FileId again = sm.addBuffer(path.string() + " (fixed)", fixed);
+      if (size_t left = countCode(checkSource(sm, again).diagnostics, code))
+        r.problems.push_back("after its fix-its the program still has " + std::to_string(left) + " " + code +
+                             " finding(s)");
+    }
+  }
+  r.passed = r.problems.empty();
+  return r;
+}
+
+CorpusResult runGood(const std::string &code, const fs::path &path) {
+  CorpusResult r{code, path.string(), false, {}};
+  SourceManager sm;
+  FileId file = sm.addBuffer(path.string(), readFile(path));
+  for (const Diagnostic &d : checkSource(sm, file).diagnostics) {
+    LineColumn lc = sm.lineColumn(file, d.range.begin);
+    r.problems.push_back("flagged: " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " +
+                         d.message + " [" + d.code + "]");
+  }
+  r.passed = r.problems.empty();
+  return r;
+}
+
+} // namespace
+
+std::vector<CorpusResult> runCorpus(const std::string &dirName) {
+  fs::path dir(dirName);
+  std::vector<CorpusResult> results;
+  std::map<std::string, std::string> exempt = readExemptions(dir);
+  for (const RuleInfo &rule : ruleCatalog()) {
+    std::string code(rule.code);
+    fs::path ruleDir = dir / code;
+    if (!fs::is_directory(ruleDir)) {
+      if (!exempt.count(code))
+        results.push_back({code, ruleDir.string(), false, {"no corpus for this rule (and not in exempt.txt)"}});
+      continue;
+    }
+    std::vector<fs::path> files;
+    for (auto &entry : fs::directory_iterator(ruleDir))
+      if (entry.path().extension() == ".cake")
+        files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    bool anyBad = false, anyGood = false;
+    for (const fs::path &f : files) {
+      std::string stem = f.stem().string();
+      if (stem.starts_with("bad")) {
+        anyBad = true;
+        results.push_back(runBad(code, f));
+      } else if (stem.starts_with("good")) {
+        anyGood = true;
+        results.push_back(runGood(code, f));
+      }
+    }
+    if (!anyBad || !anyGood)
+      results.push_back({code, ruleDir.string(), false, {"needs at least one bad*.cake and one good*.cake"}});
+  }
+  for (auto &entry : fs::directory_iterator(dir))
+    if (entry.is_directory() && !findRule(entry.path().filename().string()))
+      results.push_back({entry.path().filename().string(), entry.path().string(), false,
+                         {"directory names no rule of the catalog"}});
+  return results;
+}
+
+} // namespace cake

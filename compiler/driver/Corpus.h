@@ -1,0 +1,30 @@
+//===- Corpus.h - The rule corpus gate -------------------------*- C++ -*-===//
+//
+// Part of CAKE. tests/corpus/<CODE>/ holds, for every rule, programs that
+// must trigger it (bad*.cake) and near misses that must stay clean
+// (good*.cake). A bad case states every expected diagnostic with
+// expected-* annotations (see Verify.h), so a finding on the wrong range
+// fails; if the rule has fixes, applying them must leave no finding of the
+// rule. A good case must produce no diagnostic at all. A rule of the
+// catalog without a corpus directory fails the gate unless exempt.txt names
+// it with a reason.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cake {
+
+struct CorpusResult {
+  std::string code; ///< the rule (the directory name)
+  std::string path; ///< the case file, or the directory for a missing case
+  bool passed = false;
+  std::vector<std::string> problems;
+};
+
+/// Runs every case under \p dir.
+std::vector<CorpusResult> runCorpus(const std::string &dir);
+
+} // namespace cake
