@@ -1,67 +1,51 @@
 #!/usr/bin/env python3
-"""Writes a large, valid CAKE IR file for front-end benchmarks.
+"""Writes a large, valid CAKE IR file for front-end and verifier benchmarks.
 
-The file repeats a warp-specialized GEMM-like kernel (rings, roles, loops,
-operations, comments) with distinct names until it reaches --lines lines.
-Deterministic: the same arguments give the same bytes.
+Takes a kernel from the library (default kernels/gemm/gemm_sm90_ws.cake),
+keeps its module constants once and repeats its kernels under distinct names
+until the file reaches --lines lines. Every copy is a real schedule, so all
+rules run over realistic code. Deterministic: same arguments, same bytes.
 """
 import argparse
+import os
+import re
 
-KERNEL = """// Generated kernel {i}: a TMA ring feeding wgmma, persistent tiles.
-kernel gemm_{i}(
-  A: global bf16[M, K] align(16),
-  B: global bf16[N, K] align(16),
-  C: global bf16[M, N] align(16),
-) target(sm_90a) grid(persistent) block(384) cluster(1) {
-  assume M % 128 == 0, N % 256 == 0, K % 64 == 0
-  ring ab stages(4) {
-    a: shared bf16[128, 64] swizzle(128B)
-    b: shared bf16[256, 64] swizzle(128B)
-  }
-  var epi: shared bf16[128, 256] swizzle(128B)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
-  role producer warpgroup(2) regs(40) issue(elect) {
-    for t in tiles(M / 128, N / 256) {
-      for k in 0 .. K / 64 {
-        let s = ab.produce()
-        tma.load(A[t.m * 128, k * 64], s.a)
-        tma.load(B[t.n * 256, k * 64], s.b)
-        ab.commit(s)
-      }
-    }
-  }
 
-  role consumer warpgroups(0 .. 2) regs(232) {
-    for t in tiles(M / 128, N / 256) {
-      var acc: reg f32[64, 256] = 0
-      for k in 0 .. K / 64 {
-        let s = ab.consume()
-        wgmma(s.a[warpgroup * 64:warpgroup * 64 + 64, :], s.b, acc, shape = m64n256k16)
-        ab.release(s, after = wgmma.retired(1))
-      }
-      wgmma.wait(0)
-      stmatrix(cvt(acc, bf16), epi[warpgroup * 64:warpgroup * 64 + 64, :])
-      fence.proxy_async(epi)
-      bar.sync(consumer)
-      if lane.elected {
-        tma.store(epi, C[t.m * 128, t.n * 256])
-      }
-    }
-  }
-}
-"""
+def split_module(text):
+    """(prefix with comments and constants, [kernel texts])."""
+    starts = [m.start() for m in re.finditer(r"^kernel ", text, re.M)]
+    # a kernel's leading comment lines belong to it
+    bounds = []
+    for s in starts:
+        b = s
+        while True:
+            prev = text.rfind("\n", 0, b - 1)
+            line = text[prev + 1:b]
+            if line.startswith("//"):
+                b = prev + 1
+            else:
+                break
+        bounds.append(b)
+    kernels = [text[b:(bounds[i + 1] if i + 1 < len(bounds) else len(text))] for i, b in enumerate(bounds)]
+    return text[:bounds[0]], kernels
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--lines", type=int, default=5000)
+    ap.add_argument("--source", default=os.path.join(ROOT, "kernels", "gemm", "gemm_sm90_ws.cake"))
     ap.add_argument("-o", "--output", required=True)
     args = ap.parse_args()
-    parts, lines, i = [], 0, 0
+    with open(args.source) as f:
+        prefix, kernels = split_module(f.read())
+    parts, lines, i = [prefix.rstrip("\n") + "\n"], prefix.count("\n"), 0
     while lines < args.lines:
-        text = KERNEL.replace("{i}", str(i))
-        parts.append(text)
-        lines += text.count("\n") + 1
+        for k in kernels:
+            copy = re.sub(r"^kernel (\w+)\(", lambda m: f"kernel {m.group(1)}_{i}(", k, flags=re.M)
+            parts.append(copy.rstrip("\n") + "\n")
+            lines += copy.count("\n") + 1
         i += 1
     with open(args.output, "w") as f:
         f.write("\n".join(parts))

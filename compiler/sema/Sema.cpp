@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 
 namespace cake::sema {
 namespace {
@@ -132,9 +133,10 @@ private:
 
   void kernelClauses(Kernel &k) {
     const KernelDecl &decl = *k.decl;
+    std::set<std::string_view> misspelled;
     for (const Clause &c : decl.clauses) {
       if (!contains(kKernelClauses, c.name.name)) {
-        unknownClause(c, kKernelClauses, "kernel");
+        misspelled.insert(unknownClause(c, kKernelClauses, "kernel"));
         continue;
       }
       if (c.name.name == "target")
@@ -146,10 +148,10 @@ private:
       else if (c.name.name == "cluster")
         k.clusterClause = &c;
     }
-    targetOf(k);
+    targetOf(k, misspelled.count("target"));
     if (k.blockClause && k.blockClause->args.size() == 1)
       k.block = evalInt(*k.blockClause->args[0], k.consts);
-    else if (!k.blockClause)
+    else if (!k.blockClause && !misspelled.count("block"))
       sink_.report("kernel.clause", decl.name.range,
                    "kernel '" + decl.name.name + "' needs block(n): the threads of a CTA")
           .fixes.push_back(insertFix("add block(128)", decl.body.range.file, decl.body.range.begin, "block(128) "));
@@ -164,7 +166,7 @@ private:
     }
   }
 
-  void targetOf(Kernel &k) {
+  void targetOf(Kernel &k, bool misspelled) {
     const KernelDecl &decl = *k.decl;
     std::optional<Target> declared;
     if (k.targetClause) {
@@ -180,7 +182,7 @@ private:
         if (!suggestion.empty() && c.args.size() == 1)
           d.fixes.push_back(replaceFix("use " + std::string(suggestion), at, std::string(suggestion)));
       }
-    } else {
+    } else if (!misspelled) {
       sink_.report("kernel.target", decl.name.range,
                    "kernel '" + decl.name.name + "' has no target(...); every operation is checked against it")
           .fixes.push_back(
@@ -190,7 +192,9 @@ private:
     k.desc = &targetDesc(k.target);
   }
 
-  void unknownClause(const Clause &c, auto &allowed, std::string_view what) {
+  /// Reports an unknown clause; returns the clause it probably meant (so
+  /// that a misspelled required clause is not also reported as missing).
+  std::string_view unknownClause(const Clause &c, auto &allowed, std::string_view what) {
     std::string_view suggestion = closestMatch(c.name.name, asVector(allowed));
     std::string list;
     for (std::string_view a : allowed)
@@ -201,6 +205,7 @@ private:
     if (!suggestion.empty())
       d.fixes.push_back(replaceFix("replace with '" + std::string(suggestion) + "'", c.name.range,
                                    std::string(suggestion)));
+    return suggestion;
   }
 
   void param(Kernel &k, const Field &f) {
@@ -299,9 +304,11 @@ private:
     Role r;
     r.name = decl.name.name;
     r.decl = &decl;
+    bool warpsMisspelled = false;
     for (const Clause &c : decl.clauses) {
       if (!contains(kRoleClauses, c.name.name)) {
-        unknownClause(c, kRoleClauses, "role");
+        std::string_view meant = unknownClause(c, kRoleClauses, "role");
+        warpsMisspelled |= meant == "warps" || meant == "warpgroups";
         continue;
       }
       if (c.name.name == "warps" || c.name.name == "warpgroups") {
@@ -327,7 +334,7 @@ private:
           sink_.report("kernel.clause", c.range, "issue(...) takes elect, warp or warpgroup");
       }
     }
-    if (!r.warpsClause)
+    if (!r.warpsClause && !warpsMisspelled)
       sink_.report("kernel.clause", decl.name.range,
                    "role '" + r.name + "' needs warps(a .. b) or warpgroups(a .. b)");
     pushScope();

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "TestUtil.h"
+#include "compiler/driver/Check.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -92,6 +93,29 @@ TEST(RoundTrip, KernelLibraryIsFormatted) {
     ++checked;
   }
   EXPECT_GE(checked, 1u);
+}
+
+} // namespace
+
+namespace {
+
+/// Every kernel of the library and every complete program in the docs must
+/// check clean: they are the schedules the verifier's rules are tuned on, so
+/// a finding there is either a bug in the kernel or a false positive.
+TEST(Repository, LibraryAndDocsCheckClean) {
+  size_t checked = 0;
+  for (auto &[name, text, fromDocs] : repositorySources()) {
+    if (!fromDocs && name.find("/kernels/") == std::string::npos)
+      continue;
+    cake::SourceManager sm;
+    cake::FileId file = sm.addBuffer(name, text);
+    for (const cake::Diagnostic &d : cake::checkSource(sm, file).diagnostics) {
+      cake::LineColumn lc = sm.lineColumn(file, d.range.begin);
+      ADD_FAILURE() << name << ":" << lc.line << ":" << lc.column << ": " << d.message << " [" << d.code << "]";
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 10u) << "the library's kernels and the language reference's sketches";
 }
 
 } // namespace
