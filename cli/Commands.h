@@ -17,5 +17,6 @@ int runFmt(int argc, char **argv);
 int runRules(int argc, char **argv);
 int runExplain(int argc, char **argv);
 int runCorpus(int argc, char **argv);
+int runLsp(int argc, char **argv);
 
 } // namespace cake::cli

@@ -1,5 +1,6 @@
 # Writes OUT, a C++ source embedding every rule page (DOCS, a ;-list of
 # docs/rules/<code>.md files) so that `cake explain` works from any directory.
+string(REPLACE "|" ";" DOCS "${DOCS}")
 set(body "")
 foreach(doc ${DOCS})
   get_filename_component(code ${doc} NAME_WLE)

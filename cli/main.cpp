@@ -19,6 +19,7 @@ constexpr Command kCommands[] = {
     {"rules", "List the rule catalog", cake::cli::runRules},
     {"explain", "Print the page of a rule", cake::cli::runExplain},
     {"corpus", "Run the rule corpus gate", cake::cli::runCorpus},
+    {"lsp", "Run the language server on stdin/stdout", cake::cli::runLsp},
 };
 
 void printUsage(std::ostream &os) {

@@ -1,0 +1,52 @@
+//===- Documents.h - Open documents and their analyses ---------*- C++ -*-===//
+//
+// Part of CAKE. The versioned store of open documents. Each document's
+// analysis (syntax tree, diagnostics) is computed by the same checkSource the
+// CLI uses, lazily, and dropped on every change.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/driver/Check.h"
+#include "lsp/Protocol.h"
+
+#include <map>
+#include <memory>
+#include <optional>
+
+namespace cake::lsp {
+
+struct Analysis {
+  SourceManager sm;
+  FileId file;
+  CheckResult result;
+};
+
+struct Document {
+  std::string uri;
+  int64_t version = 0;
+  std::string text;
+  std::shared_ptr<const Analysis> analysis; ///< null until analyzed after a change
+};
+
+class DocumentStore {
+public:
+  void open(const std::string &uri, int64_t version, std::string text);
+  /// Applies `contentChanges` (full or incremental); throws InvalidParams on
+  /// malformed changes, leaving the document as it was.
+  void change(const std::string &uri, int64_t version, const json &changes, Encoding enc);
+  void close(const std::string &uri);
+
+  /// The document, or nullptr when it is not open.
+  const Document *find(const std::string &uri) const;
+  /// The document's analysis, computed now if needed; throws InvalidParams
+  /// when the document is not open.
+  std::shared_ptr<const Analysis> analyze(const std::string &uri, const CheckOptions &options);
+
+  const std::map<std::string, Document> &all() const { return docs_; }
+
+private:
+  std::map<std::string, Document> docs_;
+};
+
+} // namespace cake::lsp

@@ -1,0 +1,71 @@
+//===- Protocol.h - LSP protocol types and conversions ---------*- C++ -*-===//
+//
+// Part of CAKE. JSON lives here and in the feature files of lsp/ only. This
+// header holds the JSON-RPC error codes, the error type handlers throw, and
+// the conversions between LSP positions (UTF-16 by default, UTF-8 when the
+// client offers it) and byte offsets.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "diagnostics/Source.h"
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace cake::lsp {
+
+using json = nlohmann::json;
+
+namespace ErrorCode {
+inline constexpr int ParseError = -32700;
+inline constexpr int InvalidRequest = -32600;
+inline constexpr int MethodNotFound = -32601;
+inline constexpr int InvalidParams = -32602;
+inline constexpr int InternalError = -32603;
+inline constexpr int ServerNotInitialized = -32002;
+inline constexpr int RequestCancelled = -32800;
+inline constexpr int RequestFailed = -32803;
+} // namespace ErrorCode
+
+/// Thrown by handlers; becomes the error reply of the request.
+struct LspError : std::runtime_error {
+  int code;
+  LspError(int code, const std::string &message) : std::runtime_error(message), code(code) {}
+};
+
+enum class Encoding { UTF16, UTF8 };
+
+std::string_view encodingName(Encoding e);
+
+/// Byte offset of LSP position (line, character) in \p text; positions past
+/// the end of a line clamp to the line end, past the end of the text to its
+/// end (the spec asks servers to be lenient).
+uint32_t offsetAt(std::string_view text, uint32_t line, uint32_t character, Encoding enc);
+
+/// LSP position {line, character} of byte \p offset in \p text.
+json positionAt(std::string_view text, uint32_t offset, Encoding enc);
+
+/// LSP range of a byte range.
+json rangeOf(std::string_view text, SourceRange range, Encoding enc);
+
+/// Reads params field \p key as type T; throws InvalidParams naming the JSON
+/// path (e.g. "params.textDocument.uri") when it is missing or mistyped.
+template <typename T> T field(const json &object, std::string_view key, std::string_view path) {
+  std::string where = std::string(path) + "." + std::string(key);
+  if (!object.is_object() || !object.contains(key))
+    throw LspError(ErrorCode::InvalidParams, "missing " + where);
+  try {
+    return object.at(key).get<T>();
+  } catch (const json::exception &) {
+    throw LspError(ErrorCode::InvalidParams, "wrong type for " + where);
+  }
+}
+
+/// Path of a file:// URI ("" when the URI is not a file URI).
+std::string uriToPath(std::string_view uri);
+std::string pathToUri(std::string_view path);
+
+} // namespace cake::lsp

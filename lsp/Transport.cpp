@@ -1,0 +1,145 @@
+//===- Transport.cpp - LSP base protocol framing --------------------------===//
+#include "lsp/Transport.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <poll.h>
+#include <unistd.h>
+
+namespace cake::lsp {
+namespace {
+
+/// Case-insensitive header-name match at the start of \p line.
+bool startsWithNoCase(std::string_view line, std::string_view prefix) {
+  if (line.size() < prefix.size())
+    return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(line[i])) != std::tolower(static_cast<unsigned char>(prefix[i])))
+      return false;
+  return true;
+}
+
+} // namespace
+
+bool Transport::fill(bool block) {
+  if (eof_)
+    return false;
+  if (!block) {
+    pollfd p{in_, POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0)
+      return false;
+  }
+  char chunk[1 << 16];
+  ssize_t n;
+  do
+    n = ::read(in_, chunk, sizeof chunk);
+  while (n < 0 && errno == EINTR);
+  if (n <= 0) {
+    eof_ = true;
+    return false;
+  }
+  buffer_.append(chunk, static_cast<size_t>(n));
+  return true;
+}
+
+std::optional<size_t> Transport::findHeaderEnd() const {
+  size_t at = buffer_.find("\r\n\r\n");
+  if (at != std::string::npos)
+    return at + 4;
+  at = buffer_.find("\n\n"); // tolerate bare newlines
+  return at == std::string::npos ? std::nullopt : std::optional<size_t>(at + 2);
+}
+
+/// Drops bytes before the first "Content-Length" header (junk between
+/// messages, or the unread body of a refused message); true if any.
+bool Transport::skipJunk() {
+  size_t at = std::string::npos;
+  for (size_t i = 0; i + 15 <= buffer_.size(); ++i)
+    if (startsWithNoCase(std::string_view(buffer_).substr(i), "content-length:")) {
+      at = i;
+      break;
+    }
+  if (at == 0 || at == std::string::npos)
+    return false;
+  buffer_.erase(0, at);
+  return true;
+}
+
+std::optional<Transport::Message> Transport::read() {
+  for (;;) {
+    if (skipJunk())
+      return Message{{}, "junk between messages; skipped to the next Content-Length header"};
+    auto headerEnd = findHeaderEnd();
+    while (!headerEnd) {
+      if (buffer_.size() > 64 * 1024) { // no header in 64 KiB: junk
+        buffer_.clear();
+        return Message{{}, "no message header in the last 64 KiB of input; discarded"};
+      }
+      if (!fill(true)) {
+        if (buffer_.find_first_not_of(" \r\n\t") == std::string::npos)
+          return std::nullopt;
+        buffer_.clear();
+        return Message{{}, "truncated message header at end of input"};
+      }
+      if (skipJunk())
+        return Message{{}, "junk between messages; skipped to the next Content-Length header"};
+      headerEnd = findHeaderEnd();
+    }
+    std::string_view headers(buffer_.data(), *headerEnd);
+    std::optional<size_t> length;
+    bool tooLarge = false;
+    for (size_t pos = 0; pos < headers.size();) {
+      size_t nl = headers.find('\n', pos);
+      std::string_view line = headers.substr(pos, (nl == std::string_view::npos ? headers.size() : nl) - pos);
+      pos = nl == std::string_view::npos ? headers.size() : nl + 1;
+      if (startsWithNoCase(line, "content-length:")) {
+        std::string value(line.substr(15));
+        char *end = nullptr;
+        errno = 0;
+        unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+        if (errno == 0 && end != value.c_str()) {
+          tooLarge = v > kMaxMessageBytes;
+          length = static_cast<size_t>(std::min<unsigned long long>(v, kMaxMessageBytes + 1));
+        }
+      }
+    }
+    if (!length || tooLarge) {
+      // Do not trust the length: drop the header and resynchronize at the
+      // next one.
+      buffer_.erase(0, *headerEnd);
+      return Message{{}, tooLarge ? "Content-Length exceeds the 64 MiB limit; message skipped"
+                                  : "message header without a valid Content-Length; skipped"};
+    }
+    while (buffer_.size() < *headerEnd + *length)
+      if (!fill(true)) {
+        buffer_.clear();
+        return Message{{}, "truncated message body at end of input"};
+      }
+    Message m{buffer_.substr(*headerEnd, *length), {}};
+    buffer_.erase(0, *headerEnd + *length);
+    return m;
+  }
+}
+
+bool Transport::inputPending() {
+  while (fill(false)) {
+  }
+  return buffer_.find_first_not_of(" \r\n\t") != std::string::npos;
+}
+
+void Transport::write(const std::string &body) {
+  std::string out = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  const char *p = out.data();
+  size_t left = out.size();
+  while (left) {
+    ssize_t n = ::write(out_, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return; // the client is gone; the read side will see EOF
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+}
+
+} // namespace cake::lsp

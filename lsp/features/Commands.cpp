@@ -1,0 +1,74 @@
+//===- Commands.cpp - workspace/executeCommand ----------------------------===//
+//
+// cake.check returns the diagnostics in the CLI's JSON schema (the same
+// renderer as `cake check --format json`); cake.applyFix applies a
+// document's fix-its through workspace/applyEdit. Compile, run and bench
+// answer that code generation is not available yet.
+//
+//===----------------------------------------------------------------------===//
+#include "lsp/Features.h"
+
+#include "cli/JsonRenderer.h"
+
+namespace cake::lsp {
+namespace {
+
+std::string argumentUri(const json &params) {
+  json args = params.value("arguments", json::array());
+  if (!args.is_array() || args.empty())
+    throw LspError(ErrorCode::InvalidParams, "params.arguments[0] must name a document");
+  const json &a = args[0];
+  if (a.is_string())
+    return a.get<std::string>();
+  return field<std::string>(a, "uri", "params.arguments[0]");
+}
+
+json check(State &state, const json &params) {
+  std::string uri = argumentUri(params);
+  auto analysis = state.docs.analyze(uri, state.check);
+  json out = diagnosticsToJson(analysis->sm, analysis->result.diagnostics);
+  out["uri"] = uri;
+  return out;
+}
+
+json applyFix(State &state, const json &params) {
+  std::string uri = argumentUri(params);
+  auto analysis = state.docs.analyze(uri, state.check);
+  std::vector<Fix> fixes;
+  std::vector<TextEdit> taken;
+  for (const Diagnostic &d : analysis->result.diagnostics) {
+    if (d.fixes.empty())
+      continue;
+    const Fix &f = d.fixes.front();
+    bool clash = false;
+    for (const TextEdit &e : f.edits)
+      for (const TextEdit &t : taken)
+        clash |= e.range.begin < t.range.end && t.range.begin < e.range.end;
+    if (clash)
+      continue;
+    taken.insert(taken.end(), f.edits.begin(), f.edits.end());
+    fixes.push_back(f);
+  }
+  json edit = workspaceEdit(state, uri, fixes);
+  if (!fixes.empty())
+    state.request("workspace/applyEdit", {{"label", "cake: apply fix-its"}, {"edit", edit}});
+  return {{"applied", fixes.size()}, {"edit", edit}};
+}
+
+} // namespace
+
+json commandNames() { return {"cake.check", "cake.applyFix", "cake.compile", "cake.run", "cake.bench"}; }
+
+json executeCommand(State &state, const json &params) {
+  std::string command = field<std::string>(params, "command", "params");
+  if (command == "cake.check")
+    return check(state, params);
+  if (command == "cake.applyFix")
+    return applyFix(state, params);
+  if (command == "cake.compile" || command == "cake.run" || command == "cake.bench")
+    throw LspError(ErrorCode::RequestFailed,
+                   command + ": CUDA code generation and the GPU runner are not implemented yet in this build");
+  throw LspError(ErrorCode::InvalidParams, "unknown command '" + command + "'");
+}
+
+} // namespace cake::lsp

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""A minimal LSP client for transcript tests: sends the JSON messages of a
+script to `cake lsp` and prints every message the server sends, one per line
+(compact JSON, keys sorted), so FileCheck can match them.
+
+Script format (one message per line; blank lines and lines starting with '#'
+are skipped): a JSON object is sent framed; `RAW <python string literal>`
+sends bytes as they are (for malformed input); `WAIT` waits until the server
+has answered every request sent so far. At the end the client closes stdin
+and waits for the server to exit, then prints `exit: N`.
+"""
+import ast
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+
+def frame(body: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def reader(stream, out, lock):
+    while True:
+        header = b""
+        while not header.endswith(b"\r\n\r\n"):
+            ch = stream.read(1)
+            if not ch:
+                return
+            header += ch
+        length = int(header.split(b":")[1].strip().split(b"\r\n")[0])
+        body = stream.read(length)
+        msg = json.loads(body)
+        with lock:
+            out.append(msg)
+            print(json.dumps(msg, sort_keys=True, separators=(",", ":")), flush=True)
+
+
+def main():
+    cake, script = sys.argv[1], sys.argv[2]
+    proc = subprocess.Popen([cake, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    received, lock = [], threading.Lock()
+    t = threading.Thread(target=reader, args=(proc.stdout, received, lock), daemon=True)
+    t.start()
+    pending = set()
+    with open(script) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#") or line.startswith("//"):
+                continue
+            if line == "WAIT":
+                deadline = time.time() + 20
+                while time.time() < deadline:
+                    with lock:
+                        answered = {m.get("id") for m in received if "method" not in m}
+                    if pending <= answered:
+                        break
+                    time.sleep(0.01)
+                continue
+            if line.startswith("RAW "):
+                proc.stdin.write(ast.literal_eval(line[4:]))
+            else:
+                msg = json.loads(line)
+                if "id" in msg and "method" in msg:
+                    pending.add(msg["id"])
+                proc.stdin.write(frame(json.dumps(msg).encode()))
+            proc.stdin.flush()
+    proc.stdin.close()
+    try:
+        rc = proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        rc = "timeout"
+    t.join(timeout=5)
+    print(f"exit: {rc}")
+
+
+if __name__ == "__main__":
+    main()
