@@ -1,0 +1,19 @@
+// out[r] = scale * sum(x[r, :]^2), one warp per row.
+// bad: a Python-style '#' comment; comments start with '//'.
+const D = 128
+
+kernel row_sumsq(
+  x: global fp32[R, D] align(16),
+  out: global fp32[R],
+  scale: param fp32,
+) target(sm_90a) grid(math.cdiv(R, 8)) block(256) {
+  role rows warps(0 .. 8) issue(warp) {
+    // expected-error@+1:5-6 syntax.character {{invalid character '#'}}
+    # one warp per row
+    let r = cta.id(0) * 8 + self.warp()
+    if r < R {
+      let v = ld.global(x[r, :])
+      st.global(reduce.sum(v * v, axis = 0) * scale, out[r])
+    }
+  }
+}

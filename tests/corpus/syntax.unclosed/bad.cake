@@ -1,0 +1,18 @@
+// out[r] = scale * sum(x[r, :]^2), one warp per row.
+// bad: the '}' of the 'if' is missing, so the kernel body runs to the end of the file.
+const D = 128
+
+kernel row_sumsq(
+  x: global fp32[R, D] align(16),
+  out: global fp32[R],
+  scale: param fp32,
+// expected-note@+1:51-52 syntax.unclosed {{opened here}}
+) target(sm_90a) grid(math.cdiv(R, 8)) block(256) {
+  role rows warps(0 .. 8) issue(warp) {
+    let r = cta.id(0) * 8 + self.warp()
+    if r < R {
+      let v = ld.global(x[r, :])
+      st.global(reduce.sum(v * v, axis = 0) * scale, out[r])
+  }
+}
+// expected-error@19:1 syntax.unclosed {{expected '}' to close the kernel body before the end of the file}}
