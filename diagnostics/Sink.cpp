@@ -48,7 +48,9 @@ std::string_view closestMatch(std::string_view name, const std::vector<std::stri
     if (c == name || c.size() > name.size() + limit || name.size() > c.size() + limit)
       continue;
     size_t d = editDistance(name, c);
-    if (d < bestDistance || (d == bestDistance && c < best)) {
+    // On a tie prefer a candidate that extends the name (sm_90 -> sm_90a).
+    bool extends = c.starts_with(name), bestExtends = best.starts_with(name) && !best.empty();
+    if (d < bestDistance || (d == bestDistance && (extends > bestExtends || (extends == bestExtends && c < best)))) {
       best = c;
       bestDistance = d;
     }

@@ -51,17 +51,18 @@ CorpusResult runBad(const std::string &code, const fs::path &path) {
     r.problems.push_back("missed: no " + code + " finding");
   for (std::string &m : verifyDiagnostics(sm, file, checked.diagnostics))
     r.problems.push_back(std::move(m));
-  const RuleInfo *rule = findRule(code);
-  if (rule && rule->hasFix) {
-    std::string fixed = text;
-    if (!applyFixes(fixed, file, checked.diagnostics, code)) {
-      r.problems.push_back("no fix-it offered for " + code);
-    } else {
-      FileId again = sm.addBuffer(path.string() + " (fixed)", fixed);
-      if (size_t left = countCode(checkSource(sm, again).diagnostics, code))
-        r.problems.push_back("after its fix-its the program still has " + std::to_string(left) + " " + code +
-                             " finding(s)");
-    }
+  // Every finding that offers a fix must be repaired by it; findings without
+  // a fix may remain.
+  size_t unfixable = std::count_if(checked.diagnostics.begin(), checked.diagnostics.end(),
+                                   [&](const Diagnostic &d) { return d.code == code && d.fixes.empty(); });
+  std::string fixed = text;
+  if (size_t applied = applyFixes(fixed, file, checked.diagnostics, code)) {
+    r.fixesApplied = applied;
+    FileId again = sm.addBuffer(path.string() + " (fixed)", fixed);
+    size_t left = countCode(checkSource(sm, again).diagnostics, code);
+    if (left > unfixable)
+      r.problems.push_back("after its fix-its the program still has " + std::to_string(left) + " " + code +
+                           " finding(s)");
   }
   r.passed = r.problems.empty();
   return r;
@@ -112,6 +113,13 @@ std::vector<CorpusResult> runCorpus(const std::string &dirName) {
     }
     if (!anyBad || !anyGood)
       results.push_back({code, ruleDir.string(), false, {"needs at least one bad*.cake and one good*.cake"}});
+    size_t fixesApplied = 0;
+    for (const CorpusResult &c : results)
+      if (c.code == code)
+        fixesApplied += c.fixesApplied;
+    if (rule.hasFix && anyBad && !fixesApplied)
+      results.push_back({code, ruleDir.string(), false,
+                         {"the catalog says this rule has fix-its, but no bad case offers one"}});
   }
   for (auto &entry : fs::directory_iterator(dir))
     if (entry.is_directory() && !findRule(entry.path().filename().string()))

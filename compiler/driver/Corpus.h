@@ -4,8 +4,9 @@
 // must trigger it (bad*.cake) and near misses that must stay clean
 // (good*.cake). A bad case states every expected diagnostic with
 // expected-* annotations (see Verify.h), so a finding on the wrong range
-// fails; if the rule has fixes, applying them must leave no finding of the
-// rule. A good case must produce no diagnostic at all. A rule of the
+// fails; applying the rule's fix-its must repair every finding that offers
+// one, and a rule the catalog marks as fixable must offer one in at least one
+// case. A good case must produce no diagnostic at all. A rule of the
 // catalog without a corpus directory fails the gate unless exempt.txt names
 // it with a reason.
 //
@@ -22,6 +23,7 @@ struct CorpusResult {
   std::string path; ///< the case file, or the directory for a missing case
   bool passed = false;
   std::vector<std::string> problems;
+  size_t fixesApplied = 0; ///< bad cases: fix-its applied by the gate
 };
 
 /// Runs every case under \p dir.

@@ -56,6 +56,9 @@ public:
         moduleConst(*c, out.consts);
     for (const StmtPtr &item : syntax_.items.stmts)
       if (auto *k = dyn_cast<KernelDecl>(item.get()))
+        declareModuleName(k->name);
+    for (const StmtPtr &item : syntax_.items.stmts)
+      if (auto *k = dyn_cast<KernelDecl>(item.get()))
         out.kernels.push_back(kernel(*k, out.consts));
     return out;
   }
@@ -74,9 +77,17 @@ private:
                    "'" + id.name + "' is reserved (an operation family, scope, memory space, element type or "
                                    "builtin); choose another name");
     auto [it, inserted] = scopes_.back().emplace(id.name, id.range);
-    if (!inserted)
+    if (!inserted) {
       sink_.report("name.duplicate", id.range, "'" + id.name + "' is already declared in this scope")
           .notes.push_back({it->second, "previous declaration of '" + id.name + "'"});
+      return;
+    }
+    for (size_t i = scopes_.size() - 1; i-- > 0;)
+      if (auto outer = scopes_[i].find(id.name); outer != scopes_[i].end()) {
+        sink_.report("name.shadow", id.range, "'" + id.name + "' hides a declaration of an enclosing scope")
+            .notes.push_back({outer->second, "the hidden declaration"});
+        return;
+      }
   }
 
   bool visible(std::string_view name) const {
@@ -108,7 +119,18 @@ private:
   void moduleConst(const ConstDecl &c, ConstEnv &env) {
     if (auto v = evalInt(*c.value, env))
       env[c.name.name] = *v;
-    moduleNames_.push_back(c.name);
+    declareModuleName(c.name);
+  }
+
+  /// Constants and kernels share the module scope.
+  void declareModuleName(const Ident &id) {
+    for (const Ident &earlier : moduleNames_)
+      if (earlier.name == id.name) {
+        sink_.report("name.duplicate", id.range, "'" + id.name + "' is already declared in this module")
+            .notes.push_back({earlier.range, "previous declaration of '" + id.name + "'"});
+        return;
+      }
+    moduleNames_.push_back(id);
   }
 
   Kernel kernel(const KernelDecl &decl, const ConstEnv &moduleConsts) {
@@ -124,8 +146,14 @@ private:
     for (const Field &f : decl.params)
       param(k, f);
     collectKernelScope(k);
+    // Roles run after the whole kernel scope, so they see every kernel-scope
+    // let whatever its position; kernel scope itself is sequential.
     for (const StmtPtr &s : decl.body.stmts)
-      kernelStmt(k, *s);
+      if (!isa<RoleStmt>(*s))
+        kernelStmt(k, *s);
+    for (const StmtPtr &s : decl.body.stmts)
+      if (isa<RoleStmt>(*s))
+        kernelStmt(k, *s);
     popScope();
     popScope();
     return k;
@@ -139,6 +167,8 @@ private:
         misspelled.insert(unknownClause(c, kKernelClauses, "kernel"));
         continue;
       }
+      if (repeatedClause(c, decl.clauses))
+        continue;
       if (c.name.name == "target")
         k.targetClause = &c;
       else if (c.name.name == "block")
@@ -208,11 +238,31 @@ private:
     return suggestion;
   }
 
+  /// Reports \p c when an earlier clause of \p all has its name.
+  bool repeatedClause(const Clause &c, const std::vector<Clause> &all) {
+    for (const Clause &earlier : all) {
+      if (&earlier == &c)
+        return false;
+      if (earlier.name.name == c.name.name) {
+        sink_.report("kernel.clause", c.name.range, "clause '" + c.name.name + "' is given twice")
+            .notes.push_back({earlier.range, "first given here"});
+        return true;
+      }
+    }
+    return false;
+  }
+
   void param(Kernel &k, const Field &f) {
     Param p{f.name.name, resolveType(f.type, k, /*bindSymbols=*/true), &f};
-    if (p.type.space != Space::Global && p.type.space != Space::Param)
-      sink_.report("type.space", f.type.range,
-                   "parameter '" + f.name.name + "' must be a 'global' tensor or a 'param' scalar");
+    if (p.type.space != Space::Global && p.type.space != Space::Param) {
+      Diagnostic &d = sink_.report("type.space", f.type.range,
+                                   "parameter '" + f.name.name + "' must be a 'global' tensor or a 'param' scalar");
+      if (!f.type.space && !f.type.hasShape)
+        d.fixes.push_back(insertFix("pass it by value: 'param'", f.type.range.file, f.type.range.begin, "param "));
+      else if (!f.type.space)
+        d.fixes.push_back(insertFix("a tensor in device memory: 'global'", f.type.range.file, f.type.range.begin,
+                                    "global "));
+    }
     declare(f.name);
     k.params.push_back(std::move(p));
   }
@@ -292,6 +342,11 @@ private:
       }
     }
     for (const Field &f : decl.slots) {
+      if (const Slot *earlier = r.slot(f.name.name)) {
+        sink_.report("name.duplicate", f.name.range, "ring '" + r.name + "' already has a slot '" + f.name.name + "'")
+            .notes.push_back({earlier->decl->name.range, "previous slot '" + f.name.name + "'"});
+        continue;
+      }
       Slot slot{f.name.name, resolveType(f.type, k, false), &f};
       if (slot.type.space != Space::Shared && slot.type.space != Space::Tmem)
         sink_.report("type.space", f.type.range, "ring slot '" + f.name.name + "' must be in 'shared' or 'tmem'");
@@ -330,8 +385,14 @@ private:
           r.issue = IssueMode::Warp;
         else if (mode == "warpgroup")
           r.issue = IssueMode::Warpgroup;
-        else
-          sink_.report("kernel.clause", c.range, "issue(...) takes elect, warp or warpgroup");
+        else {
+          std::string_view suggestion = closestMatch(mode, {"elect", "warp", "warpgroup"});
+          Diagnostic &d = sink_.report("kernel.clause", c.range,
+                                       "issue(...) takes elect, warp or warpgroup" + didYouMean(suggestion));
+          if (!suggestion.empty())
+            d.fixes.push_back(replaceFix("use issue(" + std::string(suggestion) + ")", c.args[0]->range,
+                                         std::string(suggestion)));
+        }
       }
     }
     if (!r.warpsClause && !warpsMisspelled)
@@ -502,8 +563,16 @@ private:
     case StmtKind::Expr:
       resolveExpr(*static_cast<const ExprStmt &>(s).expr, k);
       return;
+    case StmtKind::Ring: {
+      // Still registered, so that its uses do not cascade into more errors.
+      auto &r = static_cast<const RingStmt &>(s);
+      sink_.report("kernel.body", r.name.range, "rings are declared at kernel scope, where every role can use them");
+      declare(r.name);
+      ring(k, r);
+      return;
+    }
     default:
-      sink_.report("kernel.body", s.range, "rings, roles and kernels are declared at kernel scope, not in a role");
+      sink_.report("kernel.body", s.range, "roles and kernels are declared at kernel scope, not in a role");
     }
   }
 
@@ -550,7 +619,11 @@ private:
         return op;
     }
     if (callee.kind == ExprKind::Name && visible(name)) {
-      sink_.report("op.unknown", callee.range, "'" + name + "' is a value, not an operation");
+      Diagnostic &d = sink_.report("op.unknown", callee.range,
+                                   "'" + name + "' is a value, not an operation; index it with [...]");
+      uint32_t open = callee.range.end, close = call.range.end - 1;
+      d.fixes.push_back({"index with [...]",
+                         {{{call.range.file, open, open + 1}, "["}, {{call.range.file, close, close + 1}, "]"}}});
       return nullptr;
     }
     if (callee.kind == ExprKind::Member && !root.empty() && !isOpFamily(root) && !visible(root) &&
@@ -563,6 +636,12 @@ private:
       if (!op.name.starts_with("ring."))
         names.push_back(op.name);
     std::string_view suggestion = closestMatch(name, names);
+    if (name.find('.') == std::string::npos) // `cdiv(...)` for `math.cdiv(...)`
+      for (std::string_view op : names)
+        if (op.substr(op.rfind('.') + 1) == name) {
+          suggestion = op;
+          break;
+        }
     Diagnostic &d = sink_.report("op.unknown", callee.range,
                                  "unknown operation '" + (name.empty() ? std::string("<expression>") : name) + "'" +
                                      didYouMean(suggestion));

@@ -185,16 +185,23 @@ private:
         while (isDigit(peek()))
           ++pos_;
       }
-      if (isIdentStart(peek())) // a unit suffix such as 128B or 64KiB
+      if (isIdentStart(peek())) { // a unit suffix: 128B, 64KiB, 1MiB
+        size_t unit = pos_;
         while (isIdentChar(peek()))
           ++pos_;
-      if (peek() == '.' && isDigit(peek(1)))
-        bad = true; // 1.2.3
+        std::string_view suffix = src_.substr(unit, pos_ - unit);
+        bad = suffix != "B" && suffix != "KiB" && suffix != "MiB";
+      }
+      if (peek() == '.' && (isDigit(peek(1)) || isIdentStart(peek(1))))
+        bad = true; // 1.2.3, 1.e-6
     }
     if (bad) {
-      while (isIdentChar(peek()) || (peek() == '.' && isDigit(peek(1))))
+      while (isIdentChar(peek()) || (peek() == '.' && (isDigit(peek(1)) || isIdentStart(peek(1)))) ||
+             ((peek() == '-' || peek() == '+') && (src_[pos_ - 1] == 'e' || src_[pos_ - 1] == 'E')))
         ++pos_;
-      error("syntax.number", begin, pos_, "malformed number '" + std::string(src_.substr(begin, pos_ - begin)) + "'");
+      error("syntax.number", begin, pos_,
+            "malformed number '" + std::string(src_.substr(begin, pos_ - begin)) +
+                "' (numbers are decimal, 0x or 0b, with an optional fraction and exponent, or a unit: B, KiB, MiB)");
       return push(Tok::Error, begin);
     }
     push(Tok::Number, begin);

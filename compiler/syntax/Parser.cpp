@@ -231,6 +231,9 @@ private:
       return {};
     return {{open.range, std::string("to match this '") + std::string(text(open)) + "'"}};
   }
+  /// The code of an error found where a closer was expected: an unclosed
+  /// opener when the next statement has begun.
+  const char *closerCode() { return startsStatementLine() ? "syntax.unclosed" : "syntax.unexpected"; }
 
   //===-- Comments --------------------------------------------------------===//
 
@@ -614,7 +617,8 @@ private:
         expect(Tok::Colon, " after '" + f.name.name + "'");
         f.type = parseType();
         f.range = from(begin);
-        if (!at(close) && !accept(Tok::Comma) && !at(Tok::Newline) && !at(Tok::Semi))
+        bool unclosedParams = close == Tok::RParen && at(Tok::LBrace); // reported by the loop
+        if (!at(close) && !unclosedParams && !accept(Tok::Comma) && !at(Tok::Newline) && !at(Tok::Semi))
           fail(tok(), "expected ',' or " + std::string(tokenName(close)) + " after '" + f.name.name + "', found " +
                           describe(tok()));
       } catch (SyntaxError &) {
@@ -717,8 +721,8 @@ private:
       bin->operands.push_back(std::move(rhs));
       lhs = std::move(bin);
       if ((p == PCompare || p == PRange) && binaryPrec(tok().kind) == p)
-        fail(tok(), p == PRange ? "ranges cannot be chained; add parentheses"
-                                : "comparisons cannot be chained; add parentheses");
+        fail(tok(), p == PRange ? "ranges cannot be chained"
+                                : "comparisons cannot be chained: write 'a <= b && b < c' for a range test");
     }
   }
 
@@ -739,6 +743,8 @@ private:
     uint32_t begin = tok().range.begin;
     ExprPtr e = parsePrimary();
     for (;;) {
+      if (at(Tok::Dot) && e->kind == ExprKind::Number)
+        fail(tok(), "a number has no members; write an exponent as 1e-6", "syntax.number");
       if (accept(Tok::Dot)) {
         // After '.', keywords are plain names: `sync.role()`, `t.in`.
         if (tok().kind >= Tok::Kernel && tok().kind <= Tok::False)
@@ -778,7 +784,7 @@ private:
         fail(tok(),
              "expected ',' or " + std::string(tokenName(close)) + " in " + std::string(what) + ", found " +
                  describe(tok()),
-             "syntax.unexpected", unclosedNote(open));
+             closerCode(), unclosedNote(open));
     }
     advance();
     --parenDepth_;
@@ -842,7 +848,7 @@ private:
         throw SyntaxError();
       }
       if (!at(Tok::RParen))
-        fail(tok(), "expected ')' to close the parenthesized expression, found " + describe(tok()), "syntax.unexpected",
+        fail(tok(), "expected ')' to close the parenthesized expression, found " + describe(tok()), closerCode(),
              unclosedNote(open));
       advance();
       --parenDepth_;
