@@ -14,9 +14,9 @@ CheckResult checkSource(const SourceManager &sm, FileId file, const CheckOptions
   // parser dropped would otherwise show up as a cascade of unknown names.
   if (!countErrors(result.diagnostics)) {
     DiagnosticSink sink(result.diagnostics);
-    sema::Module model = sema::analyze(result.module, sink, {options.target});
+    result.model = sema::analyze(result.module, sink, {options.target});
     if (!countErrors(result.diagnostics))
-      verify::verify(model, sm, sink);
+      verify::verify(*result.model, sm, sink);
   }
   sortDiagnostics(result.diagnostics);
   return result;

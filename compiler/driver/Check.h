@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "compiler/sema/Model.h"
 #include "compiler/syntax/AST.h"
 #include "compiler/target/Target.h"
 #include "diagnostics/Diagnostic.h"
@@ -23,6 +24,9 @@ struct CheckOptions {
 struct CheckResult {
   syntax::Module module;
   std::vector<Diagnostic> diagnostics; ///< Sorted (sortDiagnostics).
+  /// The semantic model (and its symbol index) when the file parsed
+  /// without errors; it points into `module`.
+  std::optional<sema::Module> model;
 };
 
 /// Parses and checks one buffer.

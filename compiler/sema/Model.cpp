@@ -184,6 +184,48 @@ std::optional<int64_t> Kernel::clusterSize() const {
   return n;
 }
 
+std::string_view symbolKindName(SymbolKind k) {
+  switch (k) {
+  case SymbolKind::Kernel:
+    return "kernel";
+  case SymbolKind::Const:
+    return "constant";
+  case SymbolKind::Param:
+    return "parameter";
+  case SymbolKind::SizeSymbol:
+    return "size symbol";
+  case SymbolKind::Let:
+    return "let";
+  case SymbolKind::Var:
+    return "var";
+  case SymbolKind::Ring:
+    return "ring";
+  case SymbolKind::Role:
+    return "role";
+  case SymbolKind::LoopVar:
+    return "loop variable";
+  }
+  return "symbol";
+}
+
+const Symbol *SymbolIndex::at(uint32_t offset) const {
+  for (const Symbol &s : symbols)
+    if (s.range.begin <= offset && offset < s.range.end)
+      return &s;
+  for (const Reference &r : references)
+    if (r.range.begin <= offset && offset < r.range.end)
+      return &symbols[r.symbol];
+  return nullptr;
+}
+
+std::vector<SourceRange> SymbolIndex::uses(size_t index) const {
+  std::vector<SourceRange> out;
+  for (const Reference &r : references)
+    if (r.symbol == index)
+      out.push_back(r.range);
+  return out;
+}
+
 //===-- Expression helpers --------------------------------------------------===//
 
 std::string dottedName(const syntax::Expr &e) {

@@ -138,10 +138,44 @@ struct Kernel {
   std::optional<int64_t> clusterSize() const;
 };
 
+//===-- The symbol index (for the language server) ---------------------------===//
+
+enum class SymbolKind { Kernel, Const, Param, SizeSymbol, Let, Var, Ring, Role, LoopVar };
+
+std::string_view symbolKindName(SymbolKind k);
+
+/// A declaration: its name's range, the whole declaration's range, and a
+/// one-line description (the type, the ring's stages and bytes, ...).
+struct Symbol {
+  std::string name;
+  SymbolKind kind;
+  SourceRange range;
+  SourceRange declRange;
+  std::string detail;
+  std::string container; ///< the enclosing kernel, or "" at module level
+};
+
+/// A use of a name resolved to its declaration.
+struct Reference {
+  SourceRange range;
+  size_t symbol; ///< index into SymbolIndex::symbols
+};
+
+struct SymbolIndex {
+  std::vector<Symbol> symbols;       ///< in declaration order
+  std::vector<Reference> references; ///< in resolution order
+
+  /// The symbol declared or referenced at byte \p offset, or nullptr.
+  const Symbol *at(uint32_t offset) const;
+  /// Ranges of every use of symbol \p index.
+  std::vector<SourceRange> uses(size_t index) const;
+  size_t indexOf(const Symbol &s) const { return static_cast<size_t>(&s - symbols.data()); }
+};
+
 struct Module {
-  const syntax::Module *syntax = nullptr;
   ConstEnv consts;
   std::vector<Kernel> kernels;
+  SymbolIndex index;
 };
 
 //===-- Expression helpers --------------------------------------------------===//

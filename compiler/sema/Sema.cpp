@@ -9,6 +9,7 @@
 #include "compiler/sema/Sema.h"
 
 #include "compiler/sema/Ops.h"
+#include "compiler/syntax/Printer.h"
 
 #include <algorithm>
 #include <array>
@@ -50,16 +51,16 @@ public:
 
   Module run() {
     Module out;
-    out.syntax = &syntax_;
     for (const StmtPtr &item : syntax_.items.stmts)
       if (auto *c = dyn_cast<ConstDecl>(item.get()))
         moduleConst(*c, out.consts);
     for (const StmtPtr &item : syntax_.items.stmts)
       if (auto *k = dyn_cast<KernelDecl>(item.get()))
-        declareModuleName(k->name);
+        declareModuleName(k->name, SymbolKind::Kernel, k->range, kernelDetail(*k));
     for (const StmtPtr &item : syntax_.items.stmts)
       if (auto *k = dyn_cast<KernelDecl>(item.get()))
         out.kernels.push_back(kernel(*k, out.consts));
+    out.index = std::move(index_);
     return out;
   }
 
@@ -69,38 +70,57 @@ private:
   void pushScope() { scopes_.emplace_back(); }
   void popScope() { scopes_.pop_back(); }
 
-  /// Declares \p id in the innermost scope; reports reserved and duplicate
-  /// names.
-  void declare(const Ident &id) {
+  /// Records a declaration in the symbol index; returns its index.
+  size_t addSymbol(const Ident &id, SymbolKind kind, SourceRange declRange, std::string detail) {
+    index_.symbols.push_back({id.name, kind, id.range, declRange, std::move(detail), kernelName_});
+    return index_.symbols.size() - 1;
+  }
+
+  /// Declares \p id in the innermost scope; reports reserved, duplicate and
+  /// shadowing names.
+  void declare(const Ident &id, SymbolKind kind, SourceRange declRange, std::string detail = "") {
     if (contains(kReservedWords, id.name) || isOpFamily(id.name) || parseElem(id.name))
       sink_.report("name.reserved", id.range,
                    "'" + id.name + "' is reserved (an operation family, scope, memory space, element type or "
                                    "builtin); choose another name");
-    auto [it, inserted] = scopes_.back().emplace(id.name, id.range);
-    if (!inserted) {
+    auto it = scopes_.back().find(id.name);
+    if (it != scopes_.back().end()) {
       sink_.report("name.duplicate", id.range, "'" + id.name + "' is already declared in this scope")
-          .notes.push_back({it->second, "previous declaration of '" + id.name + "'"});
+          .notes.push_back({index_.symbols[it->second].range, "previous declaration of '" + id.name + "'"});
       return;
     }
+    scopes_.back().emplace(id.name, addSymbol(id, kind, declRange, std::move(detail)));
     for (size_t i = scopes_.size() - 1; i-- > 0;)
       if (auto outer = scopes_[i].find(id.name); outer != scopes_[i].end()) {
         sink_.report("name.shadow", id.range, "'" + id.name + "' hides a declaration of an enclosing scope")
-            .notes.push_back({outer->second, "the hidden declaration"});
+            .notes.push_back({index_.symbols[outer->second].range, "the hidden declaration"});
         return;
       }
   }
 
-  bool visible(std::string_view name) const {
+  /// The symbol \p name resolves to in the current scopes.
+  std::optional<size_t> lookup(std::string_view name) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
-      if (it->count(std::string(name)))
-        return true;
-    return name == "inf";
+      if (auto found = it->find(std::string(name)); found != it->end())
+        return found->second;
+    return std::nullopt;
+  }
+
+  bool visible(std::string_view name) const { return name == "inf" || lookup(name).has_value(); }
+
+  /// Resolves a use of a name, recording the reference; false if unknown.
+  bool use(const Expr &name) {
+    if (auto symbol = lookup(name.text)) {
+      index_.references.push_back({name.range, *symbol});
+      return true;
+    }
+    return name.text == "inf";
   }
 
   std::vector<std::string_view> visibleNames() const {
     std::vector<std::string_view> names;
     for (const auto &scope : scopes_)
-      for (const auto &[name, range] : scope)
+      for (const auto &[name, symbol] : scope)
         names.push_back(name);
     return names;
   }
@@ -119,18 +139,17 @@ private:
   void moduleConst(const ConstDecl &c, ConstEnv &env) {
     if (auto v = evalInt(*c.value, env))
       env[c.name.name] = *v;
-    declareModuleName(c.name);
+    declareModuleName(c.name, SymbolKind::Const, c.range, "const " + c.name.name + " = " + print(*c.value));
   }
 
   /// Constants and kernels share the module scope.
-  void declareModuleName(const Ident &id) {
-    for (const Ident &earlier : moduleNames_)
-      if (earlier.name == id.name) {
-        sink_.report("name.duplicate", id.range, "'" + id.name + "' is already declared in this module")
-            .notes.push_back({earlier.range, "previous declaration of '" + id.name + "'"});
-        return;
-      }
-    moduleNames_.push_back(id);
+  void declareModuleName(const Ident &id, SymbolKind kind, SourceRange declRange, std::string detail) {
+    if (auto earlier = moduleNames_.find(id.name); earlier != moduleNames_.end()) {
+      sink_.report("name.duplicate", id.range, "'" + id.name + "' is already declared in this module")
+          .notes.push_back({index_.symbols[earlier->second].range, "previous declaration of '" + id.name + "'"});
+      return;
+    }
+    moduleNames_.emplace(id.name, addSymbol(id, kind, declRange, std::move(detail)));
   }
 
   Kernel kernel(const KernelDecl &decl, const ConstEnv &moduleConsts) {
@@ -138,9 +157,10 @@ private:
     k.decl = &decl;
     k.consts = moduleConsts;
     scopes_.clear();
+    kernelName_ = decl.name.name;
     pushScope();
-    for (const Ident &id : moduleNames_)
-      scopes_.back().emplace(id.name, id.range);
+    for (const auto &[name, symbol] : moduleNames_)
+      scopes_.back().emplace(name, symbol);
     pushScope();
     kernelClauses(k);
     for (const Field &f : decl.params)
@@ -156,7 +176,25 @@ private:
         kernelStmt(k, *s);
     popScope();
     popScope();
+    kernelName_.clear();
     return k;
+  }
+
+  static std::string kernelDetail(const KernelDecl &k) {
+    std::string out = "kernel " + k.name.name + "(";
+    for (size_t i = 0; i < k.params.size(); ++i)
+      out += (i ? ", " : "") + k.params[i].name.name + ": " + print(k.params[i].type);
+    out += ")";
+    for (const Clause &c : k.clauses) {
+      out += " " + c.name.name;
+      if (c.hasArgs) {
+        out += "(";
+        for (size_t i = 0; i < c.args.size(); ++i)
+          out += (i ? ", " : "") + print(*c.args[i]);
+        out += ")";
+      }
+    }
+    return out;
   }
 
   void kernelClauses(Kernel &k) {
@@ -263,7 +301,7 @@ private:
         d.fixes.push_back(insertFix("a tensor in device memory: 'global'", f.type.range.file, f.type.range.begin,
                                     "global "));
     }
-    declare(f.name);
+    declare(f.name, SymbolKind::Param, f.range, f.name.name + ": " + print(f.type));
     k.params.push_back(std::move(p));
   }
 
@@ -272,12 +310,42 @@ private:
   void collectKernelScope(Kernel &k) {
     for (const StmtPtr &s : k.decl->body.stmts) {
       if (auto *r = dyn_cast<RingStmt>(s.get()))
-        declare(r->name);
+        declare(r->name, SymbolKind::Ring, r->range, ringDetail(*r, k));
       else if (auto *r = dyn_cast<RoleStmt>(s.get()))
-        declare(r->name);
+        declare(r->name, SymbolKind::Role, r->range, clauseDetail("role " + r->name.name, r->clauses));
       else if (auto *v = dyn_cast<VarStmt>(s.get()))
-        declare(v->name);
+        declare(v->name, SymbolKind::Var, v->range, "var " + v->name.name + ": " + print(v->type));
     }
+  }
+
+  static std::string letDetail(const LetStmt &l) {
+    std::string names;
+    for (size_t i = 0; i < l.names.size(); ++i)
+      names += (i ? ", " : "") + l.names[i].name;
+    std::string value = print(*l.value);
+    if (value.size() > 80)
+      value = value.substr(0, 77) + "...";
+    return "let " + names + (l.type ? ": " + print(*l.type) : "") + " = " + value;
+  }
+
+  static std::string clauseDetail(std::string head, const std::vector<Clause> &clauses) {
+    for (const Clause &c : clauses) {
+      head += " " + c.name.name;
+      if (c.hasArgs) {
+        head += "(";
+        for (size_t i = 0; i < c.args.size(); ++i)
+          head += (i ? ", " : "") + print(*c.args[i]);
+        head += ")";
+      }
+    }
+    return head;
+  }
+
+  static std::string ringDetail(const RingStmt &r, const Kernel &k) {
+    std::string out = clauseDetail("ring " + r.name.name, r.clauses) + " {";
+    for (size_t i = 0; i < r.slots.size(); ++i)
+      out += (i ? "; " : " ") + r.slots[i].name.name + ": " + print(r.slots[i].type);
+    return out + " }";
   }
 
   void kernelStmt(Kernel &k, const Stmt &s) {
@@ -293,7 +361,7 @@ private:
         if (auto v = evalInt(*l.value, k.consts))
           k.consts[l.names[0].name] = *v;
       for (const Ident &id : l.names)
-        declare(id);
+        declare(id, SymbolKind::Let, l.range, letDetail(l));
       return;
     }
     case StmtKind::Var: {
@@ -337,7 +405,7 @@ private:
       } else {
         (c.name.name == "producer" ? r.producerClause : r.consumerClause) = &c;
         (c.name.name == "producer" ? r.producer : r.consumer) = arg;
-        if (c.args.size() == 1 && c.args[0]->kind == ExprKind::Name && !visible(arg))
+        if (c.args.size() == 1 && c.args[0]->kind == ExprKind::Name && !use(*c.args[0]))
           unknownName(*c.args[0]);
       }
     }
@@ -482,7 +550,8 @@ private:
     if (e.kind == ExprKind::Name && bindSymbols && !visible(e.text)) {
       d.symbol = e.text;
       if (k.sizeSymbols.insert(e.text).second)
-        scopes_.back().emplace(e.text, e.range);
+        scopes_.back().emplace(e.text, addSymbol({e.text, e.range}, SymbolKind::SizeSymbol, e.range,
+                                                 e.text + ": a size bound at launch"));
       return d;
     }
     resolveExpr(e, k);
@@ -504,7 +573,7 @@ private:
       auto &l = static_cast<const LetStmt &>(s);
       resolveExpr(*l.value, k);
       for (const Ident &id : l.names)
-        declare(id);
+        declare(id, SymbolKind::Let, l.range, letDetail(l));
       return;
     }
     case StmtKind::Var: {
@@ -516,7 +585,7 @@ private:
                      "memory at kernel scope");
       if (v.init)
         resolveExpr(*v.init, k);
-      declare(v.name);
+      declare(v.name, SymbolKind::Var, v.range, "var " + v.name.name + ": " + print(v.type));
       return;
     }
     case StmtKind::For: {
@@ -530,7 +599,7 @@ private:
             resolveExpr(*a, k);
       }
       pushScope();
-      declare(f.var);
+      declare(f.var, SymbolKind::LoopVar, f.range, "for " + f.var.name + " in " + print(*f.iterable));
       resolveBlock(f.body, k);
       popScope();
       return;
@@ -567,7 +636,7 @@ private:
       // Still registered, so that its uses do not cascade into more errors.
       auto &r = static_cast<const RingStmt &>(s);
       sink_.report("kernel.body", r.name.range, "rings are declared at kernel scope, where every role can use them");
-      declare(r.name);
+      declare(r.name, SymbolKind::Ring, r.range, ringDetail(r, k));
       ring(k, r);
       return;
     }
@@ -579,7 +648,7 @@ private:
   void resolveExpr(const Expr &e, Kernel &k) {
     switch (e.kind) {
     case ExprKind::Name:
-      if (!visible(e.text))
+      if (!use(e))
         unknownName(e);
       return;
     case ExprKind::Member:
@@ -601,6 +670,7 @@ private:
     std::string name = dottedName(callee);
     std::string root = rootName(callee);
     if (callee.kind == ExprKind::Member && k.ring(root) && callee.operands[0]->kind == ExprKind::Name) {
+      use(*callee.operands[0]);
       if (const OpInfo *op = findOp("ring." + callee.text))
         return op;
       std::string_view suggestion = closestMatch(callee.text, {"commit", "consume", "produce", "release"});
@@ -741,8 +811,10 @@ private:
   const syntax::Module &syntax_;
   DiagnosticSink &sink_;
   SemaOptions options_;
-  std::vector<Ident> moduleNames_;
-  std::vector<std::map<std::string, SourceRange>> scopes_;
+  SymbolIndex index_;
+  std::string kernelName_;
+  std::map<std::string, size_t> moduleNames_;     ///< name -> symbol
+  std::vector<std::map<std::string, size_t>> scopes_; ///< name -> symbol
   /// (kernel, operation) -> index of its target.capability finding.
   std::map<std::pair<const KernelDecl *, std::string_view>, size_t> capabilityReported_;
 };
