@@ -215,6 +215,13 @@ private:
         k.gridClause = &c;
       else if (c.name.name == "cluster")
         k.clusterClause = &c;
+      else if (c.name.name == "occupancy") {
+        auto n = c.args.size() == 1 ? evalInt(*c.args[0], k.consts) : std::nullopt;
+        if (n && *n >= 1)
+          k.occupancy = *n;
+        else
+          sink_.report("kernel.clause", c.range, "occupancy(n) takes one positive compile-time integer");
+      }
     }
     targetOf(k, misspelled.count("target"));
     if (k.blockClause && k.blockClause->args.size() == 1)

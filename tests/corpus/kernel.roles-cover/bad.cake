@@ -5,7 +5,7 @@ const D = 128
 kernel row_norms(
   x: global bf16[R, D] align(16),
   out: global fp32[R],
-// expected-warning@+1:40-50 kernel.roles-cover {{warp 4 of block(256) run no role}}
+  // expected-warning@+1:40-50 kernel.roles-cover {{warp 4 of block(256) runs no role}}
 ) target(sm_90a) grid(math.cdiv(R, 8)) block(256) {
   role lo warps(0 .. 4) {
     let r = cta.id(0) * 8 + self.warp()

@@ -9,7 +9,7 @@ kernel gemm_sm90_ws(
   A: global bf16[M, K] align(16),
   B: global bf16[N, K] align(16),
   C: global bf16[M, N] align(16),
-// expected-error@+1:41 res.threads {{block(256) launches 8 warps but the roles use warps 0 .. 12 (384 threads)}}
+  // expected-error@+1:41 res.threads {{block(256) launches 8 warps but the roles use warps 0 .. 12 (384 threads)}}
 ) target(sm_90a) grid(persistent) block(256) cluster(1) {
   // TMA needs 16-byte row strides; tiles past M, N or K are clipped by TMA (zero fill on load).
   assume K % 8 == 0, N % 8 == 0, K >= 1

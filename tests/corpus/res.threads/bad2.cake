@@ -5,7 +5,7 @@ const D = 128
 kernel row_norms(
   x: global bf16[R, D] align(16),
   out: global fp32[R],
-// expected-error@+1:46 res.threads {{block(264) is not a multiple of 32 threads; the roles use warps 0 .. 8 (256 threads)}}
+  // expected-error@+1:46 res.threads {{block(264) is not a multiple of 32 threads; the roles use warps 0 .. 8 (256 threads)}}
 ) target(sm_90a) grid(math.cdiv(R, 8)) block(264) {
   role lo warps(0 .. 4) {
     let r = cta.id(0) * 8 + self.warp()

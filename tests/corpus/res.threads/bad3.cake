@@ -5,7 +5,7 @@ const D = 128
 kernel row_norms(
   x: global bf16[R, D] align(16),
   out: global fp32[R],
-// expected-error@+1:46 res.threads {{the warps past 4 would run no role}}
+  // expected-error@+1:46 res.threads {{the warps past 4 would run no role}}
 ) target(sm_90a) grid(math.cdiv(R, 4)) block(256) {
   // expected-note@+1:11 {{the last warp of role 'lo' is warp 3}}
   role lo warps(0 .. 4) {
