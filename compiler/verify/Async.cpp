@@ -3,11 +3,880 @@
 // See Rules.h for the codes of this family; their catalog entries are in
 // diagnostics/rules/async.def and their pages in docs/rules/.
 //
+// One flow walk per role serves the five rules. It keeps, per path, the
+// typestate of each asynchronous mechanism:
+//   - proxy.fence: shared regions written by generic stores and not yet
+//     fenced, and ring slots read by generic loads and not yet fenced;
+//   - tma.store-wait: TMA stores whose reads of shared memory may pend;
+//   - wgmma.inflight: register accumulators of wgmma groups not retired;
+//   - tcgen05.wait: values of tcgen05.ld not yet waited for;
+//   - cpasync.wait: raw cp.async copies whose group has not been waited for.
+// Blocks run in order; `if` joins both branches unless its condition is a
+// compile-time fact (`if elect.one()` counts as taken: the stores and their
+// waits run on that thread); loops with a small constant trip count run
+// exactly, with the loop variable bound, so that `epi[wg, j % 2]` and
+// `acc[(j + 1) % 2]` name distinct buffers; other loops run a few
+// iterations and join the states after each (the trip count may be 0).
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/verify/Rules.h"
 
-namespace cake::verify {
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <tuple>
 
-void checkAsync(const sema::Kernel &kernel, RuleContext &ctx) {}
+namespace cake::verify {
+namespace {
+
+using namespace syntax;
+using sema::Kernel;
+using sema::keywordArg;
+using sema::positionalArgs;
+using sema::Ring;
+using sema::Role;
+
+//===-- Helpers --------------------------------------------------------------===//
+
+struct Finding {
+  std::string code;
+  SourceRange range;
+  std::string message;
+  std::vector<Note> notes;
+  std::vector<Fix> fixes;
+};
+
+std::string opName(const Expr &call, const Kernel &kernel) {
+  const sema::OpInfo *op = opOf(call, kernel);
+  return op ? std::string(op->name) : "";
+}
+
+/// Evaluates an integer or boolean (0/1) expression over the names that
+/// \p lookup knows; nullopt when any part is unknown.
+std::optional<int64_t> evalWith(const Expr &e,
+                                const std::function<std::optional<int64_t>(const std::string &)> &lookup) {
+  static const sema::ConstEnv kNoNames;
+  switch (e.kind) {
+  case ExprKind::Number:
+    return sema::evalInt(e, kNoNames);
+  case ExprKind::Bool:
+    return e.text == "true" ? 1 : 0;
+  case ExprKind::Name:
+    return lookup(e.text);
+  case ExprKind::Paren:
+    return evalWith(*e.operands[0], lookup);
+  case ExprKind::Unary: {
+    auto v = evalWith(*e.operands[0], lookup);
+    if (!v)
+      return std::nullopt;
+    if (e.op == Tok::Minus)
+      return -*v;
+    if (e.op == Tok::Bang)
+      return *v == 0 ? 1 : 0;
+    return std::nullopt;
+  }
+  case ExprKind::Binary: {
+    auto a = evalWith(*e.operands[0], lookup), b = evalWith(*e.operands[1], lookup);
+    if (!a || !b)
+      return std::nullopt;
+    int64_t x = *a, y = *b, r = 0;
+    switch (e.op) {
+    case Tok::Plus:
+      return __builtin_add_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Tok::Minus:
+      return __builtin_sub_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Tok::Star:
+      return __builtin_mul_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Tok::Slash:
+      return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
+    case Tok::Percent:
+      return y == 0 ? std::nullopt : std::optional<int64_t>(x % y);
+    case Tok::EqEq:
+      return x == y;
+    case Tok::NotEq:
+      return x != y;
+    case Tok::Less:
+      return x < y;
+    case Tok::LessEq:
+      return x <= y;
+    case Tok::Greater:
+      return x > y;
+    case Tok::GreaterEq:
+      return x >= y;
+    case Tok::AmpAmp:
+      return x && y;
+    case Tok::PipePipe:
+      return x || y;
+    default:
+      return std::nullopt;
+    }
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+/// A piece of shared memory or a register tensor: a kernel-scope var (or
+/// register var) by name, or a ring slot member "s.a" of token "s"; with the
+/// scalar indices that are known (nullopt: a slice or a run-time value).
+struct Region {
+  std::string root;
+  std::string token; ///< the token of a slot member or of a whole slot
+  std::vector<std::optional<int64_t>> index;
+
+  bool valid() const { return !root.empty(); }
+  friend bool operator==(const Region &, const Region &) = default;
+};
+
+/// Whether two regions may share memory: the same root and no index
+/// position where both are known and differ.
+bool mayOverlap(const Region &a, const Region &b) {
+  bool wholeSlot = !a.token.empty() && a.token == b.token && (a.root == a.token || b.root == b.token);
+  if (a.root != b.root && !wholeSlot)
+    return false;
+  for (size_t i = 0; i < a.index.size() && i < b.index.size(); ++i)
+    if (a.index[i] && b.index[i] && *a.index[i] != *b.index[i])
+      return false;
+  return true;
+}
+
+std::string insertText(const SourceManager &sm, const Stmt &at, const std::vector<std::string> &lines) {
+  std::string indent = indentAt(sm, at.range), out;
+  for (const std::string &l : lines)
+    out += indent + l + "\n";
+  return out;
+}
+
+/// A fix inserting several lines before \p stmt, indented like it.
+Fix insertLinesBefore(const SourceManager &sm, const Stmt &stmt, std::string title,
+                      const std::vector<std::string> &lines) {
+  uint32_t line = sm.lineColumn(stmt.range.file, stmt.range.begin).line;
+  return insertFix(std::move(title), stmt.range.file, sm.lineStart(stmt.range.file, line), insertText(sm, stmt, lines));
+}
+
+/// A fix inserting several lines as the last statements of \p block.
+Fix insertLinesAtEnd(const SourceManager &sm, const Block &block, std::string title,
+                     const std::vector<std::string> &lines) {
+  if (block.stmts.empty())
+    return insertLineAtEnd(sm, block, std::move(title), lines.empty() ? "" : lines[0]);
+  const Stmt &last = *block.stmts.back();
+  uint32_t line = sm.lineColumn(last.range.file, last.range.end).line;
+  uint32_t at = sm.lineStart(last.range.file, line + 1);
+  std::string_view text = sm.text(last.range.file);
+  std::string prefix = at == text.size() && !text.ends_with("\n") ? "\n" : "";
+  return insertFix(std::move(title), last.range.file, at, prefix + insertText(sm, last, lines));
+}
+
+//===-- The flow state ---------------------------------------------------------===//
+
+/// A generic write of shared memory not yet fenced against the async proxy.
+struct Write {
+  Region region;
+  const Expr *call;
+  const Stmt *stmt;
+};
+/// A generic read of a ring slot not yet fenced against a TMA refill.
+struct SlotRead {
+  Region region;
+  const Expr *call;
+};
+/// A TMA store whose read of shared memory may still pend.
+struct Store {
+  Region region;
+  const Expr *call;
+  int64_t since; ///< stores issued after it
+};
+/// A wgmma accumulator written by a group that is not retired.
+struct Acc {
+  Region region;
+  const Expr *mma;
+  int64_t commits; ///< groups committed since (1: its own group is closed)
+};
+/// A raw cp.async copy whose group has not been waited for.
+struct Copy {
+  Region region;
+  const Expr *call;
+  int64_t commits;
+};
+
+struct State {
+  std::map<std::string, Write> dirty;    ///< by root
+  std::map<std::string, SlotRead> reads; ///< by root ("s.a")
+  std::vector<Store> stores;
+  std::vector<Acc> accs;
+  std::map<std::string, const Expr *> loaded; ///< tcgen05.ld results not waited for
+  std::vector<Copy> copies;
+  const Expr *lastCpWait = nullptr;
+  int64_t commitsSinceWait = 0;
+  bool dead = false; ///< after `return`
+};
+
+template <typename T, typename Same, typename Merge>
+void unionInto(std::vector<T> &into, const std::vector<T> &other, Same same, Merge merge) {
+  for (const T &x : other) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const T &y) { return same(x, y); });
+    if (it == into.end())
+      into.push_back(x);
+    else
+      merge(*it, x);
+  }
+}
+
+/// The state of either path: what may pend on one of them pends.
+void join(State &a, const State &b) {
+  if (b.dead)
+    return;
+  if (a.dead) {
+    a = b;
+    return;
+  }
+  for (const auto &[k, w] : b.dirty) {
+    auto [it, fresh] = a.dirty.emplace(k, w);
+    if (!fresh && w.stmt->range.begin > it->second.stmt->range.begin)
+      it->second = w;
+  }
+  a.reads.insert(b.reads.begin(), b.reads.end());
+  unionInto(
+      a.stores, b.stores, [](const Store &x, const Store &y) { return x.call == y.call && x.region == y.region; },
+      [](Store &x, const Store &y) { x.since = std::min(x.since, y.since); });
+  unionInto(
+      a.accs, b.accs, [](const Acc &x, const Acc &y) { return x.mma == y.mma && x.region == y.region; },
+      [](Acc &x, const Acc &y) { x.commits = std::min(x.commits, y.commits); });
+  a.loaded.insert(b.loaded.begin(), b.loaded.end());
+  unionInto(
+      a.copies, b.copies, [](const Copy &x, const Copy &y) { return x.call == y.call && x.region == y.region; },
+      [](Copy &x, const Copy &y) { x.commits = std::min(x.commits, y.commits); });
+  if (!a.lastCpWait)
+    a.lastCpWait = b.lastCpWait;
+  a.commitsSinceWait = std::min(a.commitsSinceWait, b.commitsSinceWait);
+}
+
+//===-- Per-kernel facts about rings -------------------------------------------===//
+
+/// Rings whose slots a TMA load refills after a release: some tma.load
+/// writes a produce token's slot, and the ring is produced more often than
+/// it has stages (a produce in a loop, or more produce calls than stages).
+std::set<const Ring *> tmaRefilled(const Kernel &kernel) {
+  std::set<const Ring *> tma, refilled;
+  std::map<const Ring *, int> produces;
+  for (const Role &role : kernel.roles) {
+    std::map<std::string, const Ring *> tokens;
+    std::function<void(const Block &, int)> walk = [&](const Block &b, int loops) {
+      for (const StmtPtr &s : b.stmts) {
+        if (auto *let = dyn_cast<LetStmt>(s.get()); let && let->names.size() == 1 && let->value) {
+          if (let->value->kind == ExprKind::Call && opName(*let->value, kernel) == "ring.produce") {
+            const Ring *r = ringOf(*let->value, kernel);
+            tokens[let->names[0].name] = r;
+            ++produces[r];
+            if (loops > 0)
+              refilled.insert(r);
+          } else if (auto it = tokens.find(sema::rootName(*let->value)); it != tokens.end()) {
+            tokens[let->names[0].name] = it->second;
+          }
+        }
+        forEachCallShallow(*s, [&](const Expr &call) {
+          auto args = positionalArgs(call);
+          if (opName(call, kernel) == "tma.load" && args.size() == 2)
+            if (auto it = tokens.find(sema::rootName(*args[1])); it != tokens.end())
+              tma.insert(it->second);
+        });
+        if (auto *f = dyn_cast<ForStmt>(s.get()))
+          walk(f->body, loops + 1);
+        for (const IfStmt *i = dyn_cast<IfStmt>(s.get()); i; i = dyn_cast<IfStmt>(i->elseIf.get())) {
+          walk(i->thenBody, loops);
+          if (i->elseBody)
+            walk(*i->elseBody, loops);
+        }
+      }
+    };
+    walk(role.decl->body, 0);
+  }
+  for (const auto &[ring, n] : produces)
+    if (ring && n > ring->stages.value_or(1))
+      refilled.insert(ring);
+  std::set<const Ring *> out;
+  for (const Ring *r : tma)
+    if (refilled.count(r))
+      out.insert(r);
+  return out;
+}
+
+//===-- The walker ---------------------------------------------------------------===//
+
+using FindingKey = std::pair<std::string, const void *>;
+
+class AsyncWalker {
+public:
+  AsyncWalker(const Kernel &kernel, const Role &role, const SourceManager &sm, const std::set<const Ring *> &refilled,
+              std::map<FindingKey, Finding> &findings)
+      : kernel_(kernel), role_(role), sm_(sm), refilled_(refilled), findings_(findings) {}
+
+  void run() {
+    State state;
+    execBlock(role_.decl->body, state);
+    if (!state.dead && !aborted_)
+      roleEnd(state, nullptr);
+  }
+
+private:
+  static constexpr size_t kBudget = 500000;
+  static constexpr int64_t kExactTrips = 64;
+
+  const Kernel &kernel_;
+  const Role &role_;
+  const SourceManager &sm_;
+  const std::set<const Ring *> &refilled_;
+  std::map<FindingKey, Finding> &findings_;
+  sema::ConstEnv ints_;                        ///< loop variables and lets with known values
+  std::map<std::string, Region> views_;        ///< lets bound to views
+  std::map<std::string, const Ring *> tokens_; ///< ring tokens in scope
+  int electDepth_ = 0;
+  size_t steps_ = 0;
+  bool aborted_ = false;
+
+  //===-- Values and regions --------------------------------------------===//
+
+  std::optional<int64_t> known(const std::string &name) const {
+    if (auto it = ints_.find(name); it != ints_.end())
+      return it->second;
+    if (auto it = kernel_.consts.find(name); it != kernel_.consts.end())
+      return it->second;
+    return std::nullopt;
+  }
+  std::optional<int64_t> value(const Expr &e) const {
+    return evalWith(e, [&](const std::string &n) { return known(n); });
+  }
+
+  std::vector<std::optional<int64_t>> indices(const Expr &index) const {
+    std::vector<std::optional<int64_t>> out;
+    for (size_t i = 1; i < index.operands.size(); ++i)
+      out.push_back(index.operands[i]->kind == ExprKind::Slice ? std::nullopt : value(*index.operands[i]));
+    return out;
+  }
+
+  /// The shared region a view names, or an invalid region.
+  Region region(const Expr &e) const {
+    const Expr *x = &e;
+    while (true) {
+      if (x->kind == ExprKind::Paren)
+        x = x->operand(0);
+      else if (x->kind == ExprKind::Call && sema::calleeName(*x) == "tile.t" && x->operands.size() > 1)
+        x = x->operand(1);
+      else
+        break;
+    }
+    std::vector<std::optional<int64_t>> index;
+    if (x->kind == ExprKind::Index) {
+      index = indices(*x);
+      x = x->operand(0);
+    }
+    if (x->kind == ExprKind::Member && x->operand(0)->kind == ExprKind::Name)
+      if (tokens_.count(x->operand(0)->text))
+        return {x->operand(0)->text + "." + x->text, x->operand(0)->text, index};
+    if (x->kind != ExprKind::Name)
+      return {};
+    if (auto it = views_.find(x->text); it != views_.end())
+      return it->second;
+    if (const sema::Buffer *b = kernel_.buffer(x->text); b && b->type.space == sema::Space::Shared)
+      return {x->text, "", index};
+    if (tokens_.count(x->text))
+      return {x->text, x->text, {}};
+    return {};
+  }
+
+  /// A register tensor (for accumulators): its name and known indices.
+  Region registers(const Expr &e) const {
+    const Expr *x = &e;
+    while (x->kind == ExprKind::Paren)
+      x = x->operand(0);
+    if (x->kind == ExprKind::Index && x->operand(0)->kind == ExprKind::Name)
+      return {x->operand(0)->text, "", indices(*x)};
+    if (x->kind == ExprKind::Name)
+      return {x->text, "", {}};
+    return {};
+  }
+
+  std::string text(const Expr &e) const { return std::string(textOf(sm_, e.range)); }
+
+  void report(const std::string &code, const void *key, Finding f) {
+    findings_.emplace(FindingKey{code, key}, std::move(f));
+  }
+
+  //===-- Statements -----------------------------------------------------===//
+
+  void execBlock(const Block &b, State &state) {
+    for (const StmtPtr &s : b.stmts) {
+      if (state.dead || aborted_)
+        return;
+      if (++steps_ > kBudget) {
+        aborted_ = true;
+        return;
+      }
+      exec(*s, state);
+    }
+  }
+
+  void exec(const Stmt &s, State &state) {
+    switch (s.kind) {
+    case StmtKind::If:
+      return branch(static_cast<const IfStmt &>(s), state);
+    case StmtKind::For:
+      return loop(static_cast<const ForStmt &>(s), state);
+    case StmtKind::Return:
+      leaf(s, state);
+      roleEnd(state, &s);
+      state.dead = true;
+      return;
+    case StmtKind::Let:
+      leaf(s, state);
+      return bind(static_cast<const LetStmt &>(s), state);
+    default:
+      return leaf(s, state);
+    }
+  }
+
+  void bind(const LetStmt &let, State &state) {
+    if (let.names.size() != 1 || !let.value)
+      return;
+    const std::string &name = let.names[0].name;
+    const Expr &v = *let.value;
+    ints_.erase(name);
+    views_.erase(name);
+    tokens_.erase(name);
+    std::string op = v.kind == ExprKind::Call ? opName(v, kernel_) : "";
+    if (op == "ring.produce" || op == "ring.consume") {
+      // A new slot: nothing of the previous holder of this name applies.
+      tokens_[name] = ringOf(v, kernel_);
+      auto ofToken = [&](const Region &r) { return r.token == name; };
+      std::erase_if(state.dirty, [&](const auto &kv) { return ofToken(kv.second.region); });
+      std::erase_if(state.reads, [&](const auto &kv) { return ofToken(kv.second.region); });
+      std::erase_if(state.stores, [&](const Store &st) { return ofToken(st.region); });
+      return;
+    }
+    if (op == "tcgen05.ld") {
+      state.loaded[name] = &v;
+      return;
+    }
+    if (auto n = value(v))
+      ints_[name] = *n;
+    else if (Region r = region(v); r.valid() && v.kind != ExprKind::Call)
+      views_[name] = r;
+  }
+
+  void branch(const IfStmt &s, State &state) {
+    const Expr &cond = *s.cond;
+    checkUses(cond, s, state, false);
+    bool elect = cond.kind == ExprKind::Call && sema::calleeName(cond) == "elect.one";
+    std::optional<int64_t> v = elect ? std::optional<int64_t>(1) : value(cond);
+    auto runElse = [&](State &st) {
+      if (s.elseBody)
+        execBlock(*s.elseBody, st);
+      else if (s.elseIf)
+        exec(*s.elseIf, st);
+    };
+    if (v && *v) {
+      electDepth_ += elect;
+      execBlock(s.thenBody, state);
+      electDepth_ -= elect;
+      return;
+    }
+    if (v)
+      return runElse(state);
+    State other = state;
+    execBlock(s.thenBody, state);
+    runElse(other);
+    join(state, other);
+  }
+
+  void loop(const ForStmt &f, State &state) {
+    const Expr &it = *f.iterable;
+    checkUses(it, f, state, false);
+    int64_t step = 1, unroll = 1;
+    for (const Clause &c : f.clauses) {
+      auto v = c.args.size() == 1 ? sema::evalInt(*c.args[0], kernel_.consts) : std::nullopt;
+      if (c.name.name == "step" && v && *v > 0)
+        step = *v;
+      if (c.name.name == "unroll" && v && *v > 0)
+        unroll = *v;
+    }
+    std::optional<int64_t> lo, hi;
+    if (it.kind == ExprKind::Binary && it.op == Tok::DotDot) {
+      lo = value(*it.operands[0]);
+      hi = value(*it.operands[1]);
+    }
+    const std::string &var = f.var.name;
+    if (lo && hi && (*hi - *lo) / step <= kExactTrips) {
+      for (int64_t v = *lo; v < *hi && !state.dead && !aborted_; v += step) {
+        ints_[var] = v;
+        execBlock(f.body, state);
+      }
+      ints_.erase(var);
+      return;
+    }
+    // Unknown trip count: the state after 0, 1, ... K iterations, joined.
+    int64_t iterations = std::clamp<int64_t>(2 * unroll, 4, 8);
+    State exit = state;
+    for (int64_t i = 0; i < iterations && !aborted_; ++i) {
+      if (lo)
+        ints_[var] = *lo + i * step;
+      else
+        ints_.erase(var);
+      execBlock(f.body, state);
+      join(exit, state);
+      if (state.dead)
+        break;
+    }
+    ints_.erase(var);
+    state = std::move(exit);
+  }
+
+  //===-- Leaf statements --------------------------------------------------===//
+
+  void leaf(const Stmt &s, State &state) {
+    auto visitExprs = [&](const std::function<void(const Expr &, bool)> &fn) {
+      if (auto *a = dyn_cast<AssignStmt>(&s)) {
+        for (const ExprPtr &t : a->targets)
+          fn(*t, true);
+        fn(*a->value, false);
+      } else if (auto *l = dyn_cast<LetStmt>(&s); l && l->value) {
+        fn(*l->value, false);
+      } else if (auto *v = dyn_cast<VarStmt>(&s); v && v->init) {
+        fn(*v->init, false);
+      } else if (auto *e = dyn_cast<ExprStmt>(&s)) {
+        fn(*e->expr, false);
+      } else if (auto *r = dyn_cast<ReturnStmt>(&s); r && r->value) {
+        fn(*r->value, false);
+      }
+    };
+    visitExprs([&](const Expr &e, bool write) { checkUses(e, s, state, write); });
+    forEachCallShallow(s, [&](const Expr &call) { this->call(call, s, state); });
+    if (auto *a = dyn_cast<AssignStmt>(&s); a && a->targets.size() == 1 && a->value->kind == ExprKind::Call &&
+                                            opName(*a->value, kernel_) == "tcgen05.ld" &&
+                                            a->targets[0]->kind == ExprKind::Name)
+      state.loaded[a->targets[0]->text] = a->value.get();
+  }
+
+  /// wgmma.inflight and tcgen05.wait: uses of in-flight registers. Operands
+  /// of wgmma.mma itself and `like =` (a layout, not a value) are not uses.
+  void checkUses(const Expr &e, const Stmt &s, State &state, bool write) {
+    if (e.kind == ExprKind::Call && opName(e, kernel_) == "wgmma.mma")
+      return;
+    if (e.kind == ExprKind::Keyword && e.text == "like")
+      return;
+    if (e.kind == ExprKind::Index || e.kind == ExprKind::Name) {
+      const Expr *base = e.kind == ExprKind::Index ? e.operand(0) : &e;
+      if (base->kind == ExprKind::Name) {
+        useRegisters(e, *base, s, state, write);
+        if (e.kind == ExprKind::Index)
+          for (size_t i = 1; i < e.operands.size(); ++i)
+            checkUses(*e.operands[i], s, state, false);
+        return;
+      }
+    }
+    for (const ExprPtr &o : e.operands)
+      if (o)
+        checkUses(*o, s, state, write && e.kind == ExprKind::Paren);
+  }
+
+  void useRegisters(const Expr &use, const Expr &name, const Stmt &s, State &state, bool write) {
+    if (auto it = state.loaded.find(name.text); it != state.loaded.end()) {
+      Finding f{"tcgen05.wait",
+                use.range,
+                "'" + name.text +
+                    "' from tcgen05.ld is used before tcgen05.wait_ld(): its registers are not filled yet",
+                {},
+                {}};
+      f.notes.push_back({it->second->range, "tcgen05.ld starts loading '" + name.text + "' here"});
+      f.fixes.push_back(insertLineBefore(sm_, s, "insert tcgen05.wait_ld()", "tcgen05.wait_ld()"));
+      report("tcgen05.wait", &use, std::move(f));
+      state.loaded.clear();
+    }
+    Region r = registers(use);
+    auto acc =
+        std::find_if(state.accs.begin(), state.accs.end(), [&](const Acc &a) { return mayOverlap(a.region, r); });
+    if (acc == state.accs.end())
+      return;
+    Finding f{"wgmma.inflight",
+              use.range,
+              "accumulator '" + name.text + "' is " + (write ? "written" : "read") +
+                  " while the wgmma.mma that writes it is in flight",
+              {},
+              {}};
+    f.notes.push_back({acc->mma->range, "wgmma.mma writes '" + text(*positionalArgs(*acc->mma)[2]) +
+                                            "' asynchronously here; no wgmma.wait has retired its group since"});
+    std::vector<std::string> lines;
+    if (acc->commits == 0)
+      lines.push_back("wgmma.commit()");
+    lines.push_back("wgmma.wait(0)");
+    f.fixes.push_back(insertLinesBefore(sm_, s, "insert wgmma.wait(0)", lines));
+    report("wgmma.inflight", &use, std::move(f));
+    state.accs.clear();
+  }
+
+  void call(const Expr &c, const Stmt &s, State &state) {
+    std::string op = opName(c, kernel_);
+    auto args = positionalArgs(c);
+    auto arg = [&](size_t i) -> const Expr * { return i < args.size() ? args[i] : nullptr; };
+    auto depth = [&]() { return arg(0) ? sema::evalInt(*arg(0), kernel_.consts).value_or(0) : 0; };
+    if (op == "st.shared" || op == "st.matrix") {
+      if (Region r = arg(1) ? region(*arg(1)) : Region{}; r.valid()) {
+        rewrite(c, *arg(1), r, s, state);
+        state.dirty[r.root] = {r, &c, &s};
+      }
+    } else if (op == "tma.load" || op == "cp.async") {
+      if (Region r = arg(1) ? region(*arg(1)) : Region{}; r.valid()) {
+        rewrite(c, *arg(1), r, s, state);
+        if (op == "cp.async" && r.token.empty())
+          state.copies.push_back({r, &c, 0});
+      }
+    } else if (op == "ld.shared" || op == "ld.matrix") {
+      if (Region r = arg(0) ? region(*arg(0)) : Region{}; r.valid()) {
+        if (!r.token.empty())
+          state.reads[r.root] = {r, &c};
+        cpRead(c, *arg(0), r, s, state);
+      }
+    } else if (op == "fence.proxy_async") {
+      if (Region r = arg(0) ? region(*arg(0)) : Region{}; r.valid()) {
+        auto covered = [&](const Region &x) { return x.root == r.root || (r.root == r.token && x.token == r.token); };
+        std::erase_if(state.dirty, [&](const auto &kv) { return covered(kv.second.region); });
+        std::erase_if(state.reads, [&](const auto &kv) { return covered(kv.second.region); });
+      }
+    } else if (op == "tma.store" || op == "tma.reduce") {
+      if (Region r = arg(0) ? region(*arg(0)) : Region{}; r.valid()) {
+        asyncRead(c, *arg(0), r, state);
+        cpRead(c, *arg(0), r, s, state);
+        for (Store &st : state.stores)
+          st.since = std::min<int64_t>(st.since + 1, 64);
+        state.stores.push_back({r, &c, 0});
+      }
+    } else if (op == "wgmma.mma" || op == "tcgen05.mma" || op == "tcgen05.cp") {
+      for (size_t i = 0; i < (op == "tcgen05.cp" ? 1u : 2u); ++i)
+        if (Region r = arg(i) ? region(*arg(i)) : Region{}; r.valid()) {
+          asyncRead(c, *arg(i), r, state);
+          cpRead(c, *arg(i), r, s, state);
+        }
+      if (op == "wgmma.mma" && arg(2))
+        if (Region r = registers(*arg(2)); r.valid())
+          unionInto(
+              state.accs, std::vector<Acc>{{r, &c, 0}},
+              [](const Acc &x, const Acc &y) { return x.mma == y.mma && x.region == y.region; },
+              [](Acc &x, const Acc &) { x.commits = 0; });
+    } else if (op == "wgmma.commit") {
+      for (Acc &a : state.accs)
+        a.commits = std::min<int64_t>(a.commits + 1, 64);
+    } else if (op == "wgmma.wait") {
+      int64_t n = depth();
+      std::erase_if(state.accs, [&](const Acc &a) { return a.commits >= n + 1; });
+    } else if (op == "tma.store_wait") {
+      int64_t n = depth();
+      std::erase_if(state.stores, [&](const Store &st) { return st.since >= n; });
+    } else if (op == "tcgen05.wait_ld") {
+      state.loaded.clear();
+    } else if (op == "cp.async_commit") {
+      for (Copy &cp : state.copies)
+        cp.commits = std::min<int64_t>(cp.commits + 1, 64);
+      state.commitsSinceWait = std::min<int64_t>(state.commitsSinceWait + 1, 64);
+    } else if (op == "cp.async_wait") {
+      int64_t n = depth();
+      std::erase_if(state.copies, [&](const Copy &cp) { return cp.commits >= n + 1; });
+      state.lastCpWait = &c;
+      state.commitsSinceWait = 0;
+    } else if (op == "ring.release") {
+      release(c, s, state);
+    }
+  }
+
+  //===-- proxy.fence ------------------------------------------------------===//
+
+  /// Hazard 11: an async-proxy read of a region with unfenced generic writes.
+  void asyncRead(const Expr &c, const Expr &operand, const Region &r, State &state) {
+    auto it = std::find_if(state.dirty.begin(), state.dirty.end(), [&](const auto &kv) {
+      return kv.first == r.root || (r.root == r.token && kv.second.region.token == r.token);
+    });
+    if (it == state.dirty.end())
+      return;
+    const Write &w = it->second;
+    std::string what = sema::calleeName(c), writer = sema::calleeName(*w.call);
+    Finding f{"proxy.fence",
+              c.range,
+              "'" + text(operand) + "' is read by " + what + " through the async proxy after a generic " + writer +
+                  " without fence.proxy_async: it may read stale data",
+              {},
+              {}};
+    f.notes.push_back({w.call->range, writer + " writes '" + w.region.root + "' here"});
+    f.fixes.push_back(insertLineAfter(sm_, *w.stmt, "insert fence.proxy_async(" + w.region.root + ") after the write",
+                                      "fence.proxy_async(" + w.region.root + ")"));
+    report("proxy.fence", &c, std::move(f));
+    state.dirty.erase(it);
+  }
+
+  void release(const Expr &c, const Stmt &s, State &state) {
+    auto args = positionalArgs(c);
+    if (args.empty() || args[0]->kind != ExprKind::Name)
+      return;
+    const std::string &token = args[0]->text;
+    const Ring *ring = ringOf(c, kernel_);
+    // Hazard 12: generic reads of the slot, then its release for a TMA refill.
+    std::vector<const SlotRead *> pending;
+    for (const auto &[k, rd] : state.reads)
+      if (rd.region.token == token)
+        pending.push_back(&rd);
+    if (!pending.empty() && refilled_.count(ring)) {
+      std::string region = pending.size() == 1 ? pending[0]->region.root : token;
+      Finding f{"proxy.fence",
+                c.range,
+                "slot '" + token + "' is released for a TMA refill after generic reads of '" + pending[0]->region.root +
+                    "' without fence.proxy_async: the refill may overtake the reads",
+                {},
+                {}};
+      for (const SlotRead *rd : pending)
+        f.notes.push_back({rd->call->range, "generic read of '" + rd->region.root + "' here"});
+      f.fixes.push_back(insertLineBefore(sm_, s, "insert fence.proxy_async(" + region + ") before the release",
+                                         "fence.proxy_async(" + region + ")"));
+      report("proxy.fence", &c, std::move(f));
+    }
+    std::erase_if(state.reads, [&](const auto &kv) { return kv.second.region.token == token; });
+    std::erase_if(state.dirty, [&](const auto &kv) { return kv.second.region.token == token; });
+    // Hazard 16: a slot handed back while a TMA store still reads it.
+    const Expr *after = keywordArg(c, "after");
+    bool waitsForStores = after && sema::calleeName(*after) == "tma.store_read";
+    auto store = std::find_if(state.stores.begin(), state.stores.end(),
+                              [&](const Store &st) { return st.region.token == token; });
+    if (store != state.stores.end() && !waitsForStores)
+      storeConflict(c, "slot '" + token + "' is released", *store, s, state);
+    std::erase_if(state.stores, [&](const Store &st) { return st.region.token == token; });
+  }
+
+  //===-- tma.store-wait ---------------------------------------------------===//
+
+  /// A write of \p r: the stores still reading it (tma.store-wait).
+  void rewrite(const Expr &c, const Expr &operand, const Region &r, const Stmt &s, State &state) {
+    const Store *latest = nullptr;
+    for (const Store &st : state.stores)
+      if (mayOverlap(st.region, r) && (!latest || st.since < latest->since))
+        latest = &st;
+    if (latest)
+      storeConflict(c, "'" + text(operand) + "' is written", *latest, s, state);
+  }
+
+  void storeConflict(const Expr &c, const std::string &what, const Store &st, const Stmt &s, State &state) {
+    Finding f{"tma.store-wait",
+              c.range,
+              what + " while the tma.store that reads it may still be in flight: the stored tile can be corrupted",
+              {},
+              {}};
+    f.notes.push_back({st.call->range, "tma.store reads it here; tma.store_wait(" + std::to_string(st.since) +
+                                           ") before the reuse retires it"});
+    std::string wait = "tma.store_wait(" + std::to_string(st.since) + ")";
+    std::vector<std::string> lines = {wait};
+    if (role_.issue != sema::IssueMode::Elect && electDepth_ == 0) {
+      lines = {"if elect.one() {", "  " + wait, "}"};
+      lines.push_back(role_.issue == sema::IssueMode::Warpgroup ? "bar.sync(warpgroup)" : "bar.sync(warp)");
+    }
+    f.fixes.push_back(insertLinesBefore(sm_, s, "insert " + wait + " before the reuse", lines));
+    report("tma.store-wait", &c, std::move(f));
+    Region r = st.region;
+    std::erase_if(state.stores, [&](const Store &x) { return mayOverlap(x.region, r); });
+  }
+
+  /// The role ends (or returns at \p ret) with stores still reading.
+  void roleEnd(State &state, const Stmt *ret) {
+    if (state.stores.empty())
+      return;
+    auto first = std::min_element(state.stores.begin(), state.stores.end(), [](const Store &a, const Store &b) {
+      return a.call->range.begin < b.call->range.begin;
+    });
+    Finding f{"tma.store-wait",
+              first->call->range,
+              "tma.store may still read shared memory when role '" + role_.name + "' " + (ret ? "returns" : "ends") +
+                  ": no tma.store_wait covers it",
+              {},
+              {}};
+    SourceRange end =
+        ret ? ret->range
+            : SourceRange{role_.decl->body.range.file, role_.decl->body.range.end - 1, role_.decl->body.range.end};
+    f.notes.push_back({end, std::string("role '") + role_.name + "' " + (ret ? "returns" : "ends") + " here"});
+    std::vector<std::string> lines = {"tma.store_wait(0)"};
+    if (role_.issue != sema::IssueMode::Elect && electDepth_ == 0)
+      lines = {"if elect.one() {", "  tma.store_wait(0)", "}"};
+    f.fixes.push_back(ret ? insertLinesBefore(sm_, *ret, "insert tma.store_wait(0) before the return", lines)
+                          : insertLinesAtEnd(sm_, role_.decl->body, "insert tma.store_wait(0) at the end", lines));
+    report("tma.store-wait", first->call, std::move(f));
+    state.stores.clear();
+  }
+
+  //===-- cpasync.wait -----------------------------------------------------===//
+
+  /// A read of \p r while a raw cp.async into it may still be in flight.
+  void cpRead(const Expr &c, const Expr &operand, const Region &r, const Stmt &s, State &state) {
+    const Copy *latest = nullptr;
+    for (const Copy &cp : state.copies)
+      if (mayOverlap(cp.region, r) && (!latest || cp.commits < latest->commits))
+        latest = &cp;
+    if (!latest)
+      return;
+    std::string name = "'" + text(operand) + "'";
+    int64_t after = latest->commits - 1; // groups committed after the copy's group
+    if (latest->commits == 0) {
+      Finding f{"cpasync.wait",
+                c.range,
+                name + " is read before the cp.async that fills it is committed and waited for",
+                {},
+                {}};
+      f.notes.push_back({latest->call->range, "cp.async fills it here"});
+      f.fixes.push_back(
+          insertLinesBefore(sm_, s, "commit and wait for the copy", {"cp.async_commit()", "cp.async_wait(0)"}));
+      report("cpasync.wait", &c, std::move(f));
+    } else if (state.lastCpWait && after >= state.commitsSinceWait) {
+      const Expr &count = *positionalArgs(*state.lastCpWait)[0];
+      int64_t n = after - state.commitsSinceWait;
+      Finding f{"cpasync.wait",
+                count.range,
+                "cp.async_wait(" + text(count) + ") leaves the group that fills " + name +
+                    " in flight, and it is read next: the read can see unfilled shared memory",
+                {},
+                {}};
+      f.notes.push_back({c.range, name + " is read here"});
+      f.notes.push_back({latest->call->range, "cp.async fills it here"});
+      f.fixes.push_back(
+          replaceFix("wait until at most " + std::to_string(n) + " groups pend", count.range, std::to_string(n)));
+      report("cpasync.wait", state.lastCpWait, std::move(f));
+    } else {
+      Finding f{"cpasync.wait",
+                c.range,
+                name + " is read while the cp.async group that fills it may still be in flight",
+                {},
+                {}};
+      f.notes.push_back({latest->call->range, "cp.async fills it here"});
+      f.fixes.push_back(insertLineBefore(sm_, s, "insert cp.async_wait(" + std::to_string(after) + ")",
+                                         "cp.async_wait(" + std::to_string(after) + ")"));
+      report("cpasync.wait", &c, std::move(f));
+    }
+    Region done = latest->region;
+    std::erase_if(state.copies, [&](const Copy &cp) { return mayOverlap(cp.region, done); });
+  }
+};
+
+} // namespace
+
+void checkAsync(const sema::Kernel &kernel, RuleContext &ctx) {
+  std::set<const Ring *> refilled = tmaRefilled(kernel);
+  std::map<FindingKey, Finding> findings;
+  for (const Role &role : kernel.roles)
+    AsyncWalker(kernel, role, ctx.sm, refilled, findings).run();
+  std::vector<Finding> out;
+  for (auto &[key, f] : findings)
+    out.push_back(std::move(f));
+  std::sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
+    return std::tie(a.range.begin, a.range.end, a.code, a.message) <
+           std::tie(b.range.begin, b.range.end, b.code, b.message);
+  });
+  for (Finding &f : out) {
+    Diagnostic &d = ctx.sink.report(f.code, f.range, std::move(f.message));
+    d.notes = std::move(f.notes);
+    d.fixes = std::move(f.fixes);
+  }
+}
 
 } // namespace cake::verify

@@ -3,11 +3,1361 @@
 // See Rules.h for the codes of this family; their catalog entries are in
 // diagnostics/rules/rings.def and their pages in docs/rules/.
 //
+// Two analyses serve the six rules:
+//  - a structured walk over each role body (TokenWalker) for ring.linear:
+//    sequential blocks, if/else joins, loop bodies walked once against the
+//    state on entry;
+//  - a concrete simulation (RoleSim) of every role under a few assignments of
+//    the symbolic trip counts and opaque conditions (0, 1, S, 2S; true,
+//    false). It checks ring.release-reads and ring.retire on the way, and
+//    yields each role's stream of ring events for ring.balance and
+//    ring.deadlock (a token game over all roles). Being concrete, it knows
+//    that the last iteration of `for j in 0 .. CT + 1` takes the `else` of
+//    `if j < CT`, which a structured walk cannot.
+// ring.roles is a plain scan of the ring operations of each role.
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/verify/Rules.h"
 
-namespace cake::verify {
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <set>
+#include <tuple>
 
-void checkRings(const sema::Kernel &kernel, RuleContext &ctx) {}
+namespace cake::verify {
+namespace {
+
+using namespace syntax;
+using sema::Kernel;
+using sema::keywordArg;
+using sema::positionalArgs;
+using sema::Ring;
+using sema::Role;
+
+//===-- Shared helpers -------------------------------------------------------===//
+
+/// A finding collected before reporting, so that an analysis that visits a
+/// statement several times reports each cause once, in source order.
+struct Finding {
+  std::string code;
+  SourceRange range;
+  std::string message;
+  std::vector<Note> notes;
+  std::vector<Fix> fixes;
+};
+
+void emit(RuleContext &ctx, std::vector<Finding> &findings) {
+  std::sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
+    return std::tie(a.range.begin, a.range.end, a.code, a.message) <
+           std::tie(b.range.begin, b.range.end, b.code, b.message);
+  });
+  for (Finding &f : findings) {
+    Diagnostic &d = ctx.sink.report(f.code, f.range, std::move(f.message));
+    d.notes = std::move(f.notes);
+    d.fixes = std::move(f.fixes);
+  }
+}
+
+/// "ring.produce", "wgmma.wait", ... for a call; "" when it is no operation.
+std::string opName(const Expr &call, const Kernel &kernel) {
+  const sema::OpInfo *op = opOf(call, kernel);
+  return op ? std::string(op->name) : "";
+}
+
+/// Visits the expressions written directly in \p s (not in nested blocks).
+void forEachExpr(const Stmt &s, const std::function<void(const Expr &)> &fn) {
+  auto visit = [&](const ExprPtr &e) {
+    if (e)
+      fn(*e);
+  };
+  switch (s.kind) {
+  case StmtKind::Let:
+    return visit(static_cast<const LetStmt &>(s).value);
+  case StmtKind::Var:
+    return visit(static_cast<const VarStmt &>(s).init);
+  case StmtKind::For:
+    return visit(static_cast<const ForStmt &>(s).iterable);
+  case StmtKind::If:
+    return visit(static_cast<const IfStmt &>(s).cond);
+  case StmtKind::Return:
+    return visit(static_cast<const ReturnStmt &>(s).value);
+  case StmtKind::Assign: {
+    auto &a = static_cast<const AssignStmt &>(s);
+    for (const ExprPtr &t : a.targets)
+      visit(t);
+    return visit(a.value);
+  }
+  case StmtKind::Expr:
+    return visit(static_cast<const ExprStmt &>(s).expr);
+  default:
+    return;
+  }
+}
+
+/// Visits every Name node of \p e.
+void forEachName(const Expr &e, const std::function<void(const Expr &)> &fn) {
+  if (e.kind == ExprKind::Name)
+    return fn(e);
+  for (const ExprPtr &o : e.operands)
+    if (o)
+      forEachName(*o, fn);
+}
+
+/// Whether \p s or a statement nested in it names \p name.
+bool mentions(const Stmt &s, std::string_view name) {
+  bool found = false;
+  forEachExpr(s, [&](const Expr &e) { forEachName(e, [&](const Expr &n) { found |= n.text == name; }); });
+  auto block = [&](const Block &b) {
+    for (const StmtPtr &c : b.stmts)
+      found = found || mentions(*c, name);
+  };
+  if (auto *f = dyn_cast<ForStmt>(&s))
+    block(f->body);
+  if (auto *i = dyn_cast<IfStmt>(&s)) {
+    block(i->thenBody);
+    if (i->elseBody)
+      block(*i->elseBody);
+    if (i->elseIf)
+      found = found || mentions(*i->elseIf, name);
+  }
+  return found;
+}
+
+/// The base of a view: strips parentheses, indexing and `tile.t(...)`, so
+/// that `tile.t(s.b[0:64, :])` gives `s.b`.
+const Expr *viewBase(const Expr *e) {
+  while (e) {
+    if (e->kind == ExprKind::Paren || e->kind == ExprKind::Index)
+      e = e->operand(0);
+    else if (e->kind == ExprKind::Call && sema::calleeName(*e) == "tile.t" && e->operands.size() > 1)
+      e = e->operand(1);
+    else
+      break;
+  }
+  return e;
+}
+
+/// The name a view is rooted at (`s` for `s.a[0:64, :]`), or "".
+std::string viewRoot(const Expr &e) {
+  const Expr *b = viewBase(&e);
+  while (b && b->kind == ExprKind::Member)
+    b = viewBase(b->operand(0));
+  return b && b->kind == ExprKind::Name ? b->text : "";
+}
+
+/// The closing brace of \p b.
+SourceRange closingBrace(const Block &b) { return {b.range.file, b.range.end - 1, b.range.end}; }
+
+/// The header of a loop or branch: `for k in 0 .. KT`, `if j < CT`.
+SourceRange header(const Stmt &s) {
+  if (auto *f = dyn_cast<ForStmt>(&s))
+    return {s.range.file, s.range.begin, f->iterable->range.end};
+  if (auto *i = dyn_cast<IfStmt>(&s))
+    return {s.range.file, s.range.begin, i->cond->range.end};
+  return s.range;
+}
+
+/// An edit deleting the whole lines of \p s, when nothing else is on them.
+std::optional<TextEdit> deleteLines(const SourceManager &sm, const Stmt &s) {
+  FileId file = s.range.file;
+  uint32_t first = sm.lineColumn(file, s.range.begin).line, last = sm.lineColumn(file, s.range.end).line;
+  uint32_t begin = sm.lineStart(file, first), end = sm.lineStart(file, last + 1);
+  std::string_view text = sm.text(file);
+  if (text.substr(begin, s.range.begin - begin).find_first_not_of(" \t") != std::string_view::npos)
+    return std::nullopt;
+  std::string_view rest = text.substr(s.range.end, end - s.range.end);
+  size_t tail = rest.find_first_not_of(" \t\r\n");
+  if (tail != std::string_view::npos && !rest.substr(tail).starts_with("//"))
+    return std::nullopt;
+  return TextEdit{{file, begin, end}, ""};
+}
+
+std::string plural(int64_t n, std::string_view word) {
+  return std::to_string(n) + " " + std::string(word) + (n == 1 ? "" : "s");
+}
+
+/// "its only stage is" / "all 4 stages are".
+std::string allStages(int64_t stages) {
+  return stages == 1 ? "its only stage is" : "all " + std::to_string(stages) + " stages are";
+}
+
+//===-- ring.roles -----------------------------------------------------------===//
+
+/// A ring operation found in a role.
+struct RingCall {
+  const Expr *call;
+  const Role *role;
+};
+
+/// ring.roles: produce/commit only in the producer role, consume/release only
+/// in the consumer role. When every call of one side is in a single other
+/// role, the clause is what is wrong: one finding at its argument, with a fix.
+void checkRoles(const Kernel &kernel, RuleContext &ctx, std::set<const Ring *> &misplaced) {
+  std::vector<Finding> findings;
+  for (const Ring &ring : kernel.rings) {
+    for (bool producerSide : {true, false}) {
+      const Clause *clause = producerSide ? ring.producerClause : ring.consumerClause;
+      const std::string &declared = producerSide ? ring.producer : ring.consumer;
+      if (!clause || declared.empty() || clause->args.size() != 1)
+        continue;
+      std::vector<RingCall> calls;
+      for (const Role &role : kernel.roles)
+        forEachCall(role.decl->body, [&](const Expr &call) {
+          if (ringOf(call, kernel) != &ring)
+            return;
+          std::string op = opName(call, kernel);
+          bool produceSide = op == "ring.produce" || op == "ring.commit";
+          bool consumeSide = op == "ring.consume" || op == "ring.release";
+          if ((producerSide && produceSide) || (!producerSide && consumeSide))
+            calls.push_back({&call, &role});
+        });
+      std::vector<RingCall> wrong;
+      std::set<std::string> roles;
+      for (const RingCall &c : calls) {
+        roles.insert(c.role->name);
+        if (c.role->name != declared)
+          wrong.push_back(c);
+      }
+      if (wrong.empty())
+        continue;
+      misplaced.insert(&ring);
+      std::string side = producerSide ? "produced" : "consumed";
+      std::string clauseName = producerSide ? "producer" : "consumer";
+      if (roles.size() == 1) {
+        const std::string &actual = *roles.begin();
+        Finding f{"ring.roles",
+                  clause->args[0]->range,
+                  "ring '" + ring.name + "' is " + side + " in role '" + actual + "', but its " + clauseName +
+                      " clause names '" + declared + "'",
+                  {},
+                  {}};
+        f.notes.push_back(
+            {wrong.front().call->range, "'" + ring.name + "' is " + side + " here, in role '" + actual + "'"});
+        f.fixes.push_back(replaceFix("name '" + actual + "' as the " + clauseName, clause->args[0]->range, actual));
+        findings.push_back(std::move(f));
+        continue;
+      }
+      for (const RingCall &c : wrong) {
+        Finding f{"ring.roles",
+                  c.call->range,
+                  sema::calleeName(*c.call) + "() in role '" + c.role->name + "', but ring '" + ring.name + "' is " +
+                      side + " by role '" + declared + "'",
+                  {},
+                  {}};
+        f.notes.push_back({clause->range, "the " + clauseName + " of '" + ring.name + "' is declared here"});
+        findings.push_back(std::move(f));
+      }
+    }
+  }
+  emit(ctx, findings);
+}
+
+//===-- ring.linear -----------------------------------------------------------===//
+
+/// Walks one role body in block structure, tracking the tokens of
+/// produce/consume (ring.linear).
+class TokenWalker {
+public:
+  TokenWalker(const Kernel &kernel, const Role &role, const SourceManager &sm, std::vector<Finding> &out)
+      : kernel_(kernel), role_(role), sm_(sm), out_(out) {}
+
+  void run() {
+    Flow flow;
+    walkBlock(role_.decl->body, flow, "when the role ends");
+  }
+
+private:
+  struct Token {
+    std::string name;
+    const Expr *call; ///< R.produce() or R.consume()
+    const Ring *ring;
+    bool produce;
+    size_t loopDepth; ///< loops enclosing the declaration
+    bool reported = false;
+  };
+  /// Where a token was committed or released.
+  struct Done {
+    const Expr *call = nullptr;
+    const Stmt *stmt = nullptr;
+    const Block *block = nullptr;
+  };
+  struct Flow {
+    std::vector<Done> done;
+    bool dead = false; ///< after `return`
+    Done &at(size_t id) {
+      if (done.size() <= id)
+        done.resize(id + 1);
+      return done[id];
+    }
+  };
+  struct Binding {
+    size_t id;
+    bool alias; ///< a view of the token's slot (`let h = s.b[0:64, :]`)
+  };
+  struct Frame {
+    const Block *block;
+    size_t index;
+  };
+
+  const Kernel &kernel_;
+  const Role &role_;
+  const SourceManager &sm_;
+  std::vector<Finding> &out_;
+  std::vector<Token> tokens_;
+  std::vector<std::map<std::string, Binding>> scopes_;
+  std::vector<Frame> frames_;
+  std::vector<const ForStmt *> loops_;
+
+  std::optional<Binding> lookup(const std::string &name) const {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+      if (auto found = it->find(name); found != it->end())
+        return found->second;
+    return std::nullopt;
+  }
+
+  std::string finishLine(const Token &t) const {
+    return t.ring->name + (t.produce ? ".commit(" : ".release(") + t.name + ")";
+  }
+  std::string finishVerb(const Token &t) const { return t.produce ? "committed" : "released"; }
+  std::string describe(const Token &t) const {
+    return "token '" + t.name + "' from " + t.ring->name + (t.produce ? ".produce()" : ".consume()");
+  }
+
+  void leak(size_t id, SourceRange where, const std::string &note, std::optional<Fix> fix) {
+    Token &t = tokens_[id];
+    if (t.reported)
+      return;
+    t.reported = true;
+    Finding f{"ring.linear", t.call->range, describe(t) + " is not " + finishVerb(t) + " on every path", {}, {}};
+    f.notes.push_back({where, note});
+    if (fix)
+      f.fixes.push_back(std::move(*fix));
+    out_.push_back(std::move(f));
+  }
+
+  void walkBlock(const Block &b, Flow &flow, const std::string &endWhat) {
+    scopes_.emplace_back();
+    frames_.push_back({&b, 0});
+    for (size_t i = 0; i < b.stmts.size() && !flow.dead; ++i) {
+      frames_.back().index = i;
+      walkStmt(*b.stmts[i], flow);
+    }
+    if (!flow.dead)
+      for (const auto &[name, binding] : scopes_.back()) {
+        if (binding.alias || flow.at(binding.id).call)
+          continue;
+        const Token &t = tokens_[binding.id];
+        leak(binding.id, closingBrace(b), "'" + t.name + "' is still held " + endWhat,
+             insertLineAtEnd(sm_, b, "insert " + finishLine(t), finishLine(t)));
+      }
+    frames_.pop_back();
+    scopes_.pop_back();
+  }
+
+  void walkStmt(const Stmt &s, Flow &flow) {
+    checkUses(s, flow);
+    switch (s.kind) {
+    case StmtKind::Let:
+      processCalls(s, flow);
+      return declare(static_cast<const LetStmt &>(s));
+    case StmtKind::If:
+      return walkIf(static_cast<const IfStmt &>(s), flow);
+    case StmtKind::For:
+      return walkFor(static_cast<const ForStmt &>(s), flow);
+    case StmtKind::Return:
+      return walkReturn(s, flow);
+    default:
+      return processCalls(s, flow);
+    }
+  }
+
+  void declare(const LetStmt &let) {
+    if (let.names.size() != 1 || !let.value)
+      return;
+    const Expr &value = *let.value;
+    std::string op = value.kind == ExprKind::Call ? opName(value, kernel_) : "";
+    if (op == "ring.produce" || op == "ring.consume") {
+      tokens_.push_back({let.names[0].name, &value, ringOf(value, kernel_), op == "ring.produce", loops_.size()});
+      scopes_.back()[let.names[0].name] = {tokens_.size() - 1, false};
+      return;
+    }
+    const Expr *base = viewBase(&value);
+    if (base && (base->kind == ExprKind::Member || base->kind == ExprKind::Name))
+      if (auto b = lookup(viewRoot(value)))
+        scopes_.back()[let.names[0].name] = {b->id, true};
+  }
+
+  /// The top-level commit/release call of \p s, if it is one.
+  const Expr *finishingCall(const Stmt &s) const {
+    auto *e = dyn_cast<ExprStmt>(&s);
+    if (!e || e->expr->kind != ExprKind::Call)
+      return nullptr;
+    std::string op = opName(*e->expr, kernel_);
+    return op == "ring.commit" || op == "ring.release" ? e->expr.get() : nullptr;
+  }
+
+  /// ring.linear: a token (or a view of its slot) used after its commit or
+  /// release.
+  void checkUses(const Stmt &s, Flow &flow) {
+    const Expr *finish = finishingCall(s);
+    const Expr *own = finish && !positionalArgs(*finish).empty() ? positionalArgs(*finish)[0] : nullptr;
+    forEachExpr(s, [&](const Expr &e) {
+      forEachName(e, [&](const Expr &name) {
+        if (&name == own)
+          return;
+        auto b = lookup(name.text);
+        if (!b || !flow.at(b->id).call || tokens_[b->id].reported)
+          return;
+        Token &t = tokens_[b->id];
+        const Done &d = flow.at(b->id);
+        t.reported = true;
+        Finding f{"ring.linear",
+                  name.range,
+                  "token '" + t.name + "' used after " + (t.produce ? "commit" : "release"),
+                  {},
+                  {}};
+        f.notes.push_back({d.call->range, "'" + t.name + "' is " + finishVerb(t) + " here"});
+        if (auto fix = moveAfterLastUse(t, d))
+          f.fixes.push_back(std::move(*fix));
+        out_.push_back(std::move(f));
+      });
+    });
+  }
+
+  /// Moves the commit/release \p d after the last statement of its block that
+  /// uses the token (and the wgmma commit and waits right after it), when the
+  /// use is in that block.
+  std::optional<Fix> moveAfterLastUse(const Token &t, const Done &d) const {
+    auto frame = std::find_if(frames_.begin(), frames_.end(), [&](const Frame &f) { return f.block == d.block; });
+    if (frame == frames_.end())
+      return std::nullopt;
+    size_t last = frame->index;
+    for (size_t i = frame->index; i < d.block->stmts.size(); ++i)
+      if (mentions(*d.block->stmts[i], t.name))
+        last = i;
+    // An MMA that read the slot is only done once its group retires: keep
+    // the commit and wait that follow it before the release.
+    while (last + 1 < d.block->stmts.size()) {
+      auto *next = dyn_cast<ExprStmt>(d.block->stmts[last + 1].get());
+      std::string op = next && next->expr->kind == ExprKind::Call ? opName(*next->expr, kernel_) : "";
+      if (op != "wgmma.commit" && op != "wgmma.wait")
+        break;
+      ++last;
+    }
+    auto del = deleteLines(sm_, *d.stmt);
+    if (!del)
+      return std::nullopt;
+    Fix fix = insertLineAfter(sm_, *d.block->stmts[last],
+                              "move the " + std::string(t.produce ? "commit" : "release") + " after the last use of '" +
+                                  t.name + "'",
+                              std::string(textOf(sm_, d.stmt->range)));
+    fix.edits.insert(fix.edits.begin(), *del);
+    return fix;
+  }
+
+  void processCalls(const Stmt &s, Flow &flow) {
+    forEachCallShallow(s, [&](const Expr &call) {
+      std::string op = opName(call, kernel_);
+      if (op == "ring.commit" || op == "ring.release")
+        finish(call, s, flow, op == "ring.release");
+    });
+  }
+
+  void finish(const Expr &call, const Stmt &s, Flow &flow, bool release) {
+    auto args = positionalArgs(call);
+    if (args.empty() || args[0]->kind != ExprKind::Name)
+      return;
+    auto b = lookup(args[0]->text);
+    if (!b || b->alias)
+      return;
+    Token &t = tokens_[b->id];
+    Done &d = flow.at(b->id);
+    if (d.call) {
+      if (t.reported)
+        return;
+      t.reported = true;
+      Finding f{"ring.linear", call.range, "token '" + t.name + "' is " + finishVerb(t) + " twice", {}, {}};
+      f.notes.push_back({d.call->range, "first " + finishVerb(t) + " here"});
+      if (auto del = deleteLines(sm_, s))
+        f.fixes.push_back({"remove the second " + std::string(t.produce ? "commit" : "release"), {*del}});
+      out_.push_back(std::move(f));
+      return;
+    }
+    if (loops_.size() > t.loopDepth && !t.reported) {
+      t.reported = true;
+      const ForStmt &loop = *loops_[t.loopDepth];
+      Finding f{"ring.linear",
+                call.range,
+                describe(t) + " before this loop is " + finishVerb(t) + " inside it, once per iteration",
+                {},
+                {}};
+      f.notes.push_back({header(loop), "the loop starts here; '" + t.name + "' was taken before it"});
+      if (auto del = deleteLines(sm_, s)) {
+        Fix fix =
+            insertLineAfter(sm_, loop, "move the " + std::string(release ? "release" : "commit") + " after the loop",
+                            std::string(textOf(sm_, s.range)));
+        fix.edits.insert(fix.edits.begin(), *del);
+        f.fixes.push_back(std::move(fix));
+      }
+      out_.push_back(std::move(f));
+    }
+    d = {&call, &s, frames_.back().block};
+  }
+
+  void walkIf(const IfStmt &s, Flow &flow) {
+    size_t before = tokens_.size();
+    Flow thenFlow = flow, elseFlow = flow;
+    walkBlock(s.thenBody, thenFlow, "at the end of this branch");
+    if (s.elseBody) {
+      walkBlock(*s.elseBody, elseFlow, "at the end of this branch");
+    } else if (s.elseIf) {
+      scopes_.emplace_back();
+      walkStmt(*s.elseIf, elseFlow);
+      scopes_.pop_back();
+    }
+    if (thenFlow.dead || elseFlow.dead) {
+      flow = thenFlow.dead ? elseFlow : thenFlow;
+      return;
+    }
+    Flow merged = thenFlow;
+    for (size_t id = 0; id < tokens_.size(); ++id) {
+      Done a = thenFlow.at(id), b = elseFlow.at(id);
+      merged.at(id) = a.call ? a : b;
+      if (id >= before || !a.call == !b.call)
+        continue;
+      const Token &t = tokens_[id];
+      std::string line = finishLine(t);
+      if (!a.call) {
+        leak(id, closingBrace(s.thenBody), "'" + t.name + "' is still held at the end of this branch",
+             insertLineAtEnd(sm_, s.thenBody, "insert " + line, line));
+      } else if (s.elseBody) {
+        leak(id, closingBrace(*s.elseBody), "'" + t.name + "' is still held at the end of this branch",
+             insertLineAtEnd(sm_, *s.elseBody, "insert " + line, line));
+      } else if (s.elseIf) {
+        leak(id, header(*s.elseIf), "'" + t.name + "' is not " + finishVerb(t) + " on this branch", std::nullopt);
+      } else {
+        std::string indent = indentAt(sm_, s.range);
+        leak(id, header(s), "'" + t.name + "' is not " + finishVerb(t) + " when the condition is false",
+             insertFix("add an else branch with " + line, s.thenBody.range.file, s.thenBody.range.end,
+                       " else {\n" + indent + "  " + line + "\n" + indent + "}"));
+      }
+    }
+    flow = std::move(merged);
+  }
+
+  void walkFor(const ForStmt &s, Flow &flow) {
+    Flow entry = flow;
+    loops_.push_back(&s);
+    walkBlock(s.body, flow, "at the end of each iteration");
+    loops_.pop_back();
+    if (flow.dead)
+      flow = std::move(entry);
+  }
+
+  void walkReturn(const Stmt &s, Flow &flow) {
+    processCalls(s, flow);
+    for (const auto &scope : scopes_)
+      for (const auto &[name, binding] : scope) {
+        if (binding.alias || flow.at(binding.id).call)
+          continue;
+        const Token &t = tokens_[binding.id];
+        leak(binding.id, s.range, "'" + t.name + "' is still held when the role returns here",
+             insertLineBefore(sm_, s, "insert " + finishLine(t), finishLine(t)));
+      }
+    flow.dead = true;
+  }
+};
+
+//===-- Concrete simulation: ring.balance, ring.retire, ring.deadlock --------===//
+
+/// Evaluates an integer or boolean (0/1) expression; names are resolved by
+/// \p lookup. nullopt when any part is unknown.
+std::optional<int64_t> evalWith(const Expr &e,
+                                const std::function<std::optional<int64_t>(const std::string &)> &lookup) {
+  static const sema::ConstEnv kNoNames;
+  switch (e.kind) {
+  case ExprKind::Number:
+    return sema::evalInt(e, kNoNames);
+  case ExprKind::Bool:
+    return e.text == "true" ? 1 : 0;
+  case ExprKind::Name:
+    return lookup(e.text);
+  case ExprKind::Paren:
+    return evalWith(*e.operands[0], lookup);
+  case ExprKind::Unary: {
+    auto v = evalWith(*e.operands[0], lookup);
+    if (!v)
+      return std::nullopt;
+    if (e.op == Tok::Minus)
+      return -*v;
+    if (e.op == Tok::Bang)
+      return *v == 0 ? 1 : 0;
+    if (e.op == Tok::Tilde)
+      return ~*v;
+    return std::nullopt;
+  }
+  case ExprKind::Binary: {
+    auto a = evalWith(*e.operands[0], lookup);
+    if (e.op == Tok::AmpAmp && a && *a == 0)
+      return 0;
+    if (e.op == Tok::PipePipe && a && *a != 0)
+      return 1;
+    auto b = evalWith(*e.operands[1], lookup);
+    if (!a || !b)
+      return std::nullopt;
+    int64_t x = *a, y = *b, r = 0;
+    switch (e.op) {
+    case Tok::Plus:
+      return __builtin_add_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Tok::Minus:
+      return __builtin_sub_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Tok::Star:
+      return __builtin_mul_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
+    case Tok::Slash:
+      return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
+    case Tok::Percent:
+      return y == 0 ? std::nullopt : std::optional<int64_t>(x % y);
+    case Tok::Amp:
+      return x & y;
+    case Tok::Pipe:
+      return x | y;
+    case Tok::Caret:
+      return x ^ y;
+    case Tok::EqEq:
+      return x == y;
+    case Tok::NotEq:
+      return x != y;
+    case Tok::Less:
+      return x < y;
+    case Tok::LessEq:
+      return x <= y;
+    case Tok::Greater:
+      return x > y;
+    case Tok::GreaterEq:
+      return x >= y;
+    case Tok::AmpAmp:
+      return x && y;
+    case Tok::PipePipe:
+      return x || y;
+    default:
+      return std::nullopt;
+    }
+  }
+  case ExprKind::Call: {
+    std::string callee = sema::calleeName(e);
+    auto args = positionalArgs(e);
+    if (args.size() != 2 || (callee != "math.cdiv" && callee != "math.min" && callee != "math.max"))
+      return std::nullopt;
+    auto a = evalWith(*args[0], lookup), b = evalWith(*args[1], lookup);
+    if (!a || !b)
+      return std::nullopt;
+    if (callee == "math.min")
+      return std::min(*a, *b);
+    if (callee == "math.max")
+      return std::max(*a, *b);
+    return *b <= 0 ? std::nullopt : std::optional<int64_t>(*a <= 0 ? 0 : (*a + *b - 1) / *b);
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The symbolic quantities of a kernel's schedule: integer atoms (size
+/// symbols, non-constant lets, trip counts of loops over schedules) and
+/// boolean atoms (conditions that cannot be evaluated), with one value each.
+struct Assignment {
+  std::map<std::string, int64_t> ints;
+  std::map<std::string, bool> bools;
+  int64_t defaultInt = 1;
+  bool defaultBool = true;
+};
+
+/// The atoms met so far (the simulation discovers them as it runs).
+struct Atoms {
+  std::set<std::string> ints, bools;
+};
+
+/// One ring event of a role, in execution order.
+struct Event {
+  enum Kind { Produce, Commit, Consume, Free } kind;
+  const Ring *ring;
+  const Expr *call; ///< the ring call; for Free the release
+};
+
+/// Findings of the simulation, one per rule and primary call.
+using Findings = std::map<std::pair<std::string, const Expr *>, Finding>;
+
+/// Records \p f under its code and \p key unless one is there already.
+void put(Findings &findings, const Expr *key, Finding f) {
+  std::pair<std::string, const Expr *> k{f.code, key};
+  findings.emplace(std::move(k), std::move(f));
+}
+
+bool has(const Findings &findings, const std::string &code, const Expr *key) {
+  return findings.count({code, key}) != 0;
+}
+
+/// Whether a statement can produce ring events or fire releases.
+using Relevant = std::set<const Stmt *>;
+
+bool markRelevant(const Stmt &s, const Kernel &kernel, Relevant &out) {
+  bool any = s.kind == StmtKind::Return;
+  forEachCallShallow(s, [&](const Expr &call) {
+    std::string op = opName(call, kernel);
+    any |= op.starts_with("ring.") || op.starts_with("wgmma.") || op == "tcgen05.mma" || op == "tcgen05.commit" ||
+           op == "tma.store_wait" || op == "mbarrier.wait";
+  });
+  auto block = [&](const Block &b) {
+    for (const StmtPtr &c : b.stmts)
+      any |= markRelevant(*c, kernel, out);
+  };
+  if (auto *f = dyn_cast<ForStmt>(&s))
+    block(f->body);
+  if (auto *i = dyn_cast<IfStmt>(&s)) {
+    block(i->thenBody);
+    if (i->elseBody)
+      block(*i->elseBody);
+    if (i->elseIf)
+      any |= markRelevant(*i->elseIf, kernel, out);
+  }
+  if (any)
+    out.insert(&s);
+  return any;
+}
+
+/// Runs one role body with concrete values and records its ring events;
+/// reports releases whose event never fires (ring.retire) and consumers that
+/// hold every stage (ring.retire when releases are pending, else
+/// ring.deadlock).
+class RoleSim {
+public:
+  RoleSim(const Kernel &kernel, const Role &role, const SourceManager &sm, const Assignment &values, Atoms &atoms,
+          const Relevant &relevant, Findings &findings, size_t &budget)
+      : kernel_(kernel), role_(role), sm_(sm), values_(values), atoms_(atoms), relevant_(relevant), findings_(findings),
+        budget_(budget) {}
+
+  /// False when the run was too long to finish.
+  bool run() {
+    execBlock(role_.decl->body);
+    if (aborted_)
+      return false;
+    for (const Deferred &d : deferred_)
+      neverFires(d);
+    return true;
+  }
+
+  std::vector<Event> events;
+
+private:
+  struct Deferred {
+    const Ring *ring;
+    const Expr *release;
+    int64_t depth;
+    bool store; ///< tma.store_read rather than wgmma.retired
+  };
+  /// An asynchronous MMA reading a token's slot, not yet retired.
+  struct Read {
+    int token;
+    const Expr *mma;
+    int64_t commits; ///< groups committed since the MMA (1: its own group is closed)
+    bool tcgen;
+  };
+  static constexpr size_t kBudget = 200000;
+
+  const Kernel &kernel_;
+  const Role &role_;
+  const SourceManager &sm_;
+  const Assignment &values_;
+  Atoms &atoms_;
+  const Relevant &relevant_;
+  Findings &findings_;
+  size_t &budget_; ///< steps left for the whole kernel
+  sema::ConstEnv env_;
+  std::vector<Deferred> deferred_;
+  std::map<const Ring *, int64_t> held_;
+  std::map<std::string, int> tokens_; ///< token names and views of slots, to a token id
+  int nextToken_ = 0;
+  std::vector<Read> reads_;
+  size_t steps_ = 0;
+  bool stopped_ = false, aborted_ = false;
+
+  std::optional<int64_t> known(const std::string &name) const {
+    if (auto it = env_.find(name); it != env_.end())
+      return it->second;
+    if (auto it = kernel_.consts.find(name); it != kernel_.consts.end())
+      return it->second;
+    return std::nullopt;
+  }
+
+  int64_t intAtom(const std::string &name) {
+    atoms_.ints.insert(name);
+    auto it = values_.ints.find(name);
+    return it == values_.ints.end() ? values_.defaultInt : it->second;
+  }
+
+  /// A value over the atoms (loop bounds and conditions).
+  std::optional<int64_t> symbolic(const Expr &e) {
+    return evalWith(e, [&](const std::string &name) -> std::optional<int64_t> {
+      if (auto v = known(name))
+        return v;
+      return intAtom(name);
+    });
+  }
+
+  bool condition(const Expr &cond) {
+    if (auto v = symbolic(cond))
+      return *v != 0;
+    std::string key = "cond:" + std::to_string(cond.range.begin);
+    atoms_.bools.insert(key);
+    auto it = values_.bools.find(key);
+    return it == values_.bools.end() ? values_.defaultBool : it->second;
+  }
+
+  void execBlock(const Block &b) {
+    for (const StmtPtr &s : b.stmts) {
+      if (stopped_ || aborted_)
+        return;
+      if (++steps_ > kBudget || budget_ == 0) {
+        aborted_ = true;
+        return;
+      }
+      --budget_;
+      exec(*s);
+    }
+  }
+
+  void exec(const Stmt &s) {
+    if (auto *let = dyn_cast<LetStmt>(&s))
+      return bind(*let);
+    if (!relevant_.count(&s))
+      return;
+    if (auto *f = dyn_cast<ForStmt>(&s))
+      return loop(*f);
+    if (auto *i = dyn_cast<IfStmt>(&s)) {
+      if (condition(*i->cond))
+        return execBlock(i->thenBody);
+      if (i->elseBody)
+        return execBlock(*i->elseBody);
+      if (i->elseIf)
+        return exec(*i->elseIf);
+      return;
+    }
+    forEachCallShallow(s, [&](const Expr &call) { this->call(call); });
+    if (s.kind == StmtKind::Return)
+      stopped_ = true;
+  }
+
+  void bind(const LetStmt &let) {
+    if (!let.value)
+      return;
+    if (let.names.size() == 1)
+      tokens_.erase(let.names[0].name);
+    if (let.value->kind == ExprKind::Call) {
+      std::string op = opName(*let.value, kernel_);
+      if (op == "ring.produce" || op == "ring.consume") {
+        if (let.names.size() == 1)
+          tokens_[let.names[0].name] = nextToken_++;
+        return call(*let.value);
+      }
+    }
+    if (let.names.size() != 1)
+      return;
+    const Expr *base = viewBase(let.value.get());
+    if (base && (base->kind == ExprKind::Member || base->kind == ExprKind::Name))
+      if (auto it = tokens_.find(viewRoot(*let.value)); it != tokens_.end())
+        tokens_[let.names[0].name] = it->second;
+    auto v = evalWith(*let.value, [&](const std::string &n) { return known(n); });
+    if (v)
+      env_[let.names[0].name] = *v;
+    else
+      env_.erase(let.names[0].name);
+  }
+
+  void loop(const ForStmt &f) {
+    const Expr &it = *f.iterable;
+    int64_t step = 1;
+    for (const Clause &c : f.clauses)
+      if (c.name.name == "step" && c.args.size() == 1)
+        if (auto v = sema::evalInt(*c.args[0], kernel_.consts); v && *v > 0)
+          step = *v;
+    std::optional<int64_t> lo, hi;
+    if (it.kind == ExprKind::Binary && it.op == Tok::DotDot) {
+      lo = symbolic(*it.operands[0]);
+      hi = symbolic(*it.operands[1]);
+    }
+    if (lo && hi) {
+      if ((*hi - *lo) / step > int64_t(kBudget)) {
+        aborted_ = true;
+        return;
+      }
+      for (int64_t v = *lo; v < *hi && !stopped_ && !aborted_; v += step) {
+        env_[f.var.name] = v;
+        execBlock(f.body);
+      }
+      return;
+    }
+    // A schedule or a bound that depends on run-time values: a trip count
+    // of its own, named by the iterable's text.
+    int64_t trips =
+        intAtom(std::string(it.kind == ExprKind::Name ? it.text : "trips:" + std::to_string(it.range.begin)));
+    env_.erase(f.var.name);
+    for (int64_t i = 0; i < trips && !stopped_ && !aborted_; ++i)
+      execBlock(f.body);
+  }
+
+  void call(const Expr &c) {
+    std::string op = opName(c, kernel_);
+    const Ring *ring = ringOf(c, kernel_);
+    if (op == "ring.produce") {
+      events.push_back({Event::Produce, ring, &c});
+    } else if (op == "ring.commit") {
+      events.push_back({Event::Commit, ring, &c});
+    } else if (op == "ring.consume") {
+      consume(c, *ring);
+    } else if (op == "ring.release") {
+      release(c, *ring);
+    } else if (op == "wgmma.mma" || op == "tcgen05.mma") {
+      auto args = positionalArgs(c);
+      for (size_t i = 0; i < args.size() && i < 2; ++i)
+        if (auto it = tokens_.find(viewRoot(*args[i])); it != tokens_.end())
+          reads_.push_back({it->second, &c, 0, op == "tcgen05.mma"});
+    } else if (op == "wgmma.commit" || op == "tcgen05.commit") {
+      for (Read &r : reads_)
+        if (r.tcgen == (op == "tcgen05.commit"))
+          r.commits = std::min<int64_t>(r.commits + 1, 64);
+    } else if (op == "mbarrier.wait") {
+      std::erase_if(reads_, [](const Read &r) { return r.tcgen && r.commits >= 1; });
+    } else if (op == "wgmma.wait" || op == "tma.store_wait") {
+      auto args = positionalArgs(c);
+      auto m = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel_.consts);
+      bool store = op == "tma.store_wait";
+      // A wait of depth m retires every closed group with at least m groups committed after it.
+      if (!store)
+        std::erase_if(reads_, [&](const Read &r) { return !r.tcgen && r.commits >= m.value_or(0) + 1; });
+      for (auto d = deferred_.begin(); d != deferred_.end();) {
+        if (d->store == store && m && *m <= d->depth) {
+          events.push_back({Event::Free, d->ring, d->release});
+          d = deferred_.erase(d);
+        } else {
+          ++d;
+        }
+      }
+    }
+  }
+
+  void consume(const Expr &c, const Ring &ring) {
+    int64_t pending =
+        std::count_if(deferred_.begin(), deferred_.end(), [&](const Deferred &d) { return d.ring == &ring; });
+    int64_t stages = ring.stages.value_or(1);
+    if (held_[&ring] + pending >= stages && !has(findings_, "ring.deadlock", &c)) {
+      auto oldest =
+          std::find_if(deferred_.begin(), deferred_.end(), [&](const Deferred &d) { return d.ring == &ring; });
+      if (oldest != deferred_.end()) {
+        const Expr *after = keywordArg(*oldest->release, "after");
+        Finding f{"ring.retire",
+                  after->range,
+                  "the release waits for " + std::string(textOf(sm_, after->range)) + ", which does not fire before " +
+                      ring.name + ".consume() needs the slot again: " + allStages(stages) +
+                      " held or pending release, so the producer hangs",
+                  {},
+                  {}};
+        f.notes.push_back({c.range, "this consume waits for a slot that the producer cannot refill"});
+        put(findings_, oldest->release, std::move(f));
+      } else {
+        Finding f{"ring.deadlock",
+                  c.range,
+                  "role '" + role_.name + "' waits for another slot of ring '" + ring.name + "' while " +
+                      allStages(stages) + " held by it: it blocks forever",
+                  {},
+                  {}};
+        put(findings_, &c, std::move(f));
+      }
+    }
+    ++held_[&ring];
+    events.push_back({Event::Consume, &ring, &c});
+  }
+
+  void release(const Expr &c, const Ring &ring) {
+    --held_[&ring];
+    const Expr *after = keywordArg(c, "after");
+    auto args = positionalArgs(c);
+    auto token = args.empty() ? tokens_.end() : tokens_.find(args[0]->text);
+    if (token != tokens_.end()) {
+      auto pending =
+          std::find_if(reads_.begin(), reads_.end(), [&](const Read &r) { return r.token == token->second; });
+      if (pending != reads_.end() && !after)
+        releaseReads(c, args[0]->text, *pending);
+      std::erase_if(reads_, [&](const Read &r) { return r.token == token->second; });
+    }
+    std::string event = after ? sema::calleeName(*after) : "";
+    if (event == "wgmma.retired" || event == "tma.store_read") {
+      auto args = positionalArgs(*after);
+      auto n = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel_.consts);
+      deferred_.push_back({&ring, &c, n.value_or(0), event == "tma.store_read"});
+      return;
+    }
+    events.push_back({Event::Free, &ring, &c});
+  }
+
+  /// ring.release-reads: a plain release while an MMA that reads the slot
+  /// has not been retired.
+  void releaseReads(const Expr &c, const std::string &token, const Read &pending) {
+    if (has(findings_, "ring.release-reads", &c))
+      return;
+    std::string mma = pending.tcgen ? "tcgen05.mma" : "wgmma.mma";
+    Finding f{"ring.release-reads",
+              c.range,
+              "slot of '" + token + "' is released while a " + mma +
+                  " still reads it: the producer can refill it under the tensor core",
+              {},
+              {}};
+    f.notes.push_back({pending.mma->range, mma + " reading '" + token + "' is issued here and not yet retired"});
+    std::string event = pending.tcgen ? "tcgen05.done()" : "wgmma.retired(" + std::to_string(lastWaitDepth(c)) + ")";
+    f.fixes.push_back(insertFix("release after " + event, c.range.file, c.range.end - 1, ", after = " + event));
+    put(findings_, &c, std::move(f));
+  }
+
+  /// The depth of the last `wgmma.wait` before the statement of \p call in
+  /// its block (0 if none).
+  int64_t lastWaitDepth(const Expr &call) const {
+    int64_t n = 0;
+    std::function<bool(const Block &)> inBlock;
+    std::function<bool(const Stmt &)> inIf = [&](const Stmt &s) {
+      auto &i = static_cast<const IfStmt &>(s);
+      return inBlock(i.thenBody) || (i.elseBody && inBlock(*i.elseBody)) || (i.elseIf && inIf(*i.elseIf));
+    };
+    inBlock = [&](const Block &b) {
+      int64_t last = 0;
+      for (const StmtPtr &s : b.stmts) {
+        if (s->range.begin <= call.range.begin && call.range.end <= s->range.end) {
+          if (s->kind == StmtKind::Expr) {
+            n = last;
+            return true;
+          }
+          if (auto *f = dyn_cast<ForStmt>(s.get()))
+            return inBlock(f->body);
+          return s->kind == StmtKind::If && inIf(*s);
+        }
+        if (auto *e = dyn_cast<ExprStmt>(s.get()); e && opName(*e->expr, kernel_) == "wgmma.wait") {
+          auto args = positionalArgs(*e->expr);
+          last = args.empty() ? 0 : sema::evalInt(*args[0], kernel_.consts).value_or(0);
+        }
+      }
+      return false;
+    };
+    inBlock(role_.decl->body);
+    return n;
+  }
+
+  void neverFires(const Deferred &d) {
+    if (has(findings_, "ring.retire", d.release))
+      return;
+    const Expr *after = keywordArg(*d.release, "after");
+    std::string wait = d.store ? "tma.store_wait" : "wgmma.wait";
+    Finding f{"ring.retire",
+              after->range,
+              "the release waits for " + std::string(textOf(sm_, after->range)) + ", but no " + wait +
+                  "(m) with m <= " + std::to_string(d.depth) +
+                  " follows on some path: the slot is never released and the producer hangs",
+              {},
+              {}};
+    f.notes.push_back({closingBrace(role_.decl->body), "role '" + role_.name + "' ends here with the release pending"});
+    put(findings_, d.release, std::move(f));
+  }
+};
+
+/// The innermost loop or branch of \p body that contains \p call.
+const Stmt *enclosing(const Block &body, const Expr &call) {
+  for (const StmtPtr &s : body.stmts) {
+    if (s->range.begin > call.range.begin || call.range.end > s->range.end)
+      continue;
+    if (auto *f = dyn_cast<ForStmt>(s.get())) {
+      const Stmt *inner = enclosing(f->body, call);
+      return inner ? inner : s.get();
+    }
+    if (auto *i = dyn_cast<IfStmt>(s.get())) {
+      const Stmt *inner = enclosing(i->thenBody, call);
+      if (!inner && i->elseBody)
+        inner = enclosing(*i->elseBody, call);
+      return inner ? inner : s.get();
+    }
+  }
+  return nullptr;
+}
+
+/// The first call of \p op on \p ring in \p role, in source order.
+const Expr *firstCall(const Kernel &kernel, const Role &role, const Ring &ring, std::string_view op) {
+  const Expr *first = nullptr;
+  forEachCall(role.decl->body, [&](const Expr &call) {
+    if (!first && ringOf(call, kernel) == &ring && opName(call, kernel) == op)
+      first = &call;
+  });
+  return first;
+}
+
+std::string describeAssignment(const Assignment &a, const Atoms &atoms) {
+  std::string out;
+  for (const std::string &name : atoms.ints) {
+    if (name.starts_with("trips:"))
+      continue;
+    auto it = a.ints.find(name);
+    out += (out.empty() ? "" : ", ") + name + " = " + std::to_string(it == a.ints.end() ? a.defaultInt : it->second);
+  }
+  return out.empty() ? "" : " when " + out;
+}
+
+/// ring.balance for one assignment: per ring, the producer's produce count
+/// against the consumer's consume count.
+void balance(const Kernel &kernel, const std::map<const Role *, std::vector<Event>> &events, const Assignment &a,
+             const Atoms &atoms, const std::set<const Ring *> &skip, Findings &findings, std::set<const Ring *> &done) {
+  for (const Ring &ring : kernel.rings) {
+    const Role *producer = kernel.role(ring.producer), *consumer = kernel.role(ring.consumer);
+    if (!producer || !consumer || skip.count(&ring) || done.count(&ring))
+      continue;
+    auto count = [&](const Role *role, Event::Kind kind) {
+      auto it = events.find(role);
+      if (it == events.end())
+        return int64_t(0);
+      return int64_t(std::count_if(it->second.begin(), it->second.end(),
+                                   [&](const Event &e) { return e.ring == &ring && e.kind == kind; }));
+    };
+    int64_t produced = count(producer, Event::Produce), consumed = count(consumer, Event::Consume);
+    if (produced == consumed)
+      continue;
+    done.insert(&ring);
+    const Expr *produce = firstCall(kernel, *producer, ring, "ring.produce");
+    const Expr *consume = firstCall(kernel, *consumer, ring, "ring.consume");
+    SourceRange at = consume ? consume->range : produce ? produce->range : ring.decl->name.range;
+    Finding f{"ring.balance",
+              at,
+              "ring '" + ring.name + "' is produced " + plural(produced, "time") + " by role '" + producer->name +
+                  "' but consumed " + plural(consumed, "time") + " by role '" + consumer->name + "'" +
+                  describeAssignment(a, atoms),
+              {},
+              {}};
+    if (produce) {
+      const Stmt *s = enclosing(producer->decl->body, *produce);
+      f.notes.push_back(
+          {s ? header(*s) : produce->range, "role '" + producer->name + "' produces '" + ring.name + "' here"});
+    }
+    if (consume) {
+      const Stmt *s = enclosing(consumer->decl->body, *consume);
+      f.notes.push_back(
+          {s ? header(*s) : consume->range, "role '" + consumer->name + "' consumes '" + ring.name + "' here"});
+    }
+    put(findings, consume ? consume : produce, std::move(f));
+  }
+}
+
+std::string waitText(const Event &e, const SourceManager &sm) { return std::string(textOf(sm, e.call->range)); }
+
+/// ring.deadlock for one assignment: plays the roles' event streams against
+/// the rings' capacities; when every unfinished role is blocked, reports a
+/// role that only its own later events could unblock (self-wait) and two
+/// roles blocked on each other through two different rings.
+void deadlock(const Kernel &kernel, const std::map<const Role *, std::vector<Event>> &events, const SourceManager &sm,
+              const std::set<const Ring *> &unbalanced, Findings &findings) {
+  struct Counts {
+    int64_t produced = 0, committed = 0, consumed = 0, freed = 0;
+  };
+  std::map<const Ring *, Counts> rings;
+  std::vector<const Role *> roles;
+  std::vector<size_t> pos;
+  for (const Role &r : kernel.roles)
+    if (events.count(&r)) {
+      roles.push_back(&r);
+      pos.push_back(0);
+    }
+  auto enabled = [&](const Event &e) {
+    Counts &c = rings[e.ring];
+    if (e.kind == Event::Produce)
+      return c.produced - c.freed < e.ring->stages.value_or(1);
+    if (e.kind == Event::Consume)
+      return c.consumed < c.committed;
+    return true;
+  };
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (size_t i = 0; i < roles.size(); ++i) {
+      const std::vector<Event> &list = events.at(roles[i]);
+      while (pos[i] < list.size() && enabled(list[pos[i]])) {
+        const Event &e = list[pos[i]++];
+        Counts &c = rings[e.ring];
+        (e.kind == Event::Produce   ? c.produced
+         : e.kind == Event::Commit  ? c.committed
+         : e.kind == Event::Consume ? c.consumed
+                                    : c.freed)++;
+        progress = true;
+      }
+    }
+  }
+  // Who could unblock role i: roles with a later event that would.
+  auto unblockers = [&](size_t i) {
+    const Event &e = events.at(roles[i])[pos[i]];
+    Event::Kind need = e.kind == Event::Consume ? Event::Commit : Event::Free;
+    std::vector<std::pair<size_t, const Event *>> out;
+    for (size_t j = 0; j < roles.size(); ++j) {
+      const std::vector<Event> &list = events.at(roles[j]);
+      for (size_t k = pos[j] + (j == i ? 1 : 0); k < list.size(); ++k)
+        if (list[k].ring == e.ring && list[k].kind == need) {
+          out.push_back({j, &list[k]});
+          break;
+        }
+    }
+    return out;
+  };
+  auto stuck = [&](size_t i) { return pos[i] < events.at(roles[i]).size(); };
+  for (size_t i = 0; i < roles.size(); ++i) {
+    if (!stuck(i))
+      continue;
+    const Event &wait = events.at(roles[i])[pos[i]];
+    auto from = unblockers(i);
+    if (unbalanced.count(wait.ring))
+      continue; // a consequence of ring.balance
+    if (from.size() == 1 && from[0].first == i) {
+      if (has(findings, "ring.deadlock", wait.call))
+        continue;
+      bool consume = wait.kind == Event::Consume;
+      Finding f{"ring.deadlock",
+                wait.call->range,
+                "role '" + roles[i]->name + "' waits in " + waitText(wait, sm) +
+                    " for a slot that only its own later " + (consume ? "commit fills" : "release frees") +
+                    ": it blocks forever",
+                {},
+                {}};
+      f.notes.push_back({from[0].second->call->range, std::string(consume ? "the commit" : "the release") +
+                                                          " that would unblock it comes later in the same role"});
+      put(findings, wait.call, std::move(f));
+      continue;
+    }
+    for (auto [j, unblock] : from) {
+      if (j <= i || !stuck(j))
+        continue;
+      const Event &other = events.at(roles[j])[pos[j]];
+      auto back = unblockers(j);
+      bool cycle = std::any_of(back.begin(), back.end(), [&](auto &p) { return p.first == i; });
+      if (!cycle || other.ring == wait.ring || unbalanced.count(other.ring) ||
+          has(findings, "ring.deadlock", wait.call))
+        continue;
+      Finding f{"ring.deadlock",
+                wait.call->range,
+                "circular wait: role '" + roles[i]->name + "' waits in " + waitText(wait, sm) + " for role '" +
+                    roles[j]->name + "', which waits in " + waitText(other, sm) + " for role '" + roles[i]->name + "'",
+                {},
+                {}};
+      f.notes.push_back(
+          {other.call->range, "role '" + roles[j]->name + "' waits here for role '" + roles[i]->name + "'"});
+      f.notes.push_back({unblock->call->range, "only this later operation of role '" + roles[j]->name +
+                                                   "' would unblock role '" + roles[i]->name + "'"});
+      put(findings, wait.call, std::move(f));
+    }
+  }
+}
+
+/// ring.balance, ring.retire and ring.deadlock: simulate every role under
+/// each assignment of the atoms to 0, 1, S and 2S (S: the largest stage
+/// count) and of the opaque conditions to true and false.
+void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const Ring *> &misplaced) {
+  if (kernel.rings.empty())
+    return;
+  Relevant relevant;
+  for (const Role &r : kernel.roles)
+    for (const StmtPtr &s : r.decl->body.stmts)
+      markRelevant(*s, kernel, relevant);
+  int64_t stages = 1;
+  for (const Ring &r : kernel.rings)
+    stages = std::max(stages, r.stages.value_or(1));
+  std::set<int64_t> valueSet = {0, 1, stages, 2 * stages};
+  std::vector<int64_t> values(valueSet.begin(), valueSet.end());
+
+  Findings findings, scratch;
+  size_t budget = 2000000; // statement steps for the whole kernel
+  auto runAll = [&](const Assignment &a, Atoms &atoms, Findings &out,
+                    std::map<const Role *, std::vector<Event>> &events) {
+    for (const Role &r : kernel.roles) {
+      RoleSim sim(kernel, r, ctx.sm, a, atoms, relevant, out, budget);
+      if (!sim.run())
+        return false;
+      events[&r] = std::move(sim.events);
+    }
+    return true;
+  };
+  // Discover the atoms: run with small and large defaults until no new one appears.
+  Atoms atoms;
+  for (int round = 0; round < 4; ++round) {
+    size_t before = atoms.ints.size() + atoms.bools.size();
+    for (bool large : {false, true}) {
+      Assignment probe;
+      probe.defaultInt = large ? 2 * stages : 1;
+      probe.defaultBool = !large;
+      for (const std::string &b : atoms.bools)
+        probe.bools[b] = !large;
+      std::map<const Role *, std::vector<Event>> events;
+      runAll(probe, atoms, scratch, events);
+    }
+    if (atoms.ints.size() + atoms.bools.size() == before)
+      break;
+  }
+  std::vector<std::string> ints(atoms.ints.begin(), atoms.ints.end()), bools(atoms.bools.begin(), atoms.bools.end());
+  std::vector<Assignment> assignments;
+  double total = std::pow(double(values.size()), double(ints.size())) * std::pow(2.0, double(bools.size()));
+  if (total <= 256) {
+    for (size_t n = 0; n < size_t(total); ++n) {
+      Assignment a;
+      size_t rest = n;
+      for (const std::string &name : ints) {
+        a.ints[name] = values[rest % values.size()];
+        rest /= values.size();
+      }
+      for (const std::string &name : bools) {
+        a.bools[name] = rest % 2 == 0;
+        rest /= 2;
+      }
+      assignments.push_back(std::move(a));
+    }
+  } else {
+    for (int64_t v : values)
+      for (bool b : {true, false}) {
+        Assignment a;
+        for (const std::string &name : ints)
+          a.ints[name] = v;
+        for (const std::string &name : bools)
+          a.bools[name] = b;
+        assignments.push_back(std::move(a));
+      }
+  }
+  // Balance first: a deadlock through a ring that is not balanced is its consequence.
+  std::set<const Ring *> unbalanced;
+  std::vector<std::map<const Role *, std::vector<Event>>> runs;
+  for (const Assignment &a : assignments) {
+    std::map<const Role *, std::vector<Event>> events;
+    Atoms seen = atoms;
+    if (!runAll(a, seen, findings, events))
+      continue;
+    balance(kernel, events, a, atoms, misplaced, findings, unbalanced);
+    runs.push_back(std::move(events));
+  }
+  for (const auto &events : runs)
+    deadlock(kernel, events, ctx.sm, unbalanced, findings);
+  std::vector<Finding> out;
+  for (auto &[call, f] : findings)
+    out.push_back(std::move(f));
+  emit(ctx, out);
+}
+
+} // namespace
+
+void checkRings(const sema::Kernel &kernel, RuleContext &ctx) {
+  std::set<const Ring *> misplaced;
+  checkRoles(kernel, ctx, misplaced);
+  std::vector<Finding> findings;
+  for (const Role &role : kernel.roles)
+    TokenWalker(kernel, role, ctx.sm, findings).run();
+  emit(ctx, findings);
+  checkSimulated(kernel, ctx, misplaced);
+}
 
 } // namespace cake::verify

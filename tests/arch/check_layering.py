@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 ALLOWED = {
     "diagnostics": {"diagnostics"},
     "compiler": {"compiler", "diagnostics"},
-    "cli": {"cli", "compiler", "diagnostics"},
+    "cli": {"cli", "compiler", "diagnostics", "lsp"},  # `cake lsp` starts the server
     "lsp": {"lsp", "cli", "compiler", "diagnostics"},
 }
 # third-party headers -> folders that may include them
