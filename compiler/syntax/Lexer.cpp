@@ -22,6 +22,42 @@ std::string_view tokenSpelling(Tok kind) {
   }
 }
 
+int binaryPrecedence(Tok kind) {
+  switch (kind) {
+  case Tok::DotDot:
+    return 1;
+  case Tok::PipePipe:
+    return 2;
+  case Tok::AmpAmp:
+    return 3;
+  case Tok::EqEq:
+  case Tok::NotEq:
+  case Tok::Less:
+  case Tok::LessEq:
+  case Tok::Greater:
+  case Tok::GreaterEq:
+    return 4;
+  case Tok::Pipe:
+    return 5;
+  case Tok::Caret:
+    return 6;
+  case Tok::Amp:
+    return 7;
+  case Tok::Shl:
+  case Tok::Shr:
+    return 8;
+  case Tok::Plus:
+  case Tok::Minus:
+    return 9;
+  case Tok::Star:
+  case Tok::Slash:
+  case Tok::Percent:
+    return 10;
+  default:
+    return 0;
+  }
+}
+
 std::string_view tokenName(Tok kind) {
   switch (kind) {
   case Tok::Eof:

@@ -21,43 +21,8 @@ struct SyntaxError {};
 /// Thrown once the error budget is spent; caught at the top.
 struct TooManyErrors {};
 
-enum Prec { NoPrec, PRange, POr, PAnd, PCompare, PBitOr, PBitXor, PBitAnd, PShift, PSum, PProduct };
-
-Prec binaryPrec(Tok t) {
-  switch (t) {
-  case Tok::DotDot:
-    return PRange;
-  case Tok::PipePipe:
-    return POr;
-  case Tok::AmpAmp:
-    return PAnd;
-  case Tok::EqEq:
-  case Tok::NotEq:
-  case Tok::Less:
-  case Tok::LessEq:
-  case Tok::Greater:
-  case Tok::GreaterEq:
-    return PCompare;
-  case Tok::Pipe:
-    return PBitOr;
-  case Tok::Caret:
-    return PBitXor;
-  case Tok::Amp:
-    return PBitAnd;
-  case Tok::Shl:
-  case Tok::Shr:
-    return PShift;
-  case Tok::Plus:
-  case Tok::Minus:
-    return PSum;
-  case Tok::Star:
-  case Tok::Slash:
-  case Tok::Percent:
-    return PProduct;
-  default:
-    return NoPrec;
-  }
-}
+/// Precedence levels of binaryPrecedence() that the parser names.
+enum Prec { NoPrec = 0, PRange = 1, PCompare = 4 };
 
 bool isAssignOp(Tok t) {
   return t == Tok::Assign || t == Tok::PlusAssign || t == Tok::MinusAssign || t == Tok::StarAssign ||
@@ -710,7 +675,7 @@ private:
     uint32_t begin = tok().range.begin;
     ExprPtr lhs = parseUnary();
     for (;;) {
-      Prec p = binaryPrec(tok().kind);
+      int p = binaryPrecedence(tok().kind);
       if (p == NoPrec || p < minPrec)
         return lhs;
       Token op = advance();
@@ -720,7 +685,7 @@ private:
       bin->operands.push_back(std::move(lhs));
       bin->operands.push_back(std::move(rhs));
       lhs = std::move(bin);
-      if ((p == PCompare || p == PRange) && binaryPrec(tok().kind) == p)
+      if ((p == PCompare || p == PRange) && binaryPrecedence(tok().kind) == p)
         fail(tok(), p == PRange ? "ranges cannot be chained"
                                 : "comparisons cannot be chained: write 'a <= b && b < c' for a range test");
     }

@@ -10,37 +10,7 @@ namespace {
 int precedence(const Expr &e) {
   if (e.kind == ExprKind::Unary)
     return 11;
-  if (e.kind != ExprKind::Binary)
-    return 12;
-  switch (e.op) {
-  case Tok::DotDot:
-    return 1;
-  case Tok::PipePipe:
-    return 2;
-  case Tok::AmpAmp:
-    return 3;
-  case Tok::EqEq:
-  case Tok::NotEq:
-  case Tok::Less:
-  case Tok::LessEq:
-  case Tok::Greater:
-  case Tok::GreaterEq:
-    return 4;
-  case Tok::Pipe:
-    return 5;
-  case Tok::Caret:
-    return 6;
-  case Tok::Amp:
-    return 7;
-  case Tok::Shl:
-  case Tok::Shr:
-    return 8;
-  case Tok::Plus:
-  case Tok::Minus:
-    return 9;
-  default:
-    return 10;
-  }
+  return e.kind == ExprKind::Binary ? binaryPrecedence(e.op) : 12;
 }
 
 class Printer {

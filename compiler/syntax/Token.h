@@ -74,6 +74,11 @@ enum class Tok {
 #undef X
 };
 
+/// Binding strength of a binary operator, from 1 (`..`, the loosest) to 10
+/// (`*`, `/`, `%`); 0 for any other token. Comparisons (4) and ranges (1) do
+/// not associate.
+int binaryPrecedence(Tok kind);
+
 /// How a token kind is spelled in messages: "'('", "identifier", ...
 std::string_view tokenName(Tok kind);
 /// The fixed spelling of a keyword or punctuation token, empty otherwise.

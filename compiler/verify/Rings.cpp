@@ -1257,6 +1257,39 @@ void deadlock(const Kernel &kernel, const std::map<const Role *, std::vector<Eve
   }
 }
 
+/// For each size symbol divided by a constant in a loop bound (`K / 64`,
+/// `math.cdiv(N, BM)`), that constant: the symbol is then given multiples of
+/// it, so that the trip count itself takes the values 0, 1, S and 2S.
+std::map<std::string, int64_t> atomScales(const Kernel &kernel) {
+  std::map<std::string, int64_t> scales;
+  std::function<void(const Expr &)> visit = [&](const Expr &e) {
+    const Expr *num = nullptr, *den = nullptr;
+    if (e.kind == ExprKind::Binary && e.op == Tok::Slash) {
+      num = e.operands[0].get();
+      den = e.operands[1].get();
+    } else if (e.kind == ExprKind::Call && sema::calleeName(e) == "math.cdiv" && e.operands.size() == 3) {
+      num = e.operands[1].get();
+      den = e.operands[2].get();
+    }
+    if (num && num->kind == ExprKind::Name && !kernel.consts.count(num->text))
+      if (auto c = sema::evalInt(*den, kernel.consts); c && *c > 1)
+        scales[num->text] = std::max(scales[num->text], *c);
+    for (const ExprPtr &o : e.operands)
+      if (o)
+        visit(*o);
+  };
+  for (const Role &r : kernel.roles)
+    forEachStmt(r.decl->body, [&](const Stmt &s) {
+      if (auto *f = dyn_cast<ForStmt>(&s))
+        visit(*f->iterable);
+    });
+  // Kernel-scope lets such as `let KT = math.cdiv(K, BK)` feed loop bounds too.
+  for (const StmtPtr &s : kernel.decl->body.stmts)
+    if (auto *l = dyn_cast<LetStmt>(s.get()))
+      visit(*l->value);
+  return scales;
+}
+
 /// ring.balance, ring.retire and ring.deadlock: simulate every role under
 /// each assignment of the atoms to 0, 1, S and 2S (S: the largest stage
 /// count) and of the opaque conditions to true and false.
@@ -1302,6 +1335,11 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
       break;
   }
   std::vector<std::string> ints(atoms.ints.begin(), atoms.ints.end()), bools(atoms.bools.begin(), atoms.bools.end());
+  std::map<std::string, int64_t> scales = atomScales(kernel);
+  auto scaled = [&](const std::string &name, int64_t v) {
+    auto it = scales.find(name);
+    return it == scales.end() ? v : v * it->second;
+  };
   std::vector<Assignment> assignments;
   double total = std::pow(double(values.size()), double(ints.size())) * std::pow(2.0, double(bools.size()));
   if (total <= 256) {
@@ -1309,7 +1347,7 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
       Assignment a;
       size_t rest = n;
       for (const std::string &name : ints) {
-        a.ints[name] = values[rest % values.size()];
+        a.ints[name] = scaled(name, values[rest % values.size()]);
         rest /= values.size();
       }
       for (const std::string &name : bools) {
@@ -1323,7 +1361,7 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
       for (bool b : {true, false}) {
         Assignment a;
         for (const std::string &name : ints)
-          a.ints[name] = v;
+          a.ints[name] = scaled(name, v);
         for (const std::string &name : bools)
           a.bools[name] = b;
         assignments.push_back(std::move(a));

@@ -53,11 +53,11 @@ kernel kda_prep(
     g: shared bf16[C, DK] swizzle(128B)
     dtb: shared fp32[DK]
   }
-  var gcum: shared fp32[C, DK]
+  var gcum: shared fp32[C, DK] swizzle(128B)
   var kt: shared bf16[C, DK] swizzle(128B)
   var kc: shared bf16[2, C, DK] swizzle(128B)
   var aq: shared bf16[C, C] swizzle(128B)
-  var lm: shared fp32[C, C]
+  var lm: shared fp32[C, C] swizzle(128B)
   var bs: shared fp32[C]
   var tb: shared bf16[C, C] swizzle(128B)
   var us: shared bf16[C, DV] swizzle(128B)

@@ -48,7 +48,7 @@ TEST(Verify, NotesMustBeExpectedToo) {
 }
 
 TEST(Verify, MalformedAnnotationIsReported) {
-  auto errors = verify("kernel k() target(sm_90a) block(32) {} // expected-error@+ {{x}}\n");
+  auto errors = verify("kernel k() target(sm_90a) block(32) { role r warps(0) {} } // expected-error@+ {{x}}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_NE(errors[0].find("malformed annotation"), std::string::npos);
 }

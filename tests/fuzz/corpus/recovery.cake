@@ -13,14 +13,14 @@ kernel broken(A: global bf16[M, K], C: global bf16[M, K]) target(sm_90a) {
   }
 }
 
-// TEXT: recovery.cake:8:3: error: expected ')' to close the parenthesized expression, found keyword 'role' [syntax.unexpected]
+// TEXT: recovery.cake:8:3: error: expected ')' to close the parenthesized expression, found keyword 'role' [syntax.unclosed]
 // TEXT: recovery.cake:7:14: note: to match this '('
 // TEXT: recovery.cake:9:22: error: expected ',' or ')' in arguments, found identifier 's' [syntax.unexpected]
 // TEXT: recovery.cake:12:17: error: expected an expression, found '*' [syntax.unexpected]
 // TEXT: 3 errors generated.
 
 // JSON: "version": 1
-// JSON: "code": "syntax.unexpected"
+// JSON: "code": "syntax.unclosed"
 // JSON: "line": 8
 // JSON: "code": "syntax.unexpected"
 // JSON: "line": 9
@@ -29,7 +29,7 @@ kernel broken(A: global bf16[M, K], C: global bf16[M, K]) target(sm_90a) {
 // JSON: "errors": 3
 
 // SARIF: "version": "2.1.0"
-// SARIF: "ruleId": "syntax.unexpected"
+// SARIF: "ruleId": "syntax.unclosed"
 // SARIF: "startLine": 8
 // SARIF: "ruleId": "syntax.unexpected"
 // SARIF: "startLine": 9

@@ -43,7 +43,7 @@ let x = 1 // expected-error {{expected 'kernel' or 'const' at the top level, fou
 // -----
 
 kernel k() {
-  assume 0 < a < b // expected-error {{comparisons cannot be chained; add parentheses}}
+  assume 0 < a < b // expected-error {{comparisons cannot be chained}}
 }
 
 // -----
