@@ -10,25 +10,34 @@
 namespace cake {
 namespace {
 
+// PTX ISA: mma.sync m16n8k{16,8,32}; wgmma m64nNk{16,8,32} with N a multiple of 8 up to 256; tcgen05.mma
+// M 64 (N multiple of 8) or 128 (N multiple of 16) per CTA, 128 or 256 for a CTA pair, N up to 256.
+constexpr MmaContract kMmaSync{"mma.sync", {16, 0}, {0, 0}, 8, 8, 8, 8, 16, 8, 32};
+constexpr MmaContract kWgmma{"wgmma.mma", {64, 0}, {0, 0}, 8, 8, 8, 256, 16, 8, 32};
+constexpr MmaContract kTcgen05{"tcgen05.mma", {64, 128}, {128, 256}, 8, 16, 8, 256, 16, 8, 32};
+constexpr MmaContract kAmpereMma[] = {kMmaSync};
+constexpr MmaContract kHopperMma[] = {kMmaSync, kWgmma};
+constexpr MmaContract kBlackwellMma[] = {kMmaSync, kTcgen05};
+
 constexpr TargetDesc kTargets[] = {
     {Target::SM80, "sm_80", "A100", 1,
      /*warpSize=*/32, /*maxThreadsPerBlock=*/1024, /*maxClusterSize=*/1, /*namedBarriers=*/16,
      /*smemPerBlock=*/163 * 1024, /*registersPerSm=*/65536, /*maxRegsPerThread=*/255,
      /*setmaxnreg=*/0, 0, 0, /*tmemColumns=*/0, /*tmemLanes=*/0,
      /*tmaMaxRank=*/0, /*tmaMaxBoxDim=*/0, /*tmaAlignBytes=*/16, /*mbarrierBytes=*/8,
-     /*smCount=*/108, /*dram=*/2.0e12, /*bf16=*/312e12},
+     /*smCount=*/108, /*dram=*/2.0e12, /*bf16=*/312e12, kAmpereMma},
     {Target::SM90a, "sm_90a", "H200", 2,
      32, 1024, 8, 16,
      227 * 1024, 65536, 255,
      24, 256, 8, 0, 0,
      5, 256, 16, 8,
-     132, 4.25e12, 989e12},
+     132, 4.25e12, 989e12, kHopperMma},
     {Target::SM100a, "sm_100a", "B200", 4,
      32, 1024, 8, 16,
      227 * 1024, 65536, 255,
      24, 256, 8, 512, 128,
      5, 256, 16, 8,
-     148, 8.0e12, 2250e12},
+     148, 8.0e12, 2250e12, kBlackwellMma},
 };
 
 } // namespace
@@ -43,6 +52,13 @@ std::optional<Target> parseTarget(std::string_view name) {
 std::string_view targetName(Target target) { return targetDesc(target).name; }
 
 const TargetDesc &targetDesc(Target target) { return kTargets[static_cast<int>(target)]; }
+
+const MmaContract *TargetDesc::mmaContract(std::string_view op) const {
+  for (const MmaContract &c : mma)
+    if (c.op == op)
+      return &c;
+  return nullptr;
+}
 
 uint32_t swizzleAlignment(uint32_t swizzleBytes) {
   switch (swizzleBytes) {

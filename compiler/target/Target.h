@@ -7,8 +7,10 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace cake {
@@ -18,6 +20,27 @@ enum class Target { SM80, SM90a, SM100a };
 
 std::optional<Target> parseTarget(std::string_view name);
 std::string_view targetName(Target target);
+
+/// The shape contract of one family of MMA instructions on a target.
+struct MmaContract {
+  std::string_view op;           ///< "mma.sync", "wgmma.mma", "tcgen05.mma"
+  std::array<uint16_t, 2> m;     ///< legal M (one CTA), 0 when unused
+  std::array<uint16_t, 2> mPair; ///< legal M with cta_group = 2 (tcgen05), 0 when none
+  uint16_t nStep;                ///< N is a multiple of this for the smallest M ...
+  uint16_t nStepLarge;           ///< ... and of this for larger M
+  uint16_t nMin, nMax;
+  uint8_t k16, kTf32, k8;        ///< instruction K for 16-bit, tf32 and 8-bit operands
+
+  bool legalM(int64_t value, bool pair = false) const {
+    const auto &set = pair ? mPair : m;
+    return value > 0 && (value == set[0] || value == set[1]);
+  }
+  int64_t stepFor(int64_t mValue) const { return mValue == m[0] ? nStep : nStepLarge; }
+  bool legalN(int64_t mValue, int64_t n) const {
+    int64_t step = stepFor(mValue);
+    return n >= nMin && n <= nMax && n % step == 0;
+  }
+};
 
 struct TargetDesc {
   Target id;
@@ -49,6 +72,11 @@ struct TargetDesc {
   uint32_t smCount;
   double dramBytesPerSecond;
   double bf16DenseFlopsPerSecond;
+
+  std::span<const MmaContract> mma; ///< the MMA instruction families it has
+
+  /// The contract of MMA operation \p op ("wgmma.mma"), or nullptr.
+  const MmaContract *mmaContract(std::string_view op) const;
 };
 
 const TargetDesc &targetDesc(Target target);

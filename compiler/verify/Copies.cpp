@@ -295,8 +295,9 @@ private:
       } else {
         box.back() = panel;
       }
-    } else if (innerBytes % 16 != 0) {
-      problem = "its inner extent is " + std::to_string(innerBytes) + " B, not a multiple of 16 B";
+    } else if (int64_t align = k_.desc->tmaAlignBytes; innerBytes % align != 0) {
+      problem = "its inner extent is " + std::to_string(innerBytes) + " B, not a multiple of " + std::to_string(align) +
+                " B";
     }
     auto [param, view] = resolveGlobal(global);
     size_t rank = std::max(box.size(), param ? param->type.dims.size() : 0);

@@ -67,8 +67,10 @@ const char *kindName(Kind k) {
   }
 }
 
-/// The K of one instruction for \p k (wgmma, tcgen05 and mma.sync agree).
-int64_t instrK(Kind k) { return k == Kind::TF32 ? 8 : (k == Kind::FP8 || k == Kind::I8) ? 32 : 16; }
+/// The K of one instruction of contract \p c for operands of kind \p k.
+int64_t instrK(const MmaContract &c, Kind k) {
+  return k == Kind::TF32 ? c.kTf32 : (k == Kind::FP8 || k == Kind::I8) ? c.k8 : c.k16;
+}
 
 bool isSixteenBit(Kind k) { return k == Kind::BF16 || k == Kind::FP16; }
 
@@ -279,27 +281,32 @@ private:
     std::optional<int64_t> wantN = accN ? accN : splitB ? std::nullopt : bN;
     std::vector<std::string> problems;
     MmaShape fixed;
-    auto legalM = [&](int64_t m) {
-      return tcgen05 ? (ctaGroup == 1 ? (m == 64 || m == 128) : (m == 128 || m == 256)) : m == 64;
+    const MmaContract &contract = *k_.desc->mmaContract(o.op);
+    bool pair = ctaGroup == 2;
+    auto legalM = [&](int64_t m) { return contract.legalM(m, pair); };
+    auto stepFor = [&](int64_t m) -> int64_t { return contract.stepFor(m); };
+    auto legalN = [&](int64_t m, int64_t n) { return contract.legalN(m, n); };
+    auto mList = [&] {
+      const auto &set = pair ? contract.mPair : contract.m;
+      return std::to_string(set[0]) + (set[1] ? " or " + std::to_string(set[1]) : "");
     };
-    auto stepFor = [&](int64_t m) -> int64_t { return tcgen05 && m != 64 ? 16 : 8; };
-    auto legalN = [&](int64_t m, int64_t n) { return n >= stepFor(m) && n <= 256 && n % stepFor(m) == 0; };
+    auto instrK = [&](Kind kind) { return verify::instrK(contract, kind); };
     if (!s) {
       problems.push_back("'" + tag + "' is not a shape of the form mMnNkK");
     } else {
       if (!legalM(s->m))
-        problems.push_back(tcgen05 ? "M must be " + std::string(ctaGroup == 1 ? "64 or 128" : "128 or 256") +
-                                         " with cta_group = " + std::to_string(ctaGroup)
-                                   : "M must be 64 (one warpgroup)");
+        problems.push_back(tcgen05 ? "M must be " + mList() + " with cta_group = " + std::to_string(ctaGroup)
+                                   : "M must be " + mList() + " (one warpgroup)");
       if (legalM(s->m) && !legalN(s->m, s->n))
         problems.push_back("N must be a multiple of " + std::to_string(stepFor(s->m)) + " from " +
-                           std::to_string(stepFor(s->m)) + " to 256");
+                           std::to_string(contract.nMin) + " to " + std::to_string(contract.nMax));
       if (kind != Kind::None && s->k != instrK(kind))
         problems.push_back("K must be " + std::to_string(instrK(kind)) + " for " + kindName(kind) + " operands");
       std::string wantFrom = accN ? "accumulator " + views::shapeText(*o.cv.shape) : "B operand";
-      if (wantN && s->n != *wantN && !legalN(legalM(s->m) ? s->m : 64, *wantN))
+      if (wantN && s->n != *wantN && !legalN(legalM(s->m) ? s->m : contract.m[0], *wantN))
         problems.push_back("the " + wantFrom + " has N = " + std::to_string(*wantN) +
-                           ", which no single instruction computes; split it into tiles of at most 256 columns");
+                           ", which no single instruction computes; split it into tiles of at most " +
+                           std::to_string(contract.nMax) + " columns");
       else if (wantN && s->n != *wantN)
         problems.push_back("N must be " + std::to_string(*wantN) + ", the N of the " + wantFrom);
       if (tcgen05 && ctaGroup == 1 && accM && s->m != *accM && legalM(*accM))
@@ -314,18 +321,20 @@ private:
       // The nearest legal shape: M from the accumulator (or the closest legal
       // M), N from the operands (or rounded), K from the element type.
       std::optional<int64_t> m, n, kk;
-      if (!tcgen05)
-        m = 64;
-      else if (accM && legalM(*accM) && ctaGroup == 1)
+      const auto &mSet = pair ? contract.mPair : contract.m;
+      if (!mSet[1])
+        m = mSet[0];
+      else if (accM && legalM(*accM) && !pair)
         m = accM;
       else if (s)
-        m = ctaGroup == 1 ? (s->m <= 64 ? 64 : 128) : (s->m <= 128 ? 128 : 256);
+        m = s->m <= mSet[0] ? mSet[0] : mSet[1];
       if (m) {
         int64_t step = stepFor(*m);
         if (wantN && legalN(*m, *wantN))
           n = wantN;
         else if (s && !wantN)
-          n = std::clamp<int64_t>((s->n + step / 2) / step * step, step, 256);
+          n = std::clamp<int64_t>((s->n + step / 2) / step * step, std::max<int64_t>(step, contract.nMin),
+                                  contract.nMax);
       }
       kk = kind != Kind::None ? std::optional<int64_t>(instrK(kind)) : s ? std::optional<int64_t>(s->k) : std::nullopt;
       if (m && n && kk) {
@@ -370,8 +379,9 @@ private:
 
   void checkSyncShape(const Operands &o, Kind kind, const Expr &shapeExpr, const std::string &tag,
                       const std::optional<MmaShape> &s) {
-    MmaShape want{16, 8, kind != Kind::None ? instrK(kind) : 0};
-    bool known = s && s->m == 16 && s->n == 8 && (s->k == 8 || s->k == 16 || s->k == 32);
+    const MmaContract &c = *k_.desc->mmaContract("mma.sync");
+    MmaShape want{c.m[0], c.nMin, kind != Kind::None ? instrK(c, kind) : 0};
+    bool known = s && s->m == c.m[0] && s->n == c.nMin && (s->k == c.kTf32 || s->k == c.k16 || s->k == c.k8);
     if (kind != Kind::None ? tag != want.tag() : !known) {
       std::string why = kind != Kind::None ? "mma.sync on " + std::string(kindName(kind)) + " operands is " + want.tag()
                                            : "mma.sync shapes are m16n8k16, m16n8k8 and m16n8k32";
