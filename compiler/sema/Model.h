@@ -13,12 +13,15 @@
 
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <set>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace cake::sema {
+
+struct OpInfo;
 
 //===-- Element types and memory spaces ------------------------------------===//
 
@@ -130,6 +133,8 @@ struct Kernel {
   std::vector<Role> roles;
   std::set<std::string, std::less<>> sizeSymbols;
   ConstEnv consts;
+  /// The operation each call of the kernel invokes, as sema resolved it.
+  std::unordered_map<const syntax::Expr *, const OpInfo *> ops;
 
   const Param *param(std::string_view name) const;
   const Ring *ring(std::string_view name) const;

@@ -730,6 +730,8 @@ private:
 
   void resolveCall(const Expr &call, Kernel &k) {
     const OpInfo *op = resolveCallee(call, k);
+    if (op)
+      k.ops[&call] = op;
     if (!op) {
       for (size_t i = 1; i < call.operands.size(); ++i)
         resolveExpr(*call.operands[i], k);

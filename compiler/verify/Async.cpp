@@ -47,11 +47,6 @@ struct Finding {
   std::vector<Fix> fixes;
 };
 
-std::string opName(const Expr &call, const Kernel &kernel) {
-  const sema::OpInfo *op = opOf(call, kernel);
-  return op ? std::string(op->name) : "";
-}
-
 /// Evaluates an integer or boolean (0/1) expression over the names that
 /// \p lookup knows; nullopt when any part is unknown.
 std::optional<int64_t> evalWith(const Expr &e,
@@ -444,7 +439,7 @@ private:
     ints_.erase(name);
     views_.erase(name);
     tokens_.erase(name);
-    std::string op = v.kind == ExprKind::Call ? opName(v, kernel_) : "";
+    std::string_view op = v.kind == ExprKind::Call ? opName(v, kernel_) : std::string_view();
     if (op == "ring.produce" || op == "ring.consume") {
       // A new slot: nothing of the previous holder of this name applies.
       tokens_[name] = ringOf(v, kernel_);
@@ -615,7 +610,7 @@ private:
   }
 
   void call(const Expr &c, const Stmt &s, State &state) {
-    std::string op = opName(c, kernel_);
+    std::string_view op = opName(c, kernel_);
     auto args = positionalArgs(c);
     auto arg = [&](size_t i) -> const Expr * { return i < args.size() ? args[i] : nullptr; };
     auto depth = [&]() { return arg(0) ? sema::evalInt(*arg(0), kernel_.consts).value_or(0) : 0; };

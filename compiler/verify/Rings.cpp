@@ -26,6 +26,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace cake::verify {
 namespace {
@@ -59,12 +60,6 @@ void emit(RuleContext &ctx, std::vector<Finding> &findings) {
     d.notes = std::move(f.notes);
     d.fixes = std::move(f.fixes);
   }
-}
-
-/// "ring.produce", "wgmma.wait", ... for a call; "" when it is no operation.
-std::string opName(const Expr &call, const Kernel &kernel) {
-  const sema::OpInfo *op = opOf(call, kernel);
-  return op ? std::string(op->name) : "";
 }
 
 /// Visits the expressions written directly in \p s (not in nested blocks).
@@ -208,7 +203,7 @@ void checkRoles(const Kernel &kernel, RuleContext &ctx, std::set<const Ring *> &
         forEachCall(role.decl->body, [&](const Expr &call) {
           if (ringOf(call, kernel) != &ring)
             return;
-          std::string op = opName(call, kernel);
+          std::string_view op = opName(call, kernel);
           bool produceSide = op == "ring.produce" || op == "ring.commit";
           bool consumeSide = op == "ring.consume" || op == "ring.release";
           if ((producerSide && produceSide) || (!producerSide && consumeSide))
@@ -378,7 +373,7 @@ private:
     if (let.names.size() != 1 || !let.value)
       return;
     const Expr &value = *let.value;
-    std::string op = value.kind == ExprKind::Call ? opName(value, kernel_) : "";
+    std::string_view op = value.kind == ExprKind::Call ? opName(value, kernel_) : std::string_view();
     if (op == "ring.produce" || op == "ring.consume") {
       tokens_.push_back({let.names[0].name, &value, ringOf(value, kernel_), op == "ring.produce", loops_.size()});
       scopes_.back()[let.names[0].name] = {tokens_.size() - 1, false};
@@ -395,7 +390,7 @@ private:
     auto *e = dyn_cast<ExprStmt>(&s);
     if (!e || e->expr->kind != ExprKind::Call)
       return nullptr;
-    std::string op = opName(*e->expr, kernel_);
+    std::string_view op = opName(*e->expr, kernel_);
     return op == "ring.commit" || op == "ring.release" ? e->expr.get() : nullptr;
   }
 
@@ -442,7 +437,7 @@ private:
     // the commit and wait that follow it before the release.
     while (last + 1 < d.block->stmts.size()) {
       auto *next = dyn_cast<ExprStmt>(d.block->stmts[last + 1].get());
-      std::string op = next && next->expr->kind == ExprKind::Call ? opName(*next->expr, kernel_) : "";
+      std::string_view op = next && next->expr->kind == ExprKind::Call ? opName(*next->expr, kernel_) : std::string_view();
       if (op != "wgmma.commit" && op != "wgmma.wait")
         break;
       ++last;
@@ -460,7 +455,7 @@ private:
 
   void processCalls(const Stmt &s, Flow &flow) {
     forEachCallShallow(s, [&](const Expr &call) {
-      std::string op = opName(call, kernel_);
+      std::string_view op = opName(call, kernel_);
       if (op == "ring.commit" || op == "ring.release")
         finish(call, s, flow, op == "ring.release");
     });
@@ -706,7 +701,7 @@ using Relevant = std::set<const Stmt *>;
 bool markRelevant(const Stmt &s, const Kernel &kernel, Relevant &out) {
   bool any = s.kind == StmtKind::Return;
   forEachCallShallow(s, [&](const Expr &call) {
-    std::string op = opName(call, kernel);
+    std::string_view op = opName(call, kernel);
     any |= op.starts_with("ring.") || op.starts_with("wgmma.") || op == "tcgen05.mma" || op == "tcgen05.commit" ||
            op == "tma.store_wait" || op == "mbarrier.wait";
   });
@@ -728,6 +723,65 @@ bool markRelevant(const Stmt &s, const Kernel &kernel, Relevant &out) {
   return any;
 }
 
+/// What the simulation needs to know about a call, computed once per kernel:
+/// it executes each statement many times.
+enum class SimOp { Other, Produce, Commit, Consume, Release, Wgmma, Tcgen05Mma, WgmmaCommit, Tcgen05Commit,
+                   MbarrierWait, WgmmaWait, StoreWait };
+
+SimOp simOp(std::string_view op) {
+  static const std::map<std::string_view, SimOp> kOps = {
+      {"ring.produce", SimOp::Produce},      {"ring.commit", SimOp::Commit},
+      {"ring.consume", SimOp::Consume},      {"ring.release", SimOp::Release},
+      {"wgmma.mma", SimOp::Wgmma},           {"tcgen05.mma", SimOp::Tcgen05Mma},
+      {"wgmma.commit", SimOp::WgmmaCommit},  {"tcgen05.commit", SimOp::Tcgen05Commit},
+      {"mbarrier.wait", SimOp::MbarrierWait}, {"wgmma.wait", SimOp::WgmmaWait},
+      {"tma.store_wait", SimOp::StoreWait}};
+  auto it = kOps.find(op);
+  return it == kOps.end() ? SimOp::Other : it->second;
+}
+
+struct CallInfo {
+  SimOp kind = SimOp::Other;
+  std::string op;                  ///< "ring.produce", "wgmma.wait", ...
+  const Ring *ring = nullptr;      ///< for ring operations
+  std::string reads[2];            ///< roots of an MMA's A and B operands
+  std::optional<int64_t> depth;    ///< the constant operand of a wait
+};
+
+class OpCache {
+public:
+  explicit OpCache(const Kernel &kernel) : kernel_(kernel) {}
+
+  const CallInfo &info(const Expr &call) {
+    auto [it, fresh] = infos_.try_emplace(&call);
+    if (fresh) {
+      CallInfo &i = it->second;
+      i.op = opName(call, kernel_);
+      i.kind = simOp(i.op);
+      i.ring = ringOf(call, kernel_);
+      auto args = positionalArgs(call);
+      if (i.op == "wgmma.mma" || i.op == "tcgen05.mma")
+        for (size_t a = 0; a < args.size() && a < 2; ++a)
+          i.reads[a] = viewRoot(*args[a]);
+      if (!args.empty())
+        i.depth = sema::evalInt(*args[0], kernel_.consts);
+    }
+    return it->second;
+  }
+
+  const std::vector<const Expr *> &calls(const Stmt &s) {
+    auto [it, fresh] = calls_.try_emplace(&s);
+    if (fresh)
+      forEachCallShallow(s, [&](const Expr &call) { it->second.push_back(&call); });
+    return it->second;
+  }
+
+private:
+  const Kernel &kernel_;
+  std::unordered_map<const Expr *, CallInfo> infos_;
+  std::unordered_map<const Stmt *, std::vector<const Expr *>> calls_;
+};
+
 /// Runs one role body with concrete values and records its ring events;
 /// reports releases whose event never fires (ring.retire) and consumers that
 /// hold every stage (ring.retire when releases are pending, else
@@ -735,9 +789,9 @@ bool markRelevant(const Stmt &s, const Kernel &kernel, Relevant &out) {
 class RoleSim {
 public:
   RoleSim(const Kernel &kernel, const Role &role, const SourceManager &sm, const Assignment &values, Atoms &atoms,
-          const Relevant &relevant, Findings &findings, size_t &budget)
-      : kernel_(kernel), role_(role), sm_(sm), values_(values), atoms_(atoms), relevant_(relevant), findings_(findings),
-        budget_(budget) {}
+          const Relevant &relevant, OpCache &cache, Findings &findings, size_t &budget)
+      : kernel_(kernel), role_(role), sm_(sm), values_(values), atoms_(atoms), relevant_(relevant), cache_(cache),
+        findings_(findings), budget_(budget) {}
 
   /// False when the run was too long to finish.
   bool run() {
@@ -773,6 +827,7 @@ private:
   const Assignment &values_;
   Atoms &atoms_;
   const Relevant &relevant_;
+  OpCache &cache_;
   Findings &findings_;
   size_t &budget_; ///< steps left for the whole kernel
   sema::ConstEnv env_;
@@ -808,6 +863,10 @@ private:
   }
 
   bool condition(const Expr &cond) {
+    // One thread of the unit runs an `if elect.one()` body: for the unit's
+    // ring and wait events the branch is taken.
+    if (cond.kind == ExprKind::Call && cache_.info(cond).op == "elect.one")
+      return true;
     if (auto v = symbolic(cond))
       return *v != 0;
     std::string key = "cond:" + std::to_string(cond.range.begin);
@@ -845,7 +904,8 @@ private:
         return exec(*i->elseIf);
       return;
     }
-    forEachCallShallow(s, [&](const Expr &call) { this->call(call); });
+    for (const Expr *call : cache_.calls(s))
+      this->call(*call);
     if (s.kind == StmtKind::Return)
       stopped_ = true;
   }
@@ -856,8 +916,8 @@ private:
     if (let.names.size() == 1)
       tokens_.erase(let.names[0].name);
     if (let.value->kind == ExprKind::Call) {
-      std::string op = opName(*let.value, kernel_);
-      if (op == "ring.produce" || op == "ring.consume") {
+      SimOp op = cache_.info(*let.value).kind;
+      if (op == SimOp::Produce || op == SimOp::Consume) {
         if (let.names.size() == 1)
           tokens_[let.names[0].name] = nextToken_++;
         return call(*let.value);
@@ -909,31 +969,38 @@ private:
   }
 
   void call(const Expr &c) {
-    std::string op = opName(c, kernel_);
-    const Ring *ring = ringOf(c, kernel_);
-    if (op == "ring.produce") {
+    const CallInfo &info = cache_.info(c);
+    const Ring *ring = info.ring;
+    switch (info.kind) {
+    case SimOp::Produce:
       events.push_back({Event::Produce, ring, &c});
-    } else if (op == "ring.commit") {
+      return;
+    case SimOp::Commit:
       events.push_back({Event::Commit, ring, &c});
-    } else if (op == "ring.consume") {
-      consume(c, *ring);
-    } else if (op == "ring.release") {
-      release(c, *ring);
-    } else if (op == "wgmma.mma" || op == "tcgen05.mma") {
-      auto args = positionalArgs(c);
-      for (size_t i = 0; i < args.size() && i < 2; ++i)
-        if (auto it = tokens_.find(viewRoot(*args[i])); it != tokens_.end())
-          reads_.push_back({it->second, &c, 0, op == "tcgen05.mma"});
-    } else if (op == "wgmma.commit" || op == "tcgen05.commit") {
+      return;
+    case SimOp::Consume:
+      return consume(c, *ring);
+    case SimOp::Release:
+      return release(c, *ring);
+    case SimOp::Wgmma:
+    case SimOp::Tcgen05Mma:
+      for (const std::string &root : info.reads)
+        if (auto it = tokens_.find(root); !root.empty() && it != tokens_.end())
+          reads_.push_back({it->second, &c, 0, info.kind == SimOp::Tcgen05Mma});
+      return;
+    case SimOp::WgmmaCommit:
+    case SimOp::Tcgen05Commit:
       for (Read &r : reads_)
-        if (r.tcgen == (op == "tcgen05.commit"))
+        if (r.tcgen == (info.kind == SimOp::Tcgen05Commit))
           r.commits = std::min<int64_t>(r.commits + 1, 64);
-    } else if (op == "mbarrier.wait") {
+      return;
+    case SimOp::MbarrierWait:
       std::erase_if(reads_, [](const Read &r) { return r.tcgen && r.commits >= 1; });
-    } else if (op == "wgmma.wait" || op == "tma.store_wait") {
-      auto args = positionalArgs(c);
-      auto m = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel_.consts);
-      bool store = op == "tma.store_wait";
+      return;
+    case SimOp::WgmmaWait:
+    case SimOp::StoreWait: {
+      const std::optional<int64_t> &m = info.depth;
+      bool store = info.kind == SimOp::StoreWait;
       // A wait of depth m retires every closed group with at least m groups committed after it.
       if (!store)
         std::erase_if(reads_, [&](const Read &r) { return !r.tcgen && r.commits >= m.value_or(0) + 1; });
@@ -945,6 +1012,10 @@ private:
           ++d;
         }
       }
+      return;
+    }
+    case SimOp::Other:
+      return;
     }
   }
 
@@ -1307,11 +1378,12 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
   std::vector<int64_t> values(valueSet.begin(), valueSet.end());
 
   Findings findings, scratch;
+  OpCache cache(kernel);
   size_t budget = 2000000; // statement steps for the whole kernel
   auto runAll = [&](const Assignment &a, Atoms &atoms, Findings &out,
                     std::map<const Role *, std::vector<Event>> &events) {
     for (const Role &r : kernel.roles) {
-      RoleSim sim(kernel, r, ctx.sm, a, atoms, relevant, out, budget);
+      RoleSim sim(kernel, r, ctx.sm, a, atoms, relevant, cache, out, budget);
       if (!sim.run())
         return false;
       events[&r] = std::move(sim.events);

@@ -91,11 +91,18 @@ void forEachCall(const Stmt &stmt, const std::function<void(const Expr &)> &fn) 
 const sema::OpInfo *opOf(const Expr &call, const sema::Kernel &kernel) {
   if (call.kind != ExprKind::Call)
     return nullptr;
+  if (auto it = kernel.ops.find(&call); it != kernel.ops.end())
+    return it->second;
   const Expr &callee = *call.operands[0];
   if (callee.kind == ExprKind::Member && callee.operands[0]->kind == ExprKind::Name &&
       kernel.ring(callee.operands[0]->text))
     return sema::findOp("ring." + callee.text);
   return sema::findOp(sema::dottedName(callee));
+}
+
+std::string_view opName(const Expr &call, const sema::Kernel &kernel) {
+  const sema::OpInfo *op = opOf(call, kernel);
+  return op ? op->name : std::string_view();
 }
 
 const sema::Ring *ringOf(const Expr &call, const sema::Kernel &kernel) {

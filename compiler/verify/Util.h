@@ -31,6 +31,10 @@ void forEachCallShallow(const syntax::Stmt &stmt, const std::function<void(const
 /// `ab.produce()`), or nullptr when it is not an operation.
 const sema::OpInfo *opOf(const syntax::Expr &call, const sema::Kernel &kernel);
 
+/// The name of that operation ("" when none); it lives in the primitive
+/// table, so the view stays valid.
+std::string_view opName(const syntax::Expr &call, const sema::Kernel &kernel);
+
 /// The ring a ring operation is called on (`ab` in `ab.release(s)`).
 const sema::Ring *ringOf(const syntax::Expr &call, const sema::Kernel &kernel);
 
