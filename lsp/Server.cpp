@@ -46,10 +46,18 @@ void Server::dispatch(const json &message) {
   }
   std::string method = message["method"];
   json params = message.value("params", json::object());
+  if (params.is_null())
+    params = json::object();
   bool isRequest = message.contains("id");
   json id = isRequest ? message["id"] : json(nullptr);
   if (isRequest && !id.is_string() && !id.is_number_integer())
     return replyError(nullptr, ErrorCode::InvalidRequest, "request id must be an integer or a string");
+  if (!params.is_object()) {
+    if (isRequest)
+      return replyError(id, ErrorCode::InvalidParams, "params of '" + method + "' must be an object");
+    if (method != "exit")
+      return notify("window/logMessage", {{"type", 1}, {"message", method + ": params must be an object"}});
+  }
 
   if (!isRequest) {
     if (method == "exit") {
@@ -120,6 +128,7 @@ json Server::initialize(const json &params) {
   c.workDoneProgress = flag({"window", "workDoneProgress"});
   c.pullDiagnostics = caps.contains("textDocument") && caps["textDocument"].is_object() &&
                       caps["textDocument"].contains("diagnostic");
+  c.hierarchicalSymbols = flag({"textDocument", "documentSymbol", "hierarchicalDocumentSymbolSupport"});
   json hoverFormats = caps.value("/textDocument/hover/contentFormat"_json_pointer, json::array());
   c.markdownHover = hoverFormats.is_array() && std::find(hoverFormats.begin(), hoverFormats.end(), "markdown") !=
                                                    hoverFormats.end();
@@ -137,7 +146,14 @@ json Server::initialize(const json &params) {
             {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
             {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
             {"documentFormattingProvider", true},
-            {"executeCommandProvider", {{"commands", commandNames()}}}}},
+            {"hoverProvider", true},
+            {"documentSymbolProvider", true},
+            {"definitionProvider", true},
+            {"referencesProvider", true},
+            {"completionProvider", {{"triggerCharacters", completionTriggers()}, {"resolveProvider", false}}},
+            {"semanticTokensProvider", {{"legend", semanticTokensLegend()}, {"full", true}, {"range", false}}},
+            {"inlayHintProvider", true},
+            {"executeCommandProvider", {{"commands", commandNames()}, {"workDoneProgress", true}}}}},
           {"serverInfo", {{"name", "cake"}, {"version", CAKE_VERSION}}}};
 }
 
@@ -176,6 +192,14 @@ void Server::bind() {
   requests_["textDocument/codeAction"] = [this](const json &p) { return codeActions(state_, p); };
   requests_["textDocument/formatting"] = [this](const json &p) { return formatting(state_, p); };
   requests_["workspace/executeCommand"] = [this](const json &p) { return executeCommand(state_, p); };
+  requests_["textDocument/hover"] = [this](const json &p) { return hover(state_, p); };
+  requests_["textDocument/documentSymbol"] = [this](const json &p) { return documentSymbols(state_, p); };
+  requests_["textDocument/definition"] = [this](const json &p) { return definition(state_, p); };
+  requests_["textDocument/references"] = [this](const json &p) { return references(state_, p); };
+  requests_["textDocument/completion"] = [this](const json &p) { return completion(state_, p); };
+  requests_["textDocument/semanticTokens/full"] = [this](const json &p) { return semanticTokens(state_, p); };
+  requests_["textDocument/inlayHint"] = [this](const json &p) { return inlayHints(state_, p); };
+  requests_["cake/viewLowered"] = [this](const json &p) { return viewLowered(state_, p); };
   requests_["cake/sync"] = [this](const json &) {
     publishPending();
     return json{{"documents", state_.docs.all().size()}};
