@@ -11,9 +11,11 @@
 #include "diagnostics/Source.h"
 
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -85,6 +87,19 @@ template <typename T> T field(const json &object, std::string_view key, std::str
   std::string where = std::string(path) + "." + std::string(key);
   if (!object.is_object() || !object.contains(key))
     throw LspError(ErrorCode::InvalidParams, "missing " + where);
+  const json &value = object.at(key);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // nlohmann converts booleans and floats to integers; LSP integers are
+    // integers, and its uintegers are not negative.
+    if (!value.is_number_integer() || (std::is_unsigned_v<T> && value.is_number_integer() &&
+                                       !value.is_number_unsigned() && value.get<int64_t>() < 0))
+      throw LspError(ErrorCode::InvalidParams, "wrong type for " + where + " (expected " +
+                                                   (std::is_unsigned_v<T> ? "a non-negative integer" : "an integer") +
+                                                   ")");
+    if constexpr (std::is_unsigned_v<T>)
+      if (value.get<uint64_t>() > std::numeric_limits<T>::max())
+        return std::numeric_limits<T>::max(); // a position far past the end clamps
+  }
   try {
     return object.at(key).get<T>();
   } catch (const json::exception &) {

@@ -7,27 +7,34 @@
 
 namespace cake::lsp {
 
+namespace {
+
+/// JSON text of a message; invalid UTF-8 (which a document cut inside a
+/// character could put in a message) becomes U+FFFD instead of throwing.
+std::string serialize(const json &message) { return message.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+} // namespace
+
 Server::Server(Send send) : send_(std::move(send)) {
   state_.notify = [this](const std::string &method, json params) { notify(method, std::move(params)); };
   state_.request = [this](const std::string &method, json params) {
     static int64_t next = 0;
-    send_(json{{"jsonrpc", "2.0"}, {"id", "cake-" + std::to_string(++next)}, {"method", method},
-               {"params", std::move(params)}}
-              .dump());
+    send_(serialize(json{{"jsonrpc", "2.0"}, {"id", "cake-" + std::to_string(++next)}, {"method", method},
+                         {"params", std::move(params)}}));
   };
   bind();
 }
 
 void Server::reply(const json &id, json result) {
-  send_(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}.dump());
+  send_(serialize(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}));
 }
 
 void Server::replyError(const json &id, int code, const std::string &message) {
-  send_(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}.dump());
+  send_(serialize(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}));
 }
 
 void Server::notify(const std::string &method, json params) {
-  send_(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}.dump());
+  send_(serialize(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}));
 }
 
 void Server::handle(const std::string &body) {
