@@ -138,7 +138,8 @@ std::optional<int64_t> launchShare(const sema::Kernel &k) {
   if (!k.block || *k.block <= 0)
     return std::nullopt;
   int64_t share = k.desc->registersPerSm / (*k.block * occupancyOf(k));
-  return std::min<int64_t>(share / 8 * 8, k.desc->maxRegsPerThread);
+  int64_t cap = k.desc->setmaxnregMax ? k.desc->setmaxnregMax : k.desc->maxRegsPerThread;
+  return std::min(share, cap) / 8 * 8;
 }
 
 Ledger ledger(const sema::Kernel &k) {

@@ -56,8 +56,9 @@ struct Ledger {
 
 Ledger ledger(const sema::Kernel &kernel);
 
-/// The register budget per thread of a role without regs(...): 65536 /
-/// (block x occupancy), rounded down to 8, at most the target's maximum.
+/// The register budget per thread of a role without regs(...): registers
+/// per SM / (block x occupancy), at most the setmaxnreg maximum (or the
+/// per-thread maximum without setmaxnreg), rounded down to 8.
 std::optional<int64_t> launchShare(const sema::Kernel &kernel);
 
 /// The expect-tx bytes the compiler derives for the ring commit \p commit
