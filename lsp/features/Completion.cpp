@@ -44,8 +44,8 @@ struct ClauseDoc {
 
 // The clauses of each declaration (language reference, sections 4.4, 5, 6, 8, 11).
 constexpr ClauseDoc kKernelClauses[] = {
-    {"target", "target(T): sm_80, sm_90a or sm_100a"},       {"block", "block(n): threads per CTA"},
-    {"grid", "grid(persistent) or grid(x [, y [, z]])"},      {"cluster", "cluster(x [, y [, z]]): CTAs per cluster"},
+    {"target", "target(T): sm_80, sm_90a or sm_100a"},   {"block", "block(n): threads per CTA"},
+    {"grid", "grid(persistent) or grid(x [, y [, z]])"}, {"cluster", "cluster(x [, y [, z]]): CTAs per cluster"},
     {"occupancy", "occupancy(n): resident CTAs per SM"},
 };
 constexpr ClauseDoc kRoleClauses[] = {
@@ -66,8 +66,8 @@ constexpr ClauseDoc kLoopClauses[] = {
 };
 constexpr ClauseDoc kTypeClauses[] = {
     {"align", "align(n): byte alignment, a power of two"}, {"swizzle", "swizzle(none | 32B | 64B | 128B)"},
-    {"strides", "strides(s0, ..., sn): element strides"},   {"per", "per(thread | warp | warpgroup)"},
-    {"count", "count(n): arrive count of raw mbarriers"},   {"owner", "owner(role): the role owning a tmem var"},
+    {"strides", "strides(s0, ..., sn): element strides"},  {"per", "per(thread | warp | warpgroup)"},
+    {"count", "count(n): arrive count of raw mbarriers"},  {"owner", "owner(role): the role owning a tmem var"},
 };
 
 constexpr std::string_view kSpaces[] = {"global", "shared", "reg", "tmem", "param"};
@@ -367,8 +367,8 @@ private:
   /// Values of a declaration clause (`target(`, `issue(`, ...).
   bool clauseValues(const std::string &clause, size_t start) {
     Tok head = start < toks_.size() ? kind(start) : Tok::Eof;
-    bool declaration = head == Tok::Kernel || head == Tok::Ring || head == Tok::Role || head == Tok::For ||
-                       typeClauseContext();
+    bool declaration =
+        head == Tok::Kernel || head == Tok::Ring || head == Tok::Role || head == Tok::For || typeClauseContext();
     if (!declaration)
       return false;
     if (clause == "target")

@@ -21,9 +21,7 @@ namespace {
 // LSP SymbolKind values.
 constexpr int kClass = 5, kField = 8, kFunction = 12, kVariable = 13, kConstant = 14, kStruct = 23;
 
-std::string shortened(std::string text) {
-  return text.size() > 60 ? text.substr(0, 57) + "..." : text;
-}
+std::string shortened(std::string text) { return text.size() > 60 ? text.substr(0, 57) + "..." : text; }
 
 std::string clauseText(const std::vector<Clause> &clauses) {
   std::string out;
@@ -56,9 +54,12 @@ public:
 
 private:
   json symbol(const Ident &name, int kind, SourceRange range, const std::string &detail) {
-    return {{"name", name.name},       {"kind", kind},
-            {"detail", detail},        {"range", lines_.range(range)},
-            {"selectionRange", lines_.range(name.range)}, {"children", json::array()}};
+    return {{"name", name.name},
+            {"kind", kind},
+            {"detail", detail},
+            {"range", lines_.range(range)},
+            {"selectionRange", lines_.range(name.range)},
+            {"children", json::array()}};
   }
 
   /// Appends \p s unless its name is missing (a declaration being typed).

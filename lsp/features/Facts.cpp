@@ -104,8 +104,8 @@ void sharedMemory(const sema::Kernel &k, Ledger &out) {
   }
   if (barriers) {
     int64_t each = k.desc->mbarrierBytes;
-    out.smem.push_back({"ring barriers", std::to_string(barriers) + " x " + std::to_string(each) + " B",
-                        barriers * each});
+    out.smem.push_back(
+        {"ring barriers", std::to_string(barriers) + " x " + std::to_string(each) + " B", barriers * each});
     total += barriers * each;
   }
   if (known)
@@ -219,8 +219,7 @@ std::optional<int64_t> loadedBytes(const Block &b, size_t first, size_t last, co
 std::optional<int64_t> commitBytes(const Expr &commit, const sema::Kernel &kernel) {
   const Expr &callee = *commit.operands[0];
   auto args = sema::positionalArgs(commit);
-  if (callee.kind != ExprKind::Member || callee.text != "commit" || args.size() != 1 ||
-      args[0]->kind != ExprKind::Name)
+  if (callee.kind != ExprKind::Member || callee.text != "commit" || args.size() != 1 || args[0]->kind != ExprKind::Name)
     return std::nullopt;
   const sema::Ring *ring = kernel.ring(sema::rootName(callee));
   const Block *block = nullptr;

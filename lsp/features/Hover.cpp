@@ -85,8 +85,8 @@ void smemTable(Markup &doc, const Ledger &l) {
     rows.push_back({"`" + line.what + "`", line.how, line.bytes ? withCommas(*line.bytes) : "?"});
   std::string capacity = formatBytes(l.smemCapacity);
   if (l.smemTotal)
-    rows.push_back({"**total**", formatBytes(*l.smemTotal) + " of " + capacity + " (" +
-                                     percent(*l.smemTotal, l.smemCapacity) + ")",
+    rows.push_back({"**total**",
+                    formatBytes(*l.smemTotal) + " of " + capacity + " (" + percent(*l.smemTotal, l.smemCapacity) + ")",
                     withCommas(*l.smemTotal)});
   else
     rows.push_back({"**total**", "unknown (a size is not a compile-time constant) of " + capacity, "?"});
@@ -109,9 +109,9 @@ void regTable(Markup &doc, const Ledger &l) {
     threads += r.threads.value_or(0);
   }
   std::string of = " of " + withCommas(l.regCapacity);
-  rows.push_back({"**total**", withCommas(threads), "",
-                  l.regTotal ? withCommas(*l.regTotal) + of + " (" + percent(*l.regTotal, l.regCapacity) + ")"
-                             : "?" + of});
+  rows.push_back(
+      {"**total**", withCommas(threads), "",
+       l.regTotal ? withCommas(*l.regTotal) + of + " (" + percent(*l.regTotal, l.regCapacity) + ")" : "?" + of});
   doc.table(rows);
 }
 
@@ -124,8 +124,8 @@ void kernelHover(Markup &doc, const sema::Kernel &k) {
   Ledger l = ledger(k);
   std::string head = "**kernel** on `" + std::string(k.desc->name) + "` (" + std::string(k.desc->example) + ")";
   if (l.threads)
-    head += " · " + std::to_string(*l.threads) + " threads (" + std::to_string(*l.threads / k.desc->warpSize) +
-            " warps)";
+    head +=
+        " · " + std::to_string(*l.threads) + " threads (" + std::to_string(*l.threads / k.desc->warpSize) + " warps)";
   head += " · occupancy " + std::to_string(l.occupancy);
   doc.text(head);
   smemTable(doc, l);
@@ -147,8 +147,8 @@ void ringHover(Markup &doc, const sema::Ring &r, const sema::Kernel &k) {
   if (auto stage = r.stageBytes())
     facts += " · " + formatBytes(*stage) + " per stage (" + withCommas(*stage) + " B)";
   if (auto total = ringBytes(r))
-    facts += " · " + std::to_string(*r.stages) + " stages = " + formatBytes(*total) + " (" + withCommas(*total) +
-             " B)";
+    facts +=
+        " · " + std::to_string(*r.stages) + " stages = " + formatBytes(*total) + " (" + withCommas(*total) + " B)";
   doc.text(facts);
   doc.text("producer `" + (r.producer.empty() ? "?" : r.producer) + "` · consumer `" +
            (r.consumer.empty() ? "?" : r.consumer) + "` · full and empty barriers, phases and expect-tx derived");
@@ -335,9 +335,8 @@ bool nodeHover(Markup &doc, const Analysis &a, uint32_t offset, SourceRange &ran
     range = at.type->space->range;
     return true;
   }
-  const Ident *elem = at.type && at.type->elem.range.begin <= offset && offset < at.type->elem.range.end
-                          ? &at.type->elem
-                          : nullptr;
+  const Ident *elem =
+      at.type && at.type->elem.range.begin <= offset && offset < at.type->elem.range.end ? &at.type->elem : nullptr;
   if (elem && sema::parseElem(elem->name)) {
     elemHover(doc, *sema::parseElem(elem->name));
     range = elem->range;

@@ -317,7 +317,9 @@ private:
 
 } // namespace
 
-std::vector<Visible> visibleAt(const Analysis &analysis, uint32_t offset) { return VisibleNames(analysis, offset).run(); }
+std::vector<Visible> visibleAt(const Analysis &analysis, uint32_t offset) {
+  return VisibleNames(analysis, offset).run();
+}
 
 std::vector<std::string_view> listNames(std::string_view list) {
   std::vector<std::string_view> out;

@@ -52,9 +52,9 @@ const sema::Symbol *symbolAt(const sema::SymbolIndex &index, uint32_t offset);
 
 /// The syntax nodes at an offset, innermost of each sort.
 struct NodesAt {
-  const syntax::Expr *expr = nullptr;   ///< innermost expression containing the offset
-  const syntax::Expr *call = nullptr;   ///< a call whose callee contains the offset
-  const syntax::Expr *keyword = nullptr; ///< a keyword argument whose name contains the offset
+  const syntax::Expr *expr = nullptr;        ///< innermost expression containing the offset
+  const syntax::Expr *call = nullptr;        ///< a call whose callee contains the offset
+  const syntax::Expr *keyword = nullptr;     ///< a keyword argument whose name contains the offset
   const syntax::Expr *keywordCall = nullptr; ///< the call of `keyword`
   const syntax::TypeExpr *type = nullptr;
 };

@@ -14,8 +14,7 @@ json references(State &state, const json &params) {
   Located at = locate(state, params);
   bool includeDeclaration = false;
   if (params.contains("context"))
-    includeDeclaration =
-        field<bool>(field<json>(params, "context", "params"), "includeDeclaration", "params.context");
+    includeDeclaration = field<bool>(field<json>(params, "context", "params"), "includeDeclaration", "params.context");
   const Analysis &a = *at.analysis;
   const sema::Module *model = a.model();
   const sema::Symbol *s = model ? symbolAt(model->index, at.offset) : nullptr;

@@ -40,8 +40,8 @@ enum Type : int {
   Decorator,
   Modifier,
 };
-constexpr const char *kTypeNames[] = {"keyword",  "type",       "function", "namespace", "variable", "parameter",
-                                      "property", "enumMember", "number",   "string",    "comment",  "struct",
+constexpr const char *kTypeNames[] = {"keyword",  "type",          "function",  "namespace", "variable", "parameter",
+                                      "property", "enumMember",    "number",    "string",    "comment",  "struct",
                                       "class",    "typeParameter", "decorator", "modifier"};
 enum ModifierBit : int { Declaration = 1, Readonly = 2, DefaultLibrary = 4 };
 constexpr const char *kModifierNames[] = {"declaration", "readonly", "defaultLibrary"};
@@ -105,8 +105,8 @@ private:
 
   void tag(const Expr &value) {
     if (value.kind == ExprKind::Name)
-      classes_[value.range.begin] = sema::parseElem(value.text) ? Class{ElemType, DefaultLibrary}
-                                                                : Class{EnumMember, 0};
+      classes_[value.range.begin] =
+          sema::parseElem(value.text) ? Class{ElemType, DefaultLibrary} : Class{EnumMember, 0};
   }
 
   void call(const Expr &e) {
@@ -161,9 +161,7 @@ private:
 
 } // namespace
 
-json semanticTokensLegend() {
-  return {{"tokenTypes", kTypeNames}, {"tokenModifiers", kModifierNames}};
-}
+json semanticTokensLegend() { return {{"tokenTypes", kTypeNames}, {"tokenModifiers", kModifierNames}}; }
 
 json semanticTokens(State &state, const json &params) {
   std::string uri = documentUri(params);

@@ -258,19 +258,23 @@ TEST_F(LspServerTest, WrongParamTypesNameTheirPath) {
   };
   json uri = {{"uri", kUri}};
   std::vector<Case> cases = {
-      {"textDocument/hover", {{"textDocument", uri}, {"position", {{"line", "1"}, {"character", 0}}}},
+      {"textDocument/hover",
+       {{"textDocument", uri}, {"position", {{"line", "1"}, {"character", 0}}}},
        "params.position.line"},
-      {"textDocument/hover", {{"textDocument", {{"uri", 42}}}, {"position", {{"line", 1}, {"character", 0}}}},
+      {"textDocument/hover",
+       {{"textDocument", {{"uri", 42}}}, {"position", {{"line", 1}, {"character", 0}}}},
        "params.textDocument.uri"},
       {"textDocument/definition", {{"textDocument", uri}}, "params.position"},
       {"textDocument/references",
        {{"textDocument", uri}, {"position", {{"line", 1}, {"character", 0}}}, {"context", {{"includeDeclaration", 1}}}},
        "params.context.includeDeclaration"},
-      {"textDocument/completion", {{"textDocument", uri}, {"position", {{"line", 1}, {"character", true}}}},
+      {"textDocument/completion",
+       {{"textDocument", uri}, {"position", {{"line", 1}, {"character", true}}}},
        "params.position.character"},
       {"textDocument/documentSymbol", {{"textDocument", "x"}}, "params.textDocument.uri"},
       {"textDocument/semanticTokens/full", json::object(), "params.textDocument"},
-      {"textDocument/inlayHint", {{"textDocument", uri}, {"range", {{"start", {{"line", 0}}}}}},
+      {"textDocument/inlayHint",
+       {{"textDocument", uri}, {"range", {{"start", {{"line", 0}}}}}},
        "params.range.start.character"},
       {"cake/viewLowered", {{"textDocument", uri}, {"kernel", 3}}, "params.kernel"},
       {"workspace/executeCommand", {{"command", 5}}, "params.command"},
@@ -348,14 +352,15 @@ TEST_F(LspServerTest, CodeActionRepairsTheDocument) {
   open(broken);
   json diags = result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"];
   ASSERT_EQ(diags.size(), 1u) << diags.dump();
-  json actions = result("textDocument/codeAction",
-                        {{"textDocument", {{"uri", kUri}}}, {"range", diags[0]["range"]}, {"context", {{"diagnostics", diags}}}});
+  json actions =
+      result("textDocument/codeAction",
+             {{"textDocument", {{"uri", kUri}}}, {"range", diags[0]["range"]}, {"context", {{"diagnostics", diags}}}});
   ASSERT_FALSE(actions.empty());
   json edits = actions[0]["edit"]["changes"][kUri];
   ASSERT_EQ(edits.size(), 1u);
-  notify("textDocument/didChange", {{"textDocument", {{"uri", kUri}, {"version", 2}}},
-                                    {"contentChanges", json::array({{{"range", edits[0]["range"]},
-                                                                     {"text", edits[0]["newText"]}}})}});
+  notify("textDocument/didChange",
+         {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+          {"contentChanges", json::array({{{"range", edits[0]["range"]}, {"text", edits[0]["newText"]}}})}});
   EXPECT_TRUE(result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"].empty());
 }
 
@@ -531,9 +536,10 @@ TEST_F(LspServerTest, SemanticTokensClassifyEveryKind) {
 TEST_F(LspServerTest, InlayHintsShowDerivedBytes) {
   initialize();
   open(kGemm);
-  json hints = result("textDocument/inlayHint",
-                      {{"textDocument", {{"uri", kUri}}},
-                       {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 999}, {"character", 0}}}}}});
+  json hints =
+      result("textDocument/inlayHint",
+             {{"textDocument", {{"uri", kUri}}},
+              {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 999}, {"character", 0}}}}}});
   std::map<std::string, json> byLabel;
   for (const json &h : hints)
     byLabel[h["label"]] = h["position"];
@@ -572,8 +578,8 @@ TEST_F(LspServerTest, FeaturesSurviveTruncatedAndMangledFiles) {
       open(text, static_cast<int64_t>(cut));
       json position = positionOf(text, text.substr(cut > 20 ? cut - 20 : 0, 1));
       json doc = {{"uri", kUri}};
-      for (const char *method : {"textDocument/hover", "textDocument/completion", "textDocument/definition",
-                                 "textDocument/references"}) {
+      for (const char *method :
+           {"textDocument/hover", "textDocument/completion", "textDocument/definition", "textDocument/references"}) {
         json reply = request(method, {{"textDocument", doc}, {"position", position}});
         EXPECT_FALSE(reply.contains("error")) << method << " at " << cut << ": " << reply.dump();
         ++requests;
@@ -644,7 +650,8 @@ TEST_F(LspServerTest, OneReplyPerRequest) {
   open(kGemm);
   std::vector<std::pair<std::string, json>> requests = {
       {"textDocument/hover", at("ring ab", 5)},
-      {"textDocument/hover", {{"textDocument", {{"uri", "file:///nope"}}}, {"position", {{"line", 0}, {"character", 0}}}}},
+      {"textDocument/hover",
+       {{"textDocument", {{"uri", "file:///nope"}}}, {"position", {{"line", 0}, {"character", 0}}}}},
       {"textDocument/definition", at("KT {")},
       {"textDocument/references", at("KT {")},
       {"textDocument/completion", at("tma.load", 4)},
