@@ -95,6 +95,8 @@ void Server::dispatch(const json &message) {
       return reply(id, std::move(result));
     } catch (const LspError &e) {
       return replyError(id, e.code, e.what());
+    } catch (const std::exception &e) {
+      return replyError(id, ErrorCode::InternalError, std::string("internal error: ") + e.what());
     }
   }
   if (!initialized_)
@@ -119,6 +121,8 @@ json Server::initialize(const json &params) {
   if (!params.is_object())
     throw LspError(ErrorCode::InvalidParams, "params of initialize must be an object");
   const json caps = params.value("capabilities", json::object());
+  if (!caps.is_object())
+    throw LspError(ErrorCode::InvalidParams, "wrong type for params.capabilities (expected an object)");
   auto flag = [&](std::initializer_list<const char *> path) {
     const json *node = &caps;
     for (const char *key : path) {
@@ -144,8 +148,8 @@ json Server::initialize(const json &params) {
                    ? Encoding::UTF8
                    : Encoding::UTF16;
   const json options = params.value("initializationOptions", json::object());
-  if (options.is_object() && options.contains("target") && options["target"].is_string())
-    state_.check.target = parseTarget(options["target"].get<std::string>());
+  if (options.is_object() && options.contains("target"))
+    state_.check.target = parseTarget(field<std::string>(options, "target", "params.initializationOptions"));
 
   return {{"capabilities",
            {{"positionEncoding", encodingName(c.encoding)},

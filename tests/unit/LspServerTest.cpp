@@ -202,6 +202,12 @@ TEST_F(LspServerTest, RequestBeforeInitializeIsRefused) {
   EXPECT_EQ(reply["error"]["code"], -32002);
   notify("textDocument/didOpen", {{"textDocument", {{"uri", kUri}, {"version", 1}, {"text", "x"}}}});
   EXPECT_EQ(sent.size(), 1u) << "notifications before initialize are dropped";
+  json bad = request("initialize", {{"capabilities", "all"}});
+  EXPECT_EQ(bad["error"]["code"], -32602);
+  EXPECT_EQ(bad["error"]["message"], "wrong type for params.capabilities (expected an object)");
+  EXPECT_EQ(request("initialize", {{"capabilities", json::object()},
+                                   {"initializationOptions", {{"target", 90}}}})["error"]["message"],
+            "wrong type for params.initializationOptions.target");
   initialize();
   EXPECT_EQ(request("initialize", {{"capabilities", json::object()}})["error"]["code"], -32600);
 }
@@ -287,6 +293,67 @@ TEST_F(LspServerTest, WrongParamTypesNameTheirPath) {
   }
 }
 
+/// Every JSON value inside \p params, by pointer.
+void collectPointers(const json &value, const json::json_pointer &at, std::vector<json::json_pointer> &out) {
+  out.push_back(at);
+  if (value.is_object())
+    for (auto &[key, child] : value.items())
+      collectPointers(child, at / key, out);
+  else if (value.is_array())
+    for (size_t i = 0; i < value.size(); ++i)
+      collectPointers(value[i], at / std::to_string(i), out);
+}
+
+// Any value of any type anywhere in the params of any method: one reply per
+// request (an error or a result), never an exception out of the server.
+TEST_F(LspServerTest, WrongTypesAnywhereInParams) {
+  initialize();
+  open(kGemm);
+  json doc = {{"uri", kUri}};
+  json position = {{"line", 24}, {"character", 9}};
+  json range = {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 30}, {"character", 0}}}};
+  std::vector<std::pair<std::string, json>> templates = {
+      {"textDocument/hover", {{"textDocument", doc}, {"position", position}}},
+      {"textDocument/definition", {{"textDocument", doc}, {"position", position}}},
+      {"textDocument/references",
+       {{"textDocument", doc}, {"position", position}, {"context", {{"includeDeclaration", true}}}}},
+      {"textDocument/completion", {{"textDocument", doc}, {"position", position}}},
+      {"textDocument/documentSymbol", {{"textDocument", doc}}},
+      {"textDocument/semanticTokens/full", {{"textDocument", doc}}},
+      {"textDocument/inlayHint", {{"textDocument", doc}, {"range", range}}},
+      {"textDocument/diagnostic", {{"textDocument", doc}}},
+      {"textDocument/codeAction",
+       {{"textDocument", doc}, {"range", range}, {"context", {{"diagnostics", json::array()}}}}},
+      {"textDocument/formatting", {{"textDocument", doc}, {"options", {{"tabSize", 2}}}}},
+      {"cake/viewLowered", {{"textDocument", doc}, {"kernel", "gemm"}}},
+      {"workspace/executeCommand", {{"command", "cake.check"}, {"arguments", {kUri}}, {"workDoneToken", "t"}}},
+      {"workspace/executeCommand", {{"command", "cake.applyFix"}, {"arguments", {{{"uri", kUri}}}}}},
+  };
+  const json values[] = {nullptr, 1, -1, 1.5, "x", true, json::array(), json::object(), json::array({1, "x"})};
+  for (const auto &[method, params] : templates) {
+    std::vector<json::json_pointer> pointers;
+    collectPointers(params, json::json_pointer(), pointers);
+    for (const json::json_pointer &p : pointers)
+      for (const json &v : values) {
+        json mutated = params;
+        mutated[p] = v;
+        EXPECT_NO_THROW(request(method, mutated)) << method << " " << p.to_string() << " = " << v.dump();
+      }
+  }
+  json change = {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+                 {"contentChanges", {{{"range", range}, {"text", "x"}}}}};
+  std::vector<json::json_pointer> pointers;
+  collectPointers(change, json::json_pointer(), pointers);
+  for (const json::json_pointer &p : pointers)
+    for (const json &v : values) {
+      json mutated = change;
+      mutated[p] = v;
+      EXPECT_NO_THROW(notify("textDocument/didChange", mutated)) << p.to_string() << " = " << v.dump();
+      open(kGemm); // undo whatever the change did
+    }
+  EXPECT_FALSE(request("shutdown", nullptr).contains("error"));
+}
+
 TEST_F(LspServerTest, PositionsPastTheEndClamp) {
   initialize();
   open(kGemm);
@@ -343,6 +410,17 @@ TEST_F(LspServerTest, DiagnosticsFollowIncrementalEditsAndVersions) {
   ASSERT_EQ(p["diagnostics"].size(), 1u) << p.dump();
   EXPECT_EQ(p["diagnostics"][0]["code"], "name.unknown");
   EXPECT_EQ(p["diagnostics"][0]["range"]["start"], json({{"line", end["line"].get<int>() + 1}, {"character", 11}}));
+}
+
+TEST_F(LspServerTest, InitializationOptionsChooseTheTarget) {
+  json r = result("initialize", {{"capabilities", capabilities()}, {"initializationOptions", {{"target", "sm_80"}}}});
+  ASSERT_TRUE(r.contains("capabilities"));
+  notify("initialized", json::object());
+  open(kGemm);
+  json diags = result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"];
+  ASSERT_FALSE(diags.empty());
+  EXPECT_EQ(diags[0]["code"], "target.capability") << diags.dump();
+  EXPECT_NE(hoverText(at("kernel gemm", 8)).find("on `sm_80` (A100)"), std::string::npos);
 }
 
 TEST_F(LspServerTest, CodeActionRepairsTheDocument) {
