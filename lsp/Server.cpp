@@ -226,8 +226,12 @@ void Server::publishPending() {
     const Document *doc = state_.docs.find(uri);
     if (!doc)
       continue;
-    notify("textDocument/publishDiagnostics",
-           {{"uri", uri}, {"version", doc->version}, {"diagnostics", lspDiagnostics(state_, uri)}});
+    try {
+      notify("textDocument/publishDiagnostics",
+             {{"uri", uri}, {"version", doc->version}, {"diagnostics", lspDiagnostics(state_, uri)}});
+    } catch (const std::exception &e) {
+      notify("window/logMessage", {{"type", 1}, {"message", "diagnostics of " + uri + ": internal error: " + e.what()}});
+    }
   }
   dirty_.clear();
 }
