@@ -1,6 +1,8 @@
 //===- Documents.cpp - Open documents and their analyses ------------------===//
 #include "lsp/Documents.h"
 
+#include "compiler/sema/Sema.h"
+
 namespace cake::lsp {
 
 void DocumentStore::open(const std::string &uri, int64_t version, std::string text) {
@@ -55,6 +57,11 @@ std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, c
     std::string path = uriToPath(uri);
     a->file = a->sm.addBuffer(path.empty() ? uri : path, doc.text);
     a->result = checkSource(a->sm, a->file, options);
+    if (!a->result.model) {
+      std::vector<Diagnostic> discarded;
+      DiagnosticSink sink(discarded);
+      a->recovered = sema::analyze(a->result.module, sink, {options.target});
+    }
     doc.analysis = std::move(a);
   }
   return doc.analysis;

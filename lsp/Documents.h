@@ -4,6 +4,12 @@
 // analysis (syntax tree, diagnostics) is computed by the same checkSource the
 // CLI uses, lazily, and dropped on every change.
 //
+// checkSource keeps no semantic model for a file with syntax errors, which is
+// what a file being typed usually is. For navigation (hover, definition,
+// completion, semantic tokens) the store then runs sema over the recovered
+// syntax tree (the statements that parsed) and keeps that model; its
+// diagnostics are discarded, so diagnostics still come from checkSource only.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
@@ -20,6 +26,13 @@ struct Analysis {
   SourceManager sm;
   FileId file;
   CheckResult result;
+  /// The model of the recovered tree when checkSource kept none.
+  std::optional<sema::Module> recovered;
+
+  std::string_view text() const { return sm.text(file); }
+  /// The semantic model for navigation: checkSource's, else the recovered
+  /// one. Never null after DocumentStore::analyze.
+  const sema::Module *model() const { return result.model ? &*result.model : recovered ? &*recovered : nullptr; }
 };
 
 struct Document {

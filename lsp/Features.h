@@ -23,6 +23,7 @@ struct ClientCaps {
   bool documentChanges = false;    ///< WorkspaceEdit.documentChanges
   bool workDoneProgress = false;
   bool pullDiagnostics = false;
+  bool hierarchicalSymbols = false; ///< DocumentSymbol[] rather than SymbolInformation[]
 };
 
 struct State {
@@ -55,5 +56,34 @@ json formatting(State &state, const json &params);
 /// The commands the server offers, for the initialize result.
 json commandNames();
 json executeCommand(State &state, const json &params);
+
+// Hover.cpp
+json hover(State &state, const json &params);
+
+// DocumentSymbols.cpp
+json documentSymbols(State &state, const json &params);
+
+// Definition.cpp
+json definition(State &state, const json &params);
+
+// References.cpp
+json references(State &state, const json &params);
+
+// Completion.cpp
+/// The characters after which clients should ask for completion.
+json completionTriggers();
+json completion(State &state, const json &params);
+
+// SemanticTokens.cpp
+/// The token types and modifiers, for the initialize result.
+json semanticTokensLegend();
+json semanticTokens(State &state, const json &params);
+
+// InlayHints.cpp
+json inlayHints(State &state, const json &params);
+
+// Lowered.cpp
+/// cake/viewLowered: the generated CUDA of a kernel (not available yet).
+json viewLowered(State &state, const json &params);
 
 } // namespace cake::lsp

@@ -1,6 +1,8 @@
 //===- Protocol.cpp - LSP protocol types and conversions ------------------===//
 #include "lsp/Protocol.h"
 
+#include <algorithm>
+
 namespace cake::lsp {
 namespace {
 
@@ -52,6 +54,59 @@ json positionAt(std::string_view text, uint32_t offset, Encoding enc) {
 
 json rangeOf(std::string_view text, SourceRange range, Encoding enc) {
   return {{"start", positionAt(text, range.begin, enc)}, {"end", positionAt(text, range.end, enc)}};
+}
+
+LineMap::LineMap(std::string_view text, Encoding enc) : text_(text), enc_(enc) {
+  starts_.push_back(0);
+  for (size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1))
+    starts_.push_back(static_cast<uint32_t>(i + 1));
+}
+
+uint32_t LineMap::units(uint32_t begin, uint32_t end) const {
+  uint32_t n = 0;
+  for (size_t pos = begin; pos < end;) {
+    size_t len = utf8Length(static_cast<unsigned char>(text_[pos]));
+    n += enc_ == Encoding::UTF8 ? static_cast<uint32_t>(std::min<size_t>(len, end - pos)) : (len == 4 ? 2 : 1);
+    pos += len;
+  }
+  return n;
+}
+
+std::pair<uint32_t, uint32_t> LineMap::lineCharacter(uint32_t offset) const {
+  offset = std::min<uint32_t>(offset, static_cast<uint32_t>(text_.size()));
+  auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
+  auto line = static_cast<uint32_t>(it - starts_.begin() - 1);
+  return {line, units(starts_[line], offset)};
+}
+
+json LineMap::position(uint32_t offset) const {
+  auto [line, character] = lineCharacter(offset);
+  return {{"line", line}, {"character", character}};
+}
+
+json LineMap::range(SourceRange range) const {
+  return {{"start", position(range.begin)}, {"end", position(range.end)}};
+}
+
+uint32_t LineMap::lineStart(uint32_t line) const {
+  return line < starts_.size() ? starts_[line] : static_cast<uint32_t>(text_.size());
+}
+
+uint32_t LineMap::lineEnd(uint32_t line) const {
+  return line + 1 < starts_.size() ? starts_[line + 1] - 1 : static_cast<uint32_t>(text_.size());
+}
+
+uint32_t LineMap::offset(uint32_t line, uint32_t character) const {
+  if (line >= starts_.size())
+    return static_cast<uint32_t>(text_.size());
+  size_t pos = starts_[line], end = lineEnd(line);
+  uint32_t n = 0;
+  while (pos < end && n < character) {
+    size_t len = std::min(utf8Length(static_cast<unsigned char>(text_[pos])), end - pos);
+    n += enc_ == Encoding::UTF8 ? static_cast<uint32_t>(len) : (len == 4 ? 2 : 1);
+    pos += len;
+  }
+  return static_cast<uint32_t>(pos);
 }
 
 std::string uriToPath(std::string_view uri) {

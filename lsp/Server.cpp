@@ -7,27 +7,34 @@
 
 namespace cake::lsp {
 
+namespace {
+
+/// JSON text of a message; invalid UTF-8 (which a document cut inside a
+/// character could put in a message) becomes U+FFFD instead of throwing.
+std::string serialize(const json &message) { return message.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+} // namespace
+
 Server::Server(Send send) : send_(std::move(send)) {
   state_.notify = [this](const std::string &method, json params) { notify(method, std::move(params)); };
   state_.request = [this](const std::string &method, json params) {
     static int64_t next = 0;
-    send_(json{{"jsonrpc", "2.0"}, {"id", "cake-" + std::to_string(++next)}, {"method", method},
-               {"params", std::move(params)}}
-              .dump());
+    send_(serialize(json{{"jsonrpc", "2.0"}, {"id", "cake-" + std::to_string(++next)}, {"method", method},
+                         {"params", std::move(params)}}));
   };
   bind();
 }
 
 void Server::reply(const json &id, json result) {
-  send_(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}.dump());
+  send_(serialize(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}));
 }
 
 void Server::replyError(const json &id, int code, const std::string &message) {
-  send_(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}.dump());
+  send_(serialize(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}));
 }
 
 void Server::notify(const std::string &method, json params) {
-  send_(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}.dump());
+  send_(serialize(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}));
 }
 
 void Server::handle(const std::string &body) {
@@ -46,10 +53,18 @@ void Server::dispatch(const json &message) {
   }
   std::string method = message["method"];
   json params = message.value("params", json::object());
+  if (params.is_null())
+    params = json::object();
   bool isRequest = message.contains("id");
   json id = isRequest ? message["id"] : json(nullptr);
   if (isRequest && !id.is_string() && !id.is_number_integer())
     return replyError(nullptr, ErrorCode::InvalidRequest, "request id must be an integer or a string");
+  if (!params.is_object()) {
+    if (isRequest)
+      return replyError(id, ErrorCode::InvalidParams, "params of '" + method + "' must be an object");
+    if (method != "exit")
+      return notify("window/logMessage", {{"type", 1}, {"message", method + ": params must be an object"}});
+  }
 
   if (!isRequest) {
     if (method == "exit") {
@@ -80,6 +95,8 @@ void Server::dispatch(const json &message) {
       return reply(id, std::move(result));
     } catch (const LspError &e) {
       return replyError(id, e.code, e.what());
+    } catch (const std::exception &e) {
+      return replyError(id, ErrorCode::InternalError, std::string("internal error: ") + e.what());
     }
   }
   if (!initialized_)
@@ -104,6 +121,8 @@ json Server::initialize(const json &params) {
   if (!params.is_object())
     throw LspError(ErrorCode::InvalidParams, "params of initialize must be an object");
   const json caps = params.value("capabilities", json::object());
+  if (!caps.is_object())
+    throw LspError(ErrorCode::InvalidParams, "wrong type for params.capabilities (expected an object)");
   auto flag = [&](std::initializer_list<const char *> path) {
     const json *node = &caps;
     for (const char *key : path) {
@@ -120,6 +139,7 @@ json Server::initialize(const json &params) {
   c.workDoneProgress = flag({"window", "workDoneProgress"});
   c.pullDiagnostics = caps.contains("textDocument") && caps["textDocument"].is_object() &&
                       caps["textDocument"].contains("diagnostic");
+  c.hierarchicalSymbols = flag({"textDocument", "documentSymbol", "hierarchicalDocumentSymbolSupport"});
   json hoverFormats = caps.value("/textDocument/hover/contentFormat"_json_pointer, json::array());
   c.markdownHover = hoverFormats.is_array() && std::find(hoverFormats.begin(), hoverFormats.end(), "markdown") !=
                                                    hoverFormats.end();
@@ -128,8 +148,8 @@ json Server::initialize(const json &params) {
                    ? Encoding::UTF8
                    : Encoding::UTF16;
   const json options = params.value("initializationOptions", json::object());
-  if (options.is_object() && options.contains("target") && options["target"].is_string())
-    state_.check.target = parseTarget(options["target"].get<std::string>());
+  if (options.is_object() && options.contains("target"))
+    state_.check.target = parseTarget(field<std::string>(options, "target", "params.initializationOptions"));
 
   return {{"capabilities",
            {{"positionEncoding", encodingName(c.encoding)},
@@ -137,7 +157,14 @@ json Server::initialize(const json &params) {
             {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
             {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
             {"documentFormattingProvider", true},
-            {"executeCommandProvider", {{"commands", commandNames()}}}}},
+            {"hoverProvider", true},
+            {"documentSymbolProvider", true},
+            {"definitionProvider", true},
+            {"referencesProvider", true},
+            {"completionProvider", {{"triggerCharacters", completionTriggers()}, {"resolveProvider", false}}},
+            {"semanticTokensProvider", {{"legend", semanticTokensLegend()}, {"full", true}, {"range", false}}},
+            {"inlayHintProvider", true},
+            {"executeCommandProvider", {{"commands", commandNames()}, {"workDoneProgress", true}}}}},
           {"serverInfo", {{"name", "cake"}, {"version", CAKE_VERSION}}}};
 }
 
@@ -176,6 +203,14 @@ void Server::bind() {
   requests_["textDocument/codeAction"] = [this](const json &p) { return codeActions(state_, p); };
   requests_["textDocument/formatting"] = [this](const json &p) { return formatting(state_, p); };
   requests_["workspace/executeCommand"] = [this](const json &p) { return executeCommand(state_, p); };
+  requests_["textDocument/hover"] = [this](const json &p) { return hover(state_, p); };
+  requests_["textDocument/documentSymbol"] = [this](const json &p) { return documentSymbols(state_, p); };
+  requests_["textDocument/definition"] = [this](const json &p) { return definition(state_, p); };
+  requests_["textDocument/references"] = [this](const json &p) { return references(state_, p); };
+  requests_["textDocument/completion"] = [this](const json &p) { return completion(state_, p); };
+  requests_["textDocument/semanticTokens/full"] = [this](const json &p) { return semanticTokens(state_, p); };
+  requests_["textDocument/inlayHint"] = [this](const json &p) { return inlayHints(state_, p); };
+  requests_["cake/viewLowered"] = [this](const json &p) { return viewLowered(state_, p); };
   requests_["cake/sync"] = [this](const json &) {
     publishPending();
     return json{{"documents", state_.docs.all().size()}};
@@ -191,8 +226,12 @@ void Server::publishPending() {
     const Document *doc = state_.docs.find(uri);
     if (!doc)
       continue;
-    notify("textDocument/publishDiagnostics",
-           {{"uri", uri}, {"version", doc->version}, {"diagnostics", lspDiagnostics(state_, uri)}});
+    try {
+      notify("textDocument/publishDiagnostics",
+             {{"uri", uri}, {"version", doc->version}, {"diagnostics", lspDiagnostics(state_, uri)}});
+    } catch (const std::exception &e) {
+      notify("window/logMessage", {{"type", 1}, {"message", "diagnostics of " + uri + ": internal error: " + e.what()}});
+    }
   }
   dirty_.clear();
 }

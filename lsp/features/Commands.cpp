@@ -1,7 +1,8 @@
 //===- Commands.cpp - workspace/executeCommand ----------------------------===//
 //
 // cake.check returns the diagnostics in the CLI's JSON schema (the same
-// renderer as `cake check --format json`); cake.applyFix applies a
+// renderer as `cake check --format json`), reporting $/progress (begin, end)
+// when the client sent a workDoneToken; cake.applyFix applies a
 // document's fix-its through workspace/applyEdit. Compile, run and bench
 // answer that code generation is not available yet.
 //
@@ -23,12 +24,41 @@ std::string argumentUri(const json &params) {
   return field<std::string>(a, "uri", "params.arguments[0]");
 }
 
+/// Reports work-done progress on the client's token, when it sent one.
+class Progress {
+public:
+  Progress(State &state, const json &params, const std::string &title) : state_(state) {
+    if (!params.contains("workDoneToken"))
+      return;
+    token_ = params["workDoneToken"];
+    if (!token_.is_string() && !token_.is_number_integer())
+      throw LspError(ErrorCode::InvalidParams, "params.workDoneToken must be an integer or a string");
+    state_.notify("$/progress", {{"token", token_}, {"value", {{"kind", "begin"}, {"title", title}}}});
+  }
+  void end(const std::string &message) {
+    if (!token_.is_null())
+      state_.notify("$/progress", {{"token", token_}, {"value", {{"kind", "end"}, {"message", message}}}});
+  }
+
+private:
+  State &state_;
+  json token_;
+};
+
 json check(State &state, const json &params) {
   std::string uri = argumentUri(params);
-  auto analysis = state.docs.analyze(uri, state.check);
-  json out = diagnosticsToJson(analysis->sm, analysis->result.diagnostics);
-  out["uri"] = uri;
-  return out;
+  Progress progress(state, params, "cake check");
+  try {
+    auto analysis = state.docs.analyze(uri, state.check);
+    json out = diagnosticsToJson(analysis->sm, analysis->result.diagnostics);
+    out["uri"] = uri;
+    size_t n = analysis->result.diagnostics.size();
+    progress.end(std::to_string(n) + " diagnostic" + (n == 1 ? "" : "s"));
+    return out;
+  } catch (const std::exception &) {
+    progress.end("failed");
+    throw;
+  }
 }
 
 json applyFix(State &state, const json &params) {

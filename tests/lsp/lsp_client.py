@@ -3,11 +3,13 @@
 script to `cake lsp` and prints every message the server sends, one per line
 (compact JSON, keys sorted), so FileCheck can match them.
 
-Script format (one message per line; blank lines and lines starting with '#'
-are skipped): a JSON object is sent framed; `RAW <python string literal>`
-sends bytes as they are (for malformed input); `WAIT` waits until the server
-has answered every request sent so far. At the end the client closes stdin
-and waits for the server to exit, then prints `exit: N`.
+Script format, one item per line: a line starting with '{' is a JSON message,
+sent framed; `RAW <python bytes literal>` sends bytes as they are (for
+malformed input); `WAIT` waits until the server has answered every request
+sent so far; `WAIT <method> <n>` waits until it has sent n messages of that
+method in all (a log message after malformed input). Every other line is skipped, so a lit test can hold its script
+next to its RUN and CHECK lines (`# RUN: ...`, `// CHECK: ...`). At the end the
+client closes stdin and waits for the server to exit, then prints `exit: N`.
 """
 import ast
 import json
@@ -48,7 +50,16 @@ def main():
     with open(script) as f:
         for line in f:
             line = line.strip()
-            if not line or line.startswith("#") or line.startswith("//"):
+            if not (line.startswith("{") or line.startswith("RAW ") or line.startswith("WAIT")):
+                continue
+            if line.startswith("WAIT "):
+                method, count = line.split()[1], int(line.split()[2])
+                deadline = time.time() + 20
+                while time.time() < deadline:
+                    with lock:
+                        if sum(1 for m in received if m.get("method") == method) >= count:
+                            break
+                    time.sleep(0.01)
                 continue
             if line == "WAIT":
                 deadline = time.time() + 20
@@ -63,7 +74,7 @@ def main():
                 proc.stdin.write(ast.literal_eval(line[4:]))
             else:
                 msg = json.loads(line)
-                if "id" in msg and "method" in msg:
+                if "method" in msg and isinstance(msg.get("id"), (int, str)):
                     pending.add(msg["id"])
                 proc.stdin.write(frame(json.dumps(msg).encode()))
             proc.stdin.flush()

@@ -1,0 +1,269 @@
+//===- Facts.cpp - Derived facts shown by hover and inlay hints -----------===//
+#include "lsp/features/Facts.h"
+
+#include "lsp/features/Query.h"
+
+#include "compiler/sema/Ops.h"
+#include "compiler/syntax/Printer.h"
+#include "compiler/verify/Util.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace cake::lsp {
+
+using namespace syntax;
+
+std::string formatBytes(int64_t bytes) {
+  constexpr int64_t KiB = 1024, MiB = 1024 * 1024;
+  if (bytes >= MiB && bytes % MiB == 0)
+    return std::to_string(bytes / MiB) + " MiB";
+  if (bytes >= KiB && bytes % KiB == 0)
+    return std::to_string(bytes / KiB) + " KiB";
+  if (bytes < KiB)
+    return std::to_string(bytes) + " B";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f KiB", static_cast<double>(bytes) / KiB);
+  return buffer;
+}
+
+std::string withCommas(int64_t value) {
+  std::string digits = std::to_string(value < 0 ? -value : value), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0)
+      out += ',';
+    out += digits[i];
+  }
+  return value < 0 ? "-" + out : out;
+}
+
+std::optional<int64_t> ringBytes(const sema::Ring &ring) {
+  auto stage = ring.stageBytes();
+  if (!stage || !ring.stages)
+    return std::nullopt;
+  return *stage * *ring.stages;
+}
+
+std::string ringSummary(const sema::Ring &ring) {
+  auto stage = ring.stageBytes();
+  auto total = ringBytes(ring);
+  if (!stage || !total)
+    return "";
+  return std::to_string(*ring.stages) + " x " + formatBytes(*stage) + " = " + formatBytes(*total);
+}
+
+//===-- The kernel ledger ---------------------------------------------------===//
+
+namespace {
+
+int64_t occupancyOf(const sema::Kernel &k) {
+  for (const Clause &c : k.decl->clauses)
+    if (c.name.name == "occupancy" && c.args.size() == 1)
+      if (auto n = sema::evalInt(*c.args[0], k.consts); n && *n >= 1)
+        return *n;
+  return std::max<int64_t>(k.occupancy, 1);
+}
+
+/// Whether some call of \p role's body invokes operation \p name.
+bool roleCalls(const sema::Role *role, std::string_view name) {
+  bool found = false;
+  if (role)
+    verify::forEachCall(role->decl->body, [&](const Expr &call) { found |= sema::calleeName(call) == name; });
+  return found;
+}
+
+/// Rings keep full and empty mbarriers per stage, except same-role rings
+/// filled by cp.async, which use cp.async groups (language reference 8.3).
+int64_t ringBarriers(const sema::Ring &ring, const sema::Kernel &k) {
+  if (!ring.stages)
+    return 0;
+  const sema::Role *producer = k.role(ring.producer);
+  if (ring.producer == ring.consumer && roleCalls(producer, "cp.async") && !roleCalls(producer, "tma.load"))
+    return 0;
+  return 2 * *ring.stages;
+}
+
+void sharedMemory(const sema::Kernel &k, Ledger &out) {
+  int64_t total = 0, barriers = 0;
+  bool known = true;
+  for (const sema::Ring &r : k.rings) {
+    auto bytes = ringBytes(r);
+    std::string how = bytes ? std::to_string(*r.stages) + " x " + formatBytes(*r.stageBytes()) : "size unknown";
+    out.smem.push_back({"ring " + r.name, how, bytes});
+    known &= bytes.has_value();
+    total += bytes.value_or(0);
+    barriers += ringBarriers(r, k);
+  }
+  for (const sema::Buffer &b : k.buffers) {
+    if (b.type.space != sema::Space::Shared)
+      continue;
+    auto bytes = b.type.bytes();
+    out.smem.push_back({"var " + b.name, b.type.syntax ? print(*b.type.syntax) : "", bytes});
+    known &= bytes.has_value();
+    total += bytes.value_or(0);
+  }
+  if (barriers) {
+    int64_t each = k.desc->mbarrierBytes;
+    out.smem.push_back(
+        {"ring barriers", std::to_string(barriers) + " x " + std::to_string(each) + " B", barriers * each});
+    total += barriers * each;
+  }
+  if (known)
+    out.smemTotal = total;
+  out.smemCapacity = k.desc->smemPerBlock / out.occupancy;
+}
+
+void registers(const sema::Kernel &k, Ledger &out) {
+  int64_t total = 0;
+  bool known = true;
+  for (const sema::Role &r : k.roles) {
+    RegLine line{r.name, std::nullopt, r.regs, !r.regs};
+    if (auto warps = r.warps())
+      line.threads = *warps * k.desc->warpSize;
+    if (!line.regs)
+      line.regs = launchShare(k);
+    known &= line.threads && line.regs;
+    if (line.threads && line.regs)
+      total += *line.threads * *line.regs;
+    out.regs.push_back(line);
+  }
+  if (known)
+    out.regTotal = total;
+  out.regCapacity = k.desc->registersPerSm / out.occupancy;
+}
+
+} // namespace
+
+std::optional<int64_t> launchShare(const sema::Kernel &k) {
+  if (!k.block || *k.block <= 0)
+    return std::nullopt;
+  int64_t share = k.desc->registersPerSm / (*k.block * occupancyOf(k));
+  int64_t cap = k.desc->setmaxnregMax ? k.desc->setmaxnregMax : k.desc->maxRegsPerThread;
+  return std::min(share, cap) / 8 * 8;
+}
+
+Ledger ledger(const sema::Kernel &k) {
+  Ledger out;
+  out.desc = k.desc;
+  out.occupancy = occupancyOf(k);
+  out.threads = k.block;
+  sharedMemory(k, out);
+  registers(k, out);
+  return out;
+}
+
+//===-- Expect-tx of a commit -----------------------------------------------===//
+
+namespace {
+
+std::vector<const Block *> nestedBlocks(const Stmt &s) {
+  std::vector<const Block *> out;
+  if (auto *f = dyn_cast<ForStmt>(&s))
+    out.push_back(&f->body);
+  else if (auto *r = dyn_cast<RoleStmt>(&s))
+    out.push_back(&r->body);
+  else if (auto *i = dyn_cast<IfStmt>(&s)) {
+    out.push_back(&i->thenBody);
+    if (i->elseBody)
+      out.push_back(&*i->elseBody);
+    if (i->elseIf)
+      for (const Block *b : nestedBlocks(*i->elseIf))
+        out.push_back(b);
+  }
+  return out;
+}
+
+/// The block and index of the expression statement that is \p call.
+bool findStatement(const Block &b, const Expr &call, const Block *&block, size_t &index) {
+  for (size_t i = 0; i < b.stmts.size(); ++i) {
+    if (auto *e = dyn_cast<ExprStmt>(b.stmts[i].get()); e && e->expr.get() == &call) {
+      block = &b;
+      index = i;
+      return true;
+    }
+    for (const Block *inner : nestedBlocks(*b.stmts[i]))
+      if (findStatement(*inner, call, block, index))
+        return true;
+  }
+  return false;
+}
+
+/// Bytes the TMA loads of [first, last) write into slots of \p token.
+std::optional<int64_t> loadedBytes(const Block &b, size_t first, size_t last, const std::string &token,
+                                   const sema::Ring &ring) {
+  int64_t total = 0;
+  bool ok = true, any = false;
+  for (size_t i = first; i < last; ++i)
+    verify::forEachCall(*b.stmts[i], [&](const Expr &call) {
+      std::string op = sema::calleeName(call);
+      if (op == "cp.async" || (op == "tma.load" && sema::keywordArg(call, "multicast")))
+        ok = false;
+      if (op != "tma.load")
+        return;
+      auto args = sema::positionalArgs(call);
+      const Expr *dst = args.size() == 2 ? args[1] : nullptr;
+      const sema::Slot *slot = nullptr;
+      if (dst && dst->kind == ExprKind::Member && dst->operands[0]->kind == ExprKind::Name &&
+          dst->operands[0]->text == token)
+        slot = ring.slot(dst->text);
+      auto bytes = slot ? slot->type.bytes() : std::nullopt;
+      ok &= bytes.has_value();
+      total += bytes.value_or(0);
+      any = true;
+    });
+  return ok && any ? std::optional<int64_t>(total) : std::nullopt;
+}
+
+} // namespace
+
+std::optional<int64_t> commitBytes(const Expr &commit, const sema::Kernel &kernel) {
+  const Expr &callee = *commit.operands[0];
+  auto args = sema::positionalArgs(commit);
+  if (callee.kind != ExprKind::Member || callee.text != "commit" || args.size() != 1 || args[0]->kind != ExprKind::Name)
+    return std::nullopt;
+  const sema::Ring *ring = kernel.ring(sema::rootName(callee));
+  const Block *block = nullptr;
+  size_t index = 0;
+  for (const sema::Role &r : kernel.roles)
+    if (ring && !block)
+      findStatement(r.decl->body, commit, block, index);
+  if (!block)
+    return std::nullopt;
+  const std::string &token = args[0]->text;
+  for (size_t i = index; i-- > 0;) {
+    auto *let = dyn_cast<LetStmt>(block->stmts[i].get());
+    if (!let || let->names.size() != 1 || let->names[0].name != token)
+      continue;
+    bool producing = false;
+    if (tokenRing(*let, kernel, &producing) != ring || !producing)
+      return std::nullopt;
+    return loadedBytes(*block, i + 1, index, token, *ring);
+  }
+  return std::nullopt;
+}
+
+std::string describeType(const TypeExpr &t, const sema::ConstEnv &env) {
+  sema::Type type;
+  type.elem = sema::parseElem(t.elem.name);
+  for (const ExprPtr &d : t.dims)
+    type.dims.push_back({sema::evalInt(*d, env), "", d.get()});
+  std::vector<std::string> parts;
+  parts.push_back(t.space ? "memory space `" + t.space->name + "`" : "a scalar of each thread");
+  if (type.elem)
+    parts.push_back("element `" + t.elem.name + "` (" + std::to_string(sema::elemBytes(*type.elem)) + " B)");
+  if (t.hasShape) {
+    std::string shape;
+    for (size_t i = 0; i < t.dims.size(); ++i)
+      shape += (i ? ", " : "") + print(*t.dims[i]);
+    parts.push_back("shape `[" + shape + "]`");
+  }
+  bool sized = !t.space || (t.space->name != "global" && t.space->name != "param");
+  if (auto bytes = type.bytes(); bytes && sized && t.hasShape)
+    parts.push_back(formatBytes(*bytes) + (*bytes >= 1024 ? " (" + withCommas(*bytes) + " B)" : ""));
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i)
+    out += (i ? " · " : "") + parts[i];
+  return out;
+}
+
+} // namespace cake::lsp

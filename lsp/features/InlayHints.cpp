@@ -1,0 +1,111 @@
+//===- InlayHints.cpp - textDocument/inlayHint ----------------------------===//
+//
+// Derived facts shown inline, all computable without a cost model:
+//   - after a ring's name, the bytes per stage and in all: `: 4 x 48 KiB = 192 KiB`;
+//   - after `R.commit(p)`, the expect-tx bytes the compiler derives, when the
+//     slot types determine them (Facts.h, commitBytes);
+//   - before a kernel's body, its shared-memory total against the capacity.
+// The cost model's per-operation estimates will join them through
+// costHints() below once compiler/cost exists.
+//
+//===----------------------------------------------------------------------===//
+#include "lsp/features/Facts.h"
+#include "lsp/features/Query.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace cake::lsp {
+
+using namespace syntax;
+
+namespace {
+
+// LSP InlayHintKind values.
+constexpr int kTypeHint = 1;
+
+struct Hint {
+  uint32_t offset;
+  std::string label;
+  int kind = 0; ///< 0: no kind
+  bool paddingLeft = false, paddingRight = false;
+  std::string tooltip;
+};
+
+void kernelHints(const sema::Kernel &k, std::vector<Hint> &out) {
+  Ledger l = ledger(k);
+  if (l.smemTotal)
+    out.push_back({k.decl->body.range.begin, "smem " + formatBytes(*l.smemTotal) + " of " + formatBytes(l.smemCapacity),
+                   0, false, true,
+                   withCommas(*l.smemTotal) +
+                       " B of shared memory per CTA (rings, vars and ring barriers, "
+                       "without alignment padding) of " +
+                       withCommas(l.smemCapacity) + " B on " + std::string(k.desc->name)});
+  for (const sema::Ring &r : k.rings)
+    if (std::string summary = ringSummary(r); !summary.empty())
+      out.push_back({r.decl->name.range.end, ": " + summary, kTypeHint, false, false,
+                     std::to_string(*r.stages) + " stages of " + withCommas(*r.stageBytes()) + " B"});
+}
+
+void commitHints(const sema::Kernel &k, std::vector<Hint> &out) {
+  for (const sema::Role &role : k.roles) {
+    Walker w;
+    w.expr = [&](const Expr &e) {
+      const sema::OpInfo *op = opOfCall(e, &k);
+      if (!op || op->name != "ring.commit")
+        return;
+      if (auto bytes = commitBytes(e, k))
+        out.push_back({e.range.end, "expect-tx " + formatBytes(*bytes), 0, true, false,
+                       "derived: mbarrier.arrive.expect_tx of " + withCommas(*bytes) + " B"});
+    };
+    walk(role.decl->body, w);
+  }
+}
+
+/// The hook for the cost model: per-operation estimates (cycles, bytes
+/// moved, the bound resource) will be added here. CAKE has no cost model
+/// yet, so there is nothing to show and nothing is invented.
+void costHints(const sema::Kernel &, std::vector<Hint> &) {}
+
+} // namespace
+
+json inlayHints(State &state, const json &params) {
+  std::string uri = documentUri(params);
+  const json range = field<json>(params, "range", "params");
+  auto position = [&](const char *which) {
+    std::string path = std::string("params.range.") + which;
+    const json p = field<json>(range, which, "params.range");
+    return std::pair(field<uint32_t>(p, "line", path), field<uint32_t>(p, "character", path));
+  };
+  auto [startLine, startChar] = position("start");
+  auto [endLine, endChar] = position("end");
+  auto analysis = state.docs.analyze(uri, state.check);
+  LineMap lines(analysis->text(), state.caps.encoding);
+  uint32_t begin = lines.offset(startLine, startChar), end = lines.offset(endLine, endChar);
+
+  std::vector<Hint> hints;
+  if (const sema::Module *model = analysis->model())
+    for (const sema::Kernel &k : model->kernels) {
+      kernelHints(k, hints);
+      commitHints(k, hints);
+      costHints(k, hints);
+    }
+  std::sort(hints.begin(), hints.end(),
+            [](const Hint &x, const Hint &y) { return std::tie(x.offset, x.label) < std::tie(y.offset, y.label); });
+  json out = json::array();
+  for (const Hint &h : hints) {
+    if (h.offset < begin || h.offset > end)
+      continue;
+    json hint = {{"position", lines.position(h.offset)}, {"label", h.label}, {"tooltip", h.tooltip}};
+    if (h.kind)
+      hint["kind"] = h.kind;
+    if (h.paddingLeft)
+      hint["paddingLeft"] = true;
+    if (h.paddingRight)
+      hint["paddingRight"] = true;
+    out.push_back(std::move(hint));
+  }
+  return out;
+}
+
+} // namespace cake::lsp

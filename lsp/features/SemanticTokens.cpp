@@ -1,0 +1,210 @@
+//===- SemanticTokens.cpp - textDocument/semanticTokens/full --------------===//
+//
+// Every token of the file classified: keywords, numbers, strings and
+// comments from the lexer; names by the kind of the symbol they resolve to
+// (the symbol index); operation families and names, clause names, keyword
+// options, slot members, memory spaces, element types and tag values from
+// the syntax tree. Identifiers that are none of these are left to the
+// client's grammar.
+//
+//===----------------------------------------------------------------------===//
+#include "lsp/features/Query.h"
+
+#include "compiler/syntax/Lexer.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace cake::lsp {
+
+using namespace syntax;
+
+namespace {
+
+// Indices into the legend's token types and modifier bits.
+enum Type : int {
+  Keyword,
+  ElemType,
+  Function,
+  Namespace,
+  Variable,
+  Parameter,
+  Property,
+  EnumMember,
+  Number,
+  String,
+  CommentType,
+  Struct,
+  ClassType,
+  TypeParameter,
+  Decorator,
+  Modifier,
+};
+constexpr const char *kTypeNames[] = {"keyword",  "type",          "function",  "namespace", "variable", "parameter",
+                                      "property", "enumMember",    "number",    "string",    "comment",  "struct",
+                                      "class",    "typeParameter", "decorator", "modifier"};
+enum ModifierBit : int { Declaration = 1, Readonly = 2, DefaultLibrary = 4 };
+constexpr const char *kModifierNames[] = {"declaration", "readonly", "defaultLibrary"};
+
+struct Class {
+  int type;
+  int modifiers;
+};
+
+Class symbolClass(sema::SymbolKind k) {
+  switch (k) {
+  case sema::SymbolKind::Kernel:
+    return {Function, 0};
+  case sema::SymbolKind::Const:
+  case sema::SymbolKind::Let:
+  case sema::SymbolKind::LoopVar:
+    return {Variable, Readonly};
+  case sema::SymbolKind::Param:
+    return {Parameter, 0};
+  case sema::SymbolKind::SizeSymbol:
+    return {TypeParameter, Readonly};
+  case sema::SymbolKind::Var:
+    return {Variable, 0};
+  case sema::SymbolKind::Ring:
+    return {Struct, 0};
+  case sema::SymbolKind::Role:
+    return {ClassType, 0};
+  }
+  return {Variable, 0};
+}
+
+/// Classifications by the offset where a name begins.
+class Classifier {
+public:
+  explicit Classifier(const Analysis &a) : a_(a) {}
+
+  std::unordered_map<uint32_t, Class> run() {
+    for (const StmtPtr &s : a_.result.module.items.stmts) {
+      kernel_ = a_.model() ? modelKernel(*a_.model(), dyn_cast<KernelDecl>(s.get())) : nullptr;
+      Walker w;
+      w.expr = [this](const Expr &e) { expr(e); };
+      w.type = [this](const TypeExpr &t) { type(t); };
+      w.clause = [this](const Clause &c) { clause(c); };
+      walk(*s, w);
+    }
+    if (const sema::Module *model = a_.model()) {
+      for (const sema::Symbol &s : model->index.symbols) {
+        Class c = symbolClass(s.kind);
+        classes_[s.range.begin] = {c.type, c.modifiers | Declaration};
+      }
+      for (const sema::Reference &r : model->index.references)
+        classes_[r.range.begin] = symbolClass(model->index.symbols[r.symbol].kind);
+    }
+    return std::move(classes_);
+  }
+
+private:
+  static uint32_t memberBegin(const Expr &member) {
+    return member.range.end - static_cast<uint32_t>(member.text.size());
+  }
+
+  void tag(const Expr &value) {
+    if (value.kind == ExprKind::Name)
+      classes_[value.range.begin] =
+          sema::parseElem(value.text) ? Class{ElemType, DefaultLibrary} : Class{EnumMember, 0};
+  }
+
+  void call(const Expr &e) {
+    const Expr &callee = *e.operands[0];
+    const sema::OpInfo *op = opOfCall(e, kernel_);
+    if (!op)
+      return;
+    if (callee.kind == ExprKind::Member) {
+      classes_[memberBegin(callee)] = {Function, DefaultLibrary};
+      if (!op->name.starts_with("ring."))
+        for (const Expr *base = callee.operand(0); base; base = base->operand(0))
+          classes_[base->kind == ExprKind::Member ? memberBegin(*base) : base->range.begin] = {Namespace,
+                                                                                               DefaultLibrary};
+    }
+    size_t positional = 0;
+    for (size_t i = 1; i < e.operands.size(); ++i) {
+      const Expr &arg = *e.operands[i];
+      if (arg.kind == ExprKind::Keyword) {
+        classes_[arg.range.begin] = {Parameter, 0};
+        bool isTag = false;
+        if (sema::hasOption(*op, arg.text, &isTag) && isTag)
+          tag(*arg.operands[0]);
+      } else if (sema::isTagOperand(*op, positional++)) {
+        tag(arg);
+      }
+    }
+  }
+
+  void expr(const Expr &e) {
+    if (e.kind == ExprKind::Call)
+      call(e);
+    else if (e.kind == ExprKind::Member && !classes_.count(memberBegin(e)))
+      classes_[memberBegin(e)] = {Property, 0};
+  }
+
+  void type(const TypeExpr &t) {
+    if (t.space)
+      classes_[t.space->range.begin] = {Modifier, 0};
+    classes_[t.elem.range.begin] = {ElemType, sema::parseElem(t.elem.name) ? DefaultLibrary : 0};
+  }
+
+  void clause(const Clause &c) {
+    classes_[c.name.range.begin] = {Decorator, 0};
+    for (const ExprPtr &arg : c.args)
+      tag(*arg); // names that resolve (producer(load)) are reclassified by the index
+  }
+
+  const Analysis &a_;
+  const sema::Kernel *kernel_ = nullptr;
+  std::unordered_map<uint32_t, Class> classes_;
+};
+
+} // namespace
+
+json semanticTokensLegend() { return {{"tokenTypes", kTypeNames}, {"tokenModifiers", kModifierNames}}; }
+
+json semanticTokens(State &state, const json &params) {
+  std::string uri = documentUri(params);
+  auto analysis = state.docs.analyze(uri, state.check);
+  std::vector<Diagnostic> ignored;
+  LexedFile lexed = lex(analysis->sm, analysis->file, ignored);
+  std::unordered_map<uint32_t, Class> classes = Classifier(*analysis).run();
+
+  struct Item {
+    SourceRange range;
+    Class c;
+  };
+  std::vector<Item> items;
+  for (const Token &t : lexed.tokens) {
+    if (t.kind == Tok::Number || t.kind == Tok::String)
+      items.push_back({t.range, {t.kind == Tok::Number ? Number : String, 0}});
+    else if (t.kind >= Tok::Kernel && t.kind <= Tok::False)
+      items.push_back({t.range, {Keyword, 0}});
+    else if (t.kind == Tok::Identifier)
+      if (auto it = classes.find(t.range.begin); it != classes.end())
+        items.push_back({t.range, it->second});
+  }
+  for (const Comment &c : lexed.comments)
+    items.push_back({c.range, {CommentType, 0}});
+  std::sort(items.begin(), items.end(), [](const Item &x, const Item &y) { return x.range.begin < y.range.begin; });
+
+  LineMap lines(analysis->text(), state.caps.encoding);
+  json data = json::array();
+  uint32_t prevLine = 0, prevChar = 0;
+  for (const Item &item : items) {
+    auto [line, character] = lines.lineCharacter(item.range.begin);
+    uint32_t length = lines.units(item.range.begin, std::min(item.range.end, lines.lineEnd(line)));
+    if (length == 0)
+      continue;
+    data.push_back(line - prevLine);
+    data.push_back(line == prevLine ? character - prevChar : character);
+    data.push_back(length);
+    data.push_back(item.c.type);
+    data.push_back(item.c.modifiers);
+    prevLine = line;
+    prevChar = character;
+  }
+  return {{"data", std::move(data)}};
+}
+
+} // namespace cake::lsp

@@ -1,0 +1,756 @@
+//===- LspServerTest.cpp - The language server with a fake client ---------===//
+//
+// Part of CAKE. Each test constructs lsp::Server with a send callback that
+// collects what the server writes, feeds it JSON-RPC messages the way the
+// stdio loop does, and checks the replies: lifecycle and errors, incremental
+// edits with UTF-16 positions, diagnostics versions, every feature's result,
+// quick fixes that leave a clean document, and one reply per request.
+//
+//===----------------------------------------------------------------------===//
+#include "lsp/Documents.h"
+#include "lsp/Server.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+namespace cake::lsp {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char *kUri = "file:///work/test/gemm.cake";
+
+// The library's Hopper GEMM, with non-ASCII text in comments (é is 2 bytes
+// and 1 UTF-16 unit, 𝛼 is 4 bytes and 2 UTF-16 units).
+constexpr std::string_view kGemm = R"(// Warp-specialized GEMM: C = A · B^T, é and 𝛼 in a comment.
+const BM = 128
+const BN = 256
+const BK = 64
+
+kernel gemm(
+  A: global bf16[M, K] align(16),
+  B: global bf16[N, K] align(16),
+  C: global bf16[M, N] align(16),
+) target(sm_90a) grid(persistent) block(384) cluster(1) {
+  assume K % 8 == 0, N % 8 == 0, K >= 1
+  let KT = math.cdiv(K, BK) // é𝛼
+  let tiles = sched.tiles(m = math.cdiv(M, BM), n = math.cdiv(N, BN), group = 8)
+
+  ring ab stages(4) producer(load) consumer(compute) {
+    a: shared bf16[BM, BK] swizzle(128B)
+    b: shared bf16[BN, BK] swizzle(128B)
+  }
+  var epi: shared bf16[2, 2, 64, 64] swizzle(128B)
+
+  role load warpgroups(0) regs(40) issue(elect) {
+    for t in tiles {
+      for k in 0 .. KT {
+        let s = ab.produce()
+        tma.load(A[t.m * BM, k * BK], s.a)
+        tma.load(B[t.n * BN, k * BK], s.b)
+        ab.commit(s)
+      }
+    }
+  }
+
+  role compute warpgroups(1 .. 3) regs(232) issue(warpgroup) {
+    let wg = self.warpgroup()
+    let r0 = wg * 64
+    var acc: reg fp32[64, BN]
+    for t in tiles {
+      for k in 0 .. KT {
+        let s = ab.consume()
+        wgmma.mma(s.a[r0:r0 + 64, :], s.b, acc, shape = m64n256k16, accumulate = k > 0)
+        wgmma.commit()
+        wgmma.wait(1)
+        ab.release(s, after = wgmma.retired(1))
+      }
+      wgmma.wait(0)
+      for j in 0 .. BN / 64 unroll {
+        let buf = epi[wg, j % 2]
+        if elect.one() {
+          tma.store_wait(1)
+        }
+        bar.sync(warpgroup)
+        st.matrix(math.cast(acc[:, j * 64:j * 64 + 64], bf16), buf)
+        fence.proxy_async(buf)
+        bar.sync(warpgroup)
+        if elect.one() {
+          tma.store(buf, C[t.m * BM + r0, t.n * BN + j * 64])
+        }
+      }
+    }
+    if elect.one() {
+      tma.store_wait(0)
+    }
+  }
+}
+)";
+
+/// UTF-16 units of a UTF-8 string (independent of the server's conversion).
+uint32_t utf16Units(std::string_view s) {
+  uint32_t n = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if ((c & 0xC0) == 0x80)
+      continue;
+    n += c >= 0xF0 ? 2 : 1;
+  }
+  return n;
+}
+
+/// The LSP position (UTF-16) of the \p occurrence-th \p needle in \p text,
+/// plus \p delta bytes.
+json positionOf(std::string_view text, std::string_view needle, size_t delta = 0, int occurrence = 0) {
+  size_t at = text.find(needle);
+  for (int i = 0; i < occurrence && at != std::string_view::npos; ++i)
+    at = text.find(needle, at + 1);
+  EXPECT_NE(at, std::string_view::npos) << needle;
+  at += delta;
+  size_t lineStart = text.rfind('\n', at == 0 ? 0 : at - 1);
+  lineStart = lineStart == std::string_view::npos ? 0 : lineStart + 1;
+  uint32_t line = 0;
+  for (size_t i = 0; i < lineStart; ++i)
+    line += text[i] == '\n';
+  return {{"line", line}, {"character", utf16Units(text.substr(lineStart, at - lineStart))}};
+}
+
+class LspServerTest : public ::testing::Test {
+protected:
+  std::vector<json> sent;
+  Server server{[this](const std::string &body) { sent.push_back(json::parse(body)); }};
+  int64_t nextId = 1;
+
+  void send(const json &message) { server.handle(message.dump()); }
+
+  void notify(const std::string &method, json params) {
+    send({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+  }
+
+  /// Sends a request and returns its one reply (failing unless exactly one).
+  json request(const std::string &method, json params) {
+    int64_t id = nextId++;
+    size_t before = sent.size();
+    send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+    json reply;
+    int replies = 0;
+    for (size_t i = before; i < sent.size(); ++i)
+      if (sent[i].contains("id") && sent[i]["id"] == id && !sent[i].contains("method")) {
+        reply = sent[i];
+        ++replies;
+      }
+    EXPECT_EQ(replies, 1) << method;
+    return reply;
+  }
+
+  json result(const std::string &method, json params) {
+    json reply = request(method, std::move(params));
+    EXPECT_FALSE(reply.contains("error")) << reply.dump();
+    return reply.value("result", json());
+  }
+
+  json capabilities(bool markdown = true) {
+    json caps = {{"textDocument",
+                  {{"publishDiagnostics", {{"relatedInformation", true}}},
+                   {"documentSymbol", {{"hierarchicalDocumentSymbolSupport", true}}}}},
+                 {"window", {{"workDoneProgress", true}}}};
+    if (markdown)
+      caps["textDocument"]["hover"] = {{"contentFormat", {"markdown", "plaintext"}}};
+    return caps;
+  }
+
+  void initialize(bool markdown = true) {
+    json r = result("initialize", {{"capabilities", capabilities(markdown)}});
+    ASSERT_TRUE(r.contains("capabilities"));
+    notify("initialized", json::object());
+  }
+
+  void open(std::string_view text, int64_t version = 1, const std::string &uri = kUri) {
+    notify("textDocument/didOpen",
+           {{"textDocument", {{"uri", uri}, {"languageId", "cake"}, {"version", version}, {"text", text}}}});
+  }
+
+  json at(std::string_view needle, size_t delta = 0, int occurrence = 0, std::string_view text = kGemm) {
+    return {{"textDocument", {{"uri", kUri}}}, {"position", positionOf(text, needle, delta, occurrence)}};
+  }
+
+  std::vector<json> notifications(const std::string &method) const {
+    std::vector<json> out;
+    for (const json &m : sent)
+      if (m.value("method", "") == method && !m.contains("id"))
+        out.push_back(m);
+    return out;
+  }
+
+  std::string hoverText(const json &params) {
+    json r = result("textDocument/hover", params);
+    return r.is_null() ? "" : r["contents"]["value"].get<std::string>();
+  }
+};
+
+//===-- Lifecycle and errors ---------------------------------------------------===//
+
+TEST_F(LspServerTest, RequestBeforeInitializeIsRefused) {
+  json reply = request("textDocument/hover", at("ring ab", 5));
+  EXPECT_EQ(reply["error"]["code"], -32002);
+  notify("textDocument/didOpen", {{"textDocument", {{"uri", kUri}, {"version", 1}, {"text", "x"}}}});
+  EXPECT_EQ(sent.size(), 1u) << "notifications before initialize are dropped";
+  json bad = request("initialize", {{"capabilities", "all"}});
+  EXPECT_EQ(bad["error"]["code"], -32602);
+  EXPECT_EQ(bad["error"]["message"], "wrong type for params.capabilities (expected an object)");
+  EXPECT_EQ(request("initialize", {{"capabilities", json::object()},
+                                   {"initializationOptions", {{"target", 90}}}})["error"]["message"],
+            "wrong type for params.initializationOptions.target");
+  initialize();
+  EXPECT_EQ(request("initialize", {{"capabilities", json::object()}})["error"]["code"], -32600);
+}
+
+TEST_F(LspServerTest, InitializeAdvertisesTheFeatures) {
+  json caps = result("initialize", {{"capabilities", capabilities()}})["capabilities"];
+  for (const char *provider : {"hoverProvider", "documentSymbolProvider", "definitionProvider", "referencesProvider",
+                               "inlayHintProvider", "completionProvider", "semanticTokensProvider"})
+    EXPECT_TRUE(caps.contains(provider)) << provider;
+  EXPECT_FALSE(caps["semanticTokensProvider"]["legend"]["tokenTypes"].empty());
+  EXPECT_EQ(caps["positionEncoding"], "utf-16");
+}
+
+TEST_F(LspServerTest, ShutdownThenExit) {
+  initialize();
+  EXPECT_TRUE(result("shutdown", nullptr).is_null());
+  EXPECT_EQ(request("textDocument/hover", at("ring ab", 5))["error"]["code"], -32600);
+  EXPECT_FALSE(server.exited());
+  notify("exit", nullptr);
+  EXPECT_TRUE(server.exited());
+  EXPECT_EQ(server.exitCode(), 0);
+}
+
+TEST_F(LspServerTest, ExitWithoutShutdownFails) {
+  initialize();
+  notify("exit", nullptr);
+  EXPECT_TRUE(server.exited());
+  EXPECT_EQ(server.exitCode(), 1);
+}
+
+TEST_F(LspServerTest, UnknownMethodAndMalformedInput) {
+  initialize();
+  EXPECT_EQ(request("cake/noSuchThing", json::object())["error"]["code"], -32601);
+  size_t before = sent.size();
+  server.handle("{not json");
+  ASSERT_EQ(sent.size(), before + 1);
+  EXPECT_EQ(sent.back()["error"]["code"], -32700);
+  EXPECT_TRUE(sent.back()["id"].is_null());
+  server.handle("[1, 2]");
+  EXPECT_EQ(sent.back()["error"]["code"], -32600);
+  server.handle(R"({"jsonrpc": "2.0", "id": 77, "method": "textDocument/hover", "params": [1]})");
+  EXPECT_EQ(sent.back()["error"]["code"], -32602);
+  EXPECT_EQ(sent.back()["id"], 77);
+  EXPECT_EQ(request("textDocument/hover", at("ring ab", 5))["error"]["code"], -32602) << "document not open";
+}
+
+TEST_F(LspServerTest, WrongParamTypesNameTheirPath) {
+  initialize();
+  open(kGemm);
+  struct Case {
+    const char *method;
+    json params;
+    const char *path;
+  };
+  json uri = {{"uri", kUri}};
+  std::vector<Case> cases = {
+      {"textDocument/hover",
+       {{"textDocument", uri}, {"position", {{"line", "1"}, {"character", 0}}}},
+       "params.position.line"},
+      {"textDocument/hover",
+       {{"textDocument", {{"uri", 42}}}, {"position", {{"line", 1}, {"character", 0}}}},
+       "params.textDocument.uri"},
+      {"textDocument/definition", {{"textDocument", uri}}, "params.position"},
+      {"textDocument/references",
+       {{"textDocument", uri}, {"position", {{"line", 1}, {"character", 0}}}, {"context", {{"includeDeclaration", 1}}}},
+       "params.context.includeDeclaration"},
+      {"textDocument/completion",
+       {{"textDocument", uri}, {"position", {{"line", 1}, {"character", true}}}},
+       "params.position.character"},
+      {"textDocument/documentSymbol", {{"textDocument", "x"}}, "params.textDocument.uri"},
+      {"textDocument/semanticTokens/full", json::object(), "params.textDocument"},
+      {"textDocument/inlayHint",
+       {{"textDocument", uri}, {"range", {{"start", {{"line", 0}}}}}},
+       "params.range.start.character"},
+      {"cake/viewLowered", {{"textDocument", uri}, {"kernel", 3}}, "params.kernel"},
+      {"workspace/executeCommand", {{"command", 5}}, "params.command"},
+  };
+  for (const Case &c : cases) {
+    json reply = request(c.method, c.params);
+    EXPECT_EQ(reply["error"]["code"], -32602) << c.method;
+    EXPECT_NE(reply["error"]["message"].get<std::string>().find(c.path), std::string::npos)
+        << c.method << ": " << reply["error"]["message"];
+  }
+}
+
+/// Every JSON value inside \p params, by pointer.
+void collectPointers(const json &value, const json::json_pointer &at, std::vector<json::json_pointer> &out) {
+  out.push_back(at);
+  if (value.is_object())
+    for (auto &[key, child] : value.items())
+      collectPointers(child, at / key, out);
+  else if (value.is_array())
+    for (size_t i = 0; i < value.size(); ++i)
+      collectPointers(value[i], at / std::to_string(i), out);
+}
+
+// Any value of any type anywhere in the params of any method: one reply per
+// request (an error or a result), never an exception out of the server.
+TEST_F(LspServerTest, WrongTypesAnywhereInParams) {
+  initialize();
+  open(kGemm);
+  json doc = {{"uri", kUri}};
+  json position = {{"line", 24}, {"character", 9}};
+  json range = {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 30}, {"character", 0}}}};
+  std::vector<std::pair<std::string, json>> templates = {
+      {"textDocument/hover", {{"textDocument", doc}, {"position", position}}},
+      {"textDocument/definition", {{"textDocument", doc}, {"position", position}}},
+      {"textDocument/references",
+       {{"textDocument", doc}, {"position", position}, {"context", {{"includeDeclaration", true}}}}},
+      {"textDocument/completion", {{"textDocument", doc}, {"position", position}}},
+      {"textDocument/documentSymbol", {{"textDocument", doc}}},
+      {"textDocument/semanticTokens/full", {{"textDocument", doc}}},
+      {"textDocument/inlayHint", {{"textDocument", doc}, {"range", range}}},
+      {"textDocument/diagnostic", {{"textDocument", doc}}},
+      {"textDocument/codeAction",
+       {{"textDocument", doc}, {"range", range}, {"context", {{"diagnostics", json::array()}}}}},
+      {"textDocument/formatting", {{"textDocument", doc}, {"options", {{"tabSize", 2}}}}},
+      {"cake/viewLowered", {{"textDocument", doc}, {"kernel", "gemm"}}},
+      {"workspace/executeCommand", {{"command", "cake.check"}, {"arguments", {kUri}}, {"workDoneToken", "t"}}},
+      {"workspace/executeCommand", {{"command", "cake.applyFix"}, {"arguments", {{{"uri", kUri}}}}}},
+  };
+  const json values[] = {nullptr, 1, -1, 1.5, "x", true, json::array(), json::object(), json::array({1, "x"})};
+  for (const auto &[method, params] : templates) {
+    std::vector<json::json_pointer> pointers;
+    collectPointers(params, json::json_pointer(), pointers);
+    for (const json::json_pointer &p : pointers)
+      for (const json &v : values) {
+        json mutated = params;
+        mutated[p] = v;
+        EXPECT_NO_THROW(request(method, mutated)) << method << " " << p.to_string() << " = " << v.dump();
+      }
+  }
+  json change = {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+                 {"contentChanges", {{{"range", range}, {"text", "x"}}}}};
+  std::vector<json::json_pointer> pointers;
+  collectPointers(change, json::json_pointer(), pointers);
+  for (const json::json_pointer &p : pointers)
+    for (const json &v : values) {
+      json mutated = change;
+      mutated[p] = v;
+      EXPECT_NO_THROW(notify("textDocument/didChange", mutated)) << p.to_string() << " = " << v.dump();
+      open(kGemm); // undo whatever the change did
+    }
+  EXPECT_FALSE(request("shutdown", nullptr).contains("error"));
+}
+
+TEST_F(LspServerTest, PositionsPastTheEndClamp) {
+  initialize();
+  open(kGemm);
+  json params = {{"textDocument", {{"uri", kUri}}}, {"position", {{"line", 100000}, {"character", 100000}}}};
+  EXPECT_TRUE(result("textDocument/hover", params).is_null());
+  params["position"] = {{"line", 14}, {"character", 100000}}; // past the end of the ring's header line
+  EXPECT_TRUE(result("textDocument/completion", params).contains("items"));
+  EXPECT_TRUE(result("textDocument/definition", params).is_null());
+}
+
+//===-- Documents and diagnostics ------------------------------------------------===//
+
+TEST_F(LspServerTest, IncrementalEditsUseUtf16Positions) {
+  DocumentStore store;
+  store.open(kUri, 1, "// é𝛼x\nlet a = 1\n");
+  // "x" is at UTF-16 character 6 of line 0: 3 for "// ", 1 for é, 2 for 𝛼.
+  json change = {{{"range", {{"start", {{"line", 0}, {"character", 6}}}, {"end", {{"line", 0}, {"character", 7}}}}},
+                  {"text", "yz"}}};
+  store.change(kUri, 2, change, Encoding::UTF16);
+  EXPECT_EQ(store.find(kUri)->text, "// é𝛼yz\nlet a = 1\n");
+  EXPECT_EQ(store.find(kUri)->version, 2);
+  // The same position in UTF-8 code units is byte 9.
+  json utf8 = {{{"range", {{"start", {{"line", 0}, {"character", 9}}}, {"end", {{"line", 0}, {"character", 11}}}}},
+                {"text", "w"}}};
+  store.change(kUri, 3, utf8, Encoding::UTF8);
+  EXPECT_EQ(store.find(kUri)->text, "// é𝛼w\nlet a = 1\n");
+  json bad = {{{"range", {{"start", {{"line", 1}, {"character", 4}}}, {"end", {{"line", 0}, {"character", 0}}}}},
+               {"text", ""}}};
+  EXPECT_THROW(store.change(kUri, 4, bad, Encoding::UTF16), LspError);
+  EXPECT_EQ(store.find(kUri)->version, 3) << "a rejected change leaves the document as it was";
+}
+
+TEST_F(LspServerTest, DiagnosticsFollowIncrementalEditsAndVersions) {
+  initialize();
+  open(kGemm, 1);
+  server.publishPending();
+  auto published = notifications("textDocument/publishDiagnostics");
+  ASSERT_EQ(published.size(), 1u);
+  EXPECT_EQ(published[0]["params"]["version"], 1);
+  EXPECT_TRUE(published[0]["params"]["diagnostics"].empty()) << published[0].dump();
+
+  // Append a line after "// é𝛼" (end of line 11 in UTF-16 units): a wrong
+  // conversion would land inside the comment.
+  std::string_view line = "  let KT = math.cdiv(K, BK) // é𝛼";
+  json end = positionOf(kGemm, line, line.size());
+  json change = {{"range", {{"start", end}, {"end", end}}}, {"text", "\n  let zz = qq"}};
+  notify("textDocument/didChange",
+         {{"textDocument", {{"uri", kUri}, {"version", 7}}}, {"contentChanges", json::array({change})}});
+  server.publishPending();
+  published = notifications("textDocument/publishDiagnostics");
+  ASSERT_EQ(published.size(), 2u);
+  const json &p = published[1]["params"];
+  EXPECT_EQ(p["version"], 7);
+  ASSERT_EQ(p["diagnostics"].size(), 1u) << p.dump();
+  EXPECT_EQ(p["diagnostics"][0]["code"], "name.unknown");
+  EXPECT_EQ(p["diagnostics"][0]["range"]["start"], json({{"line", end["line"].get<int>() + 1}, {"character", 11}}));
+}
+
+TEST_F(LspServerTest, InitializationOptionsChooseTheTarget) {
+  json r = result("initialize", {{"capabilities", capabilities()}, {"initializationOptions", {{"target", "sm_80"}}}});
+  ASSERT_TRUE(r.contains("capabilities"));
+  notify("initialized", json::object());
+  open(kGemm);
+  json diags = result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"];
+  ASSERT_FALSE(diags.empty());
+  EXPECT_EQ(diags[0]["code"], "target.capability") << diags.dump();
+  EXPECT_NE(hoverText(at("kernel gemm", 8)).find("on `sm_80` (A100)"), std::string::npos);
+}
+
+TEST_F(LspServerTest, CodeActionRepairsTheDocument) {
+  initialize();
+  std::string broken(kGemm);
+  broken.replace(broken.find("tma.load(A["), 8, "tma.lod");
+  open(broken);
+  json diags = result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"];
+  ASSERT_EQ(diags.size(), 1u) << diags.dump();
+  json actions =
+      result("textDocument/codeAction",
+             {{"textDocument", {{"uri", kUri}}}, {"range", diags[0]["range"]}, {"context", {{"diagnostics", diags}}}});
+  ASSERT_FALSE(actions.empty());
+  json edits = actions[0]["edit"]["changes"][kUri];
+  ASSERT_EQ(edits.size(), 1u);
+  notify("textDocument/didChange",
+         {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+          {"contentChanges", json::array({{{"range", edits[0]["range"]}, {"text", edits[0]["newText"]}}})}});
+  EXPECT_TRUE(result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"].empty());
+}
+
+//===-- Features -------------------------------------------------------------------===//
+
+TEST_F(LspServerTest, HoverKernelShowsTheLedger) {
+  initialize();
+  open(kGemm);
+  std::string text = hoverText(at("kernel gemm", 8));
+  EXPECT_NE(text.find("224.06 KiB of 227 KiB"), std::string::npos) << text;
+  EXPECT_NE(text.find("`ring ab` | 4 x 48 KiB | 196,608"), std::string::npos) << text;
+  EXPECT_NE(text.find("`var epi`"), std::string::npos) << text;
+  EXPECT_NE(text.find("64,512 of 65,536"), std::string::npos) << text;
+  EXPECT_NE(text.find("384 threads"), std::string::npos) << text;
+  EXPECT_NE(text.find("no cost model"), std::string::npos) << text;
+}
+
+TEST_F(LspServerTest, HoverNamesAndOperations) {
+  initialize();
+  open(kGemm);
+  std::string ring = hoverText(at("ab.commit"));
+  EXPECT_NE(ring.find("48 KiB per stage"), std::string::npos) << ring;
+  EXPECT_NE(ring.find("4 stages = 192 KiB"), std::string::npos) << ring;
+  std::string role = hoverText(at("role compute", 6));
+  EXPECT_NE(role.find("warps 4 .. 12 (8 warps, 256 threads)"), std::string::npos) << role;
+  EXPECT_NE(role.find("232 registers per thread"), std::string::npos) << role;
+  std::string param = hoverText(at("A: global", 0));
+  EXPECT_NE(param.find("memory space `global`"), std::string::npos) << param;
+  std::string slot = hoverText(at("s.a)", 2));
+  EXPECT_NE(slot.find("slot** of ring `ab`"), std::string::npos) << slot;
+  EXPECT_NE(slot.find("16 KiB"), std::string::npos) << slot;
+  std::string op = hoverText(at("tma.load", 5));
+  EXPECT_NE(op.find("tma.load(src, dst, multicast = ..., barrier = ...)"), std::string::npos) << op;
+  EXPECT_NE(op.find("targets: sm_90a, sm_100a (not sm_80)"), std::string::npos) << op;
+  EXPECT_NE(op.find("`one`"), std::string::npos) << op;
+  std::string commit = hoverText(at("ab.commit", 4));
+  EXPECT_NE(commit.find("expect-tx 49,152 B"), std::string::npos) << commit;
+  std::string token = hoverText(at("let s = ab.consume", 4));
+  EXPECT_NE(token.find("read token of ring `ab`"), std::string::npos) << token;
+}
+
+TEST_F(LspServerTest, HoverIsPlainTextWithoutMarkdown) {
+  initialize(/*markdown=*/false);
+  open(kGemm);
+  json r = result("textDocument/hover", at("kernel gemm", 8));
+  EXPECT_EQ(r["contents"]["kind"], "plaintext");
+  std::string text = r["contents"]["value"];
+  EXPECT_EQ(text.find('`'), std::string::npos) << text;
+  EXPECT_EQ(text.find("**"), std::string::npos) << text;
+  EXPECT_NE(text.find("ring ab"), std::string::npos) << text;
+}
+
+TEST_F(LspServerTest, DefinitionAndReferences) {
+  initialize();
+  open(kGemm);
+  json def = result("textDocument/definition", at("ab.release", 0));
+  EXPECT_EQ(def["range"]["start"], positionOf(kGemm, "ring ab", 5));
+  json slot = result("textDocument/definition", at("s.b)", 2));
+  EXPECT_EQ(slot["range"]["start"], positionOf(kGemm, "b: shared"));
+  json params = at("ring ab", 5);
+  params["context"] = {{"includeDeclaration", false}};
+  json uses = result("textDocument/references", params);
+  params["context"]["includeDeclaration"] = true;
+  json all = result("textDocument/references", params);
+  EXPECT_EQ(uses.size(), 4u) << uses.dump(); // produce, commit, consume, release
+  EXPECT_EQ(all.size(), uses.size() + 1);
+  EXPECT_EQ(all[0]["range"]["start"], positionOf(kGemm, "ring ab", 5));
+}
+
+TEST_F(LspServerTest, DocumentSymbolsAreHierarchical) {
+  initialize();
+  open(kGemm);
+  json symbols = result("textDocument/documentSymbol", {{"textDocument", {{"uri", kUri}}}});
+  std::vector<std::string> top;
+  for (const json &s : symbols)
+    top.push_back(s["name"]);
+  EXPECT_EQ(top, (std::vector<std::string>{"BM", "BN", "BK", "gemm"}));
+  std::map<std::string, json> children;
+  for (const json &c : symbols[3]["children"])
+    children[c["name"]] = c;
+  ASSERT_TRUE(children.count("ab") && children.count("epi") && children.count("compute") && children.count("A"));
+  EXPECT_EQ(children["ab"]["children"].size(), 2u);
+  EXPECT_NE(children["ab"]["detail"].get<std::string>().find("4 x 48 KiB = 192 KiB"), std::string::npos);
+  std::vector<std::string> locals;
+  for (const json &c : children["compute"]["children"])
+    locals.push_back(c["name"]);
+  EXPECT_EQ(locals, (std::vector<std::string>{"wg", "r0", "acc", "s", "buf"}));
+}
+
+TEST_F(LspServerTest, CompletionAfterAFamilyListsItsOperations) {
+  initialize();
+  std::string text(kGemm);
+  text.replace(text.find("wgmma.commit()"), 14, "tma.");
+  open(text);
+  json items = result("textDocument/completion", at("tma.", 4, 2, text))["items"];
+  std::map<std::string, std::string> labels;
+  for (const json &i : items)
+    labels[i["label"]] = i["detail"];
+  EXPECT_EQ(labels.size(), 6u);
+  EXPECT_EQ(labels["load"], "tma.load(src, dst, multicast = ..., barrier = ...)");
+  EXPECT_TRUE(labels.count("store_wait"));
+  EXPECT_FALSE(labels.count("mma"));
+}
+
+TEST_F(LspServerTest, CompletionContexts) {
+  initialize();
+  auto labels = [&](std::string text, std::string_view marker) {
+    open(text);
+    json items = result("textDocument/completion", at(marker, marker.size(), 0, text))["items"];
+    std::set<std::string> out;
+    for (const json &i : items)
+      out.insert(i["label"]);
+    return out;
+  };
+  std::string gemm(kGemm);
+  auto ring = labels(std::string(gemm).replace(gemm.find("ab.commit(s)"), 12, "ab."), "        ab.");
+  EXPECT_EQ(ring, (std::set<std::string>{"produce", "commit", "consume", "release"}));
+  auto slots = labels(std::string(gemm).replace(gemm.find("s.a)"), 4, "s.)"), "k * BK], s.");
+  EXPECT_EQ(slots, (std::set<std::string>{"a", "b"}));
+  auto type = labels(std::string(gemm).replace(gemm.find("shared bf16[2, 2"), 6, ""), "var epi: ");
+  EXPECT_TRUE(type.count("shared") && type.count("bf16") && !type.count("BM"));
+  auto clause = labels(std::string(gemm).replace(gemm.find("stages(4) "), 10, "stages(4)  "), "stages(4) ");
+  EXPECT_EQ(clause, (std::set<std::string>{"producer", "consumer"}));
+  auto option = labels(std::string(gemm).replace(gemm.find("accumulate = k > 0"), 18, ""), "m64n256k16, ");
+  EXPECT_TRUE(option.count("accumulate") && option.count("scale_a") && !option.count("shape") && option.count("acc"));
+  auto kernelScope = labels(gemm, "  var epi: shared bf16[2, 2, 64, 64] swizzle(128B)\n");
+  EXPECT_TRUE(kernelScope.count("let") && kernelScope.count("ring") && !kernelScope.count("return"));
+  auto roleScope = labels(gemm, "  role compute warpgroups(1 .. 3) regs(232) issue(warpgroup) {\n");
+  EXPECT_TRUE(roleScope.count("let") && roleScope.count("return") && !roleScope.count("ring"));
+  auto names = labels(std::string(gemm).replace(gemm.find("wgmma.wait(1)"), 13, "wgmma.wait(k)"), "wgmma.wait(");
+  EXPECT_TRUE(names.count("k") && names.count("KT") && names.count("acc") && !names.count("buf"));
+}
+
+TEST_F(LspServerTest, SemanticTokensClassifyEveryKind) {
+  initialize();
+  open(kGemm);
+  json legend = json::parse(R"(["keyword", "type", "function", "namespace", "variable", "parameter", "property",
+    "enumMember", "number", "string", "comment", "struct", "class", "typeParameter", "decorator", "modifier"])");
+  json data = result("textDocument/semanticTokens/full", {{"textDocument", {{"uri", kUri}}}})["data"];
+  ASSERT_EQ(data.size() % 5, 0u);
+  // Decode into (line, character) -> type name.
+  std::map<std::pair<uint32_t, uint32_t>, std::string> types;
+  uint32_t line = 0, character = 0;
+  for (size_t i = 0; i < data.size(); i += 5) {
+    line += data[i].get<uint32_t>();
+    character = data[i].get<uint32_t>() ? data[i + 1].get<uint32_t>() : character + data[i + 1].get<uint32_t>();
+    types[{line, character}] = legend[data[i + 3].get<size_t>()];
+  }
+  auto typeAt = [&](std::string_view needle, size_t delta = 0) {
+    json p = positionOf(kGemm, needle, delta);
+    return types[{p["line"].get<uint32_t>(), p["character"].get<uint32_t>()}];
+  };
+  EXPECT_EQ(typeAt("// Warp"), "comment");
+  EXPECT_EQ(typeAt("// é𝛼"), "comment");
+  EXPECT_EQ(typeAt("kernel gemm"), "keyword");
+  EXPECT_EQ(typeAt("kernel gemm", 7), "function");
+  EXPECT_EQ(typeAt("A: global", 3), "modifier");
+  EXPECT_EQ(typeAt("bf16[M, K]"), "type");
+  EXPECT_EQ(typeAt("A: global"), "parameter");
+  EXPECT_EQ(typeAt("ring ab", 5), "struct");
+  EXPECT_EQ(typeAt("role compute", 5), "class");
+  EXPECT_EQ(typeAt("stages(4)"), "decorator");
+  EXPECT_EQ(typeAt("stages(4)", 7), "number");
+  EXPECT_EQ(typeAt("tma.load"), "namespace");
+  EXPECT_EQ(typeAt("tma.load", 4), "function");
+  EXPECT_EQ(typeAt("ab.commit", 3), "function");
+  EXPECT_EQ(typeAt("s.a)", 2), "property");
+  EXPECT_EQ(typeAt("shape = m64"), "parameter");
+  EXPECT_EQ(typeAt("m64n256k16"), "enumMember");
+  EXPECT_EQ(typeAt("let KT", 4), "variable");
+}
+
+TEST_F(LspServerTest, InlayHintsShowDerivedBytes) {
+  initialize();
+  open(kGemm);
+  json hints =
+      result("textDocument/inlayHint",
+             {{"textDocument", {{"uri", kUri}}},
+              {"range", {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 999}, {"character", 0}}}}}});
+  std::map<std::string, json> byLabel;
+  for (const json &h : hints)
+    byLabel[h["label"]] = h["position"];
+  ASSERT_TRUE(byLabel.count(": 4 x 48 KiB = 192 KiB")) << hints.dump();
+  EXPECT_EQ(byLabel[": 4 x 48 KiB = 192 KiB"], positionOf(kGemm, "ring ab", 7));
+  ASSERT_TRUE(byLabel.count("expect-tx 48 KiB")) << hints.dump();
+  EXPECT_EQ(byLabel["expect-tx 48 KiB"], positionOf(kGemm, "ab.commit(s)", 12));
+  EXPECT_TRUE(byLabel.count("smem 224.06 KiB of 227 KiB")) << hints.dump();
+}
+
+TEST_F(LspServerTest, FeaturesWorkOnAFileWithSyntaxErrors) {
+  initialize();
+  std::string text(kGemm);
+  text.replace(text.find("wgmma.commit()"), 14, "let = 5");
+  open(text);
+  std::string ring = hoverText(at("ab.release", 0, 0, text));
+  EXPECT_NE(ring.find("4 stages = 192 KiB"), std::string::npos) << ring;
+  json def = result("textDocument/definition", at("acc, shape", 0, 0, text));
+  EXPECT_EQ(def["range"]["start"], positionOf(text, "acc: reg"));
+}
+
+// Sema runs over recovered trees for navigation: every feature must survive
+// files cut anywhere, at every offset of the cut.
+TEST_F(LspServerTest, FeaturesSurviveTruncatedAndMangledFiles) {
+  initialize();
+  std::string gemm(kGemm);
+  int requests = 0;
+  auto boundary = [&](size_t at) { // never inside a UTF-8 sequence
+    while (at < gemm.size() && (static_cast<unsigned char>(gemm[at]) & 0xC0) == 0x80)
+      ++at;
+    return std::min(at, gemm.size());
+  };
+  for (size_t cut = 7; cut < gemm.size(); cut = boundary(cut + 41)) {
+    std::string head = gemm.substr(0, cut);
+    for (const std::string &text : {head, head + gemm.substr(boundary(cut + 13))}) {
+      open(text, static_cast<int64_t>(cut));
+      json position = positionOf(text, text.substr(cut > 20 ? cut - 20 : 0, 1));
+      json doc = {{"uri", kUri}};
+      for (const char *method :
+           {"textDocument/hover", "textDocument/completion", "textDocument/definition", "textDocument/references"}) {
+        json reply = request(method, {{"textDocument", doc}, {"position", position}});
+        EXPECT_FALSE(reply.contains("error")) << method << " at " << cut << ": " << reply.dump();
+        ++requests;
+      }
+      for (const char *method : {"textDocument/documentSymbol", "textDocument/semanticTokens/full"})
+        EXPECT_FALSE(request(method, {{"textDocument", doc}}).contains("error")) << method << " at " << cut;
+      json all = {{"start", {{"line", 0}, {"character", 0}}}, {"end", {{"line", 999}, {"character", 0}}}};
+      EXPECT_FALSE(request("textDocument/inlayHint", {{"textDocument", doc}, {"range", all}}).contains("error"));
+    }
+  }
+  EXPECT_GT(requests, 100);
+}
+
+TEST_F(LspServerTest, FeaturesSurviveCutsOfTheKernelLibrary) {
+  initialize();
+  int files = 0;
+  for (const auto &entry : std::filesystem::recursive_directory_iterator(std::string(CAKE_SOURCE_DIR) + "/kernels")) {
+    if (entry.path().extension() != ".cake")
+      continue;
+    std::ifstream in(entry.path());
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ++files;
+    for (size_t cut = 0; cut < source.size(); cut += 97) {
+      while (cut < source.size() && (static_cast<unsigned char>(source[cut]) & 0xC0) == 0x80)
+        ++cut;
+      std::string text = source.substr(0, cut);
+      open(text, static_cast<int64_t>(cut));
+      json doc = {{"uri", kUri}};
+      json end = positionOf(text + "\n", "\n", 0, static_cast<int>(std::count(text.begin(), text.end(), '\n')));
+      for (const char *method : {"textDocument/hover", "textDocument/completion", "textDocument/definition"})
+        EXPECT_FALSE(request(method, {{"textDocument", doc}, {"position", end}}).contains("error"))
+            << method << " " << entry.path() << " cut at " << cut;
+      for (const char *method : {"textDocument/documentSymbol", "textDocument/semanticTokens/full"})
+        EXPECT_FALSE(request(method, {{"textDocument", doc}}).contains("error")) << method << " at " << cut;
+    }
+  }
+  EXPECT_GE(files, 4);
+}
+
+TEST_F(LspServerTest, ViewLoweredIsNotAvailableYet) {
+  initialize();
+  open(kGemm);
+  json reply = request("cake/viewLowered", {{"textDocument", {{"uri", kUri}}}, {"kernel", "gemm"}});
+  EXPECT_EQ(reply["error"]["code"], -32803);
+  EXPECT_NE(reply["error"]["message"].get<std::string>().find("not implemented"), std::string::npos);
+}
+
+TEST_F(LspServerTest, CheckCommandReportsProgress) {
+  initialize();
+  open(kGemm);
+  size_t before = sent.size();
+  json r = result("workspace/executeCommand",
+                  {{"command", "cake.check"}, {"arguments", {kUri}}, {"workDoneToken", "check-1"}});
+  EXPECT_EQ(r["uri"], kUri);
+  std::vector<json> progress;
+  for (size_t i = before; i < sent.size(); ++i)
+    if (sent[i].value("method", "") == "$/progress")
+      progress.push_back(sent[i]["params"]);
+  ASSERT_EQ(progress.size(), 2u);
+  EXPECT_EQ(progress[0]["token"], "check-1");
+  EXPECT_EQ(progress[0]["value"]["kind"], "begin");
+  EXPECT_EQ(progress[1]["value"]["kind"], "end");
+  EXPECT_EQ(sent.back()["id"], nextId - 1) << "the reply comes after the end of the progress";
+}
+
+TEST_F(LspServerTest, OneReplyPerRequest) {
+  initialize();
+  open(kGemm);
+  std::vector<std::pair<std::string, json>> requests = {
+      {"textDocument/hover", at("ring ab", 5)},
+      {"textDocument/hover",
+       {{"textDocument", {{"uri", "file:///nope"}}}, {"position", {{"line", 0}, {"character", 0}}}}},
+      {"textDocument/definition", at("KT {")},
+      {"textDocument/references", at("KT {")},
+      {"textDocument/completion", at("tma.load", 4)},
+      {"textDocument/documentSymbol", {{"textDocument", {{"uri", kUri}}}}},
+      {"textDocument/semanticTokens/full", {{"textDocument", {{"uri", kUri}}}}},
+      {"textDocument/formatting", {{"textDocument", {{"uri", kUri}}}, {"options", json::object()}}},
+      {"textDocument/codeAction", {{"textDocument", {{"uri", kUri}}}, {"range", json::object()}}},
+      {"cake/viewLowered", {{"textDocument", {{"uri", kUri}}}}},
+      {"cake/sync", json::object()},
+      {"no/such", json::object()},
+      {"workspace/executeCommand", {{"command", "cake.compile"}, {"arguments", {kUri}}}},
+  };
+  for (auto &[method, params] : requests)
+    request(method, params); // request() checks that exactly one reply came
+  std::map<json, int> replies;
+  for (const json &m : sent)
+    if (m.contains("id") && !m.contains("method"))
+      ++replies[m["id"]];
+  for (const auto &[id, n] : replies)
+    EXPECT_EQ(n, 1) << id;
+}
+
+} // namespace
+} // namespace cake::lsp
