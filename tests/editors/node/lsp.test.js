@@ -6,7 +6,8 @@
 // fix-it) and checks: the diagnostic's range and code, hover (skipped while
 // the server does not advertise hoverProvider), the quickfix code action,
 // the clean file after applying it (pushed and pulled), cake.check's JSON
-// before and after, and cake.applyFix through workspace/applyEdit.
+// before and after, cake.applyFix through workspace/applyEdit, and that a
+// change's diagnostics precede the reply to the request that follows it.
 // The server binary is $CAKE (ctest sets it).
 'use strict';
 
@@ -40,6 +41,8 @@ function applyEdits(text, edits) {
 class Session {
   constructor() {
     this.proc = cp.spawn(CAKE, ['lsp'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.raw = ''; // everything the server wrote, for checks on message order
+    this.proc.stdout.on('data', (chunk) => { this.raw += chunk.toString(); });
     this.exited = new Promise((resolve) => this.proc.on('exit', (code) => resolve(code)));
     this.conn = rpc.createProtocolConnection(
       new rpc.StreamMessageReader(this.proc.stdout), new rpc.StreamMessageWriter(this.proc.stdin));
@@ -228,6 +231,27 @@ test('cake lsp with the vscode-languageserver-protocol client', async (t) => {
     assert.deepStrictEqual(clean.diagnostics, []);
     assert.strictEqual(s.appliedEdits, 1);
     assert.strictEqual(s.docs.get(other).text, s.docs.get(uri).text);
+  });
+
+  await t.test("a change's diagnostics arrive before the reply to the next request", async () => {
+    // Clients that wait for a reply (eglot's jsonrpc) may not read what follows it in
+    // the same read. Both messages go in one write, so the server reads them together.
+    const other = pathToFileURL(path.join(dir, 'other.cake')).href;
+    const frame = (m) => { const b = JSON.stringify(m); return `Content-Length: ${Buffer.byteLength(b)}\r\n\r\n${b}`; };
+    const doc = s.docs.get(other);
+    doc.version++;
+    s.proc.stdin.write(frame({ jsonrpc: '2.0', method: 'textDocument/didChange', params: {
+      textDocument: { uri: other, version: doc.version },
+      contentChanges: [{ range: BAD_RANGE, text: 'tma.lod' }], // break it again
+    } }) + frame({ jsonrpc: '2.0', id: 'order-1', method: 'workspace/executeCommand',
+      params: { command: 'cake.check', arguments: [other] } }));
+    const reply = '"id":"order-1"';
+    const publish = `"uri":"${other}","version":${doc.version}}`;
+    const deadline = Date.now() + TIMEOUT_MS;
+    while (!(s.raw.includes(reply) && s.raw.includes(publish)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    assert.ok(s.raw.includes(reply) && s.raw.includes(publish), 'no reply or no publishDiagnostics');
+    assert.ok(s.raw.indexOf(publish) < s.raw.indexOf(reply), 'publishDiagnostics came after the reply');
   });
 
   await t.test('cake.compile answers with an error, not a crash', async () => {
