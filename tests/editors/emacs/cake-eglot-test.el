@@ -52,6 +52,7 @@
     (should cake-test--cake)
     (let* ((dir (file-name-as-directory (make-temp-file "cake-emacs-" t)))
            (file (expand-file-name "faulty.cake" dir)))
+      (add-hook 'kill-emacs-hook (lambda () (delete-directory dir t)))
       (copy-file (expand-file-name "tests/editors/faulty.cake" cake-test--root) file)
       (setq cake-test--buffer (find-file-noselect file))
       (with-current-buffer cake-test--buffer
