@@ -105,6 +105,10 @@ void Server::dispatch(const json &message) {
     return replyError(id, ErrorCode::InvalidRequest, "the server is shutting down");
   if (cancelled_.erase(id))
     return replyError(id, ErrorCode::RequestCancelled, "cancelled");
+  // Diagnostics of earlier changes go out before this reply, never after it
+  // in the same read: eglot 1.9's jsonrpc leaves messages that follow a reply
+  // it waited for unread until the server writes again.
+  publishPending();
   auto it = requests_.find(method);
   if (it == requests_.end())
     return replyError(id, ErrorCode::MethodNotFound, "unknown method '" + method + "'");

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 #===- scripts/setup.sh - Install dependencies, configure and build --------===#
 #
-# Idempotent: installs only the Debian packages that are missing, then
-# configures (once) and builds CAKE into build/. Safe to run again and again.
+# Idempotent: installs only the Debian packages that are missing, the npm
+# packages of editors/vscode and tests/editors/node when their lockfiles
+# changed, then configures (once) and builds CAKE into build/. Safe to run
+# again and again.
 #
 #   scripts/setup.sh            # install + build
 #   BUILD_DIR=out scripts/setup.sh
@@ -33,6 +35,23 @@ if ((${#missing[@]})); then
   [[ $(id -u) -eq 0 ]] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages of the VS Code extension (client library, vsce, grammar test) and
+# of the node LSP client test, exactly as their lockfiles pin them. Skipped when
+# node_modules was installed from the same lockfile (a stamp holds its hash).
+if command -v npm >/dev/null 2>&1; then
+  for dir in editors/vscode tests/editors/node; do
+    stamp="$dir/node_modules/.cake-setup-lock.sha256"
+    sum=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+    if [[ ! -f $stamp || $(<"$stamp") != "$sum" ]]; then
+      echo "setup: npm ci in $dir"
+      (cd "$dir" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error)
+      echo "$sum" >"$stamp"
+    fi
+  done
+else
+  echo "setup: npm not found (node 20 is needed); the VS Code and node editor tests will be skipped"
 fi
 
 if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then

@@ -54,7 +54,12 @@ std::vector<Source> repositorySources() {
   for (const char *dir : {"kernels", "tests", "docs", "bench", "editors"}) {
     if (!fs::exists(root / dir))
       continue;
-    for (auto &entry : fs::recursive_directory_iterator(root / dir)) {
+    for (auto it = fs::recursive_directory_iterator(root / dir); it != fs::recursive_directory_iterator(); ++it) {
+      const fs::directory_entry &entry = *it;
+      if (entry.is_directory() && entry.path().filename() == "node_modules") {
+        it.disable_recursion_pending(); // npm packages of editors/vscode and tests/editors/node
+        continue;
+      }
       if (entry.path().extension() == ".cake")
         out.push_back({entry.path().string(), readFile(entry.path()), false});
       else if (entry.path().extension() == ".md")

@@ -1,0 +1,114 @@
+// extension.js - VS Code client for the CAKE language server (`cake lsp`).
+//
+// Starts `cake.serverPath cake.serverArgs` (default `cake lsp`) on stdio for
+// `cake` documents through vscode-languageclient. The server's own commands
+// (cake.check, cake.applyFix, cake.compile, cake.run, cake.bench) are
+// registered by the client from the server's executeCommandProvider; the
+// middleware below fills in the active document when one is run from the
+// command palette and shows the answer. cake.restartServer is ours.
+'use strict';
+
+const vscode = require('vscode');
+const { LanguageClient } = require('vscode-languageclient/node');
+
+/** @type {LanguageClient | undefined} */
+let client;
+/** @type {vscode.OutputChannel | undefined} */
+let output;
+
+/** The server command line from the settings. */
+function serverOptions() {
+  const config = vscode.workspace.getConfiguration('cake');
+  const command = config.get('serverPath', 'cake') || 'cake';
+  const args = config.get('serverArgs', ['lsp']);
+  return { command, args: Array.isArray(args) ? args.map(String) : ['lsp'] };
+}
+
+/** One line for a cake.check answer (the `cake check --format json` schema: diagnostics, summary). */
+function summarize(result) {
+  const summary = (result && result.summary) || {};
+  const errors = summary.errors || 0;
+  const warnings = summary.warnings || 0;
+  if (errors === 0 && warnings === 0) return 'cake check: no problems';
+  return `cake check: ${errors} error(s), ${warnings} warning(s)`;
+}
+
+/** Runs a server command, filling in the active cake document when called without arguments. */
+async function executeCommand(command, args, next) {
+  let params = args;
+  if (params.length === 0) {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor || editor.document.languageId !== 'cake') {
+      vscode.window.showWarningMessage(`${command}: open a .cake file first`);
+      return undefined;
+    }
+    if (command === 'cake.compile' || command === 'cake.run' || command === 'cake.bench') await editor.document.save();
+    params = [{ uri: client.code2ProtocolConverter.asUri(editor.document.uri) }];
+  }
+  try {
+    const result = await next(command, params);
+    if (args.length === 0) {
+      output.appendLine(`${command}: ${JSON.stringify(result, null, 2)}`);
+      if (command === 'cake.check') vscode.window.showInformationMessage(summarize(result));
+      else if (command === 'cake.applyFix') vscode.window.showInformationMessage(`cake: applied ${result.applied} fix(es)`);
+    }
+    return result;
+  } catch (error) {
+    vscode.window.showErrorMessage(`${command}: ${error && error.message ? error.message : error}`);
+    return undefined;
+  }
+}
+
+function createClient() {
+  return new LanguageClient('cake', 'CAKE language server', serverOptions(), {
+    documentSelector: [
+      { scheme: 'file', language: 'cake' },
+      { scheme: 'untitled', language: 'cake' },
+    ],
+    outputChannel: output,
+    middleware: {
+      executeCommand,
+      // The server answers textDocument/diagnostic and also pushes; when it
+      // offers pull diagnostics, the client pulls (on open and on change) and
+      // the pushed copies are dropped so that each problem shows once.
+      handleDiagnostics(uri, diagnostics, next) {
+        const caps = client && client.initializeResult && client.initializeResult.capabilities;
+        if (caps && caps.diagnosticProvider) return;
+        next(uri, diagnostics);
+      },
+    },
+  });
+}
+
+async function activate(context) {
+  output = vscode.window.createOutputChannel('CAKE');
+  context.subscriptions.push(output);
+  client = createClient();
+  context.subscriptions.push(
+    vscode.commands.registerCommand('cake.restartServer', async () => {
+      if (client) await client.stop().catch(() => undefined);
+      client = createClient(); // picks up changed settings
+      await client.start();
+      output.appendLine('cake: language server restarted');
+    }),
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (event.affectsConfiguration('cake.serverPath') || event.affectsConfiguration('cake.serverArgs'))
+        vscode.commands.executeCommand('cake.restartServer');
+    }),
+    { dispose: () => (client ? client.stop() : undefined) },
+  );
+  try {
+    await client.start();
+  } catch (error) {
+    const { command } = serverOptions();
+    vscode.window.showErrorMessage(
+      `CAKE: could not start the language server '${command}' (${error.message}); set cake.serverPath.`);
+  }
+}
+
+async function deactivate() {
+  if (client) await client.stop();
+  client = undefined;
+}
+
+module.exports = { activate, deactivate, serverOptions, summarize };

@@ -1,0 +1,137 @@
+-- test.lua - Neovim as a real client of `cake lsp`, through editors/nvim.
+--
+--   CAKE=build/cake nvim --headless --clean -u tests/editors/nvim/test.lua
+--
+-- Loads the plugin (ftdetect, syntax, lua/cake), opens a copy of
+-- tests/editors/faulty.cake and checks: filetype and syntax, the op.unknown
+-- diagnostic's range and code, hover (skipped while the server does not
+-- advertise hoverProvider), :CakeCheck (cake.check's JSON in the quickfix
+-- list), the quickfix code action applied with vim.lsp.util, a clean file
+-- afterwards, cake.check's JSON, and :CakeFix (cake.applyFix through
+-- workspace/applyEdit) on a second copy. Works on Neovim 0.7 and later.
+-- Prints one line per check on stdout; exits 0 when all pass, else 1.
+local script = debug.getinfo(1, 'S').source:sub(2)
+local root = vim.fn.fnamemodify(script, ':p:h:h:h:h')
+local CAKE = os.getenv('CAKE')
+local TIMEOUT = 15000
+local failures = 0
+
+local function out(line) io.stdout:write(line .. '\n') end
+local function check(ok, what, detail)
+  out((ok and 'ok   ' or 'FAIL ') .. what .. ((not ok and detail) and (': ' .. vim.inspect(detail)) or ''))
+  if not ok then failures = failures + 1 end
+  return ok
+end
+local function wait(what, cond)
+  return check(vim.wait(TIMEOUT, cond, 20), what)
+end
+
+local BAD = { start = { line = 24, character = 6 }, ['end'] = { line = 24, character = 13 } }
+
+local function run()
+  assert(CAKE and vim.fn.executable(CAKE) == 1, 'set CAKE to the cake binary (ctest does)')
+  vim.opt.runtimepath:prepend(root .. '/editors/nvim')
+  vim.cmd('filetype plugin indent on')
+  vim.cmd('runtime! ftdetect/cake.vim')
+  vim.cmd('syntax on')
+  local cake = require('cake')
+  cake.setup({ cmd = { CAKE, 'lsp' } })
+
+  local dir = vim.fn.tempname()
+  vim.fn.mkdir(dir, 'p')
+  local source = vim.fn.readfile(root .. '/tests/editors/faulty.cake')
+  vim.fn.writefile(source, dir .. '/faulty.cake')
+  vim.fn.writefile(source, dir .. '/other.cake')
+  vim.cmd('edit ' .. dir .. '/faulty.cake')
+  local buf = vim.api.nvim_get_current_buf()
+  local uri = vim.uri_from_bufnr(buf)
+
+  check(vim.bo.filetype == 'cake', 'ftdetect: filetype cake', vim.bo.filetype)
+  check(vim.bo.shiftwidth == 2 and vim.bo.commentstring == '// %s', 'ftplugin: shiftwidth 2, // comments')
+  local function syn(line, col) return vim.fn.synIDattr(vim.fn.synID(line, col, 1), 'name') end
+  check(syn(25, 7) == 'cakeOperation', 'syntax: tma.lod is an operation', syn(25, 7))
+  check(syn(18, 8) == 'cakeSpace' and syn(18, 15) == 'cakeType', 'syntax: shared bf16', { syn(18, 8), syn(18, 15) })
+  check(syn(18, 36) == 'cakeNumber', 'syntax: 128B is a number', syn(18, 36))
+  check(syn(1, 1) == 'cakeComment', 'syntax: // comment', syn(1, 1))
+
+  if not wait('a cake client attaches', function()
+    local c = cake.client(buf)
+    return c ~= nil and c.initialized and c.server_capabilities ~= nil
+  end) then return end
+  local client = cake.client(buf)
+  local caps = client.server_capabilities
+
+  -- Diagnostics pushed after didOpen.
+  wait('diagnostics arrive', function() return #vim.diagnostic.get(buf) > 0 end)
+  local diags = vim.diagnostic.get(buf)
+  check(#diags == 1, 'one diagnostic', diags)
+  local d = diags[1] or {}
+  check(d.lnum == 24 and d.col == 6 and d.end_lnum == 24 and d.end_col == 13,
+    'diagnostic at line 25, columns 7-14', d)
+  check(d.code == 'op.unknown' and d.severity == vim.diagnostic.severity.ERROR, 'code op.unknown, error', d)
+  check((d.message or ''):find("did you mean 'tma.load'", 1, true) ~= nil, 'message suggests tma.load', d.message)
+
+  -- Hover (the ring `ab` in `ab.commit(s)`).
+  if not caps.hoverProvider then
+    out('SKIP hover: the server does not advertise hoverProvider (hover is not in this build)')
+  else
+    local res = vim.lsp.buf_request_sync(buf, 'textDocument/hover',
+      { textDocument = { uri = uri }, position = { line = 26, character = 7 } }, TIMEOUT)
+    local hover = res and res[client.id] and res[client.id].result
+    local value = hover and hover.contents and hover.contents.value or ''
+    check(hover ~= nil and (hover.contents.kind == 'markdown' or hover.contents.kind == 'plaintext'),
+      'hover contents are MarkupContent', hover)
+    check(value:find('ring', 1, true) and value:find('stages(4)', 1, true), 'hover shows ring kind and detail', value)
+  end
+
+  -- :CakeCheck fills the quickfix list from cake.check's JSON.
+  vim.fn.setqflist({}, 'r')
+  vim.cmd('CakeCheck')
+  wait(':CakeCheck fills the quickfix list', function() return #vim.fn.getqflist() > 0 end)
+  local qf = vim.fn.getqflist()
+  check(#qf == 1 and qf[1].lnum == 25 and qf[1].col == 7 and qf[1].text:find('[op.unknown]', 1, true),
+    ':CakeCheck: op.unknown at 25:7', qf)
+
+  -- The quickfix code action.
+  local res = vim.lsp.buf_request_sync(buf, 'textDocument/codeAction', {
+    textDocument = { uri = uri }, range = BAD,
+    context = { diagnostics = { d.user_data and d.user_data.lsp or {} }, only = { 'quickfix' } },
+  }, TIMEOUT)
+  local actions = res and res[client.id] and res[client.id].result or {}
+  check(#actions == 1 and actions[1].kind == 'quickfix' and actions[1].isPreferred, 'one preferred quickfix', actions)
+  local action = actions[1] or {}
+  check((action.title or ''):find('tma.load', 1, true), 'the quickfix replaces with tma.load', action.title)
+  if action.edit then vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding) end
+  check(vim.api.nvim_buf_get_lines(buf, 24, 25, true)[1] == '      tma.load(A[m0, k * BK], s.a)',
+    'the edit is applied', vim.api.nvim_buf_get_lines(buf, 24, 25, true))
+  wait('no diagnostics after the fix', function() return #vim.diagnostic.get(buf) == 0 end)
+
+  -- cake.check through workspace/executeCommand.
+  res = vim.lsp.buf_request_sync(buf, 'workspace/executeCommand',
+    { command = 'cake.check', arguments = { { uri = uri } } }, TIMEOUT)
+  local result = res and res[client.id] and res[client.id].result or {}
+  check(result.version == 1 and result.uri == uri, 'cake.check: version and uri', result)
+  check(result.summary and result.summary.errors == 0 and result.summary.warnings == 0
+    and vim.tbl_isempty(result.diagnostics), 'cake.check: clean after the fix', result)
+
+  -- :CakeFix on a second copy: the server sends workspace/applyEdit.
+  vim.cmd('edit ' .. dir .. '/other.cake')
+  local other = vim.api.nvim_get_current_buf()
+  wait('other.cake: diagnostics arrive', function() return #vim.diagnostic.get(other) == 1 end)
+  vim.cmd('CakeFix')
+  wait(':CakeFix applies the fix-it', function()
+    return vim.api.nvim_buf_get_lines(other, 24, 25, true)[1] == '      tma.load(A[m0, k * BK], s.a)'
+  end)
+  wait('other.cake: no diagnostics after :CakeFix', function() return #vim.diagnostic.get(other) == 0 end)
+
+  local id = client.id
+  vim.lsp.stop_client(id)
+  wait('the server stops', function() return vim.lsp.get_client_by_id(id) == nil end)
+  vim.fn.delete(dir, 'rf')
+end
+
+local ok, err = pcall(run)
+if not ok then check(false, 'the test ran to its end', err) end
+out(string.format('nvim %s: %s', tostring(vim.version().major) .. '.' .. vim.version().minor .. '.' .. vim.version().patch,
+  failures == 0 and 'all checks passed' or (failures .. ' check(s) failed')))
+vim.cmd(failures == 0 and 'qall!' or 'cquit 1')
