@@ -27,6 +27,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace cake::verify {
 namespace {
@@ -696,7 +697,7 @@ bool has(const Findings &findings, const std::string &code, const Expr *key) {
 }
 
 /// Whether a statement can produce ring events or fire releases.
-using Relevant = std::set<const Stmt *>;
+using Relevant = std::unordered_set<const Stmt *>;
 
 bool markRelevant(const Stmt &s, const Kernel &kernel, Relevant &out) {
   bool any = s.kind == StmtKind::Return;
@@ -769,6 +770,17 @@ public:
     return it->second;
   }
 
+  /// For `let x = <view of a token>`: the token's name, else "".
+  const std::string &aliasRoot(const Expr &value) {
+    auto [it, fresh] = roots_.try_emplace(&value);
+    if (fresh) {
+      const Expr *base = viewBase(&value);
+      if (base && (base->kind == ExprKind::Member || base->kind == ExprKind::Name))
+        it->second = viewRoot(value);
+    }
+    return it->second;
+  }
+
   const std::vector<const Expr *> &calls(const Stmt &s) {
     auto [it, fresh] = calls_.try_emplace(&s);
     if (fresh)
@@ -780,6 +792,7 @@ private:
   const Kernel &kernel_;
   std::unordered_map<const Expr *, CallInfo> infos_;
   std::unordered_map<const Stmt *, std::vector<const Expr *>> calls_;
+  std::unordered_map<const Expr *, std::string> roots_;
 };
 
 /// Runs one role body with concrete values and records its ring events;
@@ -925,9 +938,8 @@ private:
     }
     if (let.names.size() != 1)
       return;
-    const Expr *base = viewBase(let.value.get());
-    if (base && (base->kind == ExprKind::Member || base->kind == ExprKind::Name))
-      if (auto it = tokens_.find(viewRoot(*let.value)); it != tokens_.end())
+    if (const std::string &root = cache_.aliasRoot(*let.value); !root.empty())
+      if (auto it = tokens_.find(root); it != tokens_.end())
         tokens_[let.names[0].name] = it->second;
     auto v = evalWith(*let.value, [&](const std::string &n) { return known(n); });
     if (v)
