@@ -272,73 +272,112 @@ std::string rootName(const syntax::Expr &e) {
   }
 }
 
-std::optional<int64_t> evalInt(const syntax::Expr &e, const ConstEnv &env) {
+namespace {
+
+std::optional<int64_t> binaryValue(syntax::Tok op, int64_t a, int64_t b) {
+  using syntax::Tok;
+  int64_t r;
+  switch (op) {
+  case Tok::Plus:
+    return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
+  case Tok::Minus:
+    return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
+  case Tok::Star:
+    return mul(a, b);
+  case Tok::Slash:
+    return b == 0 ? std::nullopt : std::optional<int64_t>(a / b);
+  case Tok::Percent:
+    return b == 0 ? std::nullopt : std::optional<int64_t>(a % b);
+  case Tok::Shl:
+    return (b < 0 || b > 62) ? std::nullopt : mul(a, int64_t(1) << b);
+  case Tok::Shr:
+    return (b < 0 || b > 63) ? std::nullopt : std::optional<int64_t>(a >> b);
+  case Tok::Amp:
+    return a & b;
+  case Tok::Pipe:
+    return a | b;
+  case Tok::Caret:
+    return a ^ b;
+  case Tok::EqEq:
+    return a == b;
+  case Tok::NotEq:
+    return a != b;
+  case Tok::Less:
+    return a < b;
+  case Tok::LessEq:
+    return a <= b;
+  case Tok::Greater:
+    return a > b;
+  case Tok::GreaterEq:
+    return a >= b;
+  case Tok::AmpAmp:
+    return a && b;
+  case Tok::PipePipe:
+    return a || b;
+  default:
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup) {
   using syntax::ExprKind;
   using syntax::Tok;
   switch (e.kind) {
   case ExprKind::Number:
     return parseNumber(e.text);
-  case ExprKind::Name: {
-    auto it = env.find(e.text);
-    return it == env.end() ? std::nullopt : std::optional<int64_t>(it->second);
-  }
+  case ExprKind::Bool:
+    return e.text == "true" ? 1 : 0;
+  case ExprKind::Name:
+    return lookup(e.text);
   case ExprKind::Paren:
-    return evalInt(*e.operands[0], env);
+    return evalWith(*e.operands[0], lookup);
   case ExprKind::Unary: {
-    auto v = evalInt(*e.operands[0], env);
+    auto v = evalWith(*e.operands[0], lookup);
     if (!v)
       return std::nullopt;
-    return e.op == Tok::Minus ? std::optional<int64_t>(-*v) : e.op == Tok::Tilde ? std::optional<int64_t>(~*v) : std::nullopt;
-  }
-  case ExprKind::Binary: {
-    auto a = evalInt(*e.operands[0], env), b = evalInt(*e.operands[1], env);
-    if (!a || !b)
-      return std::nullopt;
-    int64_t r;
     switch (e.op) {
-    case Tok::Plus:
-      return __builtin_add_overflow(*a, *b, &r) ? std::nullopt : std::optional<int64_t>(r);
     case Tok::Minus:
-      return __builtin_sub_overflow(*a, *b, &r) ? std::nullopt : std::optional<int64_t>(r);
-    case Tok::Star:
-      return mul(*a, *b);
-    case Tok::Slash:
-      return *b == 0 ? std::nullopt : std::optional<int64_t>(*a / *b);
-    case Tok::Percent:
-      return *b == 0 ? std::nullopt : std::optional<int64_t>(*a % *b);
-    case Tok::Shl:
-      return (*b < 0 || *b > 62) ? std::nullopt : mul(*a, int64_t(1) << *b);
-    case Tok::Shr:
-      return (*b < 0 || *b > 63) ? std::nullopt : std::optional<int64_t>(*a >> *b);
-    case Tok::Amp:
-      return *a & *b;
-    case Tok::Pipe:
-      return *a | *b;
-    case Tok::Caret:
-      return *a ^ *b;
+      return -*v;
+    case Tok::Tilde:
+      return ~*v;
+    case Tok::Bang:
+      return *v == 0 ? 1 : 0;
     default:
       return std::nullopt;
     }
+  }
+  case ExprKind::Binary: {
+    auto a = evalWith(*e.operands[0], lookup), b = evalWith(*e.operands[1], lookup);
+    return a && b ? binaryValue(e.op, *a, *b) : std::nullopt;
   }
   case ExprKind::Call: {
     std::string callee = calleeName(e);
     auto args = positionalArgs(e);
     if (args.size() != 2 || (callee != "math.cdiv" && callee != "math.min" && callee != "math.max"))
       return std::nullopt;
-    auto a = evalInt(*args[0], env), b = evalInt(*args[1], env);
+    auto a = evalWith(*args[0], lookup), b = evalWith(*args[1], lookup);
     if (!a || !b)
       return std::nullopt;
     if (callee == "math.min")
       return std::min(*a, *b);
     if (callee == "math.max")
       return std::max(*a, *b);
-    if (*b <= 0 || *a < 0 || *a > std::numeric_limits<int64_t>::max() - *b)
+    if (*b <= 0 || *a > std::numeric_limits<int64_t>::max() - *b)
       return std::nullopt;
-    return (*a + *b - 1) / *b;
+    return *a <= 0 ? 0 : (*a + *b - 1) / *b;
   }
   default:
     return std::nullopt;
   }
+}
+
+std::optional<int64_t> evalInt(const syntax::Expr &e, const ConstEnv &env) {
+  return evalWith(e, [&](const std::string &name) -> std::optional<int64_t> {
+    auto it = env.find(name);
+    return it == env.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  });
 }
 
 } // namespace cake::sema

@@ -11,6 +11,7 @@
 #include "compiler/syntax/AST.h"
 #include "compiler/target/Target.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -198,9 +199,17 @@ std::vector<const syntax::Expr *> positionalArgs(const syntax::Expr &call);
 /// The value of keyword argument \p name of a call, or nullptr.
 const syntax::Expr *keywordArg(const syntax::Expr &call, std::string_view name);
 
-/// Evaluates a compile-time integer: literals (a unit suffix B, KiB or MiB
-/// scales), constants in \p env, + - * / % << >> & | ^, unary -, parentheses,
-/// math.cdiv, math.min, math.max. nullopt when any part is unknown.
+/// Resolves a name to a value, or nullopt when it has none.
+using NameLookup = std::function<std::optional<int64_t>(const std::string &)>;
+
+/// Evaluates an integer (or a boolean as 0/1): literals (a unit suffix B, KiB
+/// or MiB scales), true/false, names through \p lookup, arithmetic, bit,
+/// comparison and logical operators, unary - ~ !, parentheses, math.cdiv,
+/// math.min, math.max; overflow and division by zero give nullopt. nullopt
+/// when any part is unknown.
+std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup);
+
+/// evalWith over the constants in \p env.
 std::optional<int64_t> evalInt(const syntax::Expr &e, const ConstEnv &env);
 
 /// The root name of a view or member chain: "s" for `s.a[0:64, :]`.

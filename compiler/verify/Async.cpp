@@ -47,71 +47,6 @@ struct Finding {
   std::vector<Fix> fixes;
 };
 
-/// Evaluates an integer or boolean (0/1) expression over the names that
-/// \p lookup knows; nullopt when any part is unknown.
-std::optional<int64_t> evalWith(const Expr &e,
-                                const std::function<std::optional<int64_t>(const std::string &)> &lookup) {
-  static const sema::ConstEnv kNoNames;
-  switch (e.kind) {
-  case ExprKind::Number:
-    return sema::evalInt(e, kNoNames);
-  case ExprKind::Bool:
-    return e.text == "true" ? 1 : 0;
-  case ExprKind::Name:
-    return lookup(e.text);
-  case ExprKind::Paren:
-    return evalWith(*e.operands[0], lookup);
-  case ExprKind::Unary: {
-    auto v = evalWith(*e.operands[0], lookup);
-    if (!v)
-      return std::nullopt;
-    if (e.op == Tok::Minus)
-      return -*v;
-    if (e.op == Tok::Bang)
-      return *v == 0 ? 1 : 0;
-    return std::nullopt;
-  }
-  case ExprKind::Binary: {
-    auto a = evalWith(*e.operands[0], lookup), b = evalWith(*e.operands[1], lookup);
-    if (!a || !b)
-      return std::nullopt;
-    int64_t x = *a, y = *b, r = 0;
-    switch (e.op) {
-    case Tok::Plus:
-      return __builtin_add_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
-    case Tok::Minus:
-      return __builtin_sub_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
-    case Tok::Star:
-      return __builtin_mul_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
-    case Tok::Slash:
-      return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
-    case Tok::Percent:
-      return y == 0 ? std::nullopt : std::optional<int64_t>(x % y);
-    case Tok::EqEq:
-      return x == y;
-    case Tok::NotEq:
-      return x != y;
-    case Tok::Less:
-      return x < y;
-    case Tok::LessEq:
-      return x <= y;
-    case Tok::Greater:
-      return x > y;
-    case Tok::GreaterEq:
-      return x >= y;
-    case Tok::AmpAmp:
-      return x && y;
-    case Tok::PipePipe:
-      return x || y;
-    default:
-      return std::nullopt;
-    }
-  }
-  default:
-    return std::nullopt;
-  }
-}
-
 /// A piece of shared memory or a register tensor: a kernel-scope var (or
 /// register var) by name, or a ring slot member "s.a" of token "s"; with the
 /// scalar indices that are known (nullopt: a slice or a run-time value).
@@ -340,7 +275,7 @@ private:
     return std::nullopt;
   }
   std::optional<int64_t> value(const Expr &e) const {
-    return evalWith(e, [&](const std::string &n) { return known(n); });
+    return sema::evalWith(e, [&](const std::string &n) { return known(n); });
   }
 
   std::vector<std::optional<int64_t>> indices(const Expr &index) const {

@@ -569,98 +569,6 @@ private:
 
 //===-- Concrete simulation: ring.balance, ring.retire, ring.deadlock --------===//
 
-/// Evaluates an integer or boolean (0/1) expression; names are resolved by
-/// \p lookup. nullopt when any part is unknown.
-std::optional<int64_t> evalWith(const Expr &e,
-                                const std::function<std::optional<int64_t>(const std::string &)> &lookup) {
-  static const sema::ConstEnv kNoNames;
-  switch (e.kind) {
-  case ExprKind::Number:
-    return sema::evalInt(e, kNoNames);
-  case ExprKind::Bool:
-    return e.text == "true" ? 1 : 0;
-  case ExprKind::Name:
-    return lookup(e.text);
-  case ExprKind::Paren:
-    return evalWith(*e.operands[0], lookup);
-  case ExprKind::Unary: {
-    auto v = evalWith(*e.operands[0], lookup);
-    if (!v)
-      return std::nullopt;
-    if (e.op == Tok::Minus)
-      return -*v;
-    if (e.op == Tok::Bang)
-      return *v == 0 ? 1 : 0;
-    if (e.op == Tok::Tilde)
-      return ~*v;
-    return std::nullopt;
-  }
-  case ExprKind::Binary: {
-    auto a = evalWith(*e.operands[0], lookup);
-    if (e.op == Tok::AmpAmp && a && *a == 0)
-      return 0;
-    if (e.op == Tok::PipePipe && a && *a != 0)
-      return 1;
-    auto b = evalWith(*e.operands[1], lookup);
-    if (!a || !b)
-      return std::nullopt;
-    int64_t x = *a, y = *b, r = 0;
-    switch (e.op) {
-    case Tok::Plus:
-      return __builtin_add_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
-    case Tok::Minus:
-      return __builtin_sub_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
-    case Tok::Star:
-      return __builtin_mul_overflow(x, y, &r) ? std::nullopt : std::optional<int64_t>(r);
-    case Tok::Slash:
-      return y == 0 ? std::nullopt : std::optional<int64_t>(x / y);
-    case Tok::Percent:
-      return y == 0 ? std::nullopt : std::optional<int64_t>(x % y);
-    case Tok::Amp:
-      return x & y;
-    case Tok::Pipe:
-      return x | y;
-    case Tok::Caret:
-      return x ^ y;
-    case Tok::EqEq:
-      return x == y;
-    case Tok::NotEq:
-      return x != y;
-    case Tok::Less:
-      return x < y;
-    case Tok::LessEq:
-      return x <= y;
-    case Tok::Greater:
-      return x > y;
-    case Tok::GreaterEq:
-      return x >= y;
-    case Tok::AmpAmp:
-      return x && y;
-    case Tok::PipePipe:
-      return x || y;
-    default:
-      return std::nullopt;
-    }
-  }
-  case ExprKind::Call: {
-    std::string callee = sema::calleeName(e);
-    auto args = positionalArgs(e);
-    if (args.size() != 2 || (callee != "math.cdiv" && callee != "math.min" && callee != "math.max"))
-      return std::nullopt;
-    auto a = evalWith(*args[0], lookup), b = evalWith(*args[1], lookup);
-    if (!a || !b)
-      return std::nullopt;
-    if (callee == "math.min")
-      return std::min(*a, *b);
-    if (callee == "math.max")
-      return std::max(*a, *b);
-    return *b <= 0 ? std::nullopt : std::optional<int64_t>(*a <= 0 ? 0 : (*a + *b - 1) / *b);
-  }
-  default:
-    return std::nullopt;
-  }
-}
-
 /// The symbolic quantities of a kernel's schedule: integer atoms (size
 /// symbols, non-constant lets, trip counts of loops over schedules) and
 /// boolean atoms (conditions that cannot be evaluated), with one value each.
@@ -868,7 +776,7 @@ private:
 
   /// A value over the atoms (loop bounds and conditions).
   std::optional<int64_t> symbolic(const Expr &e) {
-    return evalWith(e, [&](const std::string &name) -> std::optional<int64_t> {
+    return sema::evalWith(e, [&](const std::string &name) -> std::optional<int64_t> {
       if (auto v = known(name))
         return v;
       return intAtom(name);
@@ -941,7 +849,7 @@ private:
     if (const std::string &root = cache_.aliasRoot(*let.value); !root.empty())
       if (auto it = tokens_.find(root); it != tokens_.end())
         tokens_[let.names[0].name] = it->second;
-    auto v = evalWith(*let.value, [&](const std::string &n) { return known(n); });
+    auto v = sema::evalWith(*let.value, [&](const std::string &n) { return known(n); });
     if (v)
       env_[let.names[0].name] = *v;
     else
