@@ -185,16 +185,7 @@ private:
     for (size_t i = 0; i < k.params.size(); ++i)
       out += (i ? ", " : "") + k.params[i].name.name + ": " + print(k.params[i].type);
     out += ")";
-    for (const Clause &c : k.clauses) {
-      out += " " + c.name.name;
-      if (c.hasArgs) {
-        out += "(";
-        for (size_t i = 0; i < c.args.size(); ++i)
-          out += (i ? ", " : "") + print(*c.args[i]);
-        out += ")";
-      }
-    }
-    return out;
+    return clauseDetail(out, k.clauses);
   }
 
   void kernelClauses(Kernel &k) {
@@ -336,16 +327,7 @@ private:
   }
 
   static std::string clauseDetail(std::string head, const std::vector<Clause> &clauses) {
-    for (const Clause &c : clauses) {
-      head += " " + c.name.name;
-      if (c.hasArgs) {
-        head += "(";
-        for (size_t i = 0; i < c.args.size(); ++i)
-          head += (i ? ", " : "") + print(*c.args[i]);
-        head += ")";
-      }
-    }
-    return head;
+    return clauses.empty() ? head : head + " " + print(clauses);
   }
 
   static std::string ringDetail(const RingStmt &r, const Kernel &k) {

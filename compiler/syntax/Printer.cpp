@@ -83,6 +83,20 @@ public:
     }
   }
 
+  void clauseList(const std::vector<Clause> &cs) {
+    for (size_t i = 0; i < cs.size(); ++i) {
+      if (i)
+        out_ += ' ';
+      clause(cs[i]);
+    }
+  }
+
+  void clause(const Clause &c) {
+    out_ += c.name.name;
+    if (c.hasArgs)
+      list(c.args, 0, "(", ")");
+  }
+
   void module(const Module &m) {
     stmts(m.items.stmts);
     comments(m.items.danglingComments, /*first=*/m.items.stmts.empty());
@@ -110,12 +124,6 @@ private:
         expr(*items[i]);
     }
     out_ += close;
-  }
-
-  void clause(const Clause &c) {
-    out_ += c.name.name;
-    if (c.hasArgs)
-      list(c.args, 0, "(", ")");
   }
 
   void clauses(const std::vector<Clause> &cs) {
@@ -360,6 +368,18 @@ std::string print(const Expr &expr) {
 std::string print(const TypeExpr &type) {
   Printer p;
   p.type(type);
+  return p.take();
+}
+
+std::string print(const Clause &clause) {
+  Printer p;
+  p.clause(clause);
+  return p.take();
+}
+
+std::string print(const std::vector<Clause> &clauses) {
+  Printer p;
+  p.clauseList(clauses);
   return p.take();
 }
 

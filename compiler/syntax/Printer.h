@@ -20,5 +20,9 @@ inline constexpr size_t kMaxLineWidth = 100;
 std::string print(const Module &module);
 std::string print(const Expr &expr);
 std::string print(const TypeExpr &type);
+/// `name` or `name(args)`.
+std::string print(const Clause &clause);
+/// Clauses separated by single spaces (no leading space).
+std::string print(const std::vector<Clause> &clauses);
 
 } // namespace cake::syntax

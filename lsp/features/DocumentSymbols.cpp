@@ -23,20 +23,6 @@ constexpr int kClass = 5, kField = 8, kFunction = 12, kVariable = 13, kConstant 
 
 std::string shortened(std::string text) { return text.size() > 60 ? text.substr(0, 57) + "..." : text; }
 
-std::string clauseText(const std::vector<Clause> &clauses) {
-  std::string out;
-  for (const Clause &c : clauses) {
-    out += (out.empty() ? "" : " ") + c.name.name;
-    if (c.hasArgs) {
-      out += "(";
-      for (size_t i = 0; i < c.args.size(); ++i)
-        out += (i ? ", " : "") + print(*c.args[i]);
-      out += ")";
-    }
-  }
-  return out;
-}
-
 class Outline {
 public:
   Outline(const Analysis &a, const LineMap &lines) : a_(a), lines_(lines) {}
@@ -74,7 +60,7 @@ private:
   }
 
   json kernel(const KernelDecl &k) {
-    json s = symbol(k.name, kFunction, k.range, clauseText(k.clauses));
+    json s = symbol(k.name, kFunction, k.range, print(k.clauses));
     const sema::Kernel *model = a_.model() ? modelKernel(*a_.model(), &k) : nullptr;
     for (const Field &f : k.params)
       add(s["children"], symbol(f.name, kVariable, f.range, print(f.type)));
@@ -94,14 +80,14 @@ private:
   json ring(const RingStmt &r, const sema::Kernel *k) {
     const sema::Ring *model = k ? k->ring(r.name.name) : nullptr;
     std::string summary = model && model->decl == &r ? ringSummary(*model) : "";
-    json s = symbol(r.name, kStruct, r.range, clauseText(r.clauses) + (summary.empty() ? "" : " · " + summary));
+    json s = symbol(r.name, kStruct, r.range, print(r.clauses) + (summary.empty() ? "" : " · " + summary));
     for (const Field &f : r.slots)
       add(s["children"], symbol(f.name, kField, f.range, print(f.type)));
     return s;
   }
 
   json role(const RoleStmt &r) {
-    json s = symbol(r.name, kClass, r.range, clauseText(r.clauses));
+    json s = symbol(r.name, kClass, r.range, print(r.clauses));
     Walker w;
     w.stmt = [&](const Stmt &st) {
       if (auto *l = dyn_cast<LetStmt>(&st))

@@ -23,19 +23,7 @@ using namespace syntax;
 
 namespace {
 
-std::string clauses(const std::vector<Clause> &list) {
-  std::string out;
-  for (const Clause &c : list) {
-    out += " " + c.name.name;
-    if (c.hasArgs) {
-      out += "(";
-      for (size_t i = 0; i < c.args.size(); ++i)
-        out += (i ? ", " : "") + print(*c.args[i]);
-      out += ")";
-    }
-  }
-  return out;
-}
+std::string clauses(const std::vector<Clause> &list) { return list.empty() ? "" : " " + print(list); }
 
 std::string percent(int64_t part, int64_t whole) {
   char buffer[32];
