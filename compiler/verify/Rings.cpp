@@ -607,16 +607,29 @@ bool has(const Findings &findings, const std::string &code, const Expr *key) {
 /// Whether a statement can produce ring events or fire releases.
 using Relevant = std::unordered_set<const Stmt *>;
 
-bool markRelevant(const Stmt &s, const Kernel &kernel, Relevant &out) {
+/// Whether some release of the kernel waits for `tma.store_read(...)`: only
+/// then do tma.store_wait calls matter to the rings.
+bool releasesAfterStores(const Kernel &kernel) {
+  bool found = false;
+  for (const Role &r : kernel.roles)
+    forEachCall(r.decl->body, [&](const Expr &call) {
+      if (opName(call, kernel) == "ring.release")
+        if (const Expr *after = keywordArg(call, "after"))
+          found |= sema::calleeName(*after) == "tma.store_read";
+    });
+  return found;
+}
+
+bool markRelevant(const Stmt &s, const Kernel &kernel, bool storeWaits, Relevant &out) {
   bool any = s.kind == StmtKind::Return;
   forEachCallShallow(s, [&](const Expr &call) {
     std::string_view op = opName(call, kernel);
     any |= op.starts_with("ring.") || op.starts_with("wgmma.") || op == "tcgen05.mma" || op == "tcgen05.commit" ||
-           op == "tma.store_wait" || op == "mbarrier.wait";
+           (storeWaits && op == "tma.store_wait") || op == "mbarrier.wait";
   });
   auto block = [&](const Block &b) {
     for (const StmtPtr &c : b.stmts)
-      any |= markRelevant(*c, kernel, out);
+      any |= markRelevant(*c, kernel, storeWaits, out);
   };
   if (auto *f = dyn_cast<ForStmt>(&s))
     block(f->body);
@@ -625,7 +638,7 @@ bool markRelevant(const Stmt &s, const Kernel &kernel, Relevant &out) {
     if (i->elseBody)
       block(*i->elseBody);
     if (i->elseIf)
-      any |= markRelevant(*i->elseIf, kernel, out);
+      any |= markRelevant(*i->elseIf, kernel, storeWaits, out);
   }
   if (any)
     out.insert(&s);
@@ -1288,9 +1301,10 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
   if (kernel.rings.empty())
     return;
   Relevant relevant;
+  bool storeWaits = releasesAfterStores(kernel);
   for (const Role &r : kernel.roles)
     for (const StmtPtr &s : r.decl->body.stmts)
-      markRelevant(*s, kernel, relevant);
+      markRelevant(*s, kernel, storeWaits, relevant);
   int64_t stages = 1;
   for (const Ring &r : kernel.rings)
     stages = std::max(stages, r.stages.value_or(1));
