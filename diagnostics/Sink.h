@@ -22,6 +22,12 @@ public:
   /// \p range, with the rule's default severity.
   Diagnostic &report(std::string_view code, SourceRange range, std::string message);
 
+  /// Adds findings collected by another sink, in order.
+  void append(std::vector<Diagnostic> diags) {
+    for (Diagnostic &d : diags)
+      out_.push_back(std::move(d));
+  }
+
   /// Diagnostics recorded so far, by index (references may move on report()).
   size_t size() const { return out_.size(); }
   Diagnostic &at(size_t index) { return out_.at(index); }
