@@ -33,9 +33,8 @@ int runBuild(int argc, char **argv) {
                      "Compile a kernel to PTX or a cubin and print ptxas's report (registers, spills, stack,\n"
                      "shared memory per kernel). Lowering CAKE IR is not implemented yet: FILE is CUDA\n"
                      "source (.cu); errors are reported at the file and line its #line directives name.");
-  o.add_options()("o,output", "Write the result: FILE.ptx (PTX) or FILE.cubin (ELF)",
-                  cxxopts::value<std::string>())("format", "Output format: text or json",
-                                                 cxxopts::value<std::string>()->default_value("text"))(
+  o.add_options()("o,output", "Write the result: FILE.ptx (PTX) or FILE.cubin (ELF)", cxxopts::value<std::string>())(
+      "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
       "h,help", "Show this help")("file", "Input file", cxxopts::value<std::string>());
   addCudaOptions(o);
@@ -73,7 +72,8 @@ int runBuild(int argc, char **argv) {
   }
   if (isCakeSource(path)) {
     std::cerr << "cake build: lowering CAKE IR to CUDA is not implemented yet; 'cake build' compiles CUDA "
-                 "source (.cu) for now (use 'cake check " << path << "' to check the IR)\n";
+                 "source (.cu) for now (use 'cake check "
+              << path << "' to check the IR)\n";
     return UsageError;
   }
 

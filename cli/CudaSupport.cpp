@@ -8,8 +8,7 @@
 namespace cake::cli {
 
 void addCudaOptions(cxxopts::Options &o) {
-  o.add_options("CUDA build")("target", "Target: sm_80, sm_90a or sm_100a",
-                              cxxopts::value<std::string>())(
+  o.add_options("CUDA build")("target", "Target: sm_80, sm_90a or sm_100a", cxxopts::value<std::string>())(
       "nvcc", "Compile ahead of time with nvcc and ptxas instead of NVRTC in process")(
       "G,debug", "Device debug information (-G) and -DCAKE_DEBUG; ptxas then ignores setmaxnreg")(
       "I,include", "Add an include directory", cxxopts::value<std::vector<std::string>>())(

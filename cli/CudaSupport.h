@@ -13,8 +13,8 @@ namespace cake::cli {
 
 struct CudaCompile {
   runner::BuildOptions build;
-  bool nvcc = false;         ///< the ahead-of-time path
-  bool targetGiven = false;  ///< --target was on the command line
+  bool nvcc = false;        ///< the ahead-of-time path
+  bool targetGiven = false; ///< --target was on the command line
 };
 
 /// --target, --nvcc, -G, -I, -D, --maxrregcount.

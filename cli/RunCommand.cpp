@@ -418,7 +418,10 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
     std::vector<unsigned char> host(elem * s.count);
     auto fill = parseNumber(s.init);
     for (size_t k = 0; k < s.count; ++k)
-      storeElement(s.type, s.init == "iota" ? static_cast<double>(k) : s.init == "rand" ? uniform(rng) : *fill,
+      storeElement(s.type,
+                   s.init == "iota"   ? static_cast<double>(k)
+                   : s.init == "rand" ? uniform(rng)
+                                      : *fill,
                    host.data() + k * elem);
     auto p = gpu.alloc(host.size());
     if (!p)
@@ -430,8 +433,8 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
   }
 
   a.timing.progress = [&](int done) {
-    watch.phase(a.timing.timeoutSeconds + kGrace, "launch " + std::to_string(done + 1) + " of kernel '" +
-                                                      baseName(kernel) + "'");
+    watch.phase(a.timing.timeoutSeconds + kGrace,
+                "launch " + std::to_string(done + 1) + " of kernel '" + baseName(kernel) + "'");
   };
   watch.phase(a.timing.timeoutSeconds + kGrace, "launch 1 of kernel '" + baseName(kernel) + "'");
   auto timing = gpu.time(*module, kernel, a.config, params, a.timing);
@@ -469,12 +472,10 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
   if (a.json) {
     json out;
     out["version"] = 1;
-    out["device"] = {{"name", dev.name},
-                     {"computeCapability", std::to_string(dev.major) + "." + std::to_string(dev.minor)},
-                     {"sms", dev.smCount},
-                     {"memoryBytes", dev.globalMemoryBytes},
-                     {"l2Bytes", dev.l2Bytes},
-                     {"driverVersion", dev.driverVersion}};
+    out["device"] = {
+        {"name", dev.name},       {"computeCapability", std::to_string(dev.major) + "." + std::to_string(dev.minor)},
+        {"sms", dev.smCount},     {"memoryBytes", dev.globalMemoryBytes},
+        {"l2Bytes", dev.l2Bytes}, {"driverVersion", dev.driverVersion}};
     out["kernel"] = kernel;
     out["target"] = compiled ? std::string(targetName(a.cuda.build.target)) : std::string();
     auto dim = [](const Dim3 &d) { return json::array({d.x, d.y, d.z}); };
@@ -485,12 +486,18 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
     if (attrs)
       out["registers"] = attrs->registers;
     const Timing &t = *timing;
-    out["timing"] = {{"warmup", a.timing.warmup},  {"repetitions", a.timing.repetitions},
-                     {"coldL2", t.coldL2},         {"medianMs", t.medianMs},
-                     {"minMs", t.minMs},           {"maxMs", t.maxMs},
-                     {"meanMs", t.meanMs},         {"stddevMs", t.stddevMs},
-                     {"p10Ms", t.p10Ms},           {"p90Ms", t.p90Ms},
-                     {"spreadPercent", t.spreadPercent}, {"samplesMs", t.samplesMs}};
+    out["timing"] = {{"warmup", a.timing.warmup},
+                     {"repetitions", a.timing.repetitions},
+                     {"coldL2", t.coldL2},
+                     {"medianMs", t.medianMs},
+                     {"minMs", t.minMs},
+                     {"maxMs", t.maxMs},
+                     {"meanMs", t.meanMs},
+                     {"stddevMs", t.stddevMs},
+                     {"p10Ms", t.p10Ms},
+                     {"p90Ms", t.p90Ms},
+                     {"spreadPercent", t.spreadPercent},
+                     {"samplesMs", t.samplesMs}};
     if (compiled)
       out["kernels"] = ptxasToJson(built.report);
     json bufs = json::array();
@@ -507,16 +514,15 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
     if (compiled)
       printPtxasReport(std::cout, built, a.cuda.build);
     std::cout << "kernel " << baseName(kernel) << ": grid " << dimText(a.config.grid) << ", block "
-              << dimText(a.config.block) << ", cluster " << dimText(a.config.cluster) << ", "
-              << a.config.dynamicShared << " bytes dynamic shared memory";
+              << dimText(a.config.block) << ", cluster " << dimText(a.config.cluster) << ", " << a.config.dynamicShared
+              << " bytes dynamic shared memory";
     if (attrs)
       std::cout << ", " << attrs->registers << " registers";
     std::cout << "\n";
     const Timing &t = *timing;
     std::cout << "time: median " << ms(t.medianMs) << " (min " << ms(t.minMs) << ", max " << ms(t.maxMs)
-              << ", p10-p90 spread " << std::setprecision(3) << t.spreadPercent << "%) over "
-              << a.timing.repetitions << " launches after " << a.timing.warmup << " warm-up, "
-              << (t.coldL2 ? "cold" : "warm") << " L2\n";
+              << ", p10-p90 spread " << std::setprecision(3) << t.spreadPercent << "%) over " << a.timing.repetitions
+              << " launches after " << a.timing.warmup << " warm-up, " << (t.coldL2 ? "cold" : "warm") << " L2\n";
     for (auto &[i, values] : shown) {
       std::cout << "arg " << i << " (" << a.args[i].text << "):";
       for (double v : values)
@@ -553,9 +559,7 @@ int superviseChild(RunArgs &a) {
   close(fds[1]);
 
   using Clock = std::chrono::steady_clock;
-  auto budget = [](double s) {
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-  };
+  auto budget = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
   double phaseBudget = kStartBudget;
   std::string phase = "starting the GPU";
   auto deadline = Clock::now() + budget(phaseBudget);
@@ -609,8 +613,9 @@ int superviseChild(RunArgs &a) {
         exitDeadline = Clock::now() + budget(30);
         continue;
       }
-      return fail("the launch process (pid " + std::to_string(pid) + ") does not exit after SIGKILL; the GPU "
-                  "driver may be stuck",
+      return fail("the launch process (pid " + std::to_string(pid) +
+                      ") does not exit after SIGKILL; the GPU "
+                      "driver may be stuck",
                   TimedOut);
     }
     usleep(10000);
@@ -648,11 +653,12 @@ int runRun(int argc, char **argv) {
       "cluster", "Cluster X[,Y[,Z]] (sm_90a and later)", cxxopts::value<std::string>()->default_value("1"))(
       "smem", "Dynamic shared memory in bytes", cxxopts::value<uint32_t>()->default_value("0"))(
       "arg", "A kernel argument (repeat in order)", cxxopts::value<std::vector<std::string>>())(
-      "warmup", "Untimed launches first", cxxopts::value<int>()->default_value("3"))(
-      "reps", "Timed launches", cxxopts::value<int>()->default_value("20"))(
+      "warmup", "Untimed launches first",
+      cxxopts::value<int>()->default_value("3"))("reps", "Timed launches", cxxopts::value<int>()->default_value("20"))(
       "cold-l2", "Flush L2 (write a buffer twice its size) before each timed launch")(
       "timeout", "Seconds one launch may take", cxxopts::value<double>()->default_value("10"))(
-      "no-watchdog", "Run in this process (for debuggers); a hung kernel then hangs cake")(
+      "no-watchdog", "Run in this process (for debuggers): a launch past --timeout is still reported, but "
+                     "nothing kills a stuck driver call")(
       "print-buffers", "Print the first elements of each buffer argument after the run")(
       "device", "GPU ordinal", cxxopts::value<int>()->default_value("0"))(
       "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(

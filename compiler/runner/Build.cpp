@@ -25,14 +25,12 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 /// Diagnostics for the front-end log, then ptxas's; an error when the build
 /// failed without saying why.
-void finish(BuildResult &r, LogMapper &mapper, std::string_view frontEndLog, std::string_view ptxasLog,
-            FileId source, Target target) {
+void finish(BuildResult &r, LogMapper &mapper, std::string_view frontEndLog, std::string_view ptxasLog, FileId source,
+            Target target) {
   r.report = parsePtxasLog(ptxasLog);
   r.diagnostics = mapper.mapFrontEnd(frontEndLog);
   std::vector<Diagnostic> ptxas = mapper.mapPtxas(r.report, r.ptx, source);
@@ -91,8 +89,7 @@ std::string nvrtcVersion() {
   return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
 }
 
-BuildResult buildWithNvrtc(SourceManager &sm, FileId source, const BuildOptions &options,
-                           LogMapper::Loader loader) {
+BuildResult buildWithNvrtc(SourceManager &sm, FileId source, const BuildOptions &options, LogMapper::Loader loader) {
   auto start = Clock::now();
   BuildResult r;
   r.tool = nvrtcVersion();
@@ -103,12 +100,20 @@ BuildResult buildWithNvrtc(SourceManager &sm, FileId source, const BuildOptions 
   nvrtcProgram program = nullptr;
   nvrtcResult rc = nvrtcCreateProgram(&program, text.c_str(), name.c_str(), 0, nullptr, nullptr);
   if (rc != NVRTC_SUCCESS) {
-    r.diagnostics.push_back({"cuda.error", Severity::Error, {},
-                             std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(rc), {}, {}});
+    r.diagnostics.push_back({"cuda.error",
+                             Severity::Error,
+                             {},
+                             std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(rc),
+                             {},
+                             {}});
     r.seconds = secondsSince(start);
     return r;
   }
-  std::vector<std::string> opts = nvrtcOptions(options);
+  // Quoted includes are searched next to the source, as nvcc does.
+  BuildOptions withSourceDir = options;
+  if (fs::path(name).has_parent_path())
+    withSourceDir.includeDirs.insert(withSourceDir.includeDirs.begin(), fs::path(name).parent_path().string());
+  std::vector<std::string> opts = nvrtcOptions(withSourceDir);
   std::vector<const char *> argv;
   for (const std::string &o : opts)
     argv.push_back(o.c_str());
@@ -133,8 +138,8 @@ BuildResult buildWithNvrtc(SourceManager &sm, FileId source, const BuildOptions 
   }
   nvrtcDestroyProgram(&program);
   if (!r.success && rc != NVRTC_ERROR_COMPILATION)
-    r.log += std::string(r.log.empty() || r.log.back() == '\n' ? "" : "\n") + "nvrtc: error: " +
-             nvrtcGetErrorString(rc) + "\n";
+    r.log += std::string(r.log.empty() || r.log.back() == '\n' ? "" : "\n") +
+             "nvrtc: error: " + nvrtcGetErrorString(rc) + "\n";
   finish(r, mapper, r.log, r.log, source, options.target);
   r.seconds = secondsSince(start);
   return r;
@@ -147,9 +152,13 @@ std::string nvrtcVersion() { return "NVRTC is not available: CAKE was built with
 BuildResult buildWithNvrtc(SourceManager &, FileId, const BuildOptions &, LogMapper::Loader) {
   BuildResult r;
   r.tool = "NVRTC";
-  r.diagnostics.push_back(
-      {"cuda.error", Severity::Error, {}, "CAKE was built without the CUDA toolkit, so NVRTC is not available; "
-                                          "use --nvcc or rebuild with CUDA installed", {}, {}});
+  r.diagnostics.push_back({"cuda.error",
+                           Severity::Error,
+                           {},
+                           "CAKE was built without the CUDA toolkit, so NVRTC is not available; "
+                           "use --nvcc or rebuild with CUDA installed",
+                           {},
+                           {}});
   return r;
 }
 
@@ -162,8 +171,8 @@ BuildResult buildWithNvcc(SourceManager &sm, FileId source, const BuildOptions &
   std::string nvcc = findProgram("nvcc", {options.cudaHome + "/bin"});
   if (nvcc.empty()) {
     r.tool = "nvcc";
-    r.diagnostics.push_back({"cuda.error", Severity::Error, {},
-                             "nvcc was not found on PATH or in " + options.cudaHome + "/bin", {}, {}});
+    r.diagnostics.push_back(
+        {"cuda.error", Severity::Error, {}, "nvcc was not found on PATH or in " + options.cudaHome + "/bin", {}, {}});
     return r;
   }
   std::string ptxas = findProgram((fs::path(nvcc).parent_path() / "ptxas").string());
@@ -216,7 +225,11 @@ BuildResult buildWithNvcc(SourceManager &sm, FileId source, const BuildOptions &
   // compute_XX: PTX only; ptxas runs next, on its own, so that its errors
   // name lines of a PTX file we have.
   std::string virtualArch = "compute_" + arch.substr(3);
-  std::vector<std::string> cmd{nvcc, "-ptx", "-arch=" + virtualArch, "-std=c++17", "-I" + options.cudaHome + "/include",
+  std::vector<std::string> cmd{nvcc,
+                               "-ptx",
+                               "-arch=" + virtualArch,
+                               "-std=c++17",
+                               "-I" + options.cudaHome + "/include",
                                "-I" + options.cudaHome + "/include/cccl"};
   for (const std::string &d : includeDirs)
     cmd.push_back("-I" + d);

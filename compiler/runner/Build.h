@@ -64,9 +64,9 @@ struct PtxasFunction {
   uint64_t spillStores = 0;
   uint64_t spillLoads = 0;
   uint64_t cumulativeStack = 0;
-  uint64_t sharedBytes = 0;                ///< static shared memory
-  uint64_t localBytes = 0;                 ///< "N bytes lmem" (older ptxas)
-  std::map<int, uint64_t> constantBanks;   ///< cmem[bank] -> bytes
+  uint64_t sharedBytes = 0;              ///< static shared memory
+  uint64_t localBytes = 0;               ///< "N bytes lmem" (older ptxas)
+  std::map<int, uint64_t> constantBanks; ///< cmem[bank] -> bytes
   double compileTimeMs = -1;
 
   bool spills() const { return spillStores > 0 || spillLoads > 0; }
@@ -108,9 +108,9 @@ struct FrontEndMessage {
   uint32_t line = 0;
   Severity severity = Severity::Error;
   std::string text;
-  std::string number;     ///< "177-D" for "warning #177-D: ..."
-  std::string sourceLine; ///< the front end's copy of the line, its 2-space indent removed
-  int caret = -1;         ///< 0-based byte column of '^' in sourceLine, -1 when none
+  std::string number;             ///< "177-D" for "warning #177-D: ..."
+  std::string sourceLine;         ///< the front end's copy of the line, its 2-space indent removed
+  int caret = -1;                 ///< 0-based byte column of '^' in sourceLine, -1 when none
   std::vector<std::string> notes; ///< indented continuation lines ("detected during ...")
 };
 
@@ -226,13 +226,13 @@ std::string baseName(std::string_view symbol);
 
 struct BuildResult {
   bool success = false;
-  std::string tool;     ///< "NVRTC 13.0" or the nvcc command line
-  std::string log;      ///< everything the tools printed
+  std::string tool; ///< "NVRTC 13.0" or the nvcc command line
+  std::string log;  ///< everything the tools printed
   std::string ptx;
-  std::string cubin;    ///< ELF bytes; empty when ptxas failed
+  std::string cubin; ///< ELF bytes; empty when ptxas failed
   PtxasReport report;
   std::vector<Diagnostic> diagnostics; ///< sorted by sortDiagnostics
-  double seconds = 0;   ///< wall-clock time of the build
+  double seconds = 0;                  ///< wall-clock time of the build
 };
 
 /// Compiles buffer \p source of \p sm in process with NVRTC, for
@@ -246,8 +246,7 @@ BuildResult buildWithNvrtc(SourceManager &sm, FileId source, const BuildOptions 
 /// The ahead-of-time path: `nvcc -ptx` then `ptxas -v` on the PTX, as child
 /// processes, with the same mapping. nvcc is looked up on PATH, then in
 /// options.cudaHome/bin; ptxas next to the nvcc found.
-BuildResult buildWithNvcc(SourceManager &sm, FileId source, const BuildOptions &options,
-                          LogMapper::Loader loader = {});
+BuildResult buildWithNvcc(SourceManager &sm, FileId source, const BuildOptions &options, LogMapper::Loader loader = {});
 
 /// "NVRTC 13.0", or a sentence saying NVRTC is not available in this build.
 std::string nvrtcVersion();

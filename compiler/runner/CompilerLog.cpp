@@ -157,8 +157,7 @@ PtxasFunction &functionNamed(PtxasReport &report, const std::string &name) {
   f.demangled = name;
   if (startsWith(name, "_Z")) {
     int status = 0;
-    std::unique_ptr<char, void (*)(void *)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
-                                              std::free);
+    std::unique_ptr<char, void (*)(void *)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
     if (status == 0 && d)
       f.demangled = d.get();
   }
@@ -490,8 +489,7 @@ std::string baseName(std::string_view symbol) {
   std::string name(symbol);
   if (startsWith(symbol, "_Z")) {
     int status = 0;
-    std::unique_ptr<char, void (*)(void *)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status),
-                                              std::free);
+    std::unique_ptr<char, void (*)(void *)> d(abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status), std::free);
     if (status == 0 && d)
       name = d.get();
   }
@@ -724,9 +722,9 @@ std::vector<Diagnostic> LogMapper::mapPtxas(const PtxasReport &report, std::stri
   // it (which name no function) are placed.
   SourceRange setmaxnregAt;
   if (size_t at = findInCode(cudaText, "setmaxnreg"); at != std::string_view::npos)
-    setmaxnregAt = narrow(locateGenerated(cuda, static_cast<uint32_t>(
-                                                    std::count(cudaText.begin(), cudaText.begin() + at, '\n') + 1)),
-                          "setmaxnreg");
+    setmaxnregAt = narrow(
+        locateGenerated(cuda, static_cast<uint32_t>(std::count(cudaText.begin(), cudaText.begin() + at, '\n') + 1)),
+        "setmaxnreg");
 
   for (const PtxasMessage &m : report.messages) {
     std::string text = m.text;
@@ -778,8 +776,9 @@ std::vector<Diagnostic> LogMapper::mapPtxas(const PtxasReport &report, std::stri
     d.code = "ptxas.spill";
     d.severity = Severity::Warning;
     std::string name = baseName(f.name);
-    d.message = std::string(f.entry ? "kernel '" : "function '") + name + "' spills registers to local memory: " +
-                std::to_string(f.spillStores) + " bytes stored, " + std::to_string(f.spillLoads) + " bytes loaded";
+    d.message = std::string(f.entry ? "kernel '" : "function '") + name +
+                "' spills registers to local memory: " + std::to_string(f.spillStores) + " bytes stored, " +
+                std::to_string(f.spillLoads) + " bytes loaded";
     std::string detail;
     if (f.registers >= 0)
       detail = std::to_string(f.registers) + " registers";

@@ -28,43 +28,43 @@ namespace {
 #define CAKE_CU_STR(x) CAKE_CU_STR2(x)
 
 // Entry points without which there is no runner.
-#define CAKE_CU_REQUIRED(X)                                                                                          \
-  X(cuInit)                                                                                                          \
-  X(cuDriverGetVersion)                                                                                              \
-  X(cuGetErrorName)                                                                                                  \
-  X(cuGetErrorString)                                                                                                \
-  X(cuDeviceGetCount)                                                                                                \
-  X(cuDeviceGet)                                                                                                     \
-  X(cuDeviceGetName)                                                                                                 \
-  X(cuDeviceGetAttribute)                                                                                            \
-  X(cuDeviceTotalMem)                                                                                                \
-  X(cuDevicePrimaryCtxRetain)                                                                                        \
-  X(cuDevicePrimaryCtxRelease)                                                                                       \
-  X(cuCtxSetCurrent)                                                                                                 \
-  X(cuModuleLoadDataEx)                                                                                              \
-  X(cuModuleUnload)                                                                                                  \
-  X(cuModuleGetFunction)                                                                                             \
-  X(cuFuncGetAttribute)                                                                                              \
-  X(cuFuncSetAttribute)                                                                                              \
-  X(cuLaunchKernel)                                                                                                  \
-  X(cuMemAlloc)                                                                                                      \
-  X(cuMemFree)                                                                                                       \
-  X(cuMemcpyHtoD)                                                                                                    \
-  X(cuMemcpyDtoH)                                                                                                    \
-  X(cuMemsetD8Async)                                                                                                 \
-  X(cuStreamCreate)                                                                                                  \
-  X(cuStreamDestroy)                                                                                                 \
-  X(cuStreamQuery)                                                                                                   \
-  X(cuEventCreate)                                                                                                   \
-  X(cuEventDestroy)                                                                                                  \
-  X(cuEventRecord)                                                                                                   \
-  X(cuEventQuery)                                                                                                    \
+#define CAKE_CU_REQUIRED(X)                                                                                            \
+  X(cuInit)                                                                                                            \
+  X(cuDriverGetVersion)                                                                                                \
+  X(cuGetErrorName)                                                                                                    \
+  X(cuGetErrorString)                                                                                                  \
+  X(cuDeviceGetCount)                                                                                                  \
+  X(cuDeviceGet)                                                                                                       \
+  X(cuDeviceGetName)                                                                                                   \
+  X(cuDeviceGetAttribute)                                                                                              \
+  X(cuDeviceTotalMem)                                                                                                  \
+  X(cuDevicePrimaryCtxRetain)                                                                                          \
+  X(cuDevicePrimaryCtxRelease)                                                                                         \
+  X(cuCtxSetCurrent)                                                                                                   \
+  X(cuModuleLoadDataEx)                                                                                                \
+  X(cuModuleUnload)                                                                                                    \
+  X(cuModuleGetFunction)                                                                                               \
+  X(cuFuncGetAttribute)                                                                                                \
+  X(cuFuncSetAttribute)                                                                                                \
+  X(cuLaunchKernel)                                                                                                    \
+  X(cuMemAlloc)                                                                                                        \
+  X(cuMemFree)                                                                                                         \
+  X(cuMemcpyHtoD)                                                                                                      \
+  X(cuMemcpyDtoH)                                                                                                      \
+  X(cuMemsetD8Async)                                                                                                   \
+  X(cuStreamCreate)                                                                                                    \
+  X(cuStreamDestroy)                                                                                                   \
+  X(cuStreamQuery)                                                                                                     \
+  X(cuEventCreate)                                                                                                     \
+  X(cuEventDestroy)                                                                                                    \
+  X(cuEventRecord)                                                                                                     \
+  X(cuEventQuery)                                                                                                      \
   X(cuEventElapsedTime)
 
 // Entry points of newer drivers; a feature that needs one reports its absence.
-#define CAKE_CU_OPTIONAL(X)                                                                                          \
-  X(cuLaunchKernelEx)                                                                                                \
-  X(cuTensorMapEncodeTiled)                                                                                          \
+#define CAKE_CU_OPTIONAL(X)                                                                                            \
+  X(cuLaunchKernelEx)                                                                                                  \
+  X(cuTensorMapEncodeTiled)                                                                                            \
   X(cuFuncGetParamInfo)
 
 struct Driver {
@@ -106,15 +106,21 @@ Expected<Driver *> loadDriver() {
       failure = {Error::NoDriver, "the CUDA driver is not installed: " + std::string(why ? why : driver.library)};
       return;
     }
-#define CAKE_CU_LOAD(name) driver.name = reinterpret_cast<decltype(driver.name)>(dlsym(driver.handle, CAKE_CU_STR(name)));
+#define CAKE_CU_LOAD(name)                                                                                             \
+  driver.name = reinterpret_cast<decltype(driver.name)>(dlsym(driver.handle, CAKE_CU_STR(name)));
     CAKE_CU_REQUIRED(CAKE_CU_LOAD)
     CAKE_CU_OPTIONAL(CAKE_CU_LOAD)
 #undef CAKE_CU_LOAD
-#define CAKE_CU_CHECK(name)                                                                                          \
-  if (!driver.name) {                                                                                                \
-    failure = {Error::NoDriver, "the CUDA driver " + driver.library + " lacks " CAKE_CU_STR(name)                   \
-                                "; CAKE needs a driver for CUDA 12.8 or newer"};                                    \
-    return;                                                                                                          \
+    // Drivers before CUDA 12.8 have only the first version, with the same
+    // signature.
+    if (!driver.cuEventElapsedTime)
+      driver.cuEventElapsedTime =
+          reinterpret_cast<decltype(driver.cuEventElapsedTime)>(dlsym(driver.handle, "cuEventElapsedTime"));
+#define CAKE_CU_CHECK(name)                                                                                            \
+  if (!driver.name) {                                                                                                  \
+    failure = {Error::NoDriver, "the CUDA driver " + driver.library +                                                  \
+                                    " lacks " CAKE_CU_STR(name) "; CAKE needs a driver for CUDA 12.4 or newer"};       \
+    return;                                                                                                            \
   }
     CAKE_CU_REQUIRED(CAKE_CU_CHECK)
 #undef CAKE_CU_CHECK
@@ -161,9 +167,7 @@ std::string seconds(double s) {
   return buf;
 }
 
-std::string dims(const Dim3 &d) {
-  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
-}
+std::string dims(const Dim3 &d) { return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z); }
 
 class CudaRunner final : public Runner {
 public:
@@ -254,8 +258,7 @@ public:
     return a;
   }
 
-  Status launch(ModuleId module, std::string_view kernel, const LaunchConfig &config,
-                KernelParams &params) override {
+  Status launch(ModuleId module, std::string_view kernel, const LaunchConfig &config, KernelParams &params) override {
     if (auto s = ready(); !s)
       return s;
     auto f = function(module, kernel);
@@ -403,8 +406,8 @@ public:
     static_assert(sizeof(CUtensorMap) == sizeof(TensorMap) && alignof(CUtensorMap) <= alignof(TensorMap));
     TensorMap map;
     CUresult r = d_.cuTensorMapEncodeTiled(
-        reinterpret_cast<CUtensorMap *>(&map), type, desc.rank, reinterpret_cast<void *>(desc.address), dims,
-        strides, box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+        reinterpret_cast<CUtensorMap *>(&map), type, desc.rank, reinterpret_cast<void *>(desc.address), dims, strides,
+        box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
         desc.l2Promotion128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_NONE,
         desc.oobFillNan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS) {
@@ -539,20 +542,20 @@ private:
             s += (i ? ", " : "") + std::to_string(sizeAt(i));
           return s;
         };
-        return Error{Error::InvalidArgument,
-                     k + " takes " + std::to_string(expected.size()) + " parameters of " +
-                         list([&](size_t i) { return expected[i]; }, expected.size()) + " bytes; " +
-                         std::to_string(params.count()) + " were given, of " +
-                         list([&](size_t i) { return params.size(i); }, params.count()) + " bytes"};
+        return Error{Error::InvalidArgument, k + " takes " + std::to_string(expected.size()) + " parameters of " +
+                                                 list([&](size_t i) { return expected[i]; }, expected.size()) +
+                                                 " bytes; " + std::to_string(params.count()) + " were given, of " +
+                                                 list([&](size_t i) { return params.size(i); }, params.count()) +
+                                                 " bytes"};
       }
     }
     int staticShared = 0;
     d_.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
     if (uint64_t(c.dynamicShared) + uint64_t(staticShared) > info_.sharedPerBlockOptin)
       return Error{Error::InvalidArgument, k + " asks for " + std::to_string(c.dynamicShared) +
-                                               " bytes of dynamic shared memory plus " +
-                                               std::to_string(staticShared) + " static; this GPU allows " +
-                                               std::to_string(info_.sharedPerBlockOptin) + " per block"};
+                                               " bytes of dynamic shared memory plus " + std::to_string(staticShared) +
+                                               " static; this GPU allows " + std::to_string(info_.sharedPerBlockOptin) +
+                                               " per block"};
     if (c.dynamicShared > 48 * 1024 && c.dynamicShared > optedShared_[f]) {
       if (CUresult r = d_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                              static_cast<int>(c.dynamicShared));
@@ -594,8 +597,8 @@ private:
       cfg.numAttrs = c.cluster.count() > 1 ? 1 : 0;
       return check(d_.cuLaunchKernelEx(&cfg, f, argv, nullptr), "cuLaunchKernelEx");
     }
-    return check(d_.cuLaunchKernel(f, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z,
-                                   c.dynamicShared, stream_, argv, nullptr),
+    return check(d_.cuLaunchKernel(f, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.dynamicShared,
+                                   stream_, argv, nullptr),
                  "cuLaunchKernel");
   }
 
@@ -650,8 +653,8 @@ Expected<std::unique_ptr<Runner>> makeRunner(int ordinal) {
   if (count == 0)
     return Error{Error::NoDevice, "the CUDA driver sees no GPU"};
   if (ordinal < 0 || ordinal >= count)
-    return Error{Error::NoDevice, "there is no GPU " + std::to_string(ordinal) + "; the CUDA driver sees " +
-                                      std::to_string(count)};
+    return Error{Error::NoDevice,
+                 "there is no GPU " + std::to_string(ordinal) + "; the CUDA driver sees " + std::to_string(count)};
   CUdevice dev = 0;
   if (CUresult r = d.cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS)
     return Error{Error::NoDevice, "cuDeviceGet failed with " + d.errorText(r)};

@@ -75,7 +75,8 @@ ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSec
   result.started = true;
 
   using Clock = std::chrono::steady_clock;
-  auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeoutSeconds));
+  auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeoutSeconds));
   char buf[1 << 14];
   bool open = true;
   while (open) {

@@ -12,11 +12,11 @@
 namespace cake::runner {
 
 struct ProcessResult {
-  bool started = false;   ///< false: the program could not be run (see output)
-  bool timedOut = false;  ///< killed after the limit
-  int exitCode = -1;      ///< the exit status, or -1 when killed by a signal
-  int signal = 0;         ///< the signal that ended it, 0 when none
-  std::string output;     ///< stdout and stderr, interleaved as written
+  bool started = false;  ///< false: the program could not be run (see output)
+  bool timedOut = false; ///< killed after the limit
+  int exitCode = -1;     ///< the exit status, or -1 when killed by a signal
+  int signal = 0;        ///< the signal that ended it, 0 when none
+  std::string output;    ///< stdout and stderr, interleaved as written
 };
 
 /// Runs \p argv (argv[0] is a path or a name looked up on PATH), waits at most

@@ -129,13 +129,15 @@ std::string validateTensorMap(const TensorMapDesc &d) {
       return "the box of " + dim(i) + " is " + std::to_string(d.box[i]) + " elements; it must be 1 to " +
              std::to_string(t.tmaMaxBoxDim);
     if (d.elementStrides[i] == 0 || d.elementStrides[i] > 8)
-      return "the element stride of " + dim(i) + " is " + std::to_string(d.elementStrides[i]) +
-             "; it must be 1 to 8";
+      return "the element stride of " + dim(i) + " is " + std::to_string(d.elementStrides[i]) + "; it must be 1 to 8";
   }
   uint64_t innerBytes = uint64_t(d.box[0]) * elem;
   if (innerBytes % 16 != 0)
     return "the box's inner dimension is " + std::to_string(innerBytes) + " bytes; it must be a multiple of 16";
-  uint32_t span = d.swizzle == Swizzle::B32 ? 32 : d.swizzle == Swizzle::B64 ? 64 : d.swizzle == Swizzle::B128 ? 128 : 0;
+  uint32_t span = d.swizzle == Swizzle::B32    ? 32
+                  : d.swizzle == Swizzle::B64  ? 64
+                  : d.swizzle == Swizzle::B128 ? 128
+                                               : 0;
   if (span && innerBytes > span)
     return "the box's inner dimension is " + std::to_string(innerBytes) + " bytes, more than the " +
            std::to_string(span) + "-byte swizzle span";

@@ -81,7 +81,7 @@ using Status = Expected<Ok>;
 
 struct DeviceInfo {
   int ordinal = 0;
-  std::string name;        ///< "NVIDIA H200"
+  std::string name;         ///< "NVIDIA H200"
   int major = 0, minor = 0; ///< compute capability
   int smCount = 0;
   uint64_t globalMemoryBytes = 0;
@@ -162,9 +162,9 @@ private:
 //===----------------------------------------------------------------------===//
 
 struct TimingOptions {
-  int warmup = 3;          ///< untimed launches first
-  int repetitions = 20;    ///< timed launches, one event pair each
-  bool coldL2 = false;     ///< before each launch, write a scratch buffer of twice the L2 size
+  int warmup = 3;             ///< untimed launches first
+  int repetitions = 20;       ///< timed launches, one event pair each
+  bool coldL2 = false;        ///< before each launch, write a scratch buffer of twice the L2 size
   double timeoutSeconds = 10; ///< per launch
   /// Called after each launch completes (warm-up ones too) with the number
   /// completed so far; `cake run` feeds its watchdog from it.
@@ -199,16 +199,16 @@ std::string_view swizzleName(Swizzle s);
 /// dimension first, as the driver takes it.
 struct TensorMapDesc {
   TensorDType dtype = TensorDType::BF16;
-  uint32_t rank = 2;                 ///< 2 to 5
-  DevicePtr address = 0;             ///< 16-byte aligned (32 with interleave)
-  uint64_t dims[5] = {};             ///< elements per dimension
-  uint64_t strides[5] = {};          ///< bytes; strides[0] is the element size (ignored),
-                                     ///< strides[i] for i >= 1: multiple of 16, < 2^40
-  uint32_t box[5] = {};              ///< box (tile) elements per dimension, 1 to 256
+  uint32_t rank = 2;        ///< 2 to 5
+  DevicePtr address = 0;    ///< 16-byte aligned (32 with interleave)
+  uint64_t dims[5] = {};    ///< elements per dimension
+  uint64_t strides[5] = {}; ///< bytes; strides[0] is the element size (ignored),
+                            ///< strides[i] for i >= 1: multiple of 16, < 2^40
+  uint32_t box[5] = {};     ///< box (tile) elements per dimension, 1 to 256
   uint32_t elementStrides[5] = {1, 1, 1, 1, 1};
   Swizzle swizzle = Swizzle::B128;
-  bool l2Promotion128 = true;        ///< CU_TENSOR_MAP_L2_PROMOTION_L2_128B, else none
-  bool oobFillNan = false;           ///< out-of-bounds elements read as NaN, else zero
+  bool l2Promotion128 = true; ///< CU_TENSOR_MAP_L2_PROMOTION_L2_128B, else none
+  bool oobFillNan = false;    ///< out-of-bounds elements read as NaN, else zero
 
   /// Row-major strides (innermost contiguous) from dims and the element size.
   void setPackedStrides();
@@ -244,8 +244,7 @@ public:
   /// kernels, plain for extern "C") on the runner's stream. Opts the kernel
   /// into config.dynamicShared when it is over 48 KiB, and into non-portable
   /// cluster sizes over 8. Returns before the kernel finishes.
-  virtual Status launch(ModuleId module, std::string_view kernel, const LaunchConfig &config,
-                        KernelParams &params) = 0;
+  virtual Status launch(ModuleId module, std::string_view kernel, const LaunchConfig &config, KernelParams &params) = 0;
   /// Waits for everything enqueued, at most \p timeoutSeconds (< 0: the
   /// default timeout, setDefaultTimeout).
   virtual Status synchronize(double timeoutSeconds = -1) = 0;

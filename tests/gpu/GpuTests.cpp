@@ -10,8 +10,8 @@
 // A small harness of its own rather than GoogleTest, so that it builds on a
 // GPU machine with nothing but a C++ compiler and the CUDA toolkit:
 //
-//   g++ -std=c++20 -O2 -I. -I/usr/local/cuda/include -DCAKE_HAVE_NVRTC=1 \
-//       tests/gpu/GpuTests.cpp compiler/runner/*.cpp compiler/target/Target.cpp \
+//   g++ -std=c++20 -O2 -I. -I/usr/local/cuda/include -DCAKE_HAVE_NVRTC=1
+//       tests/gpu/GpuTests.cpp compiler/runner/*.cpp compiler/target/Target.cpp
 //       diagnostics/*.cpp -L/usr/local/cuda/lib64 -lnvrtc -ldl -o gpu_tests
 //
 // (NoCuda.cpp excluded.) Run one test with `cake_gpu_tests NAME`.
@@ -37,24 +37,24 @@ namespace {
 int failures = 0;
 std::string currentTest;
 
-#define EXPECT(cond)                                                                                                 \
-  do {                                                                                                               \
-    if (!(cond)) {                                                                                                   \
-      ++failures;                                                                                                    \
-      std::cerr << __FILE__ << ":" << __LINE__ << ": " << currentTest << ": failed: " #cond "\n";                   \
-    }                                                                                                                \
+#define EXPECT(cond)                                                                                                   \
+  do {                                                                                                                 \
+    if (!(cond)) {                                                                                                     \
+      ++failures;                                                                                                      \
+      std::cerr << __FILE__ << ":" << __LINE__ << ": " << currentTest << ": failed: " #cond "\n";                      \
+    }                                                                                                                  \
   } while (0)
 
 /// Fails the test (and returns from it) when an Expected or Status holds an error.
-#define REQUIRE_OK(expr)                                                                                             \
-  do {                                                                                                               \
-    auto &&r_ = (expr);                                                                                              \
-    if (!r_) {                                                                                                       \
-      ++failures;                                                                                                    \
-      std::cerr << __FILE__ << ":" << __LINE__ << ": " << currentTest << ": " #expr ": " << r_.error().message      \
-                << "\n";                                                                                             \
-      return;                                                                                                        \
-    }                                                                                                                \
+#define REQUIRE_OK(expr)                                                                                               \
+  do {                                                                                                                 \
+    auto &&r_ = (expr);                                                                                                \
+    if (!r_) {                                                                                                         \
+      ++failures;                                                                                                      \
+      std::cerr << __FILE__ << ":" << __LINE__ << ": " << currentTest << ": " #expr ": " << r_.error().message         \
+                << "\n";                                                                                               \
+      return;                                                                                                          \
+    }                                                                                                                  \
   } while (0)
 
 Runner *gpu = nullptr;
@@ -142,8 +142,8 @@ void vectorAddWithTiming() {
   EXPECT(tc->coldL2);
   // 48 MiB moved per launch: at most a few TB/s, so tens of microseconds at least.
   double gbs = 3.0 * n * 4 / (t->medianMs * 1e-3) / 1e9;
-  std::printf("  vadd %d floats: warm median %.4f ms (spread %.1f%%, %.0f GB/s), cold median %.4f ms\n", n,
-              t->medianMs, t->spreadPercent, gbs, tc->medianMs);
+  std::printf("  vadd %d floats: warm median %.4f ms (spread %.1f%%, %.0f GB/s), cold median %.4f ms\n", n, t->medianMs,
+              t->spreadPercent, gbs, tc->medianMs);
   EXPECT(gbs < 10000);
   for (DevicePtr ptr : {*da, *db, *dc})
     REQUIRE_OK(gpu->free(ptr));
@@ -338,8 +338,8 @@ extern "C" __global__ void echo(const __grid_constant__ Map map, unsigned long l
 
 const char *kTmaLoad = R"(
 extern "C" __global__ void tmaLoad(const __grid_constant__ Map map, unsigned short *out, int x, int y) {
-  __shared__ alignas(1024) unsigned short tile[64 * 64];
-  __shared__ alignas(8) unsigned long long bar;
+  __shared__ __align__(1024) unsigned short tile[64 * 64];
+  __shared__ __align__(8) unsigned long long bar;
   unsigned barAddr = (unsigned)__cvta_generic_to_shared(&bar);
   unsigned tileAddr = (unsigned)__cvta_generic_to_shared(tile);
   if (threadIdx.x == 0) {
@@ -352,7 +352,8 @@ extern "C" __global__ void tmaLoad(const __grid_constant__ Map map, unsigned sho
                  : "memory");
     asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
                  " [%0], [%1, {%2, %3}], [%4];"
-                 :: "r"(tileAddr), "l"(&map), "r"(x), "r"(y), "r"(barAddr) : "memory");
+                 :: "r"(tileAddr), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x), "r"(y), "r"(barAddr)
+                 : "memory");
   }
   unsigned done = 0;
   while (!done)

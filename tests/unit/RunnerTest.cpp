@@ -6,8 +6,8 @@
 // parameter packing and tensor-map validation. Nothing here needs a GPU.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/runner/Build.h"
 #include "compiler/runner/Runner.h"
+#include "compiler/runner/Build.h"
 #include "diagnostics/TextRenderer.h"
 
 #include <gtest/gtest.h>
@@ -22,7 +22,8 @@ namespace {
 
 // NVRTC 13.0, --gpu-architecture=sm_90a --ptxas-options=-v --maxrregcount=32,
 // with one kernel that spills and a warp-specialized one.
-constexpr const char *kNvrtcReport = R"(ptxas info    : Overriding maximum register limit 256 for '_Z2spPfPKfi' with  32 of maxrregcount option
+constexpr const char *kNvrtcReport =
+    R"(ptxas info    : Overriding maximum register limit 256 for '_Z2spPfPKfi' with  32 of maxrregcount option
 ptxas info    : Overriding global maxrregcount 32 with entry-specific value 168 computed using thread count
 ptxas warning : Registers are spilled to local memory in function '_Z2spPfPKfi', 472 bytes spill stores, 472 bytes spill loads
 ptxas info    : (C7508) Potential Performance Loss: 'setmaxnreg' ignored; unable to determine register count at entry.
@@ -40,7 +41,8 @@ ptxas info    : Compile time = 32.496 ms
 )";
 
 // nvcc 13.0 prints the properties without the "ptxas ." prefix; ptxas errors.
-constexpr const char *kNvccReport = R"(ptxas error   : Entry function '_Z3bigPf' uses too much shared data (0x4e200 bytes, 0x38c00 max)
+constexpr const char *kNvccReport =
+    R"(ptxas error   : Entry function '_Z3bigPf' uses too much shared data (0x4e200 bytes, 0x38c00 max)
 ptxas info    : 0 bytes gmem
 ptxas info    : Compiling entry function '_Z3bigPf' for 'sm_90a'
 ptxas info    : Function properties for _Z3bigPf
@@ -139,7 +141,8 @@ TEST(PtxasReport, PtxLineErrors) {
 }
 
 // NVRTC 13.0 on a source with #line 7 "k.cake" before a type error.
-constexpr const char *kFrontEndLog = R"(k.cake(7): error: a value of type "const char *" cannot be used to initialize an entity of type "int"
+constexpr const char *kFrontEndLog =
+    R"(k.cake(7): error: a value of type "const char *" cannot be used to initialize an entity of type "int"
       int x = "hello";
               ^
 
@@ -192,14 +195,14 @@ TEST(FrontEndLog, UnlocatedErrors) {
 }
 
 TEST(LineMap, DirectivesAndInheritedFile) {
-  LineMap map("int a;\n"          // 1
+  LineMap map("int a;\n"             // 1
               "#line 7 \"k.cake\"\n" // 2
-              "x\n"               // 3 -> k.cake:7
-              "y\n"               // 4 -> k.cake:8
-              "# 20 \"o.cake\"\n" // 5
-              "z\n"               // 6 -> o.cake:20
-              "  #line 30\n"      // 7
-              "w\n");             // 8 -> o.cake:30
+              "x\n"                  // 3 -> k.cake:7
+              "y\n"                  // 4 -> k.cake:8
+              "# 20 \"o.cake\"\n"    // 5
+              "z\n"                  // 6 -> o.cake:20
+              "  #line 30\n"         // 7
+              "w\n");                // 8 -> o.cake:30
   EXPECT_EQ(map.map(1).file, "");
   EXPECT_EQ(map.map(1).line, 1u);
   EXPECT_EQ(map.map(3).file, "k.cake");
@@ -264,7 +267,7 @@ struct Sources {
                                 "line8\n  f(p);\n  warpgroup regs(232)\nline11\nline12\n");
     cu = sm.addBuffer("k.cu", "#include <x.h>\n"
                               "#line 4 \"k.cake\"\n"
-                              "__global__ void sp(float *out) {\n"           // k.cake:4
+                              "__global__ void sp(float *out) {\n" // k.cake:4
                               "#line 10 \"k.cake\"\n"
                               "  asm volatile(\"setmaxnreg.inc.sync.aligned.u32 232;\");\n" // k.cake:10
                               "}\n");
@@ -402,7 +405,8 @@ TEST(Nvrtc, CompilesATinyKernel) {
   BuildResult r = buildWithNvrtc(sm, f, BuildOptions{});
   ASSERT_TRUE(r.success) << r.log;
   EXPECT_TRUE(r.diagnostics.empty());
-  EXPECT_EQ(r.cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(r.cubin.substr(0, 4), "\x7f"
+                                  "ELF");
   EXPECT_NE(r.ptx.find(".entry vadd"), std::string::npos);
   EXPECT_NE(r.ptx.find(".loc"), std::string::npos) << "-lineinfo";
   const PtxasFunction *k = r.report.find("vadd");
