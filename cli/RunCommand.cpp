@@ -398,6 +398,11 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
       kernel = entries[0]->name;
     } else if (const PtxasFunction *f = built.report.find(kernel)) {
       kernel = f->name; // a demangled or plain name -> the symbol
+    } else {
+      std::string names;
+      for (const PtxasFunction *e : entries)
+        names += (names.empty() ? "" : ", ") + e->demangled;
+      return fail("the source has no kernel '" + kernel + "'; its kernels: " + names, UsageError);
     }
   } else if (kernel.empty()) {
     return fail("--kernel is needed to run a .ptx or .cubin file", UsageError);

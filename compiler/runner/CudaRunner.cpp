@@ -9,6 +9,7 @@
 // against.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/runner/Build.h"
 #include "compiler/runner/Runner.h"
 
 #include <cuda.h>
@@ -286,7 +287,7 @@ public:
       return f.error();
     if (auto s = prepare(*f, kernel, config, params); !s)
       return s.error();
-    std::string what = "kernel '" + std::string(kernel) + "'";
+    std::string what = "kernel '" + baseName(kernel) + "'";
     if (options.coldL2)
       if (auto s = ensureScratch(); !s)
         return s.error();
@@ -519,7 +520,7 @@ private:
   /// Checks the configuration and parameters against the kernel and the
   /// device; opts the kernel into large dynamic shared memory and clusters.
   Status prepare(CUfunction f, std::string_view kernel, const LaunchConfig &c, KernelParams &params) {
-    std::string k = "kernel '" + std::string(kernel) + "'";
+    std::string k = "kernel '" + baseName(kernel) + "'";
     if (c.grid.count() == 0 || c.block.count() == 0 || c.cluster.count() == 0)
       return Error{Error::InvalidArgument, k + ": grid, block and cluster dimensions must be at least 1"};
     if (c.block.count() > 1024)

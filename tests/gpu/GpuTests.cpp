@@ -20,6 +20,7 @@
 #include "compiler/runner/Build.h"
 #include "compiler/runner/Runner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -153,15 +154,19 @@ void launchChecks() {
   ModuleId m = build(kVadd);
   if (!m.value)
     return;
-  KernelParams three;
-  three.add(DevicePtr(0)).add(DevicePtr(0)).add(DevicePtr(0));
   LaunchConfig cfg;
-  auto s = gpu->launch(m, "vadd", cfg, three);
-  EXPECT(!s);
   auto attrs = gpu->kernelAttributes(m, "vadd");
-  if (!s && attrs && !attrs->paramSizes.empty()) {
-    EXPECT(s.error().kind == Error::InvalidArgument);
-    EXPECT(s.error().message.find("takes 4 parameters") != std::string::npos);
+  REQUIRE_OK(attrs);
+  // Without cuFuncGetParamInfo the driver cannot say what the kernel takes, and
+  // a short list would be read past its end: only checked where it can say.
+  if (!attrs->paramSizes.empty()) {
+    KernelParams three;
+    three.add(DevicePtr(0)).add(DevicePtr(0)).add(DevicePtr(0));
+    auto s = gpu->launch(m, "vadd", cfg, three);
+    EXPECT(!s && s.error().kind == Error::InvalidArgument);
+    EXPECT(!s && s.error().message.find("takes 4 parameters") != std::string::npos);
+  } else {
+    std::printf("  (the driver has no cuFuncGetParamInfo: parameter check not tested)\n");
   }
   KernelParams four;
   four.add(DevicePtr(0)).add(DevicePtr(0)).add(DevicePtr(0)).add(int32_t(0));
@@ -190,7 +195,8 @@ extern "C" __global__ void smem(int *out, int words) {
 )");
   if (!m.value)
     return;
-  const int words = 200 * 1024 / 4; // 200 KiB: needs the opt-in
+  // 200 KiB (needs the opt-in over 48 KiB), or all an sm_80 part allows.
+  const int words = int(std::min<uint32_t>(200 * 1024, gpu->device().sharedPerBlockOptin) / 4);
   auto out = gpu->alloc(4);
   REQUIRE_OK(out);
   REQUIRE_OK(gpu->fill(*out, 0, 4));
