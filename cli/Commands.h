@@ -18,5 +18,7 @@ int runRules(int argc, char **argv);
 int runExplain(int argc, char **argv);
 int runCorpus(int argc, char **argv);
 int runLsp(int argc, char **argv);
+int runBuild(int argc, char **argv);
+int runRun(int argc, char **argv);
 
 } // namespace cake::cli

@@ -19,6 +19,21 @@ FileId SourceManager::addBuffer(std::string name, std::string text) {
   return FileId{static_cast<uint32_t>(buffers_.size())};
 }
 
+FileId SourceManager::addStandIn(std::string name, uint32_t lines) {
+  FileId id = addBuffer(std::move(name), std::string(lines > 0 ? lines - 1 : 0, '\n'));
+  buffers_.back()->hasText = false;
+  return id;
+}
+
+bool SourceManager::hasText(FileId file) const { return buffer(file).hasText; }
+
+FileId SourceManager::findBuffer(std::string_view name) const {
+  for (size_t i = 0; i < buffers_.size(); ++i)
+    if (buffers_[i]->name == name)
+      return FileId{static_cast<uint32_t>(i + 1)};
+  return {};
+}
+
 const SourceManager::Buffer &SourceManager::buffer(FileId file) const {
   if (!file.valid() || file.value > buffers_.size())
     throw std::out_of_range("cake::SourceManager: invalid FileId");

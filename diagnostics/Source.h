@@ -47,6 +47,15 @@ class SourceManager {
 public:
   /// Adds a buffer; \p name is what renderers print (a path or "<stdin>").
   FileId addBuffer(std::string name, std::string text);
+  /// Adds a stand-in for a file whose text is not available (a compiler log
+  /// names it, but it cannot be read): \p lines empty lines, so that
+  /// locations up to that line resolve. Renderers print such locations
+  /// without a source line; hasText() is false for it.
+  FileId addStandIn(std::string name, uint32_t lines);
+  /// False for a buffer made by addStandIn.
+  bool hasText(FileId file) const;
+  /// The first buffer named \p name, or an invalid FileId.
+  FileId findBuffer(std::string_view name) const;
 
   std::string_view text(FileId file) const;
   const std::string &name(FileId file) const;
@@ -63,6 +72,7 @@ private:
     std::string name;
     std::string text;
     std::vector<uint32_t> lineStarts; // offset of each line's first byte
+    bool hasText = true;
   };
   const Buffer &buffer(FileId file) const;
   std::vector<std::unique_ptr<Buffer>> buffers_;

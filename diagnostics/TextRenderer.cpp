@@ -113,8 +113,11 @@ private:
       os_ << text;
   }
 
+  /// "file:line:col", or "file:line" for a stand-in buffer (no text, so no column).
   std::string location(FileId file, uint32_t offset) const {
     LineColumn lc = sm_.lineColumn(file, offset);
+    if (!sm_.hasText(file))
+      return sm_.name(file) + ':' + std::to_string(lc.line);
     return sm_.name(file) + ':' + std::to_string(lc.line) + ':' + std::to_string(lc.column);
   }
 
@@ -134,7 +137,7 @@ private:
     else
       paint(kBold, text);
     os_ << '\n';
-    if (range.valid())
+    if (range.valid() && sm_.hasText(range.file))
       snippet(range);
   }
 

@@ -40,7 +40,8 @@ struct TextStyle {
 
 /// Prints every diagnostic in \p diags, in the order given, with its source
 /// line, a caret/underline marker, its notes and its fixes. Diagnostics and
-/// notes whose range is invalid print without location or source line.
+/// notes whose range is invalid print without location or source line; those
+/// in a stand-in buffer (SourceManager::addStandIn) print "file:line" only.
 /// Ranges must name buffers of \p sm (SourceManager throws otherwise).
 void renderText(std::ostream &os, const SourceManager &sm, const std::vector<Diagnostic> &diags,
                 const TextStyle &style);

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks the architecture invariants of docs/architecture.md mechanically.
 
-Each source folder may include only the folders below it, and only lsp/ and
-cli/ may include JSON or command-line libraries. Prints every violation with
+Each source folder may include only the folders below it, only lsp/ and
+cli/ may include JSON or command-line libraries, and only compiler/runner/ may
+include the CUDA driver and NVRTC headers. Prints every violation with
 its file and line; exits 1 if there is any.
 """
 import os
@@ -23,6 +24,10 @@ RESTRICTED = {
     "nlohmann/": {"cli", "lsp"},
     "cxxopts": {"cli"},
 }
+# Only the runner touches a GPU (invariant 9): the CUDA driver, runtime and
+# NVRTC headers may be included under compiler/runner/ alone.
+GPU_HEADERS = ("cuda.h", "cudaTypedefs.h", "cuda_runtime", "nvrtc.h")
+GPU_FOLDER = "compiler/runner/"
 # The one include of lsp/ from cli/: the `cake lsp` subcommand starts the
 # server (lsp::runStdio). The libraries do not form a cycle: cake_lsp uses
 # cake_json (cli/'s renderers), and only the `cake` executable uses cake_lsp.
@@ -52,6 +57,9 @@ def main():
                             continue
                         if top in ALLOWED and top not in allowed:
                             violations.append(f"{rel}:{lineno}: {folder}/ must not include {target}")
+                        if target.startswith(GPU_HEADERS) and not rel.startswith(GPU_FOLDER):
+                            violations.append(f"{rel}:{lineno}: only {GPU_FOLDER} may include {target} "
+                                              "(only the runner touches a GPU)")
                         for prefix, owners in RESTRICTED.items():
                             if target.startswith(prefix) and folder not in owners:
                                 violations.append(f"{rel}:{lineno}: only {', '.join(sorted(owners))}/ may include "

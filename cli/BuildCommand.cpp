@@ -1,0 +1,117 @@
+//===- BuildCommand.cpp - `cake build` ------------------------------------===//
+//
+// Until the lowering exists, `cake build` compiles CUDA source (.cu) with the
+// runner's build path: NVRTC in process, or nvcc + ptxas with --nvcc. It
+// prints the tool chain's diagnostics (mapped to the files and lines of #line
+// directives) and ptxas's per-kernel report, and writes PTX or a cubin.
+//
+//===----------------------------------------------------------------------===//
+#include "cli/Commands.h"
+#include "cli/CudaSupport.h"
+#include "cli/Input.h"
+#include "cli/JsonRenderer.h"
+#include "diagnostics/TextRenderer.h"
+
+#include <cxxopts.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+namespace cake::cli {
+namespace {
+
+int usage(const std::string &message) {
+  std::cerr << "cake build: " << message << "\n";
+  return UsageError;
+}
+
+} // namespace
+
+int runBuild(int argc, char **argv) {
+  cxxopts::Options o("cake build",
+                     "Compile a kernel to PTX or a cubin and print ptxas's report (registers, spills, stack,\n"
+                     "shared memory per kernel). Lowering CAKE IR is not implemented yet: FILE is CUDA\n"
+                     "source (.cu); errors are reported at the file and line its #line directives name.");
+  o.add_options()("o,output", "Write the result: FILE.ptx (PTX) or FILE.cubin (ELF)", cxxopts::value<std::string>())(
+      "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
+      "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
+      "h,help", "Show this help")("file", "Input file", cxxopts::value<std::string>());
+  addCudaOptions(o);
+  o.parse_positional({"file"});
+  o.positional_help("FILE");
+
+  cxxopts::ParseResult args;
+  try {
+    args = o.parse(argc, argv);
+  } catch (const cxxopts::exceptions::exception &e) {
+    return usage(std::string(e.what()) + " (see 'cake build --help')");
+  }
+  if (args.count("help")) {
+    std::cout << o.help();
+    return Success;
+  }
+  std::string format = args["format"].as<std::string>();
+  if (format != "text" && format != "json")
+    return usage("unknown format '" + format + "' (expected text or json)");
+  std::string color = args["color"].as<std::string>();
+  if (color != "auto" && color != "always" && color != "never")
+    return usage("unknown colour mode '" + color + "'");
+  if (!args.count("file"))
+    return usage("which file? (see 'cake build --help')");
+  std::string path = args["file"].as<std::string>();
+  CudaCompile cuda;
+  if (auto error = readCudaOptions(args, cuda))
+    return usage(*error);
+  std::string output;
+  if (args.count("output")) {
+    output = args["output"].as<std::string>();
+    std::string ext = std::filesystem::path(output).extension().string();
+    if (ext != ".ptx" && ext != ".cubin")
+      return usage("-o names a .ptx or a .cubin file, not '" + output + "'");
+  }
+  if (isCakeSource(path)) {
+    std::cerr << "cake build: lowering CAKE IR to CUDA is not implemented yet; 'cake build' compiles CUDA "
+                 "source (.cu) for now (use 'cake check "
+              << path << "' to check the IR)\n";
+    return UsageError;
+  }
+
+  std::string text;
+  if (auto error = readInput(path, text))
+    return usage(*error);
+  SourceManager sm;
+  FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, std::move(text));
+  runner::BuildResult result = compileCuda(sm, file, cuda);
+
+  if (result.success && !output.empty()) {
+    const std::string &bytes = output.ends_with(".ptx") ? result.ptx : result.cubin;
+    std::ofstream out(output, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(bytes.data(), static_cast<std::streamsize>(bytes.size())))
+      return usage(output + ": cannot write");
+  }
+
+  if (format == "json") {
+    nlohmann::ordered_json doc = diagnosticsToJson(sm, result.diagnostics);
+    nlohmann::ordered_json out;
+    out["version"] = doc["version"];
+    out["tool"] = result.tool;
+    out["target"] = std::string(targetName(cuda.build.target));
+    out["success"] = result.success;
+    out["diagnostics"] = doc["diagnostics"];
+    out["summary"] = doc["summary"];
+    out["kernels"] = ptxasToJson(result.report);
+    std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  } else {
+    bool useColor = color == "always" || (color == "auto" && shouldUseColor(STDERR_FILENO));
+    renderText(std::cerr, sm, result.diagnostics, TextStyle{useColor});
+    renderSummary(std::cerr, result.diagnostics);
+    if (!result.report.functions.empty() || result.success)
+      printPtxasReport(std::cout, result, cuda.build);
+    if (result.success && !output.empty())
+      std::cout << "wrote " << output << "\n";
+  }
+  return result.success && countErrors(result.diagnostics) == 0 ? Success : InputErrors;
+}
+
+} // namespace cake::cli

@@ -1,0 +1,702 @@
+//===- CudaRunner.cpp - The Runner on the CUDA driver API -----------------===//
+//
+// Part of CAKE. The driver is loaded at run time (dlopen of libcuda.so.1)
+// rather than linked: a binary linked against the toolkit's stub libcuda
+// would not even start on a machine without a driver, and every command of
+// `cake`, not just `cake run`, would fail there. The entry points are looked
+// up by the versioned names cuda.h maps them to (cuMemAlloc -> cuMemAlloc_v2),
+// so the calls below have exactly the ABI of the header they are compiled
+// against.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/runner/Build.h"
+#include "compiler/runner/Runner.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace cake::runner {
+namespace {
+
+#define CAKE_CU_STR2(x) #x
+#define CAKE_CU_STR(x) CAKE_CU_STR2(x)
+
+// Entry points without which there is no runner.
+#define CAKE_CU_REQUIRED(X)                                                                                            \
+  X(cuInit)                                                                                                            \
+  X(cuDriverGetVersion)                                                                                                \
+  X(cuGetErrorName)                                                                                                    \
+  X(cuGetErrorString)                                                                                                  \
+  X(cuDeviceGetCount)                                                                                                  \
+  X(cuDeviceGet)                                                                                                       \
+  X(cuDeviceGetName)                                                                                                   \
+  X(cuDeviceGetAttribute)                                                                                              \
+  X(cuDeviceTotalMem)                                                                                                  \
+  X(cuDevicePrimaryCtxRetain)                                                                                          \
+  X(cuDevicePrimaryCtxRelease)                                                                                         \
+  X(cuCtxSetCurrent)                                                                                                   \
+  X(cuModuleLoadDataEx)                                                                                                \
+  X(cuModuleUnload)                                                                                                    \
+  X(cuModuleGetFunction)                                                                                               \
+  X(cuFuncGetAttribute)                                                                                                \
+  X(cuFuncSetAttribute)                                                                                                \
+  X(cuLaunchKernel)                                                                                                    \
+  X(cuMemAlloc)                                                                                                        \
+  X(cuMemFree)                                                                                                         \
+  X(cuMemcpyHtoD)                                                                                                      \
+  X(cuMemcpyDtoH)                                                                                                      \
+  X(cuMemsetD8Async)                                                                                                   \
+  X(cuStreamCreate)                                                                                                    \
+  X(cuStreamDestroy)                                                                                                   \
+  X(cuStreamQuery)                                                                                                     \
+  X(cuEventCreate)                                                                                                     \
+  X(cuEventDestroy)                                                                                                    \
+  X(cuEventRecord)                                                                                                     \
+  X(cuEventQuery)                                                                                                      \
+  X(cuEventElapsedTime)
+
+// Entry points of newer drivers; a feature that needs one reports its absence.
+#define CAKE_CU_OPTIONAL(X)                                                                                            \
+  X(cuLaunchKernelEx)                                                                                                  \
+  X(cuTensorMapEncodeTiled)                                                                                            \
+  X(cuFuncGetParamInfo)
+
+struct Driver {
+  void *handle = nullptr;
+  std::string library;
+#define CAKE_CU_MEMBER(name) decltype(&::name) name = nullptr;
+  CAKE_CU_REQUIRED(CAKE_CU_MEMBER)
+  CAKE_CU_OPTIONAL(CAKE_CU_MEMBER)
+#undef CAKE_CU_MEMBER
+
+  std::string errorText(CUresult r) const {
+    const char *name = nullptr, *text = nullptr;
+    if (cuGetErrorName)
+      cuGetErrorName(r, &name);
+    if (cuGetErrorString)
+      cuGetErrorString(r, &text);
+    // The stub library answers nothing, not even for its own error.
+    if (!name && r == CUDA_ERROR_STUB_LIBRARY)
+      name = "CUDA_ERROR_STUB_LIBRARY";
+    std::string out = name ? name : "CUresult " + std::to_string(static_cast<int>(r));
+    if (text)
+      out += std::string(" (") + text + ")";
+    return out;
+  }
+};
+
+/// Loads the driver and runs cuInit once per process.
+Expected<Driver *> loadDriver() {
+  static std::once_flag once;
+  static Driver driver;
+  static Error failure;
+  static bool ok = false;
+  std::call_once(once, [] {
+    const char *override = std::getenv("CAKE_LIBCUDA");
+    driver.library = override && *override ? override : "libcuda.so.1";
+    driver.handle = dlopen(driver.library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!driver.handle) {
+      const char *why = dlerror();
+      failure = {Error::NoDriver, "the CUDA driver is not installed: " + std::string(why ? why : driver.library)};
+      return;
+    }
+#define CAKE_CU_LOAD(name)                                                                                             \
+  driver.name = reinterpret_cast<decltype(driver.name)>(dlsym(driver.handle, CAKE_CU_STR(name)));
+    CAKE_CU_REQUIRED(CAKE_CU_LOAD)
+    CAKE_CU_OPTIONAL(CAKE_CU_LOAD)
+#undef CAKE_CU_LOAD
+    // Drivers before CUDA 12.8 have only the first version, with the same
+    // signature.
+    if (!driver.cuEventElapsedTime)
+      driver.cuEventElapsedTime =
+          reinterpret_cast<decltype(driver.cuEventElapsedTime)>(dlsym(driver.handle, "cuEventElapsedTime"));
+#define CAKE_CU_CHECK(name)                                                                                            \
+  if (!driver.name) {                                                                                                  \
+    failure = {Error::NoDriver, "the CUDA driver " + driver.library +                                                  \
+                                    " lacks " CAKE_CU_STR(name) "; CAKE needs a driver for CUDA 12.4 or newer"};       \
+    return;                                                                                                            \
+  }
+    CAKE_CU_REQUIRED(CAKE_CU_CHECK)
+#undef CAKE_CU_CHECK
+    CUresult r = driver.cuInit(0);
+    if (r == CUDA_ERROR_STUB_LIBRARY) {
+      failure = {Error::NoDriver, "cuInit failed with " + driver.errorText(r) + ": " + driver.library +
+                                      " is the CUDA toolkit's stub library, not a driver"};
+      return;
+    }
+    if (r != CUDA_SUCCESS) {
+      failure = {Error::NoDevice, "cuInit failed with " + driver.errorText(r)};
+      return;
+    }
+    ok = true;
+  });
+  if (!ok)
+    return failure;
+  return &driver;
+}
+
+bool isStickyError(CUresult r) {
+  switch (r) {
+  case CUDA_ERROR_ILLEGAL_ADDRESS:
+  case CUDA_ERROR_LAUNCH_TIMEOUT:
+  case CUDA_ERROR_HARDWARE_STACK_ERROR:
+  case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+  case CUDA_ERROR_MISALIGNED_ADDRESS:
+  case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+  case CUDA_ERROR_INVALID_PC:
+  case CUDA_ERROR_LAUNCH_FAILED:
+  case CUDA_ERROR_ASSERT:
+  case CUDA_ERROR_ECC_UNCORRECTABLE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+using Clock = std::chrono::steady_clock;
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", s);
+  return buf;
+}
+
+std::string dims(const Dim3 &d) { return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z); }
+
+class CudaRunner final : public Runner {
+public:
+  CudaRunner(Driver &d, CUdevice dev, CUcontext ctx, CUstream stream, DeviceInfo info)
+      : d_(d), dev_(dev), ctx_(ctx), stream_(stream), info_(std::move(info)) {}
+
+  ~CudaRunner() override {
+    // After a timeout a kernel may still run: touching the context could
+    // block, so everything is left to the end of the process.
+    if (wedged_ || !ready() || !waitStream(defaultTimeout_, "the last launch"))
+      return;
+    for (CUevent e : events_)
+      d_.cuEventDestroy(e);
+    if (scratch_)
+      d_.cuMemFree(scratch_);
+    for (CUmodule m : modules_)
+      if (m)
+        d_.cuModuleUnload(m);
+    d_.cuStreamDestroy(stream_);
+    d_.cuDevicePrimaryCtxRelease(dev_);
+  }
+
+  const DeviceInfo &device() const override { return info_; }
+
+  void setDefaultTimeout(double s) override { defaultTimeout_ = s > 0 ? s : defaultTimeout_; }
+
+  Expected<ModuleId> loadModule(std::string_view image) override {
+    if (auto s = ready(); !s)
+      return s.error();
+    std::string copy(image); // PTX must end in NUL; std::string provides one
+    char errorLog[8192] = {}, infoLog[8192] = {};
+    CUjit_option keys[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+                           CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {errorLog, reinterpret_cast<void *>(uintptr_t(sizeof errorLog)), infoLog,
+                      reinterpret_cast<void *>(uintptr_t(sizeof infoLog))};
+    CUmodule module = nullptr;
+    CUresult r = d_.cuModuleLoadDataEx(&module, copy.c_str(), 4, keys, values);
+    if (r != CUDA_SUCCESS) {
+      Error e = fail(r, "cuModuleLoadDataEx");
+      if (r == CUDA_ERROR_NO_BINARY_FOR_GPU || r == CUDA_ERROR_INVALID_PTX || r == CUDA_ERROR_UNSUPPORTED_PTX_VERSION)
+        e.message += "; the module was built for another GPU or a newer CUDA than this driver (device " +
+                     std::to_string(info_.major) + "." + std::to_string(info_.minor) + ", driver " +
+                     std::to_string(info_.driverVersion) + ")";
+      if (errorLog[0])
+        e.message += ": " + std::string(errorLog);
+      return e;
+    }
+    modules_.push_back(module);
+    return ModuleId{static_cast<uint32_t>(modules_.size())};
+  }
+
+  Status unloadModule(ModuleId id) override {
+    if (auto s = ready(); !s)
+      return s;
+    CUmodule *m = moduleSlot(id);
+    if (!m || !*m)
+      return Error{Error::InvalidArgument, "no such module"};
+    if (auto s = waitStream(defaultTimeout_, "the launches before unloading a module"); !s)
+      return s;
+    for (auto it = functions_.begin(); it != functions_.end();)
+      it = it->first.first == id.value ? functions_.erase(it) : std::next(it);
+    CUresult r = d_.cuModuleUnload(*m);
+    *m = nullptr;
+    return check(r, "cuModuleUnload");
+  }
+
+  Expected<KernelAttributes> kernelAttributes(ModuleId module, std::string_view kernel) override {
+    if (auto s = ready(); !s)
+      return s.error();
+    auto f = function(module, kernel);
+    if (!f)
+      return f.error();
+    KernelAttributes a;
+    struct {
+      CUfunction_attribute attr;
+      int *out;
+    } queries[] = {{CU_FUNC_ATTRIBUTE_NUM_REGS, &a.registers},
+                   {CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &a.staticShared},
+                   {CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &a.localBytes},
+                   {CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, &a.constBytes},
+                   {CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &a.maxThreadsPerBlock},
+                   {CU_FUNC_ATTRIBUTE_PTX_VERSION, &a.ptxVersion},
+                   {CU_FUNC_ATTRIBUTE_BINARY_VERSION, &a.binaryVersion}};
+    for (auto &q : queries)
+      if (CUresult r = d_.cuFuncGetAttribute(q.out, q.attr, *f); r != CUDA_SUCCESS)
+        return fail(r, "cuFuncGetAttribute");
+    a.paramSizes = paramSizes(*f);
+    return a;
+  }
+
+  Status launch(ModuleId module, std::string_view kernel, const LaunchConfig &config, KernelParams &params) override {
+    if (auto s = ready(); !s)
+      return s;
+    auto f = function(module, kernel);
+    if (!f)
+      return f.error();
+    if (auto s = prepare(*f, kernel, config, params); !s)
+      return s;
+    return enqueue(*f, config, params);
+  }
+
+  Status synchronize(double timeoutSeconds) override {
+    if (auto s = ready(); !s)
+      return s;
+    return waitStream(timeoutSeconds < 0 ? defaultTimeout_ : timeoutSeconds, "the launched kernels");
+  }
+
+  Expected<Timing> time(ModuleId module, std::string_view kernel, const LaunchConfig &config, KernelParams &params,
+                        const TimingOptions &options) override {
+    if (auto s = ready(); !s)
+      return s.error();
+    if (options.repetitions < 1)
+      return Error{Error::InvalidArgument, "timing needs at least one repetition"};
+    auto f = function(module, kernel);
+    if (!f)
+      return f.error();
+    if (auto s = prepare(*f, kernel, config, params); !s)
+      return s.error();
+    std::string what = "kernel '" + baseName(kernel) + "'";
+    if (options.coldL2)
+      if (auto s = ensureScratch(); !s)
+        return s.error();
+    for (int i = 0; i < options.warmup; ++i) {
+      if (auto s = enqueue(*f, config, params); !s)
+        return s.error();
+      if (auto s = waitStream(options.timeoutSeconds, what + " (warm-up launch)"); !s)
+        return s.error();
+      if (options.progress)
+        options.progress(i + 1);
+    }
+    // Launches are enqueued in chunks, back to back, so that the GPU does not
+    // wait for the host between them; each stop event is waited for with the
+    // per-launch timeout, counted from the moment the previous one completed.
+    constexpr int kChunk = 32;
+    if (auto s = ensureEvents(2 * kChunk); !s)
+      return s.error();
+    std::vector<double> samples;
+    for (int done = 0; done < options.repetitions;) {
+      int n = std::min(kChunk, options.repetitions - done);
+      for (int i = 0; i < n; ++i) {
+        if (options.coldL2)
+          if (CUresult r = d_.cuMemsetD8Async(scratch_, static_cast<unsigned char>(done + i), scratchBytes_, stream_);
+              r != CUDA_SUCCESS)
+            return fail(r, "cuMemsetD8Async (L2 flush)");
+        if (CUresult r = d_.cuEventRecord(events_[2 * i], stream_); r != CUDA_SUCCESS)
+          return fail(r, "cuEventRecord");
+        if (auto s = enqueue(*f, config, params); !s)
+          return s.error();
+        if (CUresult r = d_.cuEventRecord(events_[2 * i + 1], stream_); r != CUDA_SUCCESS)
+          return fail(r, "cuEventRecord");
+      }
+      for (int i = 0; i < n; ++i) {
+        if (auto s = waitEvent(events_[2 * i + 1], options.timeoutSeconds, what); !s)
+          return s.error();
+        float ms = 0;
+        if (CUresult r = d_.cuEventElapsedTime(&ms, events_[2 * i], events_[2 * i + 1]); r != CUDA_SUCCESS)
+          return fail(r, "cuEventElapsedTime");
+        samples.push_back(ms);
+        if (options.progress)
+          options.progress(options.warmup + static_cast<int>(samples.size()));
+      }
+      done += n;
+    }
+    Timing t = summarizeTimings(std::move(samples));
+    t.coldL2 = options.coldL2;
+    return t;
+  }
+
+  Expected<DevicePtr> alloc(size_t bytes) override {
+    if (auto s = ready(); !s)
+      return s.error();
+    CUdeviceptr p = 0;
+    if (CUresult r = d_.cuMemAlloc(&p, bytes ? bytes : 1); r != CUDA_SUCCESS)
+      return fail(r, "cuMemAlloc of " + std::to_string(bytes) + " bytes");
+    return static_cast<DevicePtr>(p);
+  }
+
+  Status free(DevicePtr ptr) override {
+    if (auto s = ready(); !s)
+      return s;
+    if (auto s = waitStream(defaultTimeout_, "the launches before cuMemFree"); !s)
+      return s;
+    return check(d_.cuMemFree(static_cast<CUdeviceptr>(ptr)), "cuMemFree");
+  }
+
+  Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
+    if (auto s = ready(); !s)
+      return s;
+    if (auto s = waitStream(defaultTimeout_, "the launches before a copy"); !s)
+      return s;
+    return check(d_.cuMemcpyHtoD(static_cast<CUdeviceptr>(dst), src, bytes), "cuMemcpyHtoD");
+  }
+
+  Status copyToHost(void *dst, DevicePtr src, size_t bytes) override {
+    if (auto s = ready(); !s)
+      return s;
+    if (auto s = waitStream(defaultTimeout_, "the launches before a copy"); !s)
+      return s;
+    return check(d_.cuMemcpyDtoH(dst, static_cast<CUdeviceptr>(src), bytes), "cuMemcpyDtoH");
+  }
+
+  Status fill(DevicePtr dst, uint8_t byte, size_t bytes) override {
+    if (auto s = ready(); !s)
+      return s;
+    if (CUresult r = d_.cuMemsetD8Async(static_cast<CUdeviceptr>(dst), byte, bytes, stream_); r != CUDA_SUCCESS)
+      return fail(r, "cuMemsetD8Async");
+    return waitStream(defaultTimeout_, "cuMemsetD8Async");
+  }
+
+  Expected<TensorMap> encodeTensorMap(const TensorMapDesc &desc) override {
+    if (auto s = ready(); !s)
+      return s.error();
+    if (std::string why = validateTensorMap(desc); !why.empty())
+      return Error{Error::InvalidArgument, "invalid tensor map: " + why};
+    if (!d_.cuTensorMapEncodeTiled)
+      return Error{Error::Unsupported, "the CUDA driver has no cuTensorMapEncodeTiled (it needs CUDA 12.0 or newer)"};
+    if (info_.major < 9)
+      return Error{Error::Unsupported, "tensor maps (TMA) need compute capability 9.0 or newer; this GPU is " +
+                                           std::to_string(info_.major) + "." + std::to_string(info_.minor)};
+    CUtensorMapDataType type = desc.dtype == TensorDType::BF16  ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                               : desc.dtype == TensorDType::F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                                                : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    CUtensorMapSwizzle swizzle = desc.swizzle == Swizzle::B32    ? CU_TENSOR_MAP_SWIZZLE_32B
+                                 : desc.swizzle == Swizzle::B64  ? CU_TENSOR_MAP_SWIZZLE_64B
+                                 : desc.swizzle == Swizzle::B128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                                                 : CU_TENSOR_MAP_SWIZZLE_NONE;
+    cuuint64_t dims[5], strides[4];
+    cuuint32_t box[5], elementStrides[5];
+    for (uint32_t i = 0; i < desc.rank; ++i) {
+      dims[i] = desc.dims[i];
+      box[i] = desc.box[i];
+      elementStrides[i] = desc.elementStrides[i];
+      if (i > 0)
+        strides[i - 1] = desc.strides[i];
+    }
+    static_assert(sizeof(CUtensorMap) == sizeof(TensorMap) && alignof(CUtensorMap) <= alignof(TensorMap));
+    TensorMap map;
+    CUresult r = d_.cuTensorMapEncodeTiled(
+        reinterpret_cast<CUtensorMap *>(&map), type, desc.rank, reinterpret_cast<void *>(desc.address), dims, strides,
+        box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+        desc.l2Promotion128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B : CU_TENSOR_MAP_L2_PROMOTION_NONE,
+        desc.oobFillNan ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+      Error e = fail(r, "cuTensorMapEncodeTiled");
+      e.kind = Error::InvalidArgument;
+      return e;
+    }
+    return map;
+  }
+
+private:
+  /// Fails when the runner is wedged; makes the context current.
+  Status ready() {
+    if (wedged_)
+      return Error{Error::Wedged, wedgedWhy_};
+    if (CUresult r = d_.cuCtxSetCurrent(ctx_); r != CUDA_SUCCESS)
+      return fail(r, "cuCtxSetCurrent");
+    return Ok{};
+  }
+
+  Error fail(CUresult r, const std::string &what) {
+    Error e{Error::Driver, what + " failed with " + d_.errorText(r)};
+    if (isStickyError(r)) {
+      wedged_ = true;
+      wedgedWhy_ = "an earlier error left the CUDA context unusable (" + e.message + "); start a new process";
+      e.message += "; the CUDA context is unusable from now on";
+    }
+    return e;
+  }
+
+  Status check(CUresult r, const std::string &what) {
+    if (r == CUDA_SUCCESS)
+      return Ok{};
+    return fail(r, what);
+  }
+
+  /// Polls \p query until it stops saying CUDA_ERROR_NOT_READY, at most
+  /// \p timeout seconds.
+  template <class Query> Status poll(Query query, double timeout, const std::string &what) {
+    auto start = Clock::now();
+    auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout));
+    for (int spins = 0;; ++spins) {
+      CUresult r = query();
+      if (r == CUDA_SUCCESS)
+        return Ok{};
+      if (r != CUDA_ERROR_NOT_READY)
+        return fail(r, what);
+      if (Clock::now() >= deadline) {
+        wedged_ = true;
+        wedgedWhy_ = what + " ran past its " + seconds(timeout) +
+                     " timeout and may still be running; a running kernel cannot be stopped from inside the "
+                     "process, so this runner is unusable: run launches in a child process (cake run does)";
+        return Error{Error::Timeout, what + " did not finish within " + seconds(timeout)};
+      }
+      // Spin briefly (short kernels), then back off to at most 1 ms.
+      if (spins < 200)
+        std::this_thread::yield();
+      else
+        std::this_thread::sleep_for(std::chrono::microseconds(std::min(1000, 10 * (spins - 199))));
+    }
+  }
+
+  Status waitStream(double timeout, const std::string &what) {
+    return poll([&] { return d_.cuStreamQuery(stream_); }, timeout, what);
+  }
+
+  Status waitEvent(CUevent e, double timeout, const std::string &what) {
+    return poll([&] { return d_.cuEventQuery(e); }, timeout, what);
+  }
+
+  CUmodule *moduleSlot(ModuleId id) {
+    if (id.value == 0 || id.value > modules_.size())
+      return nullptr;
+    return &modules_[id.value - 1];
+  }
+
+  Expected<CUfunction> function(ModuleId id, std::string_view kernel) {
+    auto key = std::make_pair(id.value, std::string(kernel));
+    if (auto it = functions_.find(key); it != functions_.end())
+      return it->second;
+    CUmodule *m = moduleSlot(id);
+    if (!m || !*m)
+      return Error{Error::InvalidArgument, "no such module (was it unloaded?)"};
+    CUfunction f = nullptr;
+    CUresult r = d_.cuModuleGetFunction(&f, *m, key.second.c_str());
+    if (r == CUDA_ERROR_NOT_FOUND)
+      return Error{Error::InvalidArgument, "the module has no kernel named '" + key.second +
+                                               "' (C++ kernels have mangled names: declare the kernel extern \"C\" "
+                                               "or pass its mangled name)"};
+    if (r != CUDA_SUCCESS)
+      return fail(r, "cuModuleGetFunction");
+    functions_[key] = f;
+    return f;
+  }
+
+  std::vector<size_t> paramSizes(CUfunction f) {
+    std::vector<size_t> sizes;
+    if (!d_.cuFuncGetParamInfo)
+      return sizes;
+    for (size_t i = 0;; ++i) {
+      size_t offset = 0, size = 0;
+      if (d_.cuFuncGetParamInfo(f, i, &offset, &size) != CUDA_SUCCESS)
+        break;
+      sizes.push_back(size);
+    }
+    return sizes;
+  }
+
+  /// Checks the configuration and parameters against the kernel and the
+  /// device; opts the kernel into large dynamic shared memory and clusters.
+  Status prepare(CUfunction f, std::string_view kernel, const LaunchConfig &c, KernelParams &params) {
+    std::string k = "kernel '" + baseName(kernel) + "'";
+    if (c.grid.count() == 0 || c.block.count() == 0 || c.cluster.count() == 0)
+      return Error{Error::InvalidArgument, k + ": grid, block and cluster dimensions must be at least 1"};
+    if (c.block.count() > 1024)
+      return Error{Error::InvalidArgument, k + ": a block has at most 1024 threads, not " +
+                                               std::to_string(c.block.count()) + " (" + dims(c.block) + ")"};
+    if (c.grid.x % c.cluster.x || c.grid.y % c.cluster.y || c.grid.z % c.cluster.z)
+      return Error{Error::InvalidArgument,
+                   k + ": the grid " + dims(c.grid) + " is not a multiple of the cluster " + dims(c.cluster)};
+    // A kernel the driver reports no parameters for is not checked: old
+    // drivers and some images cannot say.
+    std::vector<size_t> expected = paramSizes(f);
+    if (!expected.empty()) {
+      bool same = expected.size() == params.count();
+      for (size_t i = 0; same && i < expected.size(); ++i)
+        same = expected[i] == params.size(i);
+      if (!same) {
+        auto list = [](auto sizeAt, size_t n) {
+          std::string s;
+          for (size_t i = 0; i < n; ++i)
+            s += (i ? ", " : "") + std::to_string(sizeAt(i));
+          return s;
+        };
+        return Error{Error::InvalidArgument, k + " takes " + std::to_string(expected.size()) + " parameters of " +
+                                                 list([&](size_t i) { return expected[i]; }, expected.size()) +
+                                                 " bytes; " + std::to_string(params.count()) + " were given, of " +
+                                                 list([&](size_t i) { return params.size(i); }, params.count()) +
+                                                 " bytes"};
+      }
+    }
+    int staticShared = 0;
+    d_.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+    if (uint64_t(c.dynamicShared) + uint64_t(staticShared) > info_.sharedPerBlockOptin)
+      return Error{Error::InvalidArgument, k + " asks for " + std::to_string(c.dynamicShared) +
+                                               " bytes of dynamic shared memory plus " + std::to_string(staticShared) +
+                                               " static; this GPU allows " + std::to_string(info_.sharedPerBlockOptin) +
+                                               " per block"};
+    if (c.dynamicShared > 48 * 1024 && c.dynamicShared > optedShared_[f]) {
+      if (CUresult r = d_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                             static_cast<int>(c.dynamicShared));
+          r != CUDA_SUCCESS)
+        return fail(r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+      optedShared_[f] = c.dynamicShared;
+    }
+    if (c.cluster.count() > 1) {
+      if (!info_.clusters || !d_.cuLaunchKernelEx)
+        return Error{Error::Unsupported, k + ": this GPU or driver cannot launch clusters (compute capability 9.0 "
+                                             "and CUDA 12 are needed)"};
+      if (c.cluster.count() > 8)
+        if (CUresult r = d_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+            r != CUDA_SUCCESS)
+          return fail(r, "cuFuncSetAttribute(NON_PORTABLE_CLUSTER_SIZE_ALLOWED)");
+    }
+    return Ok{};
+  }
+
+  Status enqueue(CUfunction f, const LaunchConfig &c, KernelParams &params) {
+    std::vector<void *> args = params.pointers();
+    void **argv = args.empty() ? nullptr : args.data();
+    if (d_.cuLaunchKernelEx) {
+      CUlaunchAttribute attr{};
+      attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+      attr.value.clusterDim.x = c.cluster.x;
+      attr.value.clusterDim.y = c.cluster.y;
+      attr.value.clusterDim.z = c.cluster.z;
+      CUlaunchConfig cfg{};
+      cfg.gridDimX = c.grid.x;
+      cfg.gridDimY = c.grid.y;
+      cfg.gridDimZ = c.grid.z;
+      cfg.blockDimX = c.block.x;
+      cfg.blockDimY = c.block.y;
+      cfg.blockDimZ = c.block.z;
+      cfg.sharedMemBytes = c.dynamicShared;
+      cfg.hStream = stream_;
+      cfg.attrs = c.cluster.count() > 1 ? &attr : nullptr;
+      cfg.numAttrs = c.cluster.count() > 1 ? 1 : 0;
+      return check(d_.cuLaunchKernelEx(&cfg, f, argv, nullptr), "cuLaunchKernelEx");
+    }
+    return check(d_.cuLaunchKernel(f, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.dynamicShared,
+                                   stream_, argv, nullptr),
+                 "cuLaunchKernel");
+  }
+
+  Status ensureEvents(size_t n) {
+    while (events_.size() < n) {
+      CUevent e = nullptr;
+      if (CUresult r = d_.cuEventCreate(&e, CU_EVENT_DEFAULT); r != CUDA_SUCCESS)
+        return fail(r, "cuEventCreate");
+      events_.push_back(e);
+    }
+    return Ok{};
+  }
+
+  /// A buffer of twice the L2 size (at least 8 MiB) that each cold-L2 launch
+  /// is preceded by a write of, which evicts the previous launch's lines.
+  Status ensureScratch() {
+    if (scratch_)
+      return Ok{};
+    size_t bytes = std::max<size_t>(size_t(2) * info_.l2Bytes, size_t(8) << 20);
+    if (CUresult r = d_.cuMemAlloc(&scratch_, bytes); r != CUDA_SUCCESS)
+      return fail(r, "cuMemAlloc of the L2 flush buffer");
+    scratchBytes_ = bytes;
+    return Ok{};
+  }
+
+  Driver &d_;
+  CUdevice dev_;
+  CUcontext ctx_;
+  CUstream stream_;
+  DeviceInfo info_;
+  std::vector<CUmodule> modules_;
+  std::map<std::pair<uint32_t, std::string>, CUfunction> functions_;
+  std::map<CUfunction, uint32_t> optedShared_;
+  std::vector<CUevent> events_;
+  CUdeviceptr scratch_ = 0;
+  size_t scratchBytes_ = 0;
+  double defaultTimeout_ = 10;
+  bool wedged_ = false;
+  std::string wedgedWhy_;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<Runner>> makeRunner(int ordinal) {
+  auto loaded = loadDriver();
+  if (!loaded)
+    return loaded.error();
+  Driver &d = **loaded;
+  int count = 0;
+  if (CUresult r = d.cuDeviceGetCount(&count); r != CUDA_SUCCESS)
+    return Error{Error::NoDevice, "cuDeviceGetCount failed with " + d.errorText(r)};
+  if (count == 0)
+    return Error{Error::NoDevice, "the CUDA driver sees no GPU"};
+  if (ordinal < 0 || ordinal >= count)
+    return Error{Error::NoDevice,
+                 "there is no GPU " + std::to_string(ordinal) + "; the CUDA driver sees " + std::to_string(count)};
+  CUdevice dev = 0;
+  if (CUresult r = d.cuDeviceGet(&dev, ordinal); r != CUDA_SUCCESS)
+    return Error{Error::NoDevice, "cuDeviceGet failed with " + d.errorText(r)};
+
+  DeviceInfo info;
+  info.ordinal = ordinal;
+  char name[256] = {};
+  d.cuDeviceGetName(name, sizeof name, dev);
+  info.name = name;
+  auto attr = [&](CUdevice_attribute a) {
+    int v = 0;
+    d.cuDeviceGetAttribute(&v, a, dev);
+    return v;
+  };
+  info.major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  info.minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  info.smCount = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info.l2Bytes = static_cast<uint32_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
+  info.sharedPerBlockOptin = static_cast<uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+  info.sharedPerSm = static_cast<uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));
+  info.clockKHz = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
+  info.clusters = attr(CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH) != 0;
+  size_t total = 0;
+  d.cuDeviceTotalMem(&total, dev);
+  info.globalMemoryBytes = total;
+  d.cuDriverGetVersion(&info.driverVersion);
+
+  CUcontext ctx = nullptr;
+  if (CUresult r = d.cuDevicePrimaryCtxRetain(&ctx, dev); r != CUDA_SUCCESS)
+    return Error{Error::NoDevice, "cuDevicePrimaryCtxRetain failed with " + d.errorText(r) +
+                                      " (is the GPU in exclusive-process mode and busy?)"};
+  if (CUresult r = d.cuCtxSetCurrent(ctx); r != CUDA_SUCCESS) {
+    d.cuDevicePrimaryCtxRelease(dev);
+    return Error{Error::Driver, "cuCtxSetCurrent failed with " + d.errorText(r)};
+  }
+  CUstream stream = nullptr;
+  if (CUresult r = d.cuStreamCreate(&stream, CU_STREAM_DEFAULT); r != CUDA_SUCCESS) {
+    d.cuDevicePrimaryCtxRelease(dev);
+    return Error{Error::Driver, "cuStreamCreate failed with " + d.errorText(r)};
+  }
+  return std::unique_ptr<Runner>(new CudaRunner(d, dev, ctx, stream, std::move(info)));
+}
+
+} // namespace cake::runner

@@ -1,0 +1,112 @@
+//===- Process.cpp - Running a tool as a child process --------------------===//
+#include "compiler/runner/Process.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <poll.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace cake::runner {
+
+std::string findProgram(const std::string &name, const std::vector<std::string> &fallbackDirs) {
+  namespace fs = std::filesystem;
+  auto executable = [](const fs::path &p) {
+    std::error_code ec;
+    return fs::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
+  };
+  if (name.find('/') != std::string::npos)
+    return executable(name) ? name : std::string();
+  if (const char *path = std::getenv("PATH")) {
+    std::string_view rest(path);
+    while (true) {
+      size_t colon = rest.find(':');
+      std::string_view dir = rest.substr(0, colon);
+      if (!dir.empty() && executable(fs::path(dir) / name))
+        return (fs::path(dir) / name).string();
+      if (colon == std::string_view::npos)
+        break;
+      rest.remove_prefix(colon + 1);
+    }
+  }
+  for (const std::string &dir : fallbackDirs)
+    if (executable(fs::path(dir) / name))
+      return (fs::path(dir) / name).string();
+  return {};
+}
+
+ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSeconds) {
+  ProcessResult result;
+  if (argv.empty()) {
+    result.output = "no program to run";
+    return result;
+  }
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    result.output = std::string("pipe: ") + std::strerror(errno);
+    return result;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  if (rc != 0) {
+    close(fds[0]);
+    result.output = argv[0] + ": cannot run: " + std::strerror(rc);
+    return result;
+  }
+  result.started = true;
+
+  using Clock = std::chrono::steady_clock;
+  auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeoutSeconds));
+  char buf[1 << 14];
+  bool open = true;
+  while (open) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      kill(pid, SIGKILL);
+      result.timedOut = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n < 0 && errno != EINTR)
+      break;
+    if (n <= 0)
+      continue;
+    ssize_t got = read(fds[0], buf, sizeof buf);
+    if (got > 0)
+      result.output.append(buf, static_cast<size_t>(got));
+    else if (got == 0 || errno != EINTR)
+      open = false;
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status))
+    result.exitCode = WEXITSTATUS(status);
+  else if (WIFSIGNALED(status))
+    result.signal = WTERMSIG(status);
+  return result;
+}
+
+} // namespace cake::runner

@@ -1,0 +1,30 @@
+//===- Process.h - Running a tool as a child process -----------*- C++ -*-===//
+//
+// Part of CAKE. Runs nvcc and ptxas for the ahead-of-time build: argv in,
+// exit status and the merged stdout/stderr out, with a wall-clock limit.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cake::runner {
+
+struct ProcessResult {
+  bool started = false;  ///< false: the program could not be run (see output)
+  bool timedOut = false; ///< killed after the limit
+  int exitCode = -1;     ///< the exit status, or -1 when killed by a signal
+  int signal = 0;        ///< the signal that ended it, 0 when none
+  std::string output;    ///< stdout and stderr, interleaved as written
+};
+
+/// Runs \p argv (argv[0] is a path or a name looked up on PATH), waits at most
+/// \p timeoutSeconds, then kills it (SIGKILL) and reports timedOut.
+ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSeconds);
+
+/// The first executable \p name on PATH, then in each of \p fallbackDirs; empty
+/// when none.
+std::string findProgram(const std::string &name, const std::vector<std::string> &fallbackDirs = {});
+
+} // namespace cake::runner
