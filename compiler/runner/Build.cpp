@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #if CAKE_HAVE_NVRTC
+#include <dlfcn.h>
 #include <nvrtc.h>
 #endif
 
@@ -82,9 +83,50 @@ bool nvrtcAvailable() { return CAKE_HAVE_NVRTC != 0; }
 
 #if CAKE_HAVE_NVRTC
 
+namespace {
+
+/// NVRTC, loaded on first use: linking it would make every `cake` command
+/// (check, fmt, lsp) pay for mapping a 100 MB library at start-up.
+struct Nvrtc {
+  void *handle = nullptr;
+  std::string error;
+#define CAKE_NVRTC_FUNCTIONS(X)                                                                                        \
+  X(Version) X(CreateProgram) X(CompileProgram) X(GetProgramLogSize) X(GetProgramLog) X(GetPTXSize) X(GetPTX)          \
+  X(GetCUBINSize) X(GetCUBIN) X(DestroyProgram) X(GetErrorString)
+#define X(f) decltype(&::nvrtc##f) f = nullptr;
+  CAKE_NVRTC_FUNCTIONS(X)
+#undef X
+};
+
+const Nvrtc &nvrtcLibrary() {
+  static const Nvrtc lib = [] {
+    Nvrtc l;
+    for (const char *path : {CAKE_NVRTC_LIBRARY, "libnvrtc.so.13", "libnvrtc.so"})
+      if ((l.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
+        break;
+    if (!l.handle) {
+      const char *why = dlerror();
+      l.error = std::string("NVRTC could not be loaded: ") + (why ? why : "unknown error");
+      return l;
+    }
+#define X(f)                                                                                                           \
+  if (!(l.f = reinterpret_cast<decltype(l.f)>(dlsym(l.handle, "nvrtc" #f))))                                           \
+    l.error = "NVRTC lacks nvrtc" #f;
+    CAKE_NVRTC_FUNCTIONS(X)
+#undef X
+    return l;
+  }();
+  return lib;
+}
+
+} // namespace
+
 std::string nvrtcVersion() {
+  const Nvrtc &api = nvrtcLibrary();
+  if (!api.error.empty())
+    return api.error;
   int major = 0, minor = 0;
-  if (::nvrtcVersion(&major, &minor) != NVRTC_SUCCESS)
+  if (api.Version(&major, &minor) != NVRTC_SUCCESS)
     return "NVRTC (version unknown)";
   return "NVRTC " + std::to_string(major) + "." + std::to_string(minor);
 }
@@ -97,13 +139,19 @@ BuildResult buildWithNvrtc(SourceManager &sm, FileId source, const BuildOptions 
   std::string text(sm.text(source));
   const std::string &name = sm.name(source);
 
+  const Nvrtc &api = nvrtcLibrary();
+  if (!api.error.empty()) {
+    r.diagnostics.push_back({"cuda.error", Severity::Error, {}, api.error, {}, {}});
+    r.seconds = secondsSince(start);
+    return r;
+  }
   nvrtcProgram program = nullptr;
-  nvrtcResult rc = nvrtcCreateProgram(&program, text.c_str(), name.c_str(), 0, nullptr, nullptr);
+  nvrtcResult rc = api.CreateProgram(&program, text.c_str(), name.c_str(), 0, nullptr, nullptr);
   if (rc != NVRTC_SUCCESS) {
     r.diagnostics.push_back({"cuda.error",
                              Severity::Error,
                              {},
-                             std::string("nvrtcCreateProgram failed: ") + nvrtcGetErrorString(rc),
+                             std::string("nvrtcCreateProgram failed: ") + api.GetErrorString(rc),
                              {},
                              {}});
     r.seconds = secondsSince(start);
@@ -117,29 +165,29 @@ BuildResult buildWithNvrtc(SourceManager &sm, FileId source, const BuildOptions 
   std::vector<const char *> argv;
   for (const std::string &o : opts)
     argv.push_back(o.c_str());
-  rc = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+  rc = api.CompileProgram(program, static_cast<int>(argv.size()), argv.data());
   r.success = rc == NVRTC_SUCCESS;
 
   size_t size = 0;
-  if (nvrtcGetProgramLogSize(program, &size) == NVRTC_SUCCESS && size > 1) {
+  if (api.GetProgramLogSize(program, &size) == NVRTC_SUCCESS && size > 1) {
     r.log.resize(size);
-    nvrtcGetProgramLog(program, r.log.data());
+    api.GetProgramLog(program, r.log.data());
     r.log.resize(size - 1); // the terminating NUL
   }
   // NVRTC keeps the PTX even when ptxas failed: it maps ptxas's PTX lines.
-  if (nvrtcGetPTXSize(program, &size) == NVRTC_SUCCESS && size > 1) {
+  if (api.GetPTXSize(program, &size) == NVRTC_SUCCESS && size > 1) {
     r.ptx.resize(size);
-    nvrtcGetPTX(program, r.ptx.data());
+    api.GetPTX(program, r.ptx.data());
     r.ptx.resize(size - 1);
   }
-  if (r.success && nvrtcGetCUBINSize(program, &size) == NVRTC_SUCCESS && size > 0) {
+  if (r.success && api.GetCUBINSize(program, &size) == NVRTC_SUCCESS && size > 0) {
     r.cubin.resize(size);
-    nvrtcGetCUBIN(program, r.cubin.data());
+    api.GetCUBIN(program, r.cubin.data());
   }
-  nvrtcDestroyProgram(&program);
+  api.DestroyProgram(&program);
   if (!r.success && rc != NVRTC_ERROR_COMPILATION)
     r.log += std::string(r.log.empty() || r.log.back() == '\n' ? "" : "\n") +
-             "nvrtc: error: " + nvrtcGetErrorString(rc) + "\n";
+             "nvrtc: error: " + api.GetErrorString(rc) + "\n";
   finish(r, mapper, r.log, r.log, source, options.target);
   r.seconds = secondsSince(start);
   return r;
