@@ -101,6 +101,11 @@ struct Nvrtc {
 const Nvrtc &nvrtcLibrary() {
   static const Nvrtc lib = [] {
     Nvrtc l;
+    // NVRTC 13 keeps compiled programs in the CUDA compute cache; a hit skips
+    // ptxas, and with it the report (registers, spills) CAKE surfaces, so a
+    // second build of the same source came back with no kernels. Unless the
+    // user chose otherwise, turn the cache off for this process.
+    setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0);
     for (const char *path : {CAKE_NVRTC_LIBRARY, "libnvrtc.so.13", "libnvrtc.so"})
       if ((l.handle = dlopen(path, RTLD_NOW | RTLD_LOCAL)))
         break;
