@@ -99,6 +99,9 @@ Expected<Driver *> loadDriver() {
   static Error failure;
   static bool ok = false;
   std::call_once(once, [] {
+    // Before the driver reads it: NVRTC's compute cache, shared with the
+    // driver, would skip ptxas and its report (see Build.cpp).
+    setenv("CUDA_CACHE_DISABLE", "1", /*overwrite=*/0);
     const char *override = std::getenv("CAKE_LIBCUDA");
     driver.library = override && *override ? override : "libcuda.so.1";
     driver.handle = dlopen(driver.library.c_str(), RTLD_NOW | RTLD_LOCAL);
