@@ -141,6 +141,14 @@ std::string validateTensorMap(const TensorMapDesc &d) {
   if (span && innerBytes > span)
     return "the box's inner dimension is " + std::to_string(innerBytes) + " bytes, more than the " +
            std::to_string(span) + "-byte swizzle span";
+  // A box lands in shared memory; the H200's driver rejected 256 KiB boxes and
+  // took 128 KiB ones (tests/gpu: TensorMapEncodeMatrix).
+  uint64_t boxBytes = elem;
+  for (uint32_t i = 0; i < d.rank; ++i)
+    boxBytes *= d.box[i];
+  if (boxBytes > t.smemPerBlock)
+    return "the box is " + std::to_string(boxBytes) + " bytes, more than the " + std::to_string(t.smemPerBlock) +
+           " bytes of shared memory it must land in";
   return {};
 }
 

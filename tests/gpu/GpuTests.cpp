@@ -272,7 +272,7 @@ void tensorMapEncodeMatrix() {
         uint32_t span = s == Swizzle::B32 ? 32 : s == Swizzle::B64 ? 64 : 128;
         for (uint32_t i = 0; i < rank; ++i) {
           d.dims[i] = i == 0 ? 256 : 16;
-          d.box[i] = i == 0 ? span / uint32_t(dtypeBytes(t)) : 8;
+          d.box[i] = i == 0 ? span / uint32_t(dtypeBytes(t)) : 4; // at most 64 KiB: a box lands in shared memory
         }
         d.setPackedStrides();
         auto map = gpu->encodeTensorMap(d);

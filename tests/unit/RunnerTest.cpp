@@ -530,6 +530,19 @@ TEST(TensorMap, Validation) {
   EXPECT_EQ(validateTensorMap(d), "the box of dimension 1 is 257 elements; it must be 1 to 256");
   d.rank = 6;
   EXPECT_EQ(validateTensorMap(d), "a tensor map has 1 to 5 dimensions, not 6");
+  // Regression (H200): a 5-D box of 256 KiB was refused by the driver; it
+  // must not fit the shared memory it lands in.
+  d = tile2d(TensorDType::BF16, Swizzle::B64, 32);
+  d.rank = 5;
+  for (int i = 2; i < 5; ++i) {
+    d.dims[i] = 16;
+    d.box[i] = 8;
+  }
+  d.box[1] = 8;
+  d.setPackedStrides();
+  EXPECT_EQ(validateTensorMap(d), "the box is 262144 bytes, more than the 232448 bytes of shared memory it must land in");
+  d.box[4] = 4;
+  EXPECT_EQ(validateTensorMap(d), "");
   // 5D, packed.
   TensorMapDesc five;
   five.dtype = TensorDType::F32;
