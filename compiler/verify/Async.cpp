@@ -39,14 +39,6 @@ using sema::Role;
 
 //===-- Helpers --------------------------------------------------------------===//
 
-struct Finding {
-  std::string code;
-  SourceRange range;
-  std::string message;
-  std::vector<Note> notes;
-  std::vector<Fix> fixes;
-};
-
 /// A piece of shared memory or a register tensor: a kernel-scope var (or
 /// register var) by name, or a ring slot member "s.a" of token "s"; with the
 /// scalar indices that are known (nullopt: a slice or a run-time value).
@@ -798,15 +790,7 @@ void checkAsync(const sema::Kernel &kernel, RuleContext &ctx) {
   std::vector<Finding> out;
   for (auto &[key, f] : findings)
     out.push_back(std::move(f));
-  std::sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
-    return std::tie(a.range.begin, a.range.end, a.code, a.message) <
-           std::tie(b.range.begin, b.range.end, b.code, b.message);
-  });
-  for (Finding &f : out) {
-    Diagnostic &d = ctx.sink.report(f.code, f.range, std::move(f.message));
-    d.notes = std::move(f.notes);
-    d.fixes = std::move(f.fixes);
-  }
+  emitFindings(ctx, std::move(out));
 }
 
 } // namespace cake::verify

@@ -41,28 +41,6 @@ using sema::Role;
 
 //===-- Shared helpers -------------------------------------------------------===//
 
-/// A finding collected before reporting, so that an analysis that visits a
-/// statement several times reports each cause once, in source order.
-struct Finding {
-  std::string code;
-  SourceRange range;
-  std::string message;
-  std::vector<Note> notes;
-  std::vector<Fix> fixes;
-};
-
-void emit(RuleContext &ctx, std::vector<Finding> &findings) {
-  std::sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
-    return std::tie(a.range.begin, a.range.end, a.code, a.message) <
-           std::tie(b.range.begin, b.range.end, b.code, b.message);
-  });
-  for (Finding &f : findings) {
-    Diagnostic &d = ctx.sink.report(f.code, f.range, std::move(f.message));
-    d.notes = std::move(f.notes);
-    d.fixes = std::move(f.fixes);
-  }
-}
-
 /// Visits the expressions written directly in \p s (not in nested blocks).
 void forEachExpr(const Stmt &s, const std::function<void(const Expr &)> &fn) {
   auto visit = [&](const ExprPtr &e) {
@@ -248,7 +226,7 @@ void checkRoles(const Kernel &kernel, RuleContext &ctx, std::set<const Ring *> &
       }
     }
   }
-  emit(ctx, findings);
+  emitFindings(ctx, std::move(findings));
 }
 
 //===-- ring.linear -----------------------------------------------------------===//
@@ -1389,7 +1367,7 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
   std::vector<Finding> out;
   for (auto &[call, f] : findings)
     out.push_back(std::move(f));
-  emit(ctx, out);
+  emitFindings(ctx, std::move(out));
 }
 
 } // namespace
@@ -1400,7 +1378,7 @@ void checkRings(const sema::Kernel &kernel, RuleContext &ctx) {
   std::vector<Finding> findings;
   for (const Role &role : kernel.roles)
     TokenWalker(kernel, role, ctx.sm, findings).run();
-  emit(ctx, findings);
+  emitFindings(ctx, std::move(findings));
   checkSimulated(kernel, ctx, misplaced);
 }
 

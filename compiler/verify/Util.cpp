@@ -1,6 +1,9 @@
 //===- Util.cpp - Shared helpers for the rule families --------------------===//
 #include "compiler/verify/Util.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace cake::verify {
 
 using namespace syntax;
@@ -117,6 +120,18 @@ const sema::Role *roleContaining(const Stmt &stmt, const sema::Kernel &kernel) {
     if (r.decl->body.range.begin <= stmt.range.begin && stmt.range.end <= r.decl->body.range.end)
       return &r;
   return nullptr;
+}
+
+void emitFindings(RuleContext &ctx, std::vector<Finding> findings) {
+  std::sort(findings.begin(), findings.end(), [](const Finding &a, const Finding &b) {
+    return std::tie(a.range.begin, a.range.end, a.code, a.message) <
+           std::tie(b.range.begin, b.range.end, b.code, b.message);
+  });
+  for (Finding &f : findings) {
+    Diagnostic &d = ctx.sink.report(f.code, f.range, std::move(f.message));
+    d.notes = std::move(f.notes);
+    d.fixes = std::move(f.fixes);
+  }
 }
 
 std::string_view textOf(const SourceManager &sm, SourceRange range) {

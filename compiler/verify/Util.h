@@ -14,6 +14,20 @@ struct RuleContext {
   DiagnosticSink &sink;
 };
 
+/// A finding collected before reporting, so that an analysis that visits a
+/// statement several times (loops, simulations) reports each cause once.
+struct Finding {
+  std::string code;
+  SourceRange range;
+  std::string message;
+  std::vector<Note> notes;
+  std::vector<Fix> fixes;
+};
+
+/// Reports \p findings in source order (then code and message), so the
+/// output does not depend on the order an analysis met them.
+void emitFindings(RuleContext &ctx, std::vector<Finding> findings);
+
 /// Visits every statement of \p block and of the blocks nested in it, in
 /// source order (pre-order).
 void forEachStmt(const syntax::Block &block, const std::function<void(const syntax::Stmt &)> &fn);
