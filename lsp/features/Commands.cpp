@@ -97,7 +97,7 @@ json executeCommand(State &state, const json &params) {
     return applyFix(state, params);
   if (command == "cake.compile" || command == "cake.run" || command == "cake.bench")
     throw LspError(ErrorCode::RequestFailed,
-                   command + ": CUDA code generation and the GPU runner are not implemented yet in this build");
+                   command + ": lowering CAKE IR to CUDA is not implemented yet in this build (the runner exists: cake build and cake run take CUDA source)");
   throw LspError(ErrorCode::InvalidParams, "unknown command '" + command + "'");
 }
 
