@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
+#include "cli/Options.h"
 #include "cli/CudaSupport.h"
 #include "cli/Input.h"
 #include "cli/JsonRenderer.h"
@@ -42,15 +43,8 @@ int runBuild(int argc, char **argv) {
   o.positional_help("FILE");
 
   cxxopts::ParseResult args;
-  try {
-    args = o.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception &e) {
-    return usage(std::string(e.what()) + " (see 'cake build --help')");
-  }
-  if (args.count("help")) {
-    std::cout << o.help();
-    return Success;
-  }
+  if (auto done = parseCommandLine(o, argc, argv, args))
+    return *done;
   std::string format = args["format"].as<std::string>();
   if (format != "text" && format != "json")
     return usage("unknown format '" + format + "' (expected text or json)");

@@ -1,5 +1,6 @@
 //===- CheckCommand.cpp - `cake check` ------------------------------------===//
 #include "cli/Commands.h"
+#include "cli/Options.h"
 #include "cli/Input.h"
 #include "cli/JsonRenderer.h"
 #include "cli/SarifRenderer.h"
@@ -74,15 +75,8 @@ int usage(const std::string &message) {
 int runCheck(int argc, char **argv) {
   cxxopts::Options options = makeOptions();
   cxxopts::ParseResult args;
-  try {
-    args = options.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception &e) {
-    return usage(std::string(e.what()) + " (see 'cake check --help')");
-  }
-  if (args.count("help")) {
-    std::cout << options.help();
-    return Success;
-  }
+  if (auto done = parseCommandLine(options, argc, argv, args))
+    return *done;
   std::string format = args["format"].as<std::string>();
   if (format != "text" && format != "json" && format != "sarif")
     return usage("unknown format '" + format + "' (expected text, json or sarif)");

@@ -1,5 +1,6 @@
 //===- CorpusCommand.cpp - `cake corpus` ----------------------------------===//
 #include "cli/Commands.h"
+#include "cli/Options.h"
 #include "compiler/driver/Corpus.h"
 
 #include <cxxopts.hpp>
@@ -17,16 +18,8 @@ int runCorpus(int argc, char **argv) {
   o.parse_positional({"dir"});
   o.positional_help("DIR");
   cxxopts::ParseResult args;
-  try {
-    args = o.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception &e) {
-    std::cerr << "cake corpus: " << e.what() << "\n";
-    return UsageError;
-  }
-  if (args.count("help")) {
-    std::cout << o.help();
-    return Success;
-  }
+  if (auto done = parseCommandLine(o, argc, argv, args))
+    return *done;
   std::string dir = args["dir"].as<std::string>();
   if (!std::filesystem::is_directory(dir)) {
     std::cerr << "cake corpus: " << dir << ": not a directory\n";

@@ -1,5 +1,6 @@
 //===- FmtCommand.cpp - `cake fmt` ----------------------------------------===//
 #include "cli/Commands.h"
+#include "cli/Options.h"
 #include "cli/Input.h"
 #include "compiler/syntax/Parser.h"
 #include "compiler/syntax/Printer.h"
@@ -30,16 +31,8 @@ cxxopts::Options makeOptions() {
 int runFmt(int argc, char **argv) {
   cxxopts::Options options = makeOptions();
   cxxopts::ParseResult args;
-  try {
-    args = options.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception &e) {
-    std::cerr << "cake fmt: " << e.what() << " (see 'cake fmt --help')\n";
-    return UsageError;
-  }
-  if (args.count("help")) {
-    std::cout << options.help();
-    return Success;
-  }
+  if (auto done = parseCommandLine(options, argc, argv, args))
+    return *done;
   bool inPlace = args.count("in-place"), check = args.count("check");
   std::vector<std::string> files{"-"};
   if (args.count("files"))

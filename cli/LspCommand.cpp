@@ -1,5 +1,6 @@
 //===- LspCommand.cpp - `cake lsp` ----------------------------------------===//
 #include "cli/Commands.h"
+#include "cli/Options.h"
 #include "lsp/Server.h"
 
 #include <cxxopts.hpp>
@@ -12,15 +13,9 @@ int runLsp(int argc, char **argv) {
                                  "Editors and agents start it and speak JSON-RPC; see docs/lsp-extensions.md.");
   o.add_options()("stdio", "Use standard input and output (the default and only transport)")("h,help",
                                                                                                "Show this help");
-  try {
-    if (o.parse(argc, argv).count("help")) {
-      std::cout << o.help();
-      return Success;
-    }
-  } catch (const cxxopts::exceptions::exception &e) {
-    std::cerr << "cake lsp: " << e.what() << "\n";
-    return UsageError;
-  }
+  cxxopts::ParseResult args;
+  if (auto done = parseCommandLine(o, argc, argv, args))
+    return *done;
   return lsp::runStdio();
 }
 

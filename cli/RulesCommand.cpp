@@ -1,5 +1,6 @@
 //===- RulesCommand.cpp - `cake rules` and `cake explain` -----------------===//
 #include "cli/Commands.h"
+#include "cli/Options.h"
 #include "cli/RuleDocs.h"
 #include "diagnostics/Catalog.h"
 
@@ -48,23 +49,16 @@ int runRules(int argc, char **argv) {
   cxxopts::Options o("cake rules", "List the rule catalog: code, severity, whether it has fix-its, title.");
   o.add_options()("format", "text or json", cxxopts::value<std::string>()->default_value("text"))(
       "h,help", "Show this help");
-  try {
-    auto args = o.parse(argc, argv);
-    if (args.count("help")) {
-      std::cout << o.help();
-      return Success;
-    }
-    std::string format = args["format"].as<std::string>();
-    if (format != "text" && format != "json") {
-      std::cerr << "cake rules: unknown format '" << format << "' (expected text or json)\n";
-      return UsageError;
-    }
-    format == "json" ? printJson(std::cout) : printText(std::cout);
-    return Success;
-  } catch (const cxxopts::exceptions::exception &e) {
-    std::cerr << "cake rules: " << e.what() << "\n";
+  cxxopts::ParseResult args;
+  if (auto done = parseCommandLine(o, argc, argv, args))
+    return *done;
+  std::string format = args["format"].as<std::string>();
+  if (format != "text" && format != "json") {
+    std::cerr << "cake rules: unknown format '" << format << "' (expected text or json)\n";
     return UsageError;
   }
+  format == "json" ? printJson(std::cout) : printText(std::cout);
+  return Success;
 }
 
 int runExplain(int argc, char **argv) {
@@ -72,32 +66,25 @@ int runExplain(int argc, char **argv) {
   o.add_options()("h,help", "Show this help")("code", "Rule code", cxxopts::value<std::string>());
   o.parse_positional({"code"});
   o.positional_help("CODE");
-  try {
-    auto args = o.parse(argc, argv);
-    if (args.count("help")) {
-      std::cout << o.help();
-      return Success;
-    }
-    if (!args.count("code")) {
-      std::cerr << "cake explain: which rule? (see 'cake rules')\n";
-      return UsageError;
-    }
-    std::string code = args["code"].as<std::string>();
-    const RuleInfo *rule = findRule(code);
-    if (!rule) {
-      std::cerr << "cake explain: unknown rule '" << code << "' (see 'cake rules')\n";
-      return UsageError;
-    }
-    std::string_view page = ruleDoc(code);
-    if (page.empty())
-      std::cout << "# " << rule->code << ": " << rule->title << "\n\n" << rule->rationale << "\n";
-    else
-      std::cout << page;
-    return Success;
-  } catch (const cxxopts::exceptions::exception &e) {
-    std::cerr << "cake explain: " << e.what() << "\n";
+  cxxopts::ParseResult args;
+  if (auto done = parseCommandLine(o, argc, argv, args))
+    return *done;
+  if (!args.count("code")) {
+    std::cerr << "cake explain: which rule? (see 'cake rules')\n";
     return UsageError;
   }
+  std::string code = args["code"].as<std::string>();
+  const RuleInfo *rule = findRule(code);
+  if (!rule) {
+    std::cerr << "cake explain: unknown rule '" << code << "' (see 'cake rules')\n";
+    return UsageError;
+  }
+  std::string_view page = ruleDoc(code);
+  if (page.empty())
+    std::cout << "# " << rule->code << ": " << rule->title << "\n\n" << rule->rationale << "\n";
+  else
+    std::cout << page;
+  return Success;
 }
 
 } // namespace cake::cli

@@ -20,6 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
+#include "compiler/runner/Process.h"
+#include "cli/Options.h"
 #include "cli/CudaSupport.h"
 #include "cli/Input.h"
 #include "compiler/runner/Runner.h"
@@ -569,28 +571,9 @@ int superviseChild(RunArgs &a) {
   std::string phase = "starting the GPU";
   auto deadline = Clock::now() + budget(phaseBudget);
   std::string pending;
-  bool open = true, killed = false;
-  while (open) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      kill(pid, SIGKILL);
-      killed = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (n < 0 && errno != EINTR)
-      break;
-    if (n <= 0)
-      continue;
-    char buf[512];
-    ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got <= 0) {
-      if (got == 0 || errno != EINTR)
-        open = false;
-      continue;
-    }
-    pending.append(buf, static_cast<size_t>(got));
+  bool killed = runner::drainWithDeadline(fds[0], pid, deadline, [&](std::string_view chunk) {
+    // The child reports each phase as a line: "<budget seconds> <what>".
+    pending += chunk;
     for (size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1)) {
       std::string line = pending.substr(0, nl);
       size_t space = line.find(' ');
@@ -598,7 +581,7 @@ int superviseChild(RunArgs &a) {
       phase = space == std::string::npos ? line : line.substr(space + 1);
       deadline = Clock::now() + budget(phaseBudget);
     }
-  }
+  });
   close(fds[0]);
 
   // The child closed the pipe by exiting; its exit may still take a moment
@@ -674,15 +657,8 @@ int runRun(int argc, char **argv) {
   o.positional_help("FILE");
 
   cxxopts::ParseResult args;
-  try {
-    args = o.parse(argc, argv);
-  } catch (const cxxopts::exceptions::exception &e) {
-    return usage(std::string(e.what()) + " (see 'cake run --help')");
-  }
-  if (args.count("help")) {
-    std::cout << o.help();
-    return Success;
-  }
+  if (auto done = parseCommandLine(o, argc, argv, args))
+    return *done;
   RunArgs a;
   if (!args.count("file"))
     return usage("which file? (see 'cake run --help')");

@@ -43,6 +43,30 @@ std::string findProgram(const std::string &name, const std::vector<std::string> 
   return {};
 }
 
+bool drainWithDeadline(int fd, pid_t pid, std::chrono::steady_clock::time_point &deadline,
+                       const std::function<void(std::string_view)> &onData) {
+  using Clock = std::chrono::steady_clock;
+  char buf[1 << 14];
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      kill(pid, SIGKILL);
+      return true;
+    }
+    pollfd p{fd, POLLIN, 0};
+    int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (n < 0 && errno != EINTR)
+      return false;
+    if (n <= 0)
+      continue;
+    ssize_t got = read(fd, buf, sizeof buf);
+    if (got > 0)
+      onData(std::string_view(buf, static_cast<size_t>(got)));
+    else if (got == 0 || errno != EINTR)
+      return false;
+  }
+}
+
 ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSeconds) {
   ProcessResult result;
   if (argv.empty()) {
@@ -77,27 +101,7 @@ ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSec
   using Clock = std::chrono::steady_clock;
   auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeoutSeconds));
-  char buf[1 << 14];
-  bool open = true;
-  while (open) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      kill(pid, SIGKILL);
-      result.timedOut = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (n < 0 && errno != EINTR)
-      break;
-    if (n <= 0)
-      continue;
-    ssize_t got = read(fds[0], buf, sizeof buf);
-    if (got > 0)
-      result.output.append(buf, static_cast<size_t>(got));
-    else if (got == 0 || errno != EINTR)
-      open = false;
-  }
+  result.timedOut = drainWithDeadline(fds[0], pid, deadline, [&](std::string_view chunk) { result.output += chunk; });
   close(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

@@ -6,7 +6,11 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <sys/types.h>
 #include <vector>
 
 namespace cake::runner {
@@ -22,6 +26,12 @@ struct ProcessResult {
 /// Runs \p argv (argv[0] is a path or a name looked up on PATH), waits at most
 /// \p timeoutSeconds, then kills it (SIGKILL) and reports timedOut.
 ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSeconds);
+
+/// Reads \p fd until it closes, handing each chunk to \p onData, which may
+/// move \p deadline (a child reporting progress). When the deadline passes,
+/// child \p pid is killed (SIGKILL) and the result is true.
+bool drainWithDeadline(int fd, pid_t pid, std::chrono::steady_clock::time_point &deadline,
+                       const std::function<void(std::string_view)> &onData);
 
 /// The first executable \p name on PATH, then in each of \p fallbackDirs; empty
 /// when none.

@@ -83,20 +83,9 @@ void forEachName(const Expr &e, const std::function<void(const Expr &)> &fn) {
 /// Whether \p s or a statement nested in it names \p name.
 bool mentions(const Stmt &s, std::string_view name) {
   bool found = false;
-  forEachExpr(s, [&](const Expr &e) { forEachName(e, [&](const Expr &n) { found |= n.text == name; }); });
-  auto block = [&](const Block &b) {
-    for (const StmtPtr &c : b.stmts)
-      found = found || mentions(*c, name);
-  };
-  if (auto *f = dyn_cast<ForStmt>(&s))
-    block(f->body);
-  if (auto *i = dyn_cast<IfStmt>(&s)) {
-    block(i->thenBody);
-    if (i->elseBody)
-      block(*i->elseBody);
-    if (i->elseIf)
-      found = found || mentions(*i->elseIf, name);
-  }
+  forEachStmt(s, [&](const Stmt &inner) {
+    forEachExpr(inner, [&](const Expr &e) { forEachName(e, [&](const Expr &n) { found |= n.text == name; }); });
+  });
   return found;
 }
 

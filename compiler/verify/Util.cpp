@@ -54,6 +54,8 @@ void forEachStmt(const Block &block, const std::function<void(const Stmt &)> &fn
     visitStmt(*s, fn);
 }
 
+void forEachStmt(const Stmt &stmt, const std::function<void(const Stmt &)> &fn) { visitStmt(stmt, fn); }
+
 void forEachCallShallow(const Stmt &s, const std::function<void(const Expr &)> &fn) {
   switch (s.kind) {
   case StmtKind::Let:
@@ -88,7 +90,7 @@ void forEachCall(const Block &block, const std::function<void(const Expr &)> &fn
 }
 
 void forEachCall(const Stmt &stmt, const std::function<void(const Expr &)> &fn) {
-  visitStmt(stmt, [&](const Stmt &s) { forEachCallShallow(s, fn); });
+  forEachStmt(stmt, [&](const Stmt &s) { forEachCallShallow(s, fn); });
 }
 
 const sema::OpInfo *opOf(const Expr &call, const sema::Kernel &kernel) {

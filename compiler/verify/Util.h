@@ -31,6 +31,9 @@ void emitFindings(RuleContext &ctx, std::vector<Finding> findings);
 /// Visits every statement of \p block and of the blocks nested in it, in
 /// source order (pre-order).
 void forEachStmt(const syntax::Block &block, const std::function<void(const syntax::Stmt &)> &fn);
+/// The same for \p stmt itself and everything nested in it (else-if chains
+/// included).
+void forEachStmt(const syntax::Stmt &stmt, const std::function<void(const syntax::Stmt &)> &fn);
 
 /// Visits every call in \p stmt (and in statements nested in it), in source
 /// order, innermost calls of an expression first.
