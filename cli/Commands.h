@@ -20,5 +20,6 @@ int runCorpus(int argc, char **argv);
 int runLsp(int argc, char **argv);
 int runBuild(int argc, char **argv);
 int runRun(int argc, char **argv);
+int runEmit(int argc, char **argv);
 
 } // namespace cake::cli

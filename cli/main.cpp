@@ -19,7 +19,8 @@ constexpr Command kCommands[] = {
     {"rules", "List the rule catalog", cake::cli::runRules},
     {"explain", "Print the page of a rule", cake::cli::runExplain},
     {"corpus", "Run the rule corpus gate", cake::cli::runCorpus},
-    {"build", "Compile a kernel (CUDA source for now) and print ptxas's report", cake::cli::runBuild},
+    {"emit", "Lower CAKE IR to CUDA C++", cake::cli::runEmit},
+    {"build", "Compile a kernel (CAKE IR or CUDA) and print ptxas's report", cake::cli::runBuild},
     {"run", "Launch a kernel on the GPU and time it", cake::cli::runRun},
     {"lsp", "Run the language server on stdin/stdout", cake::cli::runLsp},
 };

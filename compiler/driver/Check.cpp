@@ -15,7 +15,7 @@ CheckResult checkSource(const SourceManager &sm, FileId file, const CheckOptions
   if (!countErrors(result.diagnostics)) {
     DiagnosticSink sink(result.diagnostics);
     result.model = sema::analyze(result.module, sink, {options.target});
-    if (!countErrors(result.diagnostics))
+    if (options.verify && !countErrors(result.diagnostics))
       verify::verify(*result.model, sm, sink);
   }
   sortDiagnostics(result.diagnostics);

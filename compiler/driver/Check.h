@@ -19,6 +19,9 @@ namespace cake {
 struct CheckOptions {
   /// Overrides the target a kernel declares; nullopt keeps the declared one.
   std::optional<Target> target;
+  /// Run the verifier's rules (false only for `--no-verify`, which forces a
+  /// schedule past them, e.g. to watch it hang).
+  bool verify = true;
 };
 
 struct CheckResult {

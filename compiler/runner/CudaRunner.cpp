@@ -66,7 +66,9 @@ namespace {
 #define CAKE_CU_OPTIONAL(X)                                                                                            \
   X(cuLaunchKernelEx)                                                                                                  \
   X(cuTensorMapEncodeTiled)                                                                                            \
-  X(cuFuncGetParamInfo)
+  X(cuFuncGetParamInfo)                                                                                                \
+  X(cuMemHostAlloc)                                                                                                    \
+  X(cuMemHostGetDevicePointer)
 
 struct Driver {
   void *handle = nullptr;
@@ -347,6 +349,23 @@ public:
     if (CUresult r = d_.cuMemAlloc(&p, bytes ? bytes : 1); r != CUDA_SUCCESS)
       return fail(r, "cuMemAlloc of " + std::to_string(bytes) + " bytes");
     return static_cast<DevicePtr>(p);
+  }
+
+  Expected<MappedBuffer> allocMapped(size_t bytes) override {
+    if (auto s = ready(); !s)
+      return s.error();
+    if (!d_.cuMemHostAlloc || !d_.cuMemHostGetDevicePointer)
+      return Error{Error::Unsupported, "the driver lacks cuMemHostAlloc (mapped host memory)"};
+    MappedBuffer m;
+    if (CUresult r = d_.cuMemHostAlloc(&m.host, bytes ? bytes : 1, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+        r != CUDA_SUCCESS)
+      return fail(r, "cuMemHostAlloc of " + std::to_string(bytes) + " bytes");
+    std::memset(m.host, 0, bytes ? bytes : 1);
+    CUdeviceptr p = 0;
+    if (CUresult r = d_.cuMemHostGetDevicePointer(&p, m.host, 0); r != CUDA_SUCCESS)
+      return fail(r, "cuMemHostGetDevicePointer");
+    m.device = static_cast<DevicePtr>(p);
+    return m;
   }
 
   Status free(DevicePtr ptr) override {

@@ -112,6 +112,12 @@ struct LaunchConfig {
 /// A device address (CUdeviceptr).
 using DevicePtr = uint64_t;
 
+/// Host memory the device can address (Runner::allocMapped).
+struct MappedBuffer {
+  void *host = nullptr;
+  DevicePtr device = 0;
+};
+
 /// A loaded module (index into the Runner's table).
 struct ModuleId {
   uint32_t value = 0;
@@ -256,6 +262,11 @@ public:
 
   virtual Expected<DevicePtr> alloc(size_t bytes) = 0;
   virtual Status free(DevicePtr ptr) = 0;
+  /// Pinned host memory mapped into the device's address space, zeroed: the
+  /// GPU writes it directly and the host can read it even after a kernel
+  /// trapped and left the context unusable (the hang watchdog's record).
+  /// Freed with the Runner's context.
+  virtual Expected<MappedBuffer> allocMapped(size_t bytes) = 0;
   /// Copies wait (with the default timeout) for the launches before them.
   virtual Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) = 0;
   virtual Status copyToHost(void *dst, DevicePtr src, size_t bytes) = 0;

@@ -69,6 +69,12 @@ struct OpInfo {
   Issue issue;
   OpClass cls;
   std::string_view summary; ///< one line, for hover and completion
+  /// How the operation lowers to CUDA (compiler/lower/): a C++ expression
+  /// template over the operands $0, $1, ... for simple operations, "@" for
+  /// an operation with a lowering function of its own (compiler/lower/
+  /// registers one per "@" row, checked by a unit test), "" for none yet
+  /// (reported as lower.unsupported).
+  std::string_view lowering = {};
 };
 
 /// All operations, sorted by name.

@@ -396,6 +396,73 @@ __device__ __forceinline__ bool mbarrier_wait_parity_bounded(u32 bar, u32 parity
 }
 
 // ============================================================================
+// Support for generated code (compiler/lower/)
+// ============================================================================
+
+/// Ceiling division of non-negative integers.
+__host__ __device__ __forceinline__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
+
+/// The canonical shared-memory swizzle (docs/language.md 4.5) applied to an
+/// absolute .shared address inside a tile aligned to its swizzle repeat: the
+/// 16-byte chunk index is XORed with the row within each 8-row atom.
+template <int Bytes>
+__device__ __forceinline__ u32 swizzle(u32 addr) {
+  static_assert(Bytes == 0 || Bytes == 32 || Bytes == 64 || Bytes == 128, "swizzle: 0, 32, 64 or 128 bytes");
+  if constexpr (Bytes == 0) {
+    return addr;
+  } else {
+    constexpr u32 mask = Bytes == 128 ? 7u : Bytes == 64 ? 3u : 1u;
+    return addr ^ (((addr >> 7) & mask) << 4);
+  }
+}
+
+/// What a watched barrier wait that timed out leaves for the host (host-mapped
+/// memory, readable after the kernel traps). `site` indexes the lowering's
+/// table of wait sites (LoweredKernel::waits), which names the IR operation.
+struct HangRecord {
+  u32 hung;   ///< 0 until a wait times out; then 1 (the first one wins)
+  u32 site;
+  u32 parity;
+  u32 block_x, block_y, block_z;
+  u32 thread;
+  u32 barrier; ///< .shared address of the barrier
+  u64 waited_ns;
+};
+
+/// %globaltimer: nanoseconds.
+__device__ __forceinline__ u64 global_timer_ns() {
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+/// mbarrier_wait_parity with a deadline: after `timeout_ns` the first thread
+/// to give up records where it waited and every giving-up thread traps, so a
+/// schedule that would hang ends the launch with a located report instead.
+__device__ __noinline__ void watched_wait(u32 bar, u32 parity, HangRecord* record, u32 site, u64 timeout_ns) {
+  if (mbarrier_wait_parity_bounded(bar, parity, 64)) return;
+  const u64 start = global_timer_ns();
+  while (true) {
+    if (mbarrier_wait_parity_bounded(bar, parity, 256)) return;
+    const u64 now = global_timer_ns();
+    if (now - start > timeout_ns) {
+      if (atomicCAS(&record->hung, 0u, 1u) == 0u) {
+        record->site = site;
+        record->parity = parity;
+        record->block_x = blockIdx.x;
+        record->block_y = blockIdx.y;
+        record->block_z = blockIdx.z;
+        record->thread = threadIdx.x;
+        record->barrier = bar;
+        record->waited_ns = now - start;
+        __threadfence_system();
+      }
+      asm volatile("trap;");
+    }
+  }
+}
+
+// ============================================================================
 // Named barriers, warp sync
 // ============================================================================
 

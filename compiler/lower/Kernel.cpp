@@ -1,0 +1,420 @@
+//===- Kernel.cpp - The kernel frame: signature, layout, prologue, roles ---===//
+//
+// Part of CAKE. Lays out shared memory (barriers first, then ring stages and
+// buffers at their swizzle repeat), writes the kernel's signature (tensor
+// maps, pointers, size symbols, the hang record in watched builds), the
+// prologue (barrier initialization by thread 0, fence.mbarrier_init, one CTA
+// barrier) and the dispatch of warps to roles with their setmaxnreg.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lower/Lowerer.h"
+
+#include "compiler/verify/Util.h"
+
+#include <algorithm>
+
+namespace cake::lower {
+
+using namespace cake::syntax;
+using namespace cake::sema;
+
+//===-- CudaWriter ---------------------------------------------------------------===//
+
+void CudaWriter::at(SourceRange range) {
+  if (!range.file.valid())
+    return;
+  uint32_t line = sm_.lineColumn(range.file, range.begin).line;
+  if (line == irLine_)
+    return;
+  out_ << "#line " << line << " \"" << file_ << "\"\n";
+  irLine_ = line;
+}
+
+void CudaWriter::line(const std::string &text) {
+  out_ << std::string(size_t(2 * std::max(depth_, 0)), ' ') << text << "\n";
+  if (irLine_)
+    ++irLine_; // each emitted line advances the line the compiler attributes
+}
+
+//===-- Helpers --------------------------------------------------------------------===//
+
+std::string_view cxxElem(Elem e) {
+  switch (e) {
+  case Elem::BF16:
+  case Elem::FP16:
+    return "u16";
+  case Elem::FP32:
+  case Elem::TF32:
+    return "float";
+  case Elem::I32:
+    return "int";
+  case Elem::U32:
+    return "u32";
+  case Elem::I64:
+    return "long long";
+  case Elem::I8:
+  case Elem::E4M3:
+  case Elem::E5M2:
+    return "signed char";
+  case Elem::U8:
+    return "unsigned char";
+  case Elem::Bool:
+    return "bool";
+  case Elem::Mbarrier:
+    return "u64";
+  }
+  return "u32";
+}
+
+const RingLayout *SmemLayout::ring(std::string_view name) const {
+  for (const RingLayout &r : rings)
+    if (r.ring->name == name)
+      return &r;
+  return nullptr;
+}
+
+std::vector<int64_t> Val::viewShape() const {
+  std::vector<int64_t> s;
+  for (size_t i = 0; i < extent.size(); ++i)
+    if (kept[i])
+      s.push_back(extent[i]);
+  return s;
+}
+
+void Lowerer::unsupported(SourceRange range, const std::string &what) {
+  sink.report("lower.unsupported", range, what + " has no lowering yet");
+  failed = true;
+}
+
+const Val *Lowerer::lookup(std::string_view name) const {
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it)
+    if (auto f = it->find(name); f != it->end())
+      return &f->second;
+  return nullptr;
+}
+
+std::string Lowerer::barrierAddress(const RingLayout &r, bool full, const std::string &stage) const {
+  return "(cake_smem + " + std::to_string(full ? r.full : r.empty) + "u + 8u * (" + stage + "))";
+}
+
+std::string Lowerer::waitSite(SourceRange range, const std::string &what) {
+  out.waits.push_back(WaitSite{range, role ? role->role->name : "", what});
+  return std::to_string(out.waits.size() - 1);
+}
+
+void Lowerer::waitParity(const std::string &bar, const std::string &parity, SourceRange range,
+                         const std::string &what) {
+  if (opts.boundedWaits)
+    w.line("cake::rt::watched_wait(" + bar + ", " + parity + ", cake_hang, " + waitSite(range, what) + "u, " +
+           std::to_string(uint64_t(opts.hangTimeoutMs) * 1000000ull) + "ull);");
+  else
+    w.line("cake::rt::mbarrier_wait_parity(" + bar + ", " + parity + ");");
+}
+
+int Lowerer::tensorMap(const Val &global, const Val &shared, SourceRange at) {
+  (void)at;
+  TensorMapPlan plan;
+  plan.param = global.param->name;
+  plan.swizzle = shared.type->swizzle;
+  // The box: the shared view's shape aligned to the trailing dimensions of the
+  // parameter; a swizzled tile is copied one panel (swizzle bytes) at a time.
+  std::vector<int64_t> box = shared.viewShape();
+  size_t rank = global.param->type.dims.size();
+  plan.box.assign(rank, 1);
+  for (size_t i = 0; i < box.size() && i < rank; ++i)
+    plan.box[rank - 1 - i] = uint32_t(box[box.size() - 1 - i]);
+  if (plan.swizzle)
+    plan.box[rank - 1] = std::min<uint32_t>(plan.box[rank - 1], plan.swizzle / elemBytes(*shared.type->elem));
+  for (size_t i = 0; i < out.maps.size(); ++i)
+    if (out.maps[i].param == plan.param && out.maps[i].box == plan.box && out.maps[i].swizzle == plan.swizzle)
+      return int(i);
+  out.maps.push_back(plan);
+  return int(out.maps.size() - 1);
+}
+
+//===-- Layout ---------------------------------------------------------------------===//
+
+namespace {
+
+uint32_t alignUp(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+
+/// The alignment of a shared tile: its swizzle repeat (8 rows of the panel), 128 otherwise.
+uint32_t tileAlign(const Type &t) { return t.swizzle ? t.swizzle * 8 : 128; }
+
+bool roleUses(const Kernel &k, const Role &r, std::string_view op) {
+  bool found = false;
+  std::function<void(const Block &)> walk = [&](const Block &b) {
+    for (const StmtPtr &s : b.stmts) {
+      std::function<void(const Expr &)> visit = [&](const Expr &e) {
+        if (e.kind == ExprKind::Call)
+          if (auto it = k.ops.find(&e); it != k.ops.end() && it->second->name == op)
+            found = true;
+        for (const ExprPtr &c : e.operands)
+          if (c)
+            visit(*c);
+      };
+      switch (s->kind) {
+      case StmtKind::Let:
+        visit(*static_cast<const LetStmt &>(*s).value);
+        break;
+      case StmtKind::Var:
+        if (auto *init = static_cast<const VarStmt &>(*s).init.get())
+          visit(*init);
+        break;
+      case StmtKind::Assign:
+        visit(*static_cast<const AssignStmt &>(*s).value);
+        break;
+      case StmtKind::Expr:
+        visit(*static_cast<const ExprStmt &>(*s).expr);
+        break;
+      case StmtKind::For:
+        walk(static_cast<const ForStmt &>(*s).body);
+        break;
+      case StmtKind::If: {
+        const auto &i = static_cast<const IfStmt &>(*s);
+        visit(*i.cond);
+        walk(i.thenBody);
+        if (i.elseBody)
+          walk(*i.elseBody);
+        if (i.elseIf)
+          walk(Block{}); // else-if chains are rare in kernels; walked below
+        break;
+      }
+      default:
+        break;
+      }
+    }
+  };
+  walk(r.decl->body);
+  return found;
+}
+
+} // namespace
+
+static SmemLayout layoutSmem(const Kernel &k) {
+  SmemLayout L;
+  uint32_t off = 0;
+  // barriers first (8 bytes each)
+  for (const Ring &r : k.rings) {
+    RingLayout rl;
+    rl.ring = &r;
+    const Role *prod = k.role(r.producer);
+    const Role *cons = k.role(r.consumer);
+    rl.usesBarriers = !(prod && prod == cons && roleUses(k, *prod, "cp.async") && !roleUses(k, *prod, "tma.load"));
+    uint32_t stages = uint32_t(r.stages.value_or(1));
+    if (rl.usesBarriers) {
+      rl.full = off;
+      rl.empty = off + 8 * stages;
+      off += 16 * stages;
+      rl.fullCount = 1;
+      if (cons)
+        rl.emptyCount = cons->issue == IssueMode::Elect ? 1 : uint32_t(cons->warps().value_or(1));
+    }
+    L.rings.push_back(rl);
+  }
+  for (const Buffer &b : k.buffers)
+    if (b.type.elem == Elem::Mbarrier) {
+      L.buffers[b.name] = off;
+      off += 8 * uint32_t(b.type.elements().value_or(1));
+    }
+  off = alignUp(off, 1024);
+  for (RingLayout &rl : L.rings) {
+    uint32_t stageOff = 0, stageAlign = 128;
+    for (const Slot &s : rl.ring->slots) {
+      uint32_t a = tileAlign(s.type);
+      stageAlign = std::max(stageAlign, a);
+      stageOff = alignUp(stageOff, a);
+      rl.slotOffset[s.name] = stageOff;
+      stageOff += uint32_t(s.type.bytes().value_or(0));
+    }
+    rl.stageBytes = alignUp(stageOff, stageAlign);
+    off = alignUp(off, stageAlign);
+    rl.data = off;
+    off += rl.stageBytes * uint32_t(rl.ring->stages.value_or(1));
+  }
+  for (const Buffer &b : k.buffers)
+    if (b.type.space == Space::Shared && b.type.elem != Elem::Mbarrier) {
+      off = alignUp(off, tileAlign(b.type));
+      L.buffers[b.name] = off;
+      off += uint32_t(b.type.bytes().value_or(0));
+    }
+  L.bytes = off;
+  return L;
+}
+
+//===-- The kernel -----------------------------------------------------------------===//
+
+void Lowerer::signature(CudaWriter &outer) {
+  const KernelDecl &d = *k.decl;
+  outer.at(d.range);
+  outer.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(out.block) + ", " +
+             std::to_string(k.occupancy) + ") " + cxxName(out.name) + "(");
+  std::vector<std::string> params;
+  for (size_t i = 0; i < out.maps.size(); ++i) {
+    params.push_back("    const __grid_constant__ CUtensorMap cake_tmap" + std::to_string(i));
+    out.args.push_back(KernelArg{KernelArg::TensorMap, out.maps[i].param, i});
+  }
+  for (const Param &p : k.params) {
+    std::string elem(cxxElem(p.type.elem.value_or(Elem::U8)));
+    if (p.type.space == Space::Global) {
+      params.push_back("    " + elem + " *__restrict__ " + cxxName(p.name));
+      out.args.push_back(KernelArg{KernelArg::Pointer, p.name, 0});
+    } else {
+      params.push_back("    " + elem + " " + cxxName(p.name));
+      out.args.push_back(KernelArg{KernelArg::Scalar, p.name, 0});
+    }
+  }
+  for (const std::string &s : k.sizeSymbols) {
+    params.push_back("    int " + cxxName(s));
+    out.args.push_back(KernelArg{KernelArg::Size, s, 0});
+  }
+  if (opts.boundedWaits) {
+    params.push_back("    cake::rt::HangRecord *cake_hang");
+    out.args.push_back(KernelArg{KernelArg::HangRecord, "", 0});
+  }
+  if (params.empty())
+    outer.line(") {");
+  for (size_t i = 0; i < params.size(); ++i)
+    outer.line(params[i] + (i + 1 < params.size() ? "," : ") {"));
+}
+
+void Lowerer::run() {
+  out.name = k.decl->name.name;
+  out.kernel = &k;
+  out.block = uint32_t(k.block.value_or(0));
+  smem = layoutSmem(k);
+  out.dynamicShared = smem.bytes + 1024; // slack to align the base to the swizzle repeat
+  // derived named barriers start after the ids the kernel uses itself
+  verify::forEachCall(k.decl->body, [&](const Expr &call) {
+    std::string op = calleeName(call);
+    if (op == "bar.sync_id" || op == "bar.arrive_id")
+      if (auto args = positionalArgs(call); !args.empty())
+        if (auto id = constant(*args[0]))
+          nextBarrierId = std::max(nextBarrierId, int(*id) + 1);
+  });
+  push();
+  prologue();
+  // kernel-scope statements (lets, assumes), then the roles
+  for (const StmtPtr &s : k.decl->body.stmts)
+    if (s->kind == StmtKind::Let || s->kind == StmtKind::Assume)
+      stmt(*s);
+  w.line("const int cake_warp = int(cake::rt::warp_id());");
+  bool first = true;
+  for (const StmtPtr &s : k.decl->body.stmts)
+    if (s->kind == StmtKind::Role) {
+      roleBody(static_cast<const RoleStmt &>(*s), first);
+      first = false;
+    }
+  pop();
+}
+
+void Lowerer::prologue() {
+  w.line("extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];");
+  w.line("// shared memory: barriers at 0, data from 1024-aligned offsets (" + std::to_string(smem.bytes) +
+         " bytes)");
+  w.line("const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;");
+  bool barriers = false;
+  for (const RingLayout &r : smem.rings)
+    barriers |= r.usesBarriers;
+  for (const Buffer &b : k.buffers)
+    barriers |= b.type.elem == Elem::Mbarrier;
+  if (!barriers) {
+    w.line("__syncthreads();");
+    return;
+  }
+  w.open("if (threadIdx.x == 0)");
+  for (const RingLayout &r : smem.rings) {
+    if (!r.usesBarriers)
+      continue;
+    std::string stages = std::to_string(r.ring->stages.value_or(1));
+    w.open("for (int s = 0; s < " + stages + "; ++s)");
+    w.line("cake::rt::mbarrier_init(" + barrierAddress(r, true, "s") + ", " + std::to_string(r.fullCount) +
+           "); // " + r.ring->name + ".full");
+    w.line("cake::rt::mbarrier_init(" + barrierAddress(r, false, "s") + ", " + std::to_string(r.emptyCount) +
+           "); // " + r.ring->name + ".empty");
+    w.close();
+  }
+  for (const Buffer &b : k.buffers)
+    if (b.type.elem == Elem::Mbarrier) {
+      std::string n = std::to_string(b.type.elements().value_or(1));
+      w.open("for (int s = 0; s < " + n + "; ++s)");
+      w.line("cake::rt::mbarrier_init(cake_smem + " + std::to_string(smem.buffers.at(b.name)) + "u + 8u * s, " +
+             std::to_string(b.type.count.value_or(1)) + "); // " + b.name);
+      w.close();
+    }
+  if (k.target != Target::SM80)
+    w.line("cake::rt::fence_mbarrier_init();");
+  w.close();
+  w.line("__syncthreads();");
+}
+
+void Lowerer::roleBody(const RoleStmt &decl, bool first) {
+  const Role *r = k.role(decl.name.name);
+  RoleState state;
+  state.role = r;
+  role = &state;
+  int64_t begin = r->warpBegin.value_or(0), end = r->warpEnd.value_or(0);
+  w.at(decl.range);
+  w.open(std::string(first ? "" : "else ") + "if (cake_warp >= " + std::to_string(begin) + " && cake_warp < " +
+         std::to_string(end) + ")");
+  w.line("// role " + r->name + ": warps " + std::to_string(begin) + " .. " + std::to_string(end));
+  if (r->regs && k.target != Target::SM80) {
+    int64_t share = std::min<int64_t>(256, 65536 / (int64_t(out.block) * k.occupancy) / 8 * 8);
+    if (*r->regs < share)
+      w.line("cake::rt::setmaxnreg_dec<" + std::to_string(*r->regs) + ">();");
+    else if (*r->regs > share)
+      w.line("cake::rt::setmaxnreg_inc<" + std::to_string(*r->regs) + ">();");
+  }
+  w.line("const int cake_role_warp = cake_warp - " + std::to_string(begin) + ";");
+  w.line("(void)cake_role_warp;");
+  if (r->issue == IssueMode::Elect)
+    w.open("if (cake_role_warp == 0 && cake::rt::lane_id() == 0)");
+  else
+    w.open("");
+  push();
+  ringCursors(decl);
+  block(decl.body);
+  pop();
+  w.close();
+  w.close();
+  role = nullptr;
+}
+
+LoweredModule lowerModule(const SourceManager &sm, FileId file, const sema::Module &model,
+                          std::vector<Diagnostic> &diagnostics, const LowerOptions &options) {
+  LoweredModule result;
+  LowerOptions opts = options;
+  if (opts.lineFile.empty())
+    opts.lineFile = std::string(sm.name(file));
+  CudaWriter module(sm, opts.lineFile);
+  module.line("// Generated by cake from " + opts.lineFile + ". Do not edit: change the IR.");
+  module.line("#include \"cake_device.cuh\"");
+  module.line("using cake::rt::u16;");
+  module.line("using cake::rt::u32;");
+  module.line("using cake::rt::u64;");
+  module.line("");
+  DiagnosticSink sink(diagnostics);
+  for (const Kernel &k : model.kernels) {
+    LoweredKernel lk;
+    CudaWriter body(sm, opts.lineFile);
+    Lowerer lowerer(sm, k, model, body, sink, opts, lk);
+    lowerer.run();
+    lowerer.signature(module);
+    module.raw(body.str());
+    module.resync();
+    module.line("}");
+    module.line("");
+    result.kernels.push_back(std::move(lk));
+  }
+  result.source = module.str();
+  return result;
+}
+
+const LoweredKernel *LoweredModule::kernel(std::string_view name) const {
+  for (const LoweredKernel &k : kernels)
+    if (k.name == name)
+      return &k;
+  return nullptr;
+}
+
+} // namespace cake::lower

@@ -1,0 +1,226 @@
+//===- Lowerer.h - The lowering's internal state ---------------*- C++ -*-===//
+//
+// Part of CAKE. Shared by the files of compiler/lower/: the CUDA writer, the
+// values the lowering tracks for IR names (scalars, ring tokens, views of
+// shared and global memory, register fragments, schedules), the shared
+// memory layout, and the Lowerer that walks one kernel. Kernel.cpp lowers
+// the kernel frame (signature, layout, prologue, roles), Statements.cpp the
+// statements and scalar expressions, Values.cpp views and fragments, and
+// Ops.cpp the operations of the primitive table.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/lower/Lower.h"
+#include "compiler/sema/Ops.h"
+#include "diagnostics/Sink.h"
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <sstream>
+
+namespace cake::lower {
+
+//===-- Writing CUDA ----------------------------------------------------------===//
+
+/// Indented CUDA text with `#line` directives that follow the IR.
+class CudaWriter {
+public:
+  CudaWriter(const SourceManager &sm, std::string lineFile) : sm_(sm), file_(std::move(lineFile)) {}
+
+  /// Emits `#line` for the IR line holding \p range's start, when it differs
+  /// from the line the next generated line would be attributed to.
+  void at(SourceRange range);
+  void line(const std::string &text);
+  void open(const std::string &text) { line(text + " {"), ++depth_; }
+  void close(const std::string &suffix = "") { --depth_, line("}" + suffix); }
+  void raw(const std::string &text) { out_ << text; }
+  std::string str() const { return out_.str(); }
+  /// After raw(): the next line is attributed to nothing known.
+  void resync() { irLine_ = 0; }
+
+private:
+  const SourceManager &sm_;
+  std::string file_;
+  std::ostringstream out_;
+  int depth_ = 0;
+  uint32_t irLine_ = 0; ///< the IR line the next emitted line maps to (0: none)
+};
+
+//===-- Values ------------------------------------------------------------------===//
+
+/// How a register tensor is spread over the threads of its unit (language.md 4.6).
+enum class Layout { WgmmaAcc, MmaAcc, MmaA, MmaB };
+
+struct Val {
+  enum Kind { Scalar, Token, SharedView, GlobalView, Frag, Schedule, Tile, Event, Barrier } kind = Scalar;
+  std::string cxx; ///< Scalar: the C++ expression; Frag: the array; Barrier: u32 address
+
+  // Views (Shared, Global) and tokens.
+  const sema::Type *type = nullptr;   ///< the storage's declared type
+  std::string base;                   ///< Shared: u32 address of the storage (stage applied)
+  std::vector<std::string> origin;    ///< per storage dimension: the first index
+  std::vector<int64_t> extent;        ///< per storage dimension: the view's extent
+  std::vector<bool> kept;             ///< per storage dimension: sliced (kept) or indexed
+  bool corner = false;                ///< every index scalar (a copy's box origin)
+  const sema::Param *param = nullptr; ///< Global: the parameter
+  const sema::Ring *ring = nullptr;   ///< Token
+  std::string stage;                  ///< Token: C++ stage index
+  bool writeToken = false;
+
+  // Fragments.
+  Layout layout = Layout::WgmmaAcc;
+  std::vector<int64_t> shape;     ///< logical shape of the value
+  sema::Elem elem = sema::Elem::FP32;
+  std::string fragOffset = "0";  ///< WgmmaAcc column slices: C++ index of the first element
+  std::optional<sema::Elem> cast; ///< math.cast applied elementwise
+
+  // Schedules: one extent per dimension, with its name.
+  std::vector<std::pair<std::string, std::string>> dims;
+  std::string group; ///< C++ group size, "" for none
+  std::string total;
+
+  // Events: wgmma.retired(n), tma.store_read(n).
+  std::string event;
+  int64_t depth = 0;
+
+  /// The view's shape (kept dimensions).
+  std::vector<int64_t> viewShape() const;
+};
+
+inline Val scalarVal(std::string cxx) {
+  Val v;
+  v.cxx = std::move(cxx);
+  return v;
+}
+
+//===-- Shared memory layout --------------------------------------------------===//
+
+struct RingLayout {
+  const sema::Ring *ring = nullptr;
+  uint32_t full = 0, empty = 0;   ///< barrier offsets (stages x 8 bytes each)
+  uint32_t data = 0, stageBytes = 0;
+  std::map<std::string, uint32_t, std::less<>> slotOffset; ///< within a stage
+  bool usesBarriers = true;       ///< false for same-role cp.async rings
+  uint32_t fullCount = 1, emptyCount = 1;
+};
+
+struct SmemLayout {
+  std::vector<RingLayout> rings;
+  std::map<std::string, uint32_t, std::less<>> buffers; ///< data and raw barrier offsets
+  uint32_t bytes = 0;
+  const RingLayout *ring(std::string_view name) const;
+};
+
+//===-- The lowerer ---------------------------------------------------------------===//
+
+/// Per role: the unit, ring cursors and pending releases.
+struct RoleState {
+  const sema::Role *role = nullptr;
+  std::set<std::string> retiredRings;                 ///< released after wgmma.retired
+  std::map<std::string, int64_t> retiredDepth;        ///< the deepest n of those releases
+  std::vector<std::string> wgmmaAccs; ///< fragments to fence after wgmma waits
+  int barrierBase = 0;                ///< first derived named barrier id of the role
+};
+
+class Lowerer {
+public:
+  Lowerer(const SourceManager &sm, const sema::Kernel &kernel, const sema::Module &model, CudaWriter &w,
+          DiagnosticSink &sink, const LowerOptions &options, LoweredKernel &out)
+      : sm(sm), k(kernel), model(model), w(w), sink(sink), opts(options), out(out) {}
+
+  void run();
+
+  //--- shared by the files of compiler/lower ---
+  const SourceManager &sm;
+  const sema::Kernel &k;
+  const sema::Module &model;
+  CudaWriter &w;
+  DiagnosticSink &sink;
+  const LowerOptions &opts;
+  LoweredKernel &out;
+  SmemLayout smem;
+  RoleState *role = nullptr;
+  bool failed = false;
+
+  /// Reports lower.unsupported at \p range; the caller emits nothing for it.
+  void unsupported(SourceRange range, const std::string &what);
+
+  // Names in scope.
+  std::vector<std::map<std::string, Val, std::less<>>> scopes;
+  void push() { scopes.emplace_back(); }
+  void pop() { scopes.pop_back(); }
+  void bind(const std::string &name, Val v) { scopes.back()[name] = std::move(v); }
+  const Val *lookup(std::string_view name) const;
+  int fresh = 0;
+  std::string temp(std::string_view hint) { return "cake_" + std::string(hint) + std::to_string(fresh++); }
+
+  // Statements (Statements.cpp).
+  void block(const syntax::Block &b);
+  void stmt(const syntax::Stmt &s);
+  void forStmt(const syntax::ForStmt &f);
+  void varStmt(const syntax::VarStmt &v);
+  void assignStmt(const syntax::AssignStmt &a);
+  /// A scalar expression in C++, or nullopt after reporting why not.
+  std::optional<std::string> scalar(const syntax::Expr &e);
+  std::optional<int64_t> constant(const syntax::Expr &e) const;
+
+  // Values (Values.cpp).
+  std::optional<Val> value(const syntax::Expr &e);
+  std::optional<Val> view(const syntax::Expr &e);
+  std::string sharedAddress(const Val &v, const std::vector<std::string> &index) const;
+  std::string cxxName(std::string_view irName) const;
+  /// \p e as the canonical printer writes it, for messages.
+  std::string printed(const syntax::Expr &e) const;
+  std::optional<Val> fragSlice(const Val &base, const syntax::Expr &index);
+  void fragFill(const Val &frag, const syntax::Expr &value);
+
+  // Operations (Ops.cpp): statements that are calls, and calls with values.
+  void callStmt(const syntax::Expr &call);
+  std::optional<Val> callValue(const syntax::Expr &call, const sema::OpInfo &op);
+  bool ifWithSameRoleCommit(const syntax::Block &b) const;
+
+  // Kernel frame (Kernel.cpp).
+  void signature(CudaWriter &outer);
+  void prologue();
+  void roleBody(const syntax::RoleStmt &decl, bool first);
+  void ringCursors(const syntax::RoleStmt &decl);
+  /// Produce-ahead distance of a same-role cp.async ring (language.md 8.3).
+  std::optional<int64_t> produceAhead(const syntax::RoleStmt &decl, const sema::Ring &ring);
+  /// A slice `lo:hi` of a dimension of \p extent: the C++ start and the constant extent.
+  std::optional<std::pair<std::string, int64_t>> sliceBounds(const syntax::Expr &slice, int64_t extent);
+  std::map<std::string, int64_t, std::less<>> txBytes; ///< expect-tx per write token, from its copies
+  int tensorMap(const Val &global, const Val &shared, SourceRange at);
+  std::string waitSite(SourceRange range, const std::string &what);
+  std::string barrierAddress(const RingLayout &r, bool full, const std::string &stage) const;
+  uint32_t threadsOf(const sema::Role &r) const { return uint32_t(r.warps().value_or(0) * 32); }
+  /// \p count consecutive derived named-barrier ids for \p key (1..15, after
+  /// the ids the kernel names itself).
+  int allocBarriers(const std::string &key, int count);
+  std::map<std::string, int, std::less<>> barrierIds;
+  int nextBarrierId = 1;
+  /// Emits a wait for \p parity on the mbarrier at \p bar (bounded in
+  /// watched builds, reporting site \p what at \p range).
+  void waitParity(const std::string &bar, const std::string &parity, SourceRange range, const std::string &what);
+};
+
+/// Lowers one call of an operation marked "@" in the primitive table; returns
+/// its value (or an empty Scalar for a statement), nullopt after reporting.
+using OpLowering = std::optional<Val> (*)(Lowerer &, const syntax::Expr &call);
+using OpLowerings = std::map<std::string_view, OpLowering, std::less<>>;
+
+/// Every lowering function, by operation name. Each file of operations adds
+/// its own: Rings.cpp, Memory.cpp, Mma.cpp, Ops.cpp.
+const OpLowerings &opLowerings();
+void addRingLowerings(OpLowerings &table);
+void addMemoryLowerings(OpLowerings &table);
+void addMmaLowerings(OpLowerings &table);
+
+/// Releases queued behind wgmma groups that a `wgmma.wait(n)` retired (Rings.cpp).
+void drainRetired(Lowerer &L, int64_t n);
+
+/// The C++ type of one element in global memory.
+std::string_view cxxElem(sema::Elem e);
+
+} // namespace cake::lower

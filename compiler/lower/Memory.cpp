@@ -1,0 +1,328 @@
+//===- Memory.cpp - TMA, cp.async, global stores, raw mbarriers -----------===//
+//
+// Part of CAKE. TMA copies become one cp.async.bulk.tensor per panel of the
+// shared tile (inner box = swizzle bytes), over a tensor map the launcher
+// encodes (LoweredKernel::maps); a load into a ring slot adds its full box
+// bytes to the slot's expect-tx count. cp.async tiles are split into 16-byte
+// chunks over the threads named by `by =`, each chunk's destination
+// swizzled, clipped chunks zero-filled (src-size 0). Global stores of
+// accumulator fragments write bf16 pairs, predicated by the bounds with
+// `clip = true`.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lower/Lowerer.h"
+
+namespace cake::lower {
+
+using namespace cake::syntax;
+using namespace cake::sema;
+
+namespace {
+
+std::string dimCxx(Lowerer &L, const Dim &d) {
+  if (d.value)
+    return std::to_string(*d.value);
+  if (d.expr)
+    if (auto s = L.scalar(*d.expr))
+      return *s;
+  return L.cxxName(d.symbol);
+}
+
+std::string barrierAddress(const Val &b) {
+  std::string idx = b.origin.empty() ? "0" : b.origin[0];
+  return "(" + b.base + " + 8u * u32(" + idx + "))";
+}
+
+/// The shared operand's indices for panel \p p: zeros, then the panel's first column.
+std::vector<std::string> panelIndex(const Val &shared, int64_t p, int64_t panelElems) {
+  std::vector<std::string> idx(shared.viewShape().size(), "0");
+  if (!idx.empty())
+    idx.back() = std::to_string(p * panelElems);
+  return idx;
+}
+
+/// Emits one TMA instruction per panel of \p shared; \p emit gets the
+/// shared address and the coordinates (innermost first).
+bool forEachPanel(Lowerer &L, const Val &global, const Val &shared, SourceRange at,
+                  const std::function<void(const std::string &, const std::vector<std::string> &)> &emit) {
+  std::vector<int64_t> box = shared.viewShape();
+  if (box.empty()) {
+    L.unsupported(at, "a TMA copy of a scalar");
+    return false;
+  }
+  int64_t eb = elemBytes(*shared.type->elem);
+  int64_t inner = box.back(), panelElems = shared.type->swizzle ? shared.type->swizzle / eb : inner;
+  if (inner % panelElems) {
+    L.unsupported(at, "a TMA box whose inner extent is not a whole number of swizzle panels");
+    return false;
+  }
+  size_t rank = global.origin.size();
+  for (int64_t p = 0; p < inner / panelElems; ++p) {
+    std::vector<std::string> coords;
+    for (size_t i = rank; i-- > 0;) {
+      std::string c = global.origin[i];
+      if (i == rank - 1 && p)
+        c = "(" + c + " + " + std::to_string(p * panelElems) + ")";
+      coords.push_back(c);
+    }
+    emit(L.sharedAddress(shared, panelIndex(shared, p, panelElems)), coords);
+  }
+  return true;
+}
+
+std::string joinArgs(const std::vector<std::string> &v) {
+  std::string s;
+  for (const std::string &x : v)
+    s += ", " + x;
+  return s;
+}
+
+std::optional<Val> lowerTmaLoad(Lowerer &L, const Expr &call) {
+  auto args = positionalArgs(call);
+  auto src = L.view(*args[0]), dst = L.view(*args[1]);
+  if (!src || !dst)
+    return std::nullopt;
+  if (src->kind != Val::GlobalView || dst->kind != Val::SharedView) {
+    L.unsupported(call.range, "tma.load other than global to shared");
+    return std::nullopt;
+  }
+  if (keywordArg(call, "multicast")) {
+    L.unsupported(call.range, "tma.load with multicast");
+    return std::nullopt;
+  }
+  std::string bar;
+  if (const Expr *b = keywordArg(call, "barrier")) {
+    auto bv = L.view(*b);
+    if (!bv || bv->kind != Val::Barrier) {
+      L.unsupported(b->range, "this barrier operand");
+      return std::nullopt;
+    }
+    bar = barrierAddress(*bv);
+  } else if (dst->ring && dst->writeToken) {
+    const RingLayout *rl = L.smem.ring(dst->ring->name);
+    bar = L.barrierAddress(*rl, true, dst->stage);
+    int64_t bytes = int64_t(elemBytes(*dst->type->elem));
+    for (int64_t e : dst->viewShape())
+      bytes *= e;
+    L.txBytes[dst->cxx] += bytes;
+  } else {
+    L.unsupported(call.range, "a tma.load without a barrier or a ring slot");
+    return std::nullopt;
+  }
+  int map = L.tensorMap(*src, *dst, call.range);
+  size_t rank = src->origin.size();
+  forEachPanel(L, *src, *dst, call.range, [&](const std::string &smem, const std::vector<std::string> &c) {
+    L.w.line("cake::rt::tma_load_" + std::to_string(rank) + "d(" + smem + ", " + bar + ", &cake_tmap" +
+             std::to_string(map) + joinArgs(c) + ");");
+  });
+  return Val{};
+}
+
+std::optional<Val> lowerTmaStore(Lowerer &L, const Expr &call) {
+  auto args = positionalArgs(call);
+  auto src = L.view(*args[0]), dst = L.view(*args[1]);
+  if (!src || !dst)
+    return std::nullopt;
+  if (src->kind != Val::SharedView || dst->kind != Val::GlobalView) {
+    L.unsupported(call.range, "tma.store other than shared to global");
+    return std::nullopt;
+  }
+  int map = L.tensorMap(*dst, *src, call.range);
+  size_t rank = dst->origin.size();
+  forEachPanel(L, *dst, *src, call.range, [&](const std::string &smem, const std::vector<std::string> &c) {
+    L.w.line("cake::rt::tma_store_" + std::to_string(rank) + "d(&cake_tmap" + std::to_string(map) + ", " + smem +
+             joinArgs(c) + ");");
+  });
+  L.w.line("cake::rt::bulk_commit_group();");
+  return Val{};
+}
+
+std::optional<Val> lowerTmaStoreWait(Lowerer &L, const Expr &call) {
+  auto args = positionalArgs(call);
+  auto n = L.constant(*args[0]);
+  if (!n) {
+    L.unsupported(args[0]->range, "a tma.store_wait count that is not a constant");
+    return std::nullopt;
+  }
+  const Expr *complete = keywordArg(call, "complete");
+  bool full = complete && L.constant(*complete).value_or(0);
+  L.w.line(std::string("cake::rt::") + (full ? "bulk_wait_group<" : "bulk_wait_group_read<") +
+           std::to_string(*n) + ">();");
+  return Val{};
+}
+
+/// Element (row, col) of a 2-D global parameter as a C++ pointer expression.
+std::string globalElement(Lowerer &L, const Val &g, const std::string &row, const std::string &col) {
+  return "(" + g.base + " + size_t(" + row + ") * size_t(" + dimCxx(L, g.type->dims[1]) + ") + size_t(" + col +
+         "))";
+}
+
+std::optional<Val> lowerCpAsync(Lowerer &L, const Expr &call) {
+  auto args = positionalArgs(call);
+  auto src = L.view(*args[0]), dst = L.view(*args[1]);
+  if (!src || !dst)
+    return std::nullopt;
+  std::vector<int64_t> box = dst->viewShape();
+  if (src->kind != Val::GlobalView || dst->kind != Val::SharedView || src->origin.size() != 2 || box.size() != 2) {
+    L.unsupported(call.range, "cp.async other than a 2-D global tile into shared memory");
+    return std::nullopt;
+  }
+  const Expr *by = keywordArg(call, "by");
+  const Role *team = by && by->kind == ExprKind::Name ? L.k.role(by->text) : (L.role ? L.role->role : nullptr);
+  if (!team) {
+    L.unsupported(call.range, "cp.async without the role that copies (`by =`)");
+    return std::nullopt;
+  }
+  int64_t eb = elemBytes(*dst->type->elem), rowChunks = box[1] * eb / 16;
+  if (box[1] * eb % 16) {
+    L.unsupported(call.range, "cp.async of rows that are not whole 16-byte chunks");
+    return std::nullopt;
+  }
+  int64_t chunks = box[0] * rowChunks, threads = L.threadsOf(*team);
+  bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
+  std::string R = dimCxx(L, src->type->dims[0]), C = dimCxx(L, src->type->dims[1]);
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_i = 0; cake_i < " + std::to_string((chunks + threads - 1) / threads) + "; ++cake_i)");
+  L.w.line("const int cake_c = cake_i * " + std::to_string(threads) + " + (int(threadIdx.x) - " +
+           std::to_string(team->warpBegin.value_or(0) * 32) + ");");
+  if (chunks % threads)
+    L.w.line("if (cake_c >= " + std::to_string(chunks) + ") break;");
+  L.w.line("const int cake_r = cake_c / " + std::to_string(rowChunks) + ", cake_col = cake_c % " +
+           std::to_string(rowChunks) + " * " + std::to_string(16 / eb) + ";");
+  L.w.line("const int cake_gr = " + src->origin[0] + " + cake_r, cake_gc = " + src->origin[1] + " + cake_col;");
+  std::string dstAddr = L.sharedAddress(*dst, {"cake_r", "cake_col"});
+  L.w.line("const u32 cake_dst = cake::rt::swizzle<" + std::to_string(dst->type->swizzle) + ">(" + dstAddr + ");");
+  if (clip) {
+    L.w.line("const int cake_bytes = cake_gr < " + R + " && cake_gc < " + C + " ? min(16, (" + C +
+             " - cake_gc) * " + std::to_string(eb) + ") : 0;");
+    L.w.line("cake::rt::cp_async_cg<16>(cake_dst, cake_bytes ? " + globalElement(L, *src, "cake_gr", "cake_gc") +
+             " : " + src->base + ", cake_bytes);");
+  } else {
+    L.w.line("cake::rt::cp_async_cg<16>(cake_dst, " + globalElement(L, *src, "cake_gr", "cake_gc") + ");");
+  }
+  L.w.close();
+  return Val{};
+}
+
+std::optional<Val> lowerCpAsyncWait(Lowerer &L, const Expr &call) {
+  auto n = L.constant(*positionalArgs(call)[0]);
+  if (!n) {
+    L.unsupported(call.range, "a cp.async_wait count that is not a constant");
+    return std::nullopt;
+  }
+  L.w.line("cake::rt::cp_async_wait_group<" + std::to_string(*n) + ">();");
+  return Val{};
+}
+
+/// st.global of an mma.sync accumulator (cast to bf16 or fp16, or fp32).
+std::optional<Val> lowerStGlobal(Lowerer &L, const Expr &call) {
+  auto args = positionalArgs(call);
+  auto v = L.value(*args[0]);
+  auto dst = L.view(*args[1]);
+  if (!v || !dst)
+    return std::nullopt;
+  if (v->kind != Val::Frag || v->layout != Layout::MmaAcc || dst->kind != Val::GlobalView ||
+      dst->origin.size() != 2) {
+    L.unsupported(call.range, "st.global other than an mma.sync accumulator to a 2-D global tile");
+    return std::nullopt;
+  }
+  Elem out = v->cast.value_or(v->elem);
+  if (out != *dst->type->elem) {
+    L.unsupported(call.range, "st.global converting to an element type other than the destination's");
+    return std::nullopt;
+  }
+  bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
+  std::string R = dimCxx(L, dst->type->dims[0]), C = dimCxx(L, dst->type->dims[1]);
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_i = 0; cake_i < " + std::to_string(v->shape[0] / 16) + "; ++cake_i)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_j = 0; cake_j < " + std::to_string(v->shape[1] / 8) + "; ++cake_j)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("const int cake_r = " + dst->origin[0] + " + cake_i * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;");
+  L.w.line("const int cake_c = " + dst->origin[1] + " + cake_j * 8 + int(cake::rt::lane_id()) % 4 * 2;");
+  std::string a = v->cxx + "[cake_i][cake_j][cake_h * 2]", b = v->cxx + "[cake_i][cake_j][cake_h * 2 + 1]";
+  std::string ptr = globalElement(L, *dst, "cake_r", "cake_c");
+  if (clip)
+    L.w.open("if (cake_r < " + R + " && cake_c < " + C + ")");
+  else
+    L.w.open("");
+  if (out == Elem::FP32) {
+    L.w.line("*" + ptr + " = " + a + ";");
+    L.w.line("if (cake_c + 1 < " + C + ") " + ptr + "[1] = " + b + ";");
+  } else if (out == Elem::BF16 || out == Elem::FP16) {
+    std::string pack = out == Elem::BF16 ? "cake::rt::pack_bf16x2" : "cake::rt::pack_f16x2";
+    L.w.line("const u32 cake_p = " + pack + "(" + a + ", " + b + ");");
+    L.w.line("if (cake_c + 1 < " + C + " && (" + C + ") % 2 == 0) *reinterpret_cast<u32 *>(" + ptr +
+             ") = cake_p;");
+    L.w.line("else { " + ptr + "[0] = u16(cake_p & 0xffffu); if (cake_c + 1 < " + C + ") " + ptr +
+             "[1] = u16(cake_p >> 16); }");
+  } else {
+    L.unsupported(call.range, "st.global of this element type");
+  }
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  return Val{};
+}
+
+std::optional<Val> barrierOperand(Lowerer &L, const Expr &call, std::string &address) {
+  auto args = positionalArgs(call);
+  auto b = L.view(*args[0]);
+  if (!b || b->kind != Val::Barrier) {
+    L.unsupported(args[0]->range, "this barrier operand");
+    return std::nullopt;
+  }
+  address = barrierAddress(*b);
+  return b;
+}
+
+std::optional<Val> lowerMbarrierArriveExpectTx(Lowerer &L, const Expr &call) {
+  std::string bar;
+  const Expr *bytes = keywordArg(call, "bytes");
+  auto n = bytes ? L.scalar(*bytes) : std::nullopt;
+  if (!barrierOperand(L, call, bar) || !n)
+    return std::nullopt;
+  L.w.line("cake::rt::mbarrier_arrive_expect_tx(" + bar + ", " + *n + ");");
+  return Val{};
+}
+
+std::optional<Val> lowerMbarrierArrive(Lowerer &L, const Expr &call) {
+  std::string bar;
+  if (!barrierOperand(L, call, bar))
+    return std::nullopt;
+  if (keywordArg(call, "cta") || keywordArg(call, "count")) {
+    L.unsupported(call.range, "mbarrier.arrive with a count or a remote CTA");
+    return std::nullopt;
+  }
+  L.w.line("cake::rt::mbarrier_arrive(" + bar + ");");
+  return Val{};
+}
+
+std::optional<Val> lowerMbarrierWait(Lowerer &L, const Expr &call) {
+  std::string bar;
+  const Expr *parity = keywordArg(call, "parity");
+  auto p = parity ? L.scalar(*parity) : std::nullopt;
+  if (!barrierOperand(L, call, bar) || !p)
+    return std::nullopt;
+  auto args = positionalArgs(call);
+  L.waitParity(bar, "u32(" + *p + ")", call.range, "barrier " + L.printed(*args[0]) + " (a raw mbarrier wait)");
+  return Val{};
+}
+
+} // namespace
+
+void addMemoryLowerings(OpLowerings &t) {
+  t["tma.load"] = lowerTmaLoad;
+  t["tma.store"] = lowerTmaStore;
+  t["tma.store_wait"] = lowerTmaStoreWait;
+  t["cp.async"] = lowerCpAsync;
+  t["cp.async_wait"] = lowerCpAsyncWait;
+  t["st.global"] = lowerStGlobal;
+  t["mbarrier.arrive_expect_tx"] = lowerMbarrierArriveExpectTx;
+  t["mbarrier.arrive"] = lowerMbarrierArrive;
+  t["mbarrier.wait"] = lowerMbarrierWait;
+}
+
+} // namespace cake::lower

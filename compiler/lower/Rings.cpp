@@ -1,0 +1,290 @@
+//===- Rings.cpp - Ring cursors, tokens and deferred releases -------------===//
+//
+// Part of CAKE. Lowers R.produce / R.commit / R.consume / R.release as
+// language.md 8.3 derives them:
+//
+//  * Barrier rings: `full[S]` and `empty[S]` mbarriers. Each role keeps a
+//    (stage, phase) cursor per ring and side, carried through all its loops.
+//    produce waits on empty[stage] with parity phase ^ 1 (the first pass does
+//    not block); commit is one arrive.expect_tx on full[stage] with the bytes
+//    of the copies issued into the slot since produce (a complete-tx that
+//    lands first leaves the tx-count negative until then, which PTX allows);
+//    consume waits on full[stage] with parity phase; release arrives on
+//    empty[stage] once per consumer warp, now or, with `after =
+//    wgmma.retired(n)`, at the first wgmma.wait that retires the slot's group
+//    (a queue of (stage, group) pairs in registers).
+//  * Same-role cp.async rings: commit is cp.async.commit_group, consume is
+//    cp.async.wait_group(d - 1) plus a barrier over the role, where d is the
+//    produce-ahead distance; release and produce need no instruction.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lower/Lowerer.h"
+
+#include "compiler/verify/Util.h"
+
+namespace cake::lower {
+
+using namespace cake::syntax;
+using namespace cake::sema;
+
+namespace {
+
+std::string cursor(const Ring &r, bool produce, const char *what) {
+  return r.name + (produce ? "_p" : "_c") + what;
+}
+
+/// The ring a ring operation is called on (`ab.produce()` -> ab).
+const Ring *ringOf(Lowerer &L, const Expr &call) {
+  std::string callee = calleeName(call);
+  return L.k.ring(callee.substr(0, callee.find('.')));
+}
+
+const RingLayout &layoutOf(Lowerer &L, const Ring &r) { return *L.smem.ring(r.name); }
+
+void advance(Lowerer &L, const Ring &r, bool produce) {
+  std::string stage = cursor(r, produce, "stage"), phase = cursor(r, produce, "phase");
+  L.w.line("if (++" + stage + " == " + std::to_string(r.stages.value_or(1)) + ") { " + stage + " = 0; " + phase +
+           " ^= 1u; }");
+}
+
+/// `if (one thread of the unit)` for an arrive the unit makes once.
+std::string oneOfUnit(const Lowerer &L) {
+  switch (L.role->role->issue) {
+  case IssueMode::Elect:
+    return "";
+  case IssueMode::Warp:
+    return "if (cake::rt::lane_id() == 0) ";
+  case IssueMode::Warpgroup:
+    return "if (threadIdx.x % 128 == 0) ";
+  }
+  return "";
+}
+
+/// The barrier over a whole role, for same-role cp.async rings.
+void roleBarrier(Lowerer &L) {
+  const Role &r = *L.role->role;
+  if (L.threadsOf(r) == L.out.block)
+    L.w.line("__syncthreads();");
+  else
+    L.w.line("cake::rt::bar_sync(" + std::to_string(L.allocBarriers(r.name + ":role", 1)) + ", " +
+             std::to_string(L.threadsOf(r)) + ");");
+}
+
+Val token(Lowerer &L, const Ring &r, bool produce) {
+  Val t;
+  t.kind = Val::Token;
+  t.ring = &r;
+  t.writeToken = produce;
+  t.stage = L.temp(produce ? "put" : "get");
+  t.cxx = t.stage;
+  L.w.line("const int " + t.stage + " = " + cursor(r, produce, "stage") + ";");
+  return t;
+}
+
+std::optional<Val> lowerProduce(Lowerer &L, const Expr &call) {
+  const Ring *r = ringOf(L, call);
+  Val t = token(L, *r, true);
+  const RingLayout &rl = layoutOf(L, *r);
+  if (rl.usesBarriers)
+    L.waitParity(L.barrierAddress(rl, false, t.stage), cursor(*r, true, "phase") + " ^ 1u", call.range,
+                 "ring " + r->name + ": empty barrier (the producer waits for a free slot)");
+  advance(L, *r, true);
+  L.txBytes[t.cxx] = 0;
+  return t;
+}
+
+std::optional<Val> lowerCommit(Lowerer &L, const Expr &call) {
+  const Ring *r = ringOf(L, call);
+  auto args = positionalArgs(call);
+  auto t = L.value(*args[0]);
+  if (!t || t->kind != Val::Token)
+    return std::nullopt;
+  const RingLayout &rl = layoutOf(L, *r);
+  if (!rl.usesBarriers) {
+    L.w.line("cake::rt::cp_async_commit_group();");
+    return Val{};
+  }
+  int64_t bytes = L.txBytes[t->cxx];
+  if (bytes == 0) {
+    L.unsupported(call.range, "a commit of a slot filled without TMA");
+    return std::nullopt;
+  }
+  L.w.line(oneOfUnit(L) + "cake::rt::mbarrier_arrive_expect_tx(" + L.barrierAddress(rl, true, t->stage) + ", " +
+           std::to_string(bytes) + "u);");
+  return Val{};
+}
+
+std::optional<Val> lowerConsume(Lowerer &L, const Expr &call) {
+  const Ring *r = ringOf(L, call);
+  const RingLayout &rl = layoutOf(L, *r);
+  if (!rl.usesBarriers) {
+    auto d = L.produceAhead(*L.role->role->decl, *r);
+    if (!d || *d < 1) {
+      L.unsupported(call.range, "a same-role cp.async ring whose produce-ahead distance is not constant");
+      return std::nullopt;
+    }
+    L.w.line("cake::rt::cp_async_wait_group<" + std::to_string(*d - 1) + ">();");
+    roleBarrier(L);
+    Val t = token(L, *r, false);
+    advance(L, *r, false);
+    return t;
+  }
+  Val t = token(L, *r, false);
+  L.waitParity(L.barrierAddress(rl, true, t.stage), cursor(*r, false, "phase"), call.range,
+               "ring " + r->name + ": full barrier (the consumer waits for data)");
+  advance(L, *r, false);
+  return t;
+}
+
+void arriveEmpty(Lowerer &L, const RingLayout &rl, const std::string &stage) {
+  std::string bar = L.barrierAddress(rl, false, stage);
+  if (L.role->role->issue == IssueMode::Elect) {
+    L.w.line("cake::rt::mbarrier_arrive(" + bar + ");");
+    return;
+  }
+  // one arrive per warp, after every lane's reads
+  L.w.line("__syncwarp();");
+  L.w.line("if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive(" + bar + ");");
+}
+
+std::optional<Val> lowerRelease(Lowerer &L, const Expr &call) {
+  const Ring *r = ringOf(L, call);
+  auto args = positionalArgs(call);
+  auto t = L.value(*args[0]);
+  if (!t || t->kind != Val::Token)
+    return std::nullopt;
+  const RingLayout &rl = layoutOf(L, *r);
+  if (!rl.usesBarriers)
+    return Val{}; // the next consume's barrier orders the reads before the refill
+  const Expr *after = keywordArg(call, "after");
+  if (!after) {
+    arriveEmpty(L, rl, t->stage);
+    return Val{};
+  }
+  auto ev = L.value(*after);
+  if (!ev || ev->kind != Val::Event || ev->event != "wgmma.retired") {
+    L.unsupported(after->range, "this release event");
+    return std::nullopt;
+  }
+  // queue (stage, last group) until a wgmma.wait retires the group
+  std::string q = r->name + "_rq";
+  int64_t cap = ev->depth + 1;
+  L.w.line("#pragma unroll");
+  L.w.line("for (int cake_i = 0; cake_i < " + std::to_string(cap) + "; ++cake_i) if (cake_i == " + q +
+           "_n) { " + q + "_stage[cake_i] = " + t->stage + "; " + q + "_group[cake_i] = cake_wgmma_groups; }");
+  L.w.line("++" + q + "_n;");
+  return Val{};
+}
+
+} // namespace
+
+/// Releases queued behind wgmma groups that a `wgmma.wait(n)` just retired.
+void drainRetired(Lowerer &L, int64_t n) {
+  for (const std::string &name : L.role->retiredRings) {
+    const Ring *r = L.k.ring(name);
+    const RingLayout &rl = layoutOf(L, *r);
+    std::string q = name + "_rq";
+    int64_t cap = L.role->retiredDepth[name] + 1;
+    L.w.line("#pragma unroll");
+    L.w.open("for (int cake_i = 0; cake_i < " + std::to_string(cap) + "; ++cake_i)");
+    L.w.open("if (" + q + "_n > 0 && " + q + "_group[0] + " + std::to_string(n) + "u <= cake_wgmma_groups)");
+    arriveEmpty(L, rl, q + "_stage[0]");
+    L.w.line("#pragma unroll");
+    L.w.line("for (int cake_j = 0; cake_j + 1 < " + std::to_string(cap) + "; ++cake_j) { " + q +
+             "_stage[cake_j] = " + q + "_stage[cake_j + 1]; " + q + "_group[cake_j] = " + q +
+             "_group[cake_j + 1]; }");
+    L.w.line("--" + q + "_n;");
+    L.w.close();
+    L.w.close();
+  }
+}
+
+void Lowerer::ringCursors(const RoleStmt &decl) {
+  const std::string &me = decl.name.name;
+  for (const Ring &r : k.rings) {
+    if (r.producer == me)
+      w.line("int " + cursor(r, true, "stage") + " = 0; u32 " + cursor(r, true, "phase") + " = 0;");
+    if (r.consumer == me)
+      w.line("int " + cursor(r, false, "stage") + " = 0; u32 " + cursor(r, false, "phase") + " = 0;");
+  }
+  // rings released after wgmma groups retire
+  verify::forEachCall(decl.body, [&](const Expr &call) {
+    std::string op = calleeName(call);
+    if (!op.ends_with(".release"))
+      return;
+    const Expr *after = keywordArg(call, "after");
+    if (!after || calleeName(*after) != "wgmma.retired")
+      return;
+    std::string ring = op.substr(0, op.find('.'));
+    auto args = positionalArgs(*after);
+    int64_t depth = args.empty() ? 0 : constant(*args[0]).value_or(0);
+    role->retiredRings.insert(ring);
+    role->retiredDepth[ring] = std::max(role->retiredDepth[ring], depth);
+  });
+  if (!role->retiredRings.empty())
+    w.line("u32 cake_wgmma_groups = 0;");
+  for (const std::string &ring : role->retiredRings) {
+    std::string cap = std::to_string(role->retiredDepth[ring] + 1), q = ring + "_rq";
+    w.line("int " + q + "_stage[" + cap + "]; u32 " + q + "_group[" + cap + "]; int " + q + "_n = 0;");
+  }
+}
+
+std::optional<int64_t> Lowerer::produceAhead(const RoleStmt &decl, const Ring &ring) {
+  // produces issued before the role's first consume of the ring
+  int64_t count = 0;
+  std::string produce = ring.name + ".produce", consume = ring.name + ".consume";
+  std::function<std::optional<bool>(const Block &, int64_t)> walk = [&](const Block &b,
+                                                                        int64_t times) -> std::optional<bool> {
+    for (const StmtPtr &s : b.stmts) {
+      bool consumes = false;
+      int64_t produces = 0;
+      verify::forEachCall(*s, [&](const Expr &c) {
+        std::string op = calleeName(c);
+        consumes |= op == consume;
+        produces += op == produce;
+      });
+      if (!consumes) {
+        if (produces && s->kind == StmtKind::For) {
+          const auto &f = static_cast<const ForStmt &>(*s);
+          const Expr &it = *f.iterable;
+          if (it.kind != ExprKind::Binary || it.op != Tok::DotDot)
+            return std::nullopt;
+          auto lo = constant(*it.operands[0]), hi = constant(*it.operands[1]);
+          if (!lo || !hi)
+            return std::nullopt;
+          if (!walk(f.body, times * std::max<int64_t>(0, *hi - *lo)))
+            return std::nullopt;
+        } else {
+          count += produces * times;
+        }
+        continue;
+      }
+      return true; // reached the first consume
+    }
+    return false;
+  };
+  if (!walk(decl.body, 1))
+    return std::nullopt;
+  return count;
+}
+
+bool Lowerer::ifWithSameRoleCommit(const Block &b) const {
+  bool found = false;
+  verify::forEachCall(b, [&](const Expr &call) {
+    std::string op = calleeName(call);
+    if (!op.ends_with(".commit"))
+      return;
+    if (const RingLayout *rl = smem.ring(op.substr(0, op.find('.'))); rl && !rl->usesBarriers)
+      found = true;
+  });
+  return found;
+}
+
+void addRingLowerings(OpLowerings &t) {
+  t["ring.produce"] = lowerProduce;
+  t["ring.commit"] = lowerCommit;
+  t["ring.consume"] = lowerConsume;
+  t["ring.release"] = lowerRelease;
+}
+
+} // namespace cake::lower

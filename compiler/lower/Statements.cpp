@@ -1,0 +1,275 @@
+//===- Statements.cpp - Statements and scalar expressions -----------------===//
+//
+// Part of CAKE. Lowers control flow (for, if), lets and vars, assignments and
+// scalar expressions. Scalars are C++ `int` (indices and sizes fit in 32 bits:
+// the launcher checks) or `bool`; register tensors are arrays laid out by the
+// operation that first writes them (Values.cpp).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lower/Lowerer.h"
+
+#include "compiler/syntax/Printer.h"
+#include "compiler/syntax/Token.h"
+
+namespace cake::lower {
+
+using namespace cake::syntax;
+using namespace cake::sema;
+
+namespace {
+
+const std::set<std::string, std::less<>> &cxxKeywords() {
+  static const std::set<std::string, std::less<>> words = {
+      "auto",   "bool",     "break",  "case",   "char",     "class",    "const",  "continue", "default",
+      "delete", "do",       "double", "else",   "enum",     "extern",   "float",  "for",      "goto",
+      "if",     "inline",   "int",    "long",   "new",      "operator", "private", "public",  "register",
+      "return", "short",    "signed", "sizeof", "static",   "struct",   "switch", "template", "this",
+      "throw",  "try",      "typedef", "union", "unsigned", "using",    "virtual", "void",    "volatile",
+      "while",  "u16",      "u32",    "u64",    "min",      "max",      "asm",    "namespace", "typename"};
+  return words;
+}
+
+} // namespace
+
+std::string Lowerer::cxxName(std::string_view irName) const {
+  std::string n(irName);
+  if (cxxKeywords().count(n) || n.starts_with("cake_"))
+    n += "_";
+  return n;
+}
+
+std::string Lowerer::printed(const Expr &e) const { return print(e); }
+
+std::optional<int64_t> Lowerer::constant(const Expr &e) const {
+  return evalWith(e, [&](const std::string &name) -> std::optional<int64_t> {
+    if (const Val *v = lookup(name); v && v->kind == Val::Scalar) {
+      // a let bound to a constant is written as its value
+      if (!v->cxx.empty() && (std::isdigit(uint8_t(v->cxx[0])) || v->cxx[0] == '-'))
+        return std::stoll(v->cxx);
+      return std::nullopt;
+    }
+    if (auto it = k.consts.find(name); it != k.consts.end())
+      return it->second;
+    return std::nullopt;
+  });
+}
+
+//===-- Scalar expressions ----------------------------------------------------===//
+
+std::optional<std::string> Lowerer::scalar(const Expr &e) {
+  if (auto c = constant(e))
+    return std::to_string(*c);
+  switch (e.kind) {
+  case ExprKind::Bool:
+    return e.text;
+  case ExprKind::Number:
+    return e.text;
+  case ExprKind::Paren:
+    if (auto x = scalar(*e.operands[0]))
+      return "(" + *x + ")";
+    return std::nullopt;
+  case ExprKind::Name: {
+    if (const Val *v = lookup(e.text)) {
+      if (v->kind == Val::Scalar)
+        return v->cxx;
+      unsupported(e.range, "'" + e.text + "' as a scalar");
+      return std::nullopt;
+    }
+    if (k.sizeSymbols.count(e.text) || k.param(e.text))
+      return cxxName(e.text);
+    unsupported(e.range, "the name '" + e.text + "'");
+    return std::nullopt;
+  }
+  case ExprKind::Unary:
+    if (auto x = scalar(*e.operands[0]))
+      return std::string(tokenSpelling(e.op)) + *x;
+    return std::nullopt;
+  case ExprKind::Binary: {
+    auto a = scalar(*e.operands[0]), b = scalar(*e.operands[1]);
+    if (!a || !b)
+      return std::nullopt;
+    std::string_view op = tokenSpelling(e.op);
+    if (op == "and")
+      op = "&&";
+    else if (op == "or")
+      op = "||";
+    return "(" + *a + " " + std::string(op) + " " + *b + ")";
+  }
+  case ExprKind::Member: {
+    // t.m of a tile of a schedule
+    if (const Expr *base = e.operand(0); base && base->kind == ExprKind::Name)
+      if (const Val *v = lookup(base->text); v && v->kind == Val::Tile)
+        return v->cxx + "_" + e.text;
+    unsupported(e.range, "this member access as a scalar");
+    return std::nullopt;
+  }
+  case ExprKind::Call: {
+    auto it = k.ops.find(&e);
+    if (it == k.ops.end()) {
+      unsupported(e.range, "this call");
+      return std::nullopt;
+    }
+    if (auto v = callValue(e, *it->second); v && v->kind == Val::Scalar)
+      return v->cxx;
+    if (!failed)
+      unsupported(e.range, "'" + std::string(it->second->name) + "' as a scalar");
+    return std::nullopt;
+  }
+  default:
+    unsupported(e.range, "this expression");
+    return std::nullopt;
+  }
+}
+
+//===-- Statements --------------------------------------------------------------===//
+
+void Lowerer::block(const Block &b) {
+  push();
+  for (const StmtPtr &s : b.stmts)
+    stmt(*s);
+  pop();
+}
+
+void Lowerer::stmt(const Stmt &s) {
+  w.at(s.range);
+  switch (s.kind) {
+  case StmtKind::Let: {
+    const auto &let = static_cast<const LetStmt &>(s);
+    if (let.names.size() != 1) {
+      unsupported(s.range, "a let with several names");
+      return;
+    }
+    const std::string &name = let.names[0].name;
+    if (auto c = constant(*let.value)) {
+      w.line("const int " + cxxName(name) + " = " + std::to_string(*c) + ";");
+      bind(name, scalarVal(std::to_string(*c)));
+      return;
+    }
+    auto v = value(*let.value);
+    if (!v)
+      return;
+    if (v->kind == Val::Scalar) {
+      w.line("const auto " + cxxName(name) + " = " + v->cxx + ";");
+      v->cxx = cxxName(name);
+    } else if (v->kind == Val::Frag && v->cxx.empty()) {
+      v->cxx = cxxName(name);
+    }
+    bind(name, *v);
+    return;
+  }
+  case StmtKind::Var:
+    varStmt(static_cast<const VarStmt &>(s));
+    return;
+  case StmtKind::Assign:
+    assignStmt(static_cast<const AssignStmt &>(s));
+    return;
+  case StmtKind::For:
+    forStmt(static_cast<const ForStmt &>(s));
+    return;
+  case StmtKind::If: {
+    const auto &i = static_cast<const IfStmt &>(s);
+    auto cond = scalar(*i.cond);
+    if (!cond)
+      return;
+    w.open("if (" + *cond + ")");
+    block(i.thenBody);
+    if (i.elseBody) {
+      w.close();
+      w.open("else");
+      block(*i.elseBody);
+    } else if (i.elseIf) {
+      w.close();
+      w.open("else");
+      stmt(*i.elseIf);
+    } else if (ifWithSameRoleCommit(i.thenBody)) {
+      // a skipped produce of a same-role cp.async ring commits an empty
+      // group, so that every iteration commits exactly one (language.md 8.3)
+      w.close();
+      w.open("else");
+      w.line("cake::rt::cp_async_commit_group();");
+    }
+    w.close();
+    return;
+  }
+  case StmtKind::Assume: {
+    w.line("// assume: checked by the launcher");
+    return;
+  }
+  case StmtKind::Expr: {
+    const Expr &e = *static_cast<const ExprStmt &>(s).expr;
+    if (e.kind == ExprKind::Call)
+      callStmt(e);
+    else
+      unsupported(e.range, "this expression statement");
+    return;
+  }
+  default:
+    unsupported(s.range, "this statement");
+  }
+}
+
+void Lowerer::forStmt(const ForStmt &f) {
+  std::string var = cxxName(f.var.name);
+  std::string pragma;
+  for (const Clause &c : f.clauses)
+    if (c.name.name == "unroll") {
+      pragma = "#pragma unroll";
+      if (!c.args.empty())
+        if (auto n = constant(*c.args[0]))
+          pragma += " " + std::to_string(*n);
+    }
+  const Expr &it = *f.iterable;
+  if (it.kind == ExprKind::Binary && it.op == Tok::DotDot) {
+    auto lo = scalar(*it.operands[0]), hi = scalar(*it.operands[1]);
+    if (!lo || !hi)
+      return;
+    if (!pragma.empty())
+      w.line(pragma);
+    w.open("for (int " + var + " = " + *lo + "; " + var + " < " + *hi + "; ++" + var + ")");
+    push();
+    bind(f.var.name, scalarVal(var));
+    block(f.body);
+    pop();
+    w.close();
+    return;
+  }
+  const Val *sched = it.kind == ExprKind::Name ? lookup(it.text) : nullptr;
+  if (!sched || sched->kind != Val::Schedule) {
+    unsupported(it.range, "iterating over this value");
+    return;
+  }
+  // A persistent tile loop: CTAs take tiles blockIdx.x, + gridDim.x, ...
+  std::string lin = temp("tile");
+  w.open("for (int " + lin + " = blockIdx.x; " + lin + " < " + sched->total + "; " + lin + " += gridDim.x)");
+  const auto &dims = sched->dims;
+  if (!sched->group.empty() && dims.size() == 2) {
+    // grouped raster: `group` consecutive tiles of the first dimension share
+    // the second, so that concurrent CTAs reuse each other's operand tiles in L2
+    const std::string &e0 = dims[0].second, &e1 = dims[1].second;
+    std::string g = temp("group");
+    w.line("const int " + g + "_span = " + sched->group + " * " + e1 + ";");
+    w.line("const int " + g + "_first = " + lin + " / " + g + "_span * " + sched->group + ";");
+    w.line("const int " + g + "_size = min(" + e0 + " - " + g + "_first, " + sched->group + ");");
+    w.line("const int " + var + "_" + dims[0].first + " = " + g + "_first + " + lin + " % " + g + "_span % " +
+           g + "_size;");
+    w.line("const int " + var + "_" + dims[1].first + " = " + lin + " % " + g + "_span / " + g + "_size;");
+  } else {
+    // row-major over the dimensions, the last one fastest
+    std::string rest = lin;
+    for (size_t i = dims.size(); i-- > 0;) {
+      w.line("const int " + var + "_" + dims[i].first + " = " + rest + " % " + dims[i].second + ";");
+      if (i)
+        rest = "(" + rest + " / " + dims[i].second + ")";
+    }
+  }
+  push();
+  Val tile;
+  tile.kind = Val::Tile;
+  tile.cxx = var;
+  bind(f.var.name, tile);
+  block(f.body);
+  pop();
+  w.close();
+}
+
+} // namespace cake::lower

@@ -1,0 +1,363 @@
+//===- Values.cpp - Views of memory and register fragments ----------------===//
+//
+// Part of CAKE. A view (`A[t.m * BM, k * BK]`, `s.a[r0:r0 + 64, :]`,
+// `epi[wg, j % 2]`) is kept symbolic: the storage's type, a C++ base address
+// and a C++ origin and a constant extent per dimension. Addresses are
+// computed where an operation needs them, in the canonical layout of
+// language.md 4.5 (panels of `swizzle` bytes per row, 16-byte chunks XORed
+// with the row within each 8-row atom; the XOR itself is applied by the
+// operations that address shared memory from threads, never by TMA or MMA
+// descriptors, which swizzle in hardware).
+//
+// Register tensors (`var acc: reg fp32[64, 256]`) are C++ arrays whose shape
+// follows the layout of the operation that first writes them.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lower/Lowerer.h"
+
+#include "compiler/verify/Util.h"
+
+namespace cake::lower {
+
+using namespace cake::syntax;
+using namespace cake::sema;
+
+namespace {
+
+const Expr *strip(const Expr *e) {
+  while (e && e->kind == ExprKind::Paren)
+    e = e->operands[0].get();
+  return e;
+}
+
+Val storageView(const Type &t, std::string base) {
+  Val v;
+  v.kind = t.space == Space::Global ? Val::GlobalView : Val::SharedView;
+  v.type = &t;
+  v.base = std::move(base);
+  for (const Dim &d : t.dims) {
+    v.origin.push_back("0");
+    v.extent.push_back(d.value.value_or(-1));
+    v.kept.push_back(true);
+  }
+  return v;
+}
+
+} // namespace
+
+std::optional<std::pair<std::string, int64_t>> Lowerer::sliceBounds(const Expr &slice, int64_t extent) {
+  const Expr *lo = strip(slice.operand(0)), *hi = strip(slice.operand(1));
+  std::string start = "0";
+  if (lo) {
+    auto s = scalar(*lo);
+    if (!s)
+      return std::nullopt;
+    start = *s;
+  }
+  if (!hi) {
+    auto l = lo ? constant(*lo) : std::optional<int64_t>(0);
+    if (!l || extent < 0)
+      return std::nullopt;
+    return std::pair{start, extent - *l};
+  }
+  if (lo && hi->kind == ExprKind::Binary && hi->op == Tok::Plus && equal(strip(hi->operand(0)), lo))
+    if (auto n = constant(*hi->operands[1]))
+      return std::pair{start, *n};
+  auto h = constant(*hi);
+  auto l = lo ? constant(*lo) : std::optional<int64_t>(0);
+  if (h && l)
+    return std::pair{start, *h - *l};
+  return std::nullopt;
+}
+
+std::optional<Val> Lowerer::view(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Paren:
+    return view(*e.operands[0]);
+  case ExprKind::Name: {
+    if (const Val *v = lookup(e.text))
+      return *v;
+    if (const Buffer *b = k.buffer(e.text)) {
+      Val v = storageView(b->type, "(cake_smem + " + std::to_string(smem.buffers.at(b->name)) + "u)");
+      if (b->type.elem == Elem::Mbarrier)
+        v.kind = Val::Barrier;
+      return v;
+    }
+    if (const Param *p = k.param(e.text); p && p->type.space == Space::Global) {
+      Val v = storageView(p->type, cxxName(p->name));
+      v.param = p;
+      return v;
+    }
+    unsupported(e.range, "the name '" + e.text + "' as a view");
+    return std::nullopt;
+  }
+  case ExprKind::Member: {
+    auto base = view(*e.operands[0]);
+    if (!base)
+      return std::nullopt;
+    if (base->kind == Val::Token) {
+      const RingLayout *rl = smem.ring(base->ring->name);
+      const Slot *slot = base->ring->slot(e.text);
+      if (!rl || !slot) {
+        unsupported(e.range, "this slot");
+        return std::nullopt;
+      }
+      Val v = storageView(slot->type, "(cake_smem + " + std::to_string(rl->data + rl->slotOffset.at(slot->name)) +
+                                          "u + " + std::to_string(rl->stageBytes) + "u * (" + base->stage + "))");
+      v.ring = base->ring;
+      v.stage = base->stage;
+      v.writeToken = base->writeToken;
+      v.cxx = base->cxx; // the token's name, for expect-tx accounting
+      return v;
+    }
+    unsupported(e.range, "this member access");
+    return std::nullopt;
+  }
+  case ExprKind::Index: {
+    auto base = view(*e.operands[0]);
+    if (!base)
+      return std::nullopt;
+    if (base->kind == Val::Frag)
+      return fragSlice(*base, e);
+    if (base->kind != Val::SharedView && base->kind != Val::GlobalView && base->kind != Val::Barrier) {
+      unsupported(e.range, "indexing this value");
+      return std::nullopt;
+    }
+    Val v = *base;
+    size_t next = 0;
+    bool allScalar = true;
+    for (size_t i = 1; i < e.operands.size(); ++i) {
+      while (next < v.kept.size() && !v.kept[next])
+        ++next;
+      if (next == v.kept.size()) {
+        unsupported(e.operands[i]->range, "an index past the view's rank");
+        return std::nullopt;
+      }
+      const Expr &ix = *e.operands[i];
+      if (ix.kind == ExprKind::Slice) {
+        allScalar = false;
+        auto b = sliceBounds(ix, v.extent[next]);
+        if (!b) {
+          unsupported(ix.range, "a slice whose extent is not a constant");
+          return std::nullopt;
+        }
+        v.origin[next] = v.origin[next] == "0" ? b->first : "(" + v.origin[next] + " + " + b->first + ")";
+        v.extent[next] = b->second;
+      } else {
+        auto s = scalar(ix);
+        if (!s)
+          return std::nullopt;
+        v.origin[next] = v.origin[next] == "0" ? *s : "(" + v.origin[next] + " + " + *s + ")";
+        v.extent[next] = 1;
+        v.kept[next] = false;
+      }
+      ++next;
+    }
+    v.corner = allScalar;
+    if (allScalar && v.kind == Val::GlobalView)
+      for (size_t d = 0; d < v.kept.size(); ++d)
+        v.kept[d] = true; // a corner: the partner's shape gives the extent
+    return v;
+  }
+  default:
+    unsupported(e.range, "this expression as a view");
+    return std::nullopt;
+  }
+}
+
+std::optional<Val> Lowerer::value(const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Call: {
+    auto it = k.ops.find(&e);
+    if (it == k.ops.end()) {
+      unsupported(e.range, "this call");
+      return std::nullopt;
+    }
+    return callValue(e, *it->second);
+  }
+  case ExprKind::Name:
+    if (const Val *v = lookup(e.text))
+      return *v;
+    if (k.buffer(e.text) || k.param(e.text))
+      if (!k.param(e.text) || k.param(e.text)->type.space == Space::Global)
+        return view(e);
+    break;
+  case ExprKind::Member:
+    if (const Expr *b = e.operand(0); b && b->kind == ExprKind::Name)
+      if (const Val *v = lookup(b->text); v && v->kind == Val::Tile)
+        break;
+    return view(e);
+  case ExprKind::Index:
+    return view(e);
+  default:
+    break;
+  }
+  auto s = scalar(e);
+  if (!s)
+    return std::nullopt;
+  return scalarVal(*s);
+}
+
+std::string Lowerer::sharedAddress(const Val &v, const std::vector<std::string> &index) const {
+  const Type &t = *v.type;
+  size_t rank = t.dims.size(), next = 0;
+  std::vector<std::string> full(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    full[d] = v.origin[d];
+    if (v.kept[d] && next < index.size() && index[next] != "0")
+      full[d] = "(" + full[d] + " + " + index[next] + ")";
+    if (v.kept[d])
+      ++next;
+  }
+  int64_t eb = elemBytes(*t.elem);
+  std::string row = rank > 1 ? full[0] : "0";
+  int64_t rows = rank > 1 ? t.dims[0].value.value_or(1) : 1;
+  for (size_t d = 1; d + 1 < rank; ++d) {
+    row = "(" + row + " * " + std::to_string(*t.dims[d].value) + " + " + full[d] + ")";
+    rows *= t.dims[d].value.value_or(1);
+  }
+  const std::string &col = full[rank - 1];
+  if (t.swizzle) {
+    int64_t panel = t.swizzle / eb;
+    return "(" + v.base + " + u32(" + col + ") / " + std::to_string(panel) + "u * " +
+           std::to_string(rows * t.swizzle) + "u + u32(" + row + ") * " + std::to_string(t.swizzle) + "u + u32(" +
+           col + ") % " + std::to_string(panel) + "u * " + std::to_string(eb) + "u)";
+  }
+  int64_t pitch = t.dims[rank - 1].value.value_or(0) * eb;
+  return "(" + v.base + " + u32(" + row + ") * " + std::to_string(pitch) + "u + u32(" + col + ") * " +
+         std::to_string(eb) + "u)";
+}
+
+//===-- Register tensors ------------------------------------------------------------===//
+
+std::optional<Val> Lowerer::fragSlice(const Val &base, const Expr &e) {
+  // acc[:, lo:hi] of a wgmma accumulator: whole 8-column chunks
+  if (base.layout != Layout::WgmmaAcc || e.operands.size() != 3 || e.operands[1]->kind != ExprKind::Slice ||
+      e.operands[1]->operand(0) || e.operands[1]->operand(1) || e.operands[2]->kind != ExprKind::Slice) {
+    unsupported(e.range, "this slice of a register tensor (only column slices of wgmma accumulators)");
+    return std::nullopt;
+  }
+  auto b = sliceBounds(*e.operands[2], base.shape[1]);
+  if (!b || b->second % 8) {
+    unsupported(e.range, "a column slice that is not a constant multiple of 8 wide");
+    return std::nullopt;
+  }
+  Val v = base;
+  v.shape = {base.shape[0], b->second};
+  v.fragOffset = "(" + base.fragOffset + " + (" + b->first + ") / 8 * 4)";
+  return v;
+}
+
+void Lowerer::varStmt(const VarStmt &v) {
+  const std::string &name = v.name.name;
+  std::optional<Elem> elem = parseElem(v.type.elem.name);
+  std::vector<int64_t> shape;
+  for (const ExprPtr &d : v.type.dims) {
+    auto c = constant(*d);
+    if (!c) {
+      unsupported(d->range, "a register tensor dimension that is not a constant");
+      return;
+    }
+    shape.push_back(*c);
+  }
+  bool reg = v.type.space && v.type.space->name == "reg";
+  if (!reg) {
+    if (v.type.space) {
+      unsupported(v.range, "a role-scope '" + v.type.space->name + "' var");
+      return;
+    }
+    auto init = v.init ? scalar(*v.init) : std::optional<std::string>("0");
+    if (!init)
+      return;
+    w.line("int " + cxxName(name) + " = " + *init + ";");
+    bind(name, scalarVal(cxxName(name)));
+    return;
+  }
+  // The layout is that of the first operation that writes the tensor.
+  std::optional<Layout> layout;
+  if (role)
+    verify::forEachCall(role->role->decl->body, [&](const Expr &call) {
+      if (layout)
+        return;
+      std::string op = calleeName(call);
+      auto args = positionalArgs(call);
+      if (args.size() >= 3 && args[2]->kind == ExprKind::Name && args[2]->text == name) {
+        if (op == "wgmma.mma")
+          layout = Layout::WgmmaAcc;
+        else if (op == "mma.sync")
+          layout = Layout::MmaAcc;
+      }
+    });
+  if (!layout || shape.size() != 2 || elem != Elem::FP32) {
+    unsupported(v.range, "a register tensor that is not an fp32 wgmma or mma.sync accumulator");
+    return;
+  }
+  Val f;
+  f.kind = Val::Frag;
+  f.cxx = cxxName(name);
+  f.layout = *layout;
+  f.shape = shape;
+  f.elem = *elem;
+  if (*layout == Layout::WgmmaAcc) {
+    if (shape[0] != 64) {
+      unsupported(v.range, "a wgmma accumulator of other than 64 rows per warpgroup");
+      return;
+    }
+    w.line("float " + f.cxx + "[" + std::to_string(shape[1] / 2) + "];");
+    if (role)
+      role->wgmmaAccs.push_back(f.cxx);
+  } else {
+    w.line("float " + f.cxx + "[" + std::to_string(shape[0] / 16) + "][" + std::to_string(shape[1] / 8) + "][4];");
+  }
+  bind(name, f);
+  if (v.init) {
+    fragFill(f, *v.init);
+  }
+}
+
+void Lowerer::fragFill(const Val &f, const Expr &valueExpr) {
+  auto s = scalar(valueExpr);
+  if (!s)
+    return;
+  std::string value = "float(" + *s + ")";
+  if (f.layout == Layout::WgmmaAcc) {
+    w.line("#pragma unroll");
+    w.line("for (int cake_i = 0; cake_i < " + std::to_string(f.shape[1] / 2) + "; ++cake_i) " + f.cxx +
+           "[cake_i] = " + value + ";");
+  } else {
+    w.line("#pragma unroll");
+    w.open("for (int cake_i = 0; cake_i < " + std::to_string(f.shape[0] / 16) + "; ++cake_i)");
+    w.line("#pragma unroll");
+    w.open("for (int cake_j = 0; cake_j < " + std::to_string(f.shape[1] / 8) + "; ++cake_j)");
+    w.line("#pragma unroll");
+    w.line("for (int cake_e = 0; cake_e < 4; ++cake_e) " + f.cxx + "[cake_i][cake_j][cake_e] = " + value + ";");
+    w.close();
+    w.close();
+  }
+}
+
+void Lowerer::assignStmt(const AssignStmt &a) {
+  if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Name) {
+    unsupported(a.range, "this assignment");
+    return;
+  }
+  const Val *t = lookup(a.targets[0]->text);
+  if (!t) {
+    unsupported(a.range, "assigning to '" + a.targets[0]->text + "'");
+    return;
+  }
+  if (t->kind == Val::Frag) {
+    if (a.op != Tok::Assign) {
+      unsupported(a.range, "a compound assignment to a register tensor");
+      return;
+    }
+    fragFill(*t, *a.value);
+    return;
+  }
+  auto v = scalar(*a.value);
+  if (!v)
+    return;
+  w.line(t->cxx + " " + std::string(tokenSpelling(a.op)) + " " + *v + ";");
+}
+
+} // namespace cake::lower
