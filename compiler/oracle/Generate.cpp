@@ -44,8 +44,7 @@ template <class T> void store(T *p, float v, DType t) {
 }
 
 /// Fills elements [begin, end) of chunk stream \p rng into \p out.
-template <class T>
-void fillChunk(T *out, int64_t count, const InitSpec &spec, DType dtype, SplitMix &rng) {
+template <class T> void fillChunk(T *out, int64_t count, const InitSpec &spec, DType dtype, SplitMix &rng) {
   switch (spec.kind) {
   case InitSpec::Uniform: {
     float lo = static_cast<float>(spec.a), width = static_cast<float>(spec.b - spec.a);

@@ -127,9 +127,9 @@ CheckReport compareKMeansAssign(const TensorMap &tensors, const CheckOptions &op
       if (idWritten) {
         double excess = dk[size_t(id)] - dmin;
         tally.record(excess <= tol, excess, excess / scale, [&] {
-          return "ids" + ids.indexString(row) + " = " + std::to_string(id) + ": its distance " +
-                 num(dk[size_t(id)]) + " exceeds the minimum " + num(dmin) + " (centroid " + std::to_string(kmin) +
-                 ") by " + num(excess) + " > tolerance " + num(tol);
+          return "ids" + ids.indexString(row) + " = " + std::to_string(id) + ": its distance " + num(dk[size_t(id)]) +
+                 " exceeds the minimum " + num(dmin) + " (centroid " + std::to_string(kmin) + ") by " + num(excess) +
+                 " > tolerance " + num(tol);
         });
       }
       if (distWritten) {

@@ -63,8 +63,9 @@ struct KdaInputs {
 /// Runs the recurrence of (segment s, head h) and compares o and ht.
 void runPair(const KdaInputs &in, int64_t seq, const Segment &s, int64_t h, L2 &o, L2 &ht) {
   const int64_t K = in.K, V = in.V, H = in.H;
-  std::vector<float> S(size_t(K * V), 0.0f), q(static_cast<size_t>(K)), k(static_cast<size_t>(K)), v(static_cast<size_t>(V)), g(static_cast<size_t>(K)),
-      bias(static_cast<size_t>(K)), u(static_cast<size_t>(V)), out(static_cast<size_t>(V));
+  std::vector<float> S(size_t(K * V), 0.0f), q(static_cast<size_t>(K)), k(static_cast<size_t>(K)),
+      v(static_cast<size_t>(V)), g(static_cast<size_t>(K)), bias(static_cast<size_t>(K)), u(static_cast<size_t>(V)),
+      out(static_cast<size_t>(V));
   if (in.h0)
     for (int64_t c = 0; c < K; ++c)
       for (int64_t e = 0; e < V; ++e)
@@ -124,9 +125,22 @@ void runPair(const KdaInputs &in, int64_t seq, const Segment &s, int64_t h, L2 &
 } // namespace
 
 CheckReport compareKdaFwd(const TensorMap &tensors, const CheckOptions &options) {
-  KdaInputs in{find(tensors, "q"), find(tensors, "k"),     find(tensors, "v"),       find(tensors, "g"),
-               find(tensors, "beta"), find(tensors, "A_log"), find(tensors, "dt_bias"), find(tensors, "o"),
-               find(tensors, "h0"), find(tensors, "ht"),    0, 0, 0, 0, 0, 0};
+  KdaInputs in{find(tensors, "q"),
+               find(tensors, "k"),
+               find(tensors, "v"),
+               find(tensors, "g"),
+               find(tensors, "beta"),
+               find(tensors, "A_log"),
+               find(tensors, "dt_bias"),
+               find(tensors, "o"),
+               find(tensors, "h0"),
+               find(tensors, "ht"),
+               0,
+               0,
+               0,
+               0,
+               0,
+               0};
   for (const HostTensor *t : {in.q, in.k, in.v, in.g, in.beta, in.aLog, in.dtBias, in.o})
     if (Status s = expectFloat(*t); !s)
       return failure(s.error());
@@ -199,9 +213,8 @@ CheckReport compareKdaFwd(const TensorMap &tensors, const CheckOptions &options)
       double rel = l2->rel();
       total.record(rel <= options.rtol, std::sqrt(l2->worst), rel, [&] {
         return t->name + " of sequence " + std::to_string(seq) + ", head " + std::to_string(h) +
-               ": relative L2 error " + num(rel) + " > " + num(options.rtol) + " (largest deviation " +
-               t->name + t->indexString(l2->worstFlat) + " = " + num(l2->worstGot) + ", expected " +
-               num(l2->worstWant) + ")";
+               ": relative L2 error " + num(rel) + " > " + num(options.rtol) + " (largest deviation " + t->name +
+               t->indexString(l2->worstFlat) + " = " + num(l2->worstGot) + ", expected " + num(l2->worstWant) + ")";
       });
       ++compared;
     }

@@ -110,8 +110,8 @@ CheckReport Oracle::check(const TensorMap &tensors, const CheckOptions &options)
     Unwritten u = countUnwritten(*t);
     unwritten += u.count;
     if (u.count && firstUnwritten.empty())
-      firstUnwritten = t->name + t->indexString(u.first) + " was not written (" + std::to_string(u.count) +
-                       " of " + std::to_string(t->elements()) + " elements of " + t->name + " still poisoned)";
+      firstUnwritten = t->name + t->indexString(u.first) + " was not written (" + std::to_string(u.count) + " of " +
+                       std::to_string(t->elements()) + " elements of " + t->name + " still poisoned)";
   }
   CheckReport r = compare(tensors, options);
   if (!r.summary.empty() && r.checked == 0 && !r.ok) { // a shape or dtype error

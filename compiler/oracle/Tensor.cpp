@@ -93,7 +93,7 @@ uint16_t floatToHalf(float f) {
     return static_cast<uint16_t>(sign | 0x7E00u | ((u >> 13) & 0x3FFu));
   if (u >= 0x477FF000u) // >= 65520 (65504 + half an ulp, a tie to odd 0x3FF): infinity
     return static_cast<uint16_t>(sign | 0x7C00u);
-  if (u < 0x38800000u) { // below 2^-14: a subnormal (or zero) in steps of 2^-24
+  if (u < 0x38800000u) {                              // below 2^-14: a subnormal (or zero) in steps of 2^-24
     float scaled = std::bit_cast<float>(u) * 0x1p24f; // exact: a power of two
     return static_cast<uint16_t>(sign | static_cast<uint16_t>(std::nearbyint(scaled)));
   }
@@ -271,12 +271,8 @@ template <class Out> void decode(const HostTensor &t, int64_t first, int64_t cou
 
 } // namespace
 
-void decodeRange(const HostTensor &t, int64_t first, int64_t count, double *out) {
-  decode(t, first, count, out);
-}
-void decodeRange(const HostTensor &t, int64_t first, int64_t count, float *out) {
-  decode(t, first, count, out);
-}
+void decodeRange(const HostTensor &t, int64_t first, int64_t count, double *out) { decode(t, first, count, out); }
+void decodeRange(const HostTensor &t, int64_t first, int64_t count, float *out) { decode(t, first, count, out); }
 
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";

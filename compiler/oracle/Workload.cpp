@@ -90,8 +90,8 @@ Status validate(const Workload &workload) {
       return Error{"oracle '" + workload.oracle + "' needs tensor '" + std::string(want.name) + "' " +
                    std::string(want.shape)};
     if (have && have->role != want.role)
-      return Error{"tensor '" + have->name + "' must be an " +
-                   (want.role == Role::Input ? "input" : "output") + " of oracle '" + workload.oracle + "'"};
+      return Error{"tensor '" + have->name + "' must be an " + (want.role == Role::Input ? "input" : "output") +
+                   " of oracle '" + workload.oracle + "'"};
   }
   return Ok{};
 }

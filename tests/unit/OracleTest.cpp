@@ -18,14 +18,15 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 using namespace cake::oracle;
 
 namespace {
 
-HostTensor uniform(const std::string &name, DType dtype, std::vector<int64_t> shape, uint64_t seed,
-                   double lo = -1, double hi = 1) {
+HostTensor uniform(const std::string &name, DType dtype, std::vector<int64_t> shape, uint64_t seed, double lo = -1,
+                   double hi = 1) {
   HostTensor t = HostTensor::zeros(name, dtype, std::move(shape));
   EXPECT_TRUE(fillUniform(t, lo, hi, seed));
   return t;
@@ -55,8 +56,8 @@ TensorMap byName(std::vector<HostTensor> ts) {
 TEST(OracleTensor, Bf16RoundsToNearestEven) {
   EXPECT_EQ(floatToBf16(1.0f), 0x3F80);
   EXPECT_EQ(floatToBf16(-2.0f), 0xC000);
-  EXPECT_EQ(floatToBf16(1.0f + 0x1p-8f), 0x3F80);       // tie, 1.0 is even
-  EXPECT_EQ(floatToBf16(1.0f + 3 * 0x1p-8f), 0x3F82);   // tie, 1 + 2^-7 is odd: up
+  EXPECT_EQ(floatToBf16(1.0f + 0x1p-8f), 0x3F80);            // tie, 1.0 is even
+  EXPECT_EQ(floatToBf16(1.0f + 3 * 0x1p-8f), 0x3F82);        // tie, 1 + 2^-7 is odd: up
   EXPECT_EQ(floatToBf16(1.0f + 0x1p-8f + 0x1p-20f), 0x3F81); // above the tie
   EXPECT_EQ(floatToBf16(INFINITY), 0x7F80);
   EXPECT_EQ(floatToBf16(-INFINITY), 0xFF80);
@@ -271,8 +272,7 @@ TEST(OracleRegistry, ListsEveryOracle) {
 //===----------------------------------------------------------------------===//
 
 /// C = A B^T in double, optionally without the k-tile [skipBegin, skipEnd).
-HostTensor naiveGemm(const HostTensor &A, const HostTensor &B, DType out, int64_t skipBegin = 0,
-                     int64_t skipEnd = 0) {
+HostTensor naiveGemm(const HostTensor &A, const HostTensor &B, DType out, int64_t skipBegin = 0, int64_t skipEnd = 0) {
   int64_t M = A.shape[0], K = A.shape[1], N = B.shape[0];
   HostTensor C = HostTensor::zeros("C", out, {M, N});
   std::vector<double> a(static_cast<size_t>(M * K)), b(static_cast<size_t>(N * K));
@@ -710,7 +710,8 @@ TensorMap kdaInputs(int64_t B, int64_t T, int64_t H, int64_t K) {
   std::vector<HostTensor> ts;
   for (const char *name : {"q", "k", "v"})
     ts.push_back(uniform(name, DType::BF16, {B, T, H, K}, tensorSeed(1, name)));
-  HostTensor g = HostTensor::zeros("g", DType::BF16, {B, T, H, K}), beta = HostTensor::zeros("beta", DType::BF16, {B, T, H});
+  HostTensor g = HostTensor::zeros("g", DType::BF16, {B, T, H, K}),
+             beta = HostTensor::zeros("beta", DType::BF16, {B, T, H});
   EXPECT_TRUE(fillNormal(g, 0, 1, 21));
   EXPECT_TRUE(fillNormal(beta, 0, 1, 22));
   ts.push_back(std::move(g));
@@ -829,6 +830,49 @@ TEST(OracleWorkload, ClearErrors) {
   EXPECT_NE(validate(w).error().find("unknown oracle 'conv'"), std::string::npos);
   TensorSpec ids{"ids", DType::I32, {"4"}, Role::Input, ""};
   EXPECT_NE(makeTensor(ids, w).error().find("without an init"), std::string::npos);
+}
+
+//===----------------------------------------------------------------------===//
+// Speed at the README's largest shapes (run with --gtest_also_run_disabled_tests)
+//===----------------------------------------------------------------------===//
+
+/// Seconds one check of \p oracle takes on \p tensors, printed with its summary.
+double timeCheck(std::string_view oracle, const TensorMap &tensors) {
+  auto start = std::chrono::steady_clock::now();
+  CheckReport r = check(oracle, tensors);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%.2f s  %s\n", seconds, r.summary.substr(0, 160).c_str());
+  return seconds;
+}
+
+TEST(OracleSpeed, DISABLED_LargestShapes) {
+  {
+    TensorMap t = byName({uniform("A", DType::BF16, {8192, 8192}, 1), uniform("B", DType::BF16, {8192, 8192}, 2),
+                          uniform("C", DType::BF16, {8192, 8192}, 3)});
+    EXPECT_LT(timeCheck("gemm", t), 5);
+  }
+  {
+    TensorMap t =
+        byName({uniform("x", DType::BF16, {32, 65536, 128}, 1), uniform("c", DType::BF16, {32, 1024, 128}, 2),
+                uniform("c_old", DType::F32, {32, 1024, 128}, 3), uniform("c_new", DType::F32, {32, 1024, 128}, 4)});
+    HostTensor ids = HostTensor::zeros("ids", DType::I32, {32, 65536});
+    ASSERT_TRUE(fillRandInt(ids, 0, 1024, 5));
+    t.emplace("ids", std::move(ids));
+    EXPECT_LT(timeCheck("kmeans.assign", t), 5);
+    EXPECT_LT(timeCheck("kmeans.update", t), 5);
+  }
+  {
+    TensorMap t = byName({uniform("q", DType::F16, {4096, 128}, 1), uniform("db", DType::F16, {1 << 20, 128}, 2),
+                          uniform("dist", DType::F32, {4096, 10}, 3)});
+    HostTensor ids = HostTensor::zeros("ids", DType::I32, {4096, 10});
+    ASSERT_TRUE(fillRandInt(ids, 0, 1 << 20, 5));
+    t.emplace("ids", std::move(ids));
+    EXPECT_LT(timeCheck("knn", t), 5);
+  }
+  {
+    TensorMap t = kdaInputs(1, 8192, 32, 128);
+    EXPECT_LT(timeCheck("kda.fwd", t), 5);
+  }
 }
 
 } // namespace
