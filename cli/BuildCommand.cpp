@@ -11,6 +11,7 @@
 #include "cli/CudaSupport.h"
 #include "cli/Input.h"
 #include "cli/JsonRenderer.h"
+#include "cli/Lowering.h"
 #include "diagnostics/TextRenderer.h"
 
 #include <cxxopts.hpp>
@@ -32,12 +33,13 @@ int usage(const std::string &message) {
 int runBuild(int argc, char **argv) {
   cxxopts::Options o("cake build",
                      "Compile a kernel to PTX or a cubin and print ptxas's report (registers, spills, stack,\n"
-                     "shared memory per kernel). Lowering CAKE IR is not implemented yet: FILE is CUDA\n"
-                     "source (.cu); errors are reported at the file and line its #line directives name.");
+                     "shared memory per kernel). FILE is CAKE IR (.cake: checked, lowered, then compiled) or\n"
+                     "CUDA source (.cu); errors are reported at the IR (or source) line that produced them.");
   o.add_options()("o,output", "Write the result: FILE.ptx (PTX) or FILE.cubin (ELF)", cxxopts::value<std::string>())(
       "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
-      "h,help", "Show this help")("file", "Input file", cxxopts::value<std::string>());
+      "no-verify", "CAKE IR: skip the verifier's rules")("h,help", "Show this help")(
+      "file", "Input file", cxxopts::value<std::string>());
   addCudaOptions(o);
   o.parse_positional({"file"});
   o.positional_help("FILE");
@@ -64,18 +66,26 @@ int runBuild(int argc, char **argv) {
     if (ext != ".ptx" && ext != ".cubin")
       return usage("-o names a .ptx or a .cubin file, not '" + output + "'");
   }
-  if (isCakeSource(path)) {
-    std::cerr << "cake build: lowering CAKE IR to CUDA is not implemented yet; 'cake build' compiles CUDA "
-                 "source (.cu) for now (use 'cake check "
-              << path << "' to check the IR)\n";
-    return UsageError;
-  }
-
   std::string text;
   if (auto error = readInput(path, text))
     return usage(*error);
   SourceManager sm;
   FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, std::move(text));
+  if (isCakeSource(path)) {
+    // CAKE IR: check, lower every kernel, compile the generated CUDA
+    auto lowered = lowerCakeFile(sm, file, lower::LowerOptions{}, !args.count("no-verify"),
+                                 cuda.targetGiven ? std::optional<Target>(cuda.build.target) : std::nullopt);
+    if (!lowered->ok) {
+      bool useColor = color == "always" || (color == "auto" && shouldUseColor(STDERR_FILENO));
+      renderText(std::cerr, sm, lowered->diagnostics, TextStyle{useColor});
+      renderSummary(std::cerr, lowered->diagnostics);
+      return InputErrors;
+    }
+    if (!cuda.targetGiven && !lowered->module.kernels.empty())
+      cuda.build.target = lowered->module.kernels[0].kernel->target;
+    cuda.build.includeDirs.push_back(runtimeIncludeDir());
+    file = lowered->cuda;
+  }
   runner::BuildResult result = compileCuda(sm, file, cuda);
 
   if (result.success && !output.empty()) {

@@ -24,6 +24,7 @@
 #include "cli/Options.h"
 #include "cli/CudaSupport.h"
 #include "cli/Input.h"
+#include "cli/Watchdog.h"
 #include "compiler/runner/Runner.h"
 #include "diagnostics/TextRenderer.h"
 
@@ -51,11 +52,6 @@ namespace {
 using namespace cake::runner;
 using json = nlohmann::ordered_json;
 
-constexpr int TimedOut = 3;
-/// Budget of the GPU's start (cuInit, context) and of a module load.
-constexpr double kStartBudget = 120;
-/// Added to each launch's timeout before the watchdog kills.
-constexpr double kGrace = 10;
 
 //===----------------------------------------------------------------------===//
 // Arguments
@@ -288,23 +284,6 @@ struct RunArgs {
 //===----------------------------------------------------------------------===//
 // The child: everything that touches the GPU
 //===----------------------------------------------------------------------===//
-
-/// The child's end of the watchdog pipe: each phase says how long it may take.
-class Watch {
-public:
-  explicit Watch(int fd) : fd_(fd) {}
-  bool active() const { return fd_ >= 0; }
-  void phase(double budgetSeconds, const std::string &what) const {
-    if (fd_ < 0)
-      return;
-    std::string line = std::to_string(budgetSeconds) + " " + what + "\n";
-    ssize_t ignored = write(fd_, line.data(), line.size());
-    (void)ignored;
-  }
-
-private:
-  int fd_;
-};
 
 std::string gib(uint64_t bytes) {
   std::ostringstream s;
@@ -543,85 +522,6 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
   return Success;
 }
 
-//===----------------------------------------------------------------------===//
-// The parent: the watchdog
-//===----------------------------------------------------------------------===//
-
-int superviseChild(RunArgs &a) {
-  std::cout.flush();
-  std::cerr.flush();
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0)
-    return fail(std::string("cannot create the watchdog pipe: ") + std::strerror(errno), UsageError);
-  pid_t pid = fork();
-  if (pid < 0)
-    return fail(std::string("cannot start the launch process: ") + std::strerror(errno), UsageError);
-  if (pid == 0) {
-    close(fds[0]);
-    int rc = runOnGpu(a, Watch(fds[1]));
-    std::cout.flush();
-    std::cerr.flush();
-    _exit(rc); // no destructors of the parent's state run twice
-  }
-  close(fds[1]);
-
-  using Clock = std::chrono::steady_clock;
-  auto budget = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
-  double phaseBudget = kStartBudget;
-  std::string phase = "starting the GPU";
-  auto deadline = Clock::now() + budget(phaseBudget);
-  std::string pending;
-  bool killed = runner::drainWithDeadline(fds[0], pid, deadline, [&](std::string_view chunk) {
-    // The child reports each phase as a line: "<budget seconds> <what>".
-    pending += chunk;
-    for (size_t nl; (nl = pending.find('\n')) != std::string::npos; pending.erase(0, nl + 1)) {
-      std::string line = pending.substr(0, nl);
-      size_t space = line.find(' ');
-      phaseBudget = std::strtod(line.c_str(), nullptr);
-      phase = space == std::string::npos ? line : line.substr(space + 1);
-      deadline = Clock::now() + budget(phaseBudget);
-    }
-  });
-  close(fds[0]);
-
-  // The child closed the pipe by exiting; its exit may still take a moment
-  // (the driver tears the context down).
-  int status = 0;
-  auto exitDeadline = Clock::now() + budget(killed ? 30 : kGrace + 20);
-  while (true) {
-    pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid)
-      break;
-    if (done < 0 && errno != EINTR)
-      return fail("lost the launch process", UsageError);
-    if (Clock::now() >= exitDeadline) {
-      if (!killed) {
-        kill(pid, SIGKILL);
-        killed = true;
-        exitDeadline = Clock::now() + budget(30);
-        continue;
-      }
-      return fail("the launch process (pid " + std::to_string(pid) +
-                      ") does not exit after SIGKILL; the GPU "
-                      "driver may be stuck",
-                  TimedOut);
-    }
-    usleep(10000);
-  }
-  if (killed) {
-    std::ostringstream s;
-    s << phase << " did not finish within " << phaseBudget
-      << " s; the watchdog killed the launch process (a kernel that hangs cannot be stopped inside a process; "
-         "ending the process frees the GPU)";
-    return fail(s.str(), TimedOut);
-  }
-  if (WIFSIGNALED(status))
-    return fail("the launch process died of signal " + std::to_string(WTERMSIG(status)) + " (" +
-                    strsignal(WTERMSIG(status)) + ")",
-                InputErrors);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : InputErrors;
-}
-
 int usage(const std::string &message) { return fail(message, UsageError); }
 
 } // namespace
@@ -656,6 +556,9 @@ int runRun(int argc, char **argv) {
   o.parse_positional({"file"});
   o.positional_help("FILE");
 
+  for (int i = 1; i < argc; ++i) // CAKE IR has its own options (RunCakeCommand.cpp)
+    if (isCakeSource(argv[i]))
+      return runCake(argc, argv);
   cxxopts::ParseResult args;
   if (auto done = parseCommandLine(o, argc, argv, args))
     return *done;
@@ -706,7 +609,7 @@ int runRun(int argc, char **argv) {
     return usage("unknown colour mode '" + color + "'");
   a.color = color == "always" || (color == "auto" && shouldUseColor(STDERR_FILENO));
 
-  return a.watchdog ? superviseChild(a) : runOnGpu(a, Watch(-1));
+  return a.watchdog ? superviseChild([&](const Watch &w) { return runOnGpu(a, w); }) : runOnGpu(a, Watch(-1));
 }
 
 } // namespace cake::cli

@@ -1,0 +1,485 @@
+//===- RunCakeCommand.cpp - `cake run FILE.cake` --------------------------===//
+//
+// Lowers a kernel, builds it with NVRTC, and in a child process under the
+// watchdog (cli/Watchdog.h): generates seeded random inputs, poisons the
+// outputs, encodes the tensor maps, launches once and checks every output
+// against the workload's oracle (compiler/oracle/), then times the kernel
+// (warm-up, repetitions, median and spread) and reports time, TFLOP/s, GB/s
+// and the fraction of the target's floor, as text or JSON.
+//
+// The workload contract (--workload W.json):
+//   {"kernel": "gemm_sm90_ws", "oracle": "gemm",
+//    "sizes": {"M": 8192, "N": 8192, "K": 8192},
+//    "tensors": {"A": {"init": "uniform(-1,1)"}},   // optional overrides
+//    "check": {"rtol": 0.02, "samples": 65536},      // optional
+//    "flops": "2*M*N*K", "seed": 1}
+// Tensors are the kernel's global parameters (element type and shape from
+// the IR); the oracle says which are outputs. `--size M=...` overrides sizes.
+//
+// With --watch-hangs every barrier wait is bounded: a wait that times out
+// traps after recording its site in host-mapped memory, and the report is a
+// run.hang diagnostic at the IR operation that waited.
+//
+//===----------------------------------------------------------------------===//
+#include "cli/Commands.h"
+#include "cli/CudaSupport.h"
+#include "cli/Input.h"
+#include "cli/JsonRenderer.h"
+#include "cli/Lowering.h"
+#include "cli/Options.h"
+#include "cli/Watchdog.h"
+#include "compiler/oracle/Oracles.h"
+#include "compiler/oracle/Poison.h"
+#include "compiler/oracle/Workload.h"
+#include "compiler/runner/Runner.h"
+#include "diagnostics/Sink.h"
+#include "diagnostics/TextRenderer.h"
+
+#include <cxxopts.hpp>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace cake::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+using namespace cake::runner;
+
+struct CakeRun {
+  std::string path;
+  std::string kernelName;
+  oracle::Workload workload;
+  std::string flops; ///< "2*M*N*K"
+  bool check = true;
+  TimingOptions timing;
+  bool json = false, color = false;
+  int device = 0;
+  std::string reportPath;
+};
+
+int fail(const std::string &message, int code) {
+  std::cerr << "cake run: " << message << "\n";
+  return code;
+}
+
+std::optional<oracle::DType> tensorDType(sema::Elem e) {
+  switch (e) {
+  case sema::Elem::BF16:
+    return oracle::DType::BF16;
+  case sema::Elem::FP16:
+    return oracle::DType::F16;
+  case sema::Elem::FP32:
+    return oracle::DType::F32;
+  case sema::Elem::I32:
+    return oracle::DType::I32;
+  case sema::Elem::I64:
+    return oracle::DType::I64;
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Evaluates a product like "2*M*N*K" over the sizes; 0 when it cannot.
+double product(const std::string &text, const std::map<std::string, int64_t> &sizes) {
+  if (text.empty())
+    return 0;
+  double v = 1;
+  std::stringstream s(text);
+  for (std::string term; std::getline(s, term, '*');) {
+    term.erase(0, term.find_first_not_of(' '));
+    term.erase(term.find_last_not_of(' ') + 1);
+    if (auto it = sizes.find(term); it != sizes.end())
+      v *= double(it->second);
+    else if (!term.empty() && std::isdigit(uint8_t(term[0])))
+      v *= std::stod(term);
+    else
+      return 0;
+  }
+  return v;
+}
+
+/// Reads --workload and fills the tensor list from the kernel's parameters.
+std::optional<std::string> readWorkload(const std::string &path, CakeRun &run) {
+  std::string text;
+  if (auto error = readInput(path, text))
+    return error;
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    return path + ": not a JSON object";
+  try {
+    oracle::Workload &w = run.workload;
+    if (doc.contains("kernel"))
+      w.kernel = doc["kernel"].get<std::string>();
+    if (doc.contains("oracle"))
+      w.oracle = doc["oracle"].get<std::string>();
+    if (doc.contains("sizes"))
+      for (auto &[k, v] : doc["sizes"].items())
+        w.sizes[k] = v.get<int64_t>();
+    if (doc.contains("tensors"))
+      for (auto &[k, v] : doc["tensors"].items()) {
+        oracle::TensorSpec t;
+        t.name = k;
+        t.init = v.value("init", std::string());
+        w.tensors.push_back(t);
+      }
+    if (doc.contains("seed"))
+      w.seed = doc["seed"].get<uint64_t>();
+    if (doc.contains("flops"))
+      run.flops = doc["flops"].get<std::string>();
+    if (const oracle::Oracle *o = oracle::findOracle(w.oracle))
+      w.check = o->defaults;
+    else if (!w.oracle.empty())
+      return path + ": unknown oracle '" + w.oracle + "'";
+    if (doc.contains("check")) {
+      const json &c = doc["check"];
+      w.check.rtol = c.value("rtol", w.check.rtol);
+      w.check.atol = c.value("atol", w.check.atol);
+      w.check.maxSamples = c.value("samples", w.check.maxSamples);
+    }
+  } catch (const json::exception &e) {
+    return path + ": " + e.what();
+  }
+  return std::nullopt;
+}
+
+/// The workload's tensors: every global parameter of the kernel, typed and
+/// shaped by the IR, with the oracle's roles and the workload's inits.
+std::optional<std::string> bindTensors(const sema::Kernel &k, oracle::Workload &w) {
+  std::map<std::string, std::string> inits;
+  for (const oracle::TensorSpec &t : w.tensors)
+    inits[t.name] = t.init;
+  const oracle::Oracle *o = oracle::findOracle(w.oracle);
+  w.tensors.clear();
+  for (const sema::Param &p : k.params) {
+    if (p.type.space != sema::Space::Global)
+      continue;
+    oracle::TensorSpec t;
+    t.name = p.name;
+    auto dt = tensorDType(p.type.elem.value_or(sema::Elem::U8));
+    if (!dt)
+      return "parameter '" + p.name + "' has an element type the runner cannot generate";
+    t.dtype = *dt;
+    for (const sema::Dim &d : p.type.dims)
+      t.shape.push_back(d.value ? std::to_string(*d.value) : d.symbol);
+    if (o)
+      for (const oracle::OracleTensor &ot : o->tensors)
+        if (ot.name == p.name)
+          t.role = ot.role;
+    t.init = inits[p.name];
+    w.tensors.push_back(t);
+  }
+  return std::nullopt;
+}
+
+std::optional<TensorDType> mapDType(oracle::DType d) {
+  switch (d) {
+  case oracle::DType::BF16:
+    return TensorDType::BF16;
+  case oracle::DType::F16:
+    return TensorDType::F16;
+  case oracle::DType::F32:
+    return TensorDType::F32;
+  default:
+    return std::nullopt;
+  }
+}
+
+Swizzle mapSwizzle(uint32_t bytes) {
+  return bytes == 128 ? Swizzle::B128 : bytes == 64 ? Swizzle::B64 : bytes == 32 ? Swizzle::B32 : Swizzle::None;
+}
+
+struct HangRecord { // mirrors cake::rt::HangRecord (cake_device.cuh)
+  uint32_t hung, site, parity, blockX, blockY, blockZ, thread, barrier;
+  uint64_t waitedNs;
+};
+
+/// Everything that touches the GPU; runs in the watchdog's child.
+int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const lower::LoweredKernel &lk,
+             const std::string &cubin, const Watch &watch) {
+  watch.phase(kStartBudget, "starting the GPU");
+  auto made = makeRunner(run.device);
+  if (!made)
+    return fail(made.error().noGpu() ? describeNoGpu(made.error()) : made.error().message, UsageError);
+  Runner &gpu = **made;
+  gpu.setDefaultTimeout(run.timing.timeoutSeconds);
+  std::vector<Diagnostic> diags;
+  DiagnosticSink sink(diags);
+  SourceRange kernelRange = lk.kernel->decl->name.range;
+  auto report = [&](int code) {
+    renderText(std::cerr, sm, diags, TextStyle{run.color});
+    return code;
+  };
+  auto driverError = [&](const Error &e) {
+    sink.report("run.launch", kernelRange, "kernel '" + lk.name + "': " + e.message);
+    return report(e.kind == Error::Timeout ? TimedOut : InputErrors);
+  };
+
+  watch.phase(kStartBudget, "loading the module");
+  auto module = gpu.loadModule(cubin);
+  if (!module)
+    return driverError(module.error());
+
+  // inputs, poisoned outputs, device buffers
+  auto tensors = oracle::makeTensors(run.workload);
+  if (!tensors)
+    return fail(tensors.error(), UsageError);
+  std::map<std::string, DevicePtr> buffers;
+  for (auto &[name, t] : *tensors) {
+    auto p = gpu.alloc(t.byteSize());
+    if (!p)
+      return driverError(p.error());
+    if (auto s = gpu.copyToDevice(*p, t.bytes.data(), t.byteSize()); !s)
+      return driverError(s.error());
+    buffers[name] = *p;
+  }
+  lower::Bindings sizes(run.workload.sizes.begin(), run.workload.sizes.end());
+  lower::LaunchDims dims;
+  if (auto e = lower::planLaunch(lk, sizes, gpu.device().smCount, dims))
+    return fail(e->message, UsageError);
+
+  KernelParams params;
+  std::optional<MappedBuffer> hang;
+  for (const lower::KernelArg &a : lk.args) {
+    switch (a.kind) {
+    case lower::KernelArg::TensorMap: {
+      const lower::TensorMapPlan &plan = lk.maps[a.map];
+      const oracle::HostTensor &t = tensors->at(plan.param);
+      TensorMapDesc d;
+      d.dtype = *mapDType(t.dtype);
+      d.rank = uint32_t(t.shape.size());
+      d.address = buffers.at(plan.param);
+      for (uint32_t i = 0; i < d.rank; ++i) {
+        d.dims[i] = uint64_t(t.shape[d.rank - 1 - i]);
+        d.box[i] = plan.box[d.rank - 1 - i];
+      }
+      d.setPackedStrides();
+      d.swizzle = mapSwizzle(plan.swizzle);
+      auto map = gpu.encodeTensorMap(d);
+      if (!map)
+        return driverError(map.error());
+      params.add(*map);
+      break;
+    }
+    case lower::KernelArg::Pointer:
+      params.add(buffers.at(a.name));
+      break;
+    case lower::KernelArg::Size:
+      params.add(int32_t(sizes.at(a.name)));
+      break;
+    case lower::KernelArg::Scalar:
+      return fail("scalar parameters are not supported by cake run yet ('" + a.name + "')", UsageError);
+    case lower::KernelArg::HangRecord: {
+      auto m = gpu.allocMapped(sizeof(HangRecord));
+      if (!m)
+        return driverError(m.error());
+      hang = *m;
+      params.add(m->device);
+      break;
+    }
+    }
+  }
+  LaunchConfig config;
+  config.grid = Dim3{dims.grid[0], dims.grid[1], dims.grid[2]};
+  config.block = Dim3{lk.block, 1, 1};
+  config.cluster = Dim3{dims.cluster[0], dims.cluster[1], dims.cluster[2]};
+  config.dynamicShared = lk.dynamicShared;
+
+  // one launch, checked
+  watch.phase(run.timing.timeoutSeconds + kGrace, "the first launch of '" + lk.name + "'");
+  Status launched = gpu.launch(*module, lk.name, config, params);
+  if (launched)
+    launched = gpu.synchronize(run.timing.timeoutSeconds);
+  if (!launched) {
+    const auto *rec = hang ? static_cast<const HangRecord *>(hang->host) : nullptr;
+    if (rec && rec->hung && rec->site < lk.waits.size()) {
+      const lower::WaitSite &site = lk.waits[rec->site];
+      std::ostringstream m;
+      m << "role '" << site.role << "' waited on " << site.what << " for phase parity " << rec->parity << " for "
+        << std::setprecision(3) << double(rec->waitedNs) / 1e9 << " s without progress: the kernel would hang (CTA ("
+        << rec->blockX << ", " << rec->blockY << ", " << rec->blockZ << "), thread " << rec->thread << ")";
+      sink.report("run.hang", site.range, m.str());
+      return report(TimedOut);
+    }
+    return driverError(launched.error());
+  }
+  json checkJson;
+  if (run.check && !run.workload.oracle.empty()) {
+    for (auto &[name, t] : *tensors)
+      if (std::any_of(run.workload.tensors.begin(), run.workload.tensors.end(),
+                      [&](const oracle::TensorSpec &s) { return s.name == name && s.role == oracle::Role::Output; }))
+        if (auto s = gpu.copyToHost(t.bytes.data(), buffers.at(name), t.byteSize()); !s)
+          return driverError(s.error());
+    const oracle::Oracle *o = oracle::findOracle(run.workload.oracle);
+    oracle::CheckReport r = o->check(*tensors, run.workload.check);
+    checkJson = {{"oracle", run.workload.oracle}, {"ok", r.ok},           {"checked", r.checked},
+                 {"mismatches", r.mismatches},    {"unwritten", r.unwritten}, {"max_rel_error", r.maxRelError},
+                 {"summary", r.summary}};
+    if (!r.ok) {
+      sink.report(r.unwritten ? "run.unwritten" : "run.mismatch", kernelRange,
+                  "kernel '" + lk.name + "' at " + [&] {
+                    std::string s;
+                    for (auto &[k, v] : run.workload.sizes)
+                      s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+                    return s;
+                  }() + ": " + (r.firstMismatch.empty() ? r.summary : r.firstMismatch));
+      if (!run.json)
+        return report(InputErrors);
+    }
+  }
+
+  // timing
+  TimingOptions timing = run.timing;
+  int launches = 0;
+  timing.progress = [&](int done) {
+    launches = done;
+    watch.phase(run.timing.timeoutSeconds + kGrace, "timed launch " + std::to_string(done + 1));
+  };
+  auto t = gpu.time(*module, lk.name, config, params, timing);
+  if (!t)
+    return driverError(t.error());
+  auto attrs = gpu.kernelAttributes(*module, lk.name);
+  double flops = product(run.flops, run.workload.sizes);
+  double bytes = 0;
+  for (auto &[name, tensor] : *tensors)
+    bytes += double(tensor.byteSize());
+  const TargetDesc &desc = *lk.kernel->desc;
+  double seconds = t->medianMs / 1e3;
+  double floorSeconds = std::max(flops / desc.bf16DenseFlopsPerSecond, bytes / desc.dramBytesPerSecond);
+
+  json out;
+  out["kernel"] = lk.name;
+  out["file"] = run.path;
+  out["target"] = std::string(targetName(lk.kernel->target));
+  out["device"] = gpu.device().name;
+  out["sizes"] = run.workload.sizes;
+  out["launch"] = {{"grid", {dims.grid[0], dims.grid[1], dims.grid[2]}},
+                   {"block", lk.block},
+                   {"dynamic_shared", lk.dynamicShared},
+                   {"registers", attrs ? attrs->registers : 0}};
+  out["time_ms"] = {{"median", t->medianMs}, {"min", t->minMs},   {"p10", t->p10Ms},
+                    {"p90", t->p90Ms},       {"mean", t->meanMs}, {"spread_percent", t->spreadPercent},
+                    {"reps", int(t->samplesMs.size())}, {"warmup", run.timing.warmup}, {"cold_l2", t->coldL2}};
+  if (flops > 0)
+    out["tflops"] = flops / seconds / 1e12;
+  out["gbps"] = bytes / seconds / 1e9;
+  out["floor_ms"] = floorSeconds * 1e3;
+  out["fraction_of_floor"] = floorSeconds / seconds;
+  if (!checkJson.is_null())
+    out["check"] = checkJson;
+  if (!diags.empty())
+    out["diagnostics"] = diagnosticsToJson(sm, diags)["diagnostics"];
+  if (!run.reportPath.empty()) {
+    std::ofstream f(run.reportPath, std::ios::trunc);
+    f << out.dump(2) << "\n";
+  }
+  if (run.json) {
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << lk.name << " (" << out["target"].get<std::string>() << ", " << gpu.device().name << "): median "
+              << std::setprecision(4) << t->medianMs << " ms over " << t->samplesMs.size() << " launches (spread "
+              << std::setprecision(3) << t->spreadPercent << "%)";
+    if (flops > 0)
+      std::cout << ", " << std::setprecision(4) << flops / seconds / 1e12 << " TFLOP/s";
+    std::cout << ", " << std::setprecision(3) << 100 * floorSeconds / seconds << "% of the floor";
+    if (!checkJson.is_null())
+      std::cout << "; " << checkJson["summary"].get<std::string>();
+    std::cout << "\n";
+  }
+  (void)lowered;
+  (void)launches;
+  return countErrors(diags) ? report(InputErrors) : Success;
+}
+
+} // namespace
+
+int runCake(int argc, char **argv) {
+  cxxopts::Options o("cake run", "Lower a CAKE IR kernel, run it on the GPU against its workload's oracle, and "
+                                 "time it.\nWithout a GPU it says so and exits 2; a launch past --timeout exits 3.");
+  o.add_options()("workload", "The workload contract (JSON)", cxxopts::value<std::string>())(
+      "size", "Bind a size symbol: NAME=VALUE (repeat; overrides the workload)",
+      cxxopts::value<std::vector<std::string>>())("k,kernel", "The kernel (default: the workload's, or the only one)",
+                                                  cxxopts::value<std::string>())(
+      "warmup", "Untimed launches first", cxxopts::value<int>()->default_value("10"))(
+      "reps", "Timed launches", cxxopts::value<int>()->default_value("50"))(
+      "cold-l2", "Flush L2 before each timed launch")(
+      "timeout", "Seconds one launch may take", cxxopts::value<double>()->default_value("10"))(
+      "no-check", "Skip the oracle")("no-verify", "Skip the verifier's rules (to force a schedule past them)")(
+      "watch-hangs", "Bound every barrier wait: a hang becomes a run.hang diagnostic at the waiting operation")(
+      "hang-ms", "With --watch-hangs: how long a wait may take", cxxopts::value<uint32_t>()->default_value("2000"))(
+      "no-watchdog", "Run in this process (for debuggers and compute-sanitizer)")(
+      "seed", "Seed of the inputs (overrides the workload)", cxxopts::value<uint64_t>())(
+      "report", "Also write the JSON report to FILE", cxxopts::value<std::string>())(
+      "device", "GPU ordinal", cxxopts::value<int>()->default_value("0"))(
+      "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
+      "h,help", "Show this help")("file", "Input file", cxxopts::value<std::string>());
+  o.parse_positional({"file"});
+  o.positional_help("FILE.cake");
+  cxxopts::ParseResult args;
+  if (auto done = parseCommandLine(o, argc, argv, args))
+    return *done;
+  CakeRun run;
+  run.path = args["file"].as<std::string>();
+  if (args.count("workload"))
+    if (auto error = readWorkload(args["workload"].as<std::string>(), run))
+      return fail(*error, UsageError);
+  if (args.count("size"))
+    for (const std::string &s : args["size"].as<std::vector<std::string>>()) {
+      size_t eq = s.find('=');
+      char *end = nullptr;
+      long long v = eq == std::string::npos ? 0 : std::strtoll(s.c_str() + eq + 1, &end, 10);
+      if (eq == std::string::npos || !end || *end || v < 1)
+        return fail("--size takes NAME=VALUE with a positive integer, not '" + s + "'", UsageError);
+      run.workload.sizes[s.substr(0, eq)] = v;
+    }
+  if (args.count("seed"))
+    run.workload.seed = args["seed"].as<uint64_t>();
+  run.check = !args.count("no-check");
+  run.timing.warmup = args["warmup"].as<int>();
+  run.timing.repetitions = args["reps"].as<int>();
+  run.timing.coldL2 = args.count("cold-l2") > 0;
+  run.timing.timeoutSeconds = args["timeout"].as<double>();
+  run.json = args["format"].as<std::string>() == "json";
+  run.color = shouldUseColor(STDERR_FILENO);
+  run.device = args["device"].as<int>();
+  if (args.count("report"))
+    run.reportPath = args["report"].as<std::string>();
+  if (run.timing.repetitions < 1 || run.timing.warmup < 0 || !(run.timing.timeoutSeconds > 0))
+    return fail("--reps must be at least 1, --warmup at least 0 and --timeout positive", UsageError);
+
+  std::string text;
+  if (auto error = readInput(run.path, text))
+    return fail(*error, UsageError);
+  SourceManager sm;
+  FileId file = sm.addBuffer(run.path, std::move(text));
+  lower::LowerOptions lowering;
+  lowering.boundedWaits = args.count("watch-hangs") > 0;
+  lowering.hangTimeoutMs = args["hang-ms"].as<uint32_t>();
+  auto lowered = lowerCakeFile(sm, file, lowering, !args.count("no-verify"));
+  if (!lowered->ok) {
+    renderText(std::cerr, sm, lowered->diagnostics, TextStyle{run.color});
+    return InputErrors;
+  }
+  std::string name = args.count("kernel") ? args["kernel"].as<std::string>() : run.workload.kernel;
+  if (name.empty() && lowered->module.kernels.size() == 1)
+    name = lowered->module.kernels[0].name;
+  const lower::LoweredKernel *lk = lowered->module.kernel(name);
+  if (!lk)
+    return fail("which kernel? '" + name + "' is not a kernel of " + run.path, UsageError);
+  if (auto error = bindTensors(*lk->kernel, run.workload))
+    return fail(*error, UsageError);
+
+  CudaCompile cuda;
+  cuda.build.target = lk->kernel->target;
+  cuda.build.includeDirs.push_back(runtimeIncludeDir());
+  runner::BuildResult built = compileCuda(sm, lowered->cuda, cuda);
+  renderText(std::cerr, sm, built.diagnostics, TextStyle{run.color});
+  if (!built.success)
+    return InputErrors;
+  auto body = [&](const Watch &w) { return runOnGpu(run, sm, *lowered, *lk, built.cubin, w); };
+  return args.count("no-watchdog") ? body(Watch(-1)) : superviseChild(body);
+}
+
+} // namespace cake::cli
