@@ -471,14 +471,19 @@ int runCake(int argc, char **argv) {
   if (auto error = bindTensors(*lk->kernel, run.workload))
     return fail(*error, UsageError);
 
-  CudaCompile cuda;
-  cuda.build.target = lk->kernel->target;
-  cuda.build.includeDirs.push_back(runtimeIncludeDir());
-  runner::BuildResult built = compileCuda(sm, lowered->cuda, cuda);
-  renderText(std::cerr, sm, built.diagnostics, TextStyle{run.color});
-  if (!built.success)
-    return InputErrors;
-  auto body = [&](const Watch &w) { return runOnGpu(run, sm, *lowered, *lk, built.cubin, w); };
+  // NVRTC runs in the child too: a parent that touched CUDA before fork()
+  // leaves the child's cuInit failing (CUDA_ERROR_NOT_INITIALIZED).
+  auto body = [&](const Watch &w) {
+    w.phase(600 + kGrace, "compiling " + run.path);
+    CudaCompile cuda;
+    cuda.build.target = lk->kernel->target;
+    cuda.build.includeDirs.push_back(runtimeIncludeDir());
+    runner::BuildResult built = compileCuda(sm, lowered->cuda, cuda);
+    renderText(std::cerr, sm, built.diagnostics, TextStyle{run.color});
+    if (!built.success)
+      return int(InputErrors);
+    return runOnGpu(run, sm, *lowered, *lk, built.cubin, w);
+  };
   return args.count("no-watchdog") ? body(Watch(-1)) : superviseChild(body);
 }
 
