@@ -32,6 +32,7 @@
 #include "compiler/oracle/Poison.h"
 #include "compiler/oracle/Workload.h"
 #include "compiler/runner/Runner.h"
+#include "compiler/syntax/Printer.h"
 #include "diagnostics/Sink.h"
 #include "diagnostics/TextRenderer.h"
 
@@ -163,7 +164,7 @@ std::optional<std::string> bindTensors(const sema::Kernel &k, oracle::Workload &
       return "parameter '" + p.name + "' has an element type the runner cannot generate";
     t.dtype = *dt;
     for (const sema::Dim &d : p.type.dims)
-      t.shape.push_back(d.value ? std::to_string(*d.value) : d.symbol);
+      t.shape.push_back(d.value ? std::to_string(*d.value) : !d.symbol.empty() ? d.symbol : syntax::print(*d.expr));
     if (o)
       for (const oracle::OracleTensor &ot : o->tensors)
         if (ot.name == p.name)
@@ -198,7 +199,7 @@ struct HangRecord { // mirrors cake::rt::HangRecord (cake_device.cuh)
 
 /// Everything that touches the GPU; runs in the watchdog's child.
 int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const lower::LoweredKernel &lk,
-             const std::string &cubin, const Watch &watch) {
+             const runner::BuildResult &built, const Watch &watch) {
   watch.phase(kStartBudget, "starting the GPU");
   auto made = makeRunner(run.device);
   if (!made)
@@ -218,7 +219,11 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
   };
 
   watch.phase(kStartBudget, "loading the module");
-  auto module = gpu.loadModule(cubin);
+  // a cubin runs on its own architecture; elsewhere (sm_80 code on an H200)
+  // the driver compiles the PTX
+  std::string arch = "sm_" + std::to_string(gpu.device().major) + std::to_string(gpu.device().minor);
+  bool native = std::string(targetName(lk.kernel->target)).starts_with(arch);
+  auto module = gpu.loadModule(native ? built.cubin : built.ptx);
   if (!module)
     return driverError(module.error());
 
@@ -482,7 +487,7 @@ int runCake(int argc, char **argv) {
     renderText(std::cerr, sm, built.diagnostics, TextStyle{run.color});
     if (!built.success)
       return int(InputErrors);
-    return runOnGpu(run, sm, *lowered, *lk, built.cubin, w);
+    return runOnGpu(run, sm, *lowered, *lk, built, w);
   };
   return args.count("no-watchdog") ? body(Watch(-1)) : superviseChild(body);
 }
