@@ -329,7 +329,10 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
                     for (auto &[k, v] : run.workload.sizes)
                       s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
                     return s;
-                  }() + ": " + (r.firstMismatch.empty() ? r.summary : r.firstMismatch));
+                  }() + ": " +
+                      (r.unwritten ? std::to_string(r.unwritten) +
+                                         " output elements still hold the poison pattern (never written); " + r.summary
+                                   : r.firstMismatch.empty() ? r.summary : r.firstMismatch));
       if (!run.json)
         return report(InputErrors);
     }
