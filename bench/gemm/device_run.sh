@@ -35,4 +35,8 @@ for s in "${shapes[@]}"; do
 done
 python3 bench/gemm/torch_peer.py "${shapes[@]}" > "$OUT/torch.json"
 python3 bench/gemm/summarize.py "$OUT" > "$OUT/summary.md" || true
+python3 bench/gemm/summarize.py "$OUT" --json > "$OUT/summary.json" || true
 cat "$OUT/summary.md" || true
+# few files come back from the device: keep the summaries, pack the rest
+tar czf "$OUT/runs.tgz" -C "$OUT" $(cd "$OUT" && ls *.json *.err 2>/dev/null | grep -v summary) && \
+  (cd "$OUT" && ls *.json *.err | grep -v summary | xargs rm -f)
