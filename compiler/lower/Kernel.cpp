@@ -217,10 +217,29 @@ static SmemLayout layoutSmem(const Kernel &k) {
       L.buffers[b.name] = off;
       off += 8 * uint32_t(b.type.elements().value_or(1));
     }
+  // tensor-memory rings: columns per stage, allocated once by the producer
+  uint32_t columns = 0;
+  for (RingLayout &rl : L.rings)
+    for (const Slot &s : rl.ring->slots)
+      if (s.type.space == Space::Tmem && s.type.dims.size() == 2) {
+        rl.tmemColumns = uint32_t(s.type.dims[1].value.value_or(0));
+        rl.tmemBase = columns;
+        columns += rl.tmemColumns * uint32_t(rl.ring->stages.value_or(1));
+        L.tmemOwner = k.role(rl.ring->producer);
+      }
+  if (columns) {
+    L.tmemColumns = 32;
+    while (L.tmemColumns < columns)
+      L.tmemColumns *= 2;
+    L.tmemSlot = off;
+    off += 8;
+  }
   off = alignUp(off, 1024);
   for (RingLayout &rl : L.rings) {
     uint32_t stageOff = 0, stageAlign = 128;
     for (const Slot &s : rl.ring->slots) {
+      if (s.type.space != Space::Shared)
+        continue;
       uint32_t a = tileAlign(s.type);
       stageAlign = std::max(stageAlign, a);
       stageOff = alignUp(stageOff, a);
@@ -305,6 +324,15 @@ void Lowerer::run() {
       roleBody(static_cast<const RoleStmt &>(*s), first);
       first = false;
     }
+  if (smem.tmemColumns) {
+    // every role is done with tensor memory once the whole CTA gets here
+    w.line("cake::rt::tcgen05_fence_before_thread_sync();");
+    w.line("__syncthreads();");
+    w.open("if (cake::rt::warp_id() == " + std::to_string(smem.tmemOwner->warpBegin.value_or(0)) + "u)");
+    w.line("cake::rt::tcgen05_fence_after_thread_sync();");
+    w.line("cake::rt::tcgen05_dealloc(cake_tmem, " + std::to_string(smem.tmemColumns) + "u);");
+    w.close();
+  }
   pop();
 }
 
@@ -318,7 +346,7 @@ void Lowerer::prologue() {
     barriers |= r.usesBarriers;
   for (const Buffer &b : k.buffers)
     barriers |= b.type.elem == Elem::Mbarrier;
-  if (!barriers) {
+  if (!barriers && !smem.tmemColumns) {
     w.line("__syncthreads();");
     return;
   }
@@ -345,6 +373,19 @@ void Lowerer::prologue() {
   if (k.target != Target::SM80)
     w.line("cake::rt::fence_mbarrier_init();");
   w.close();
+  if (smem.tmemColumns) {
+    // the owner's first warp allocates tensor memory for every TMEM ring
+    w.open("if (cake::rt::warp_id() == " + std::to_string(smem.tmemOwner->warpBegin.value_or(0)) + "u)");
+    w.line("cake::rt::tcgen05_alloc(cake_smem + " + std::to_string(smem.tmemSlot) + "u, " +
+           std::to_string(smem.tmemColumns) + "u);");
+    w.line("cake::rt::tcgen05_relinquish_alloc_permit();");
+    w.close();
+    w.line("cake::rt::tcgen05_fence_before_thread_sync();");
+    w.line("__syncthreads();");
+    w.line("cake::rt::tcgen05_fence_after_thread_sync();");
+    w.line("const u32 cake_tmem = cake::rt::ld_shared_u32(cake_smem + " + std::to_string(smem.tmemSlot) + "u);");
+    return;
+  }
   w.line("__syncthreads();");
 }
 

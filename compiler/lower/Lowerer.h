@@ -51,10 +51,10 @@ private:
 //===-- Values ------------------------------------------------------------------===//
 
 /// How a register tensor is spread over the threads of its unit (language.md 4.6).
-enum class Layout { WgmmaAcc, MmaAcc, MmaA, MmaB };
+enum class Layout { WgmmaAcc, MmaAcc, MmaA, MmaB, TmemRow };
 
 struct Val {
-  enum Kind { Scalar, Token, SharedView, GlobalView, Frag, Schedule, Tile, Event, Barrier } kind = Scalar;
+  enum Kind { Scalar, Token, SharedView, GlobalView, TmemView, Frag, Schedule, Tile, Event, Barrier } kind = Scalar;
   std::string cxx; ///< Scalar: the C++ expression; Frag: the array; Barrier: u32 address
 
   // Views (Shared, Global) and tokens.
@@ -104,12 +104,17 @@ struct RingLayout {
   std::map<std::string, uint32_t, std::less<>> slotOffset; ///< within a stage
   bool usesBarriers = true;       ///< false for same-role cp.async rings
   uint32_t fullCount = 1, emptyCount = 1;
+  uint32_t tmemColumns = 0;       ///< TMEM rings: columns per stage (slots in tensor memory)
+  uint32_t tmemBase = 0;          ///< first column of stage 0 in the kernel's allocation
 };
 
 struct SmemLayout {
   std::vector<RingLayout> rings;
   std::map<std::string, uint32_t, std::less<>> buffers; ///< data and raw barrier offsets
   uint32_t bytes = 0;
+  uint32_t tmemColumns = 0;        ///< allocated TMEM columns (a power of 2, 32..512); 0 for none
+  uint32_t tmemSlot = 0;           ///< shared word tcgen05.alloc writes the TMEM address to
+  const sema::Role *tmemOwner = nullptr;
   const RingLayout *ring(std::string_view name) const;
 };
 
@@ -216,6 +221,7 @@ const OpLowerings &opLowerings();
 void addRingLowerings(OpLowerings &table);
 void addMemoryLowerings(OpLowerings &table);
 void addMmaLowerings(OpLowerings &table);
+void addTcgen05Lowerings(OpLowerings &table);
 
 /// Releases queued behind wgmma groups that a `wgmma.wait(n)` retired (Rings.cpp).
 void drainRetired(Lowerer &L, int64_t n);

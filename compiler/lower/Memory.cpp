@@ -214,6 +214,38 @@ std::optional<Val> lowerCpAsyncWait(Lowerer &L, const Expr &call) {
   return Val{};
 }
 
+/// st.global of tcgen05.ld rows: thread l holds row l of a [32, W] fp32 tile.
+std::optional<Val> storeTmemRows(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
+  Elem out = v.cast.value_or(v.elem);
+  int64_t width = v.shape[1];
+  if (out != *dst.type->elem || (out != Elem::BF16 && out != Elem::FP32) || width % 2) {
+    L.unsupported(call.range, "st.global of tensor-memory rows to this element type");
+    return std::nullopt;
+  }
+  bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
+  std::string R = dimCxx(L, dst.type->dims[0]), C = dimCxx(L, dst.type->dims[1]);
+  L.w.line("const int cake_r = " + dst.origin[0] + " + int(cake::rt::lane_id());");
+  L.w.open(clip ? "if (cake_r < " + R + ")" : "");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_c = 0; cake_c < " + std::to_string(width) + "; cake_c += 2)");
+  L.w.line("const int cake_col = " + dst.origin[1] + " + cake_c;");
+  std::string ptr = globalElement(L, dst, "cake_r", "cake_col");
+  std::string a = "__uint_as_float(" + v.cxx + "[cake_c])", b = "__uint_as_float(" + v.cxx + "[cake_c + 1])";
+  if (out == Elem::BF16) {
+    L.w.line("const u32 cake_p = cake::rt::pack_bf16x2(" + a + ", " + b + ");");
+    L.w.line("if (cake_col + 1 < " + C + " && (" + C + ") % 2 == 0) *reinterpret_cast<u32 *>(" + ptr +
+             ") = cake_p;");
+    L.w.line("else if (cake_col < " + C + ") { " + ptr + "[0] = u16(cake_p & 0xffffu); if (cake_col + 1 < " + C +
+             ") " + ptr + "[1] = u16(cake_p >> 16); }");
+  } else {
+    L.w.line("if (cake_col < " + C + ") " + ptr + "[0] = " + a + ";");
+    L.w.line("if (cake_col + 1 < " + C + ") " + ptr + "[1] = " + b + ";");
+  }
+  L.w.close();
+  L.w.close();
+  return Val{};
+}
+
 /// st.global of an mma.sync accumulator (cast to bf16 or fp16, or fp32).
 std::optional<Val> lowerStGlobal(Lowerer &L, const Expr &call) {
   auto args = positionalArgs(call);
@@ -221,6 +253,9 @@ std::optional<Val> lowerStGlobal(Lowerer &L, const Expr &call) {
   auto dst = L.view(*args[1]);
   if (!v || !dst)
     return std::nullopt;
+  if (v && dst && v->kind == Val::Frag && v->layout == Layout::TmemRow && dst->kind == Val::GlobalView &&
+      dst->origin.size() == 2)
+    return storeTmemRows(L, call, *v, *dst);
   if (v->kind != Val::Frag || v->layout != Layout::MmaAcc || dst->kind != Val::GlobalView ||
       dst->origin.size() != 2) {
     L.unsupported(call.range, "st.global other than an mma.sync accumulator to a 2-D global tile");

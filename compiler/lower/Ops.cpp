@@ -198,6 +198,7 @@ const OpLowerings &opLowerings() {
     addRingLowerings(t);
     addMemoryLowerings(t);
     addMmaLowerings(t);
+    addTcgen05Lowerings(t);
     return t;
   }();
   return table;

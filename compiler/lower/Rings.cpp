@@ -88,6 +88,8 @@ std::optional<Val> lowerProduce(Lowerer &L, const Expr &call) {
   if (rl.usesBarriers)
     L.waitParity(L.barrierAddress(rl, false, t.stage), cursor(*r, true, "phase") + " ^ 1u", call.range,
                  "ring " + r->name + ": empty barrier (the producer waits for a free slot)");
+  if (rl.tmemColumns) // the consumers' tcgen05.ld of the slot before this unit's tcgen05.mma
+    L.w.line("cake::rt::tcgen05_fence_after_thread_sync();");
   advance(L, *r, true);
   L.txBytes[t.cxx] = 0;
   return t;
@@ -102,6 +104,11 @@ std::optional<Val> lowerCommit(Lowerer &L, const Expr &call) {
   const RingLayout &rl = layoutOf(L, *r);
   if (!rl.usesBarriers) {
     L.w.line("cake::rt::cp_async_commit_group();");
+    return Val{};
+  }
+  if (rl.tmemColumns) {
+    // the accumulator is ready when the tcgen05 ops issued so far complete
+    L.w.line(oneOfUnit(L) + "cake::rt::tcgen05_commit(" + L.barrierAddress(rl, true, t->stage) + ");");
     return Val{};
   }
   int64_t bytes = L.txBytes[t->cxx];
@@ -132,6 +139,8 @@ std::optional<Val> lowerConsume(Lowerer &L, const Expr &call) {
   Val t = token(L, *r, false);
   L.waitParity(L.barrierAddress(rl, true, t.stage), cursor(*r, false, "phase"), call.range,
                "ring " + r->name + ": full barrier (the consumer waits for data)");
+  if (rl.tmemColumns)
+    L.w.line("cake::rt::tcgen05_fence_after_thread_sync();");
   advance(L, *r, false);
   return t;
 }
@@ -158,10 +167,17 @@ std::optional<Val> lowerRelease(Lowerer &L, const Expr &call) {
     return Val{}; // the next consume's barrier orders the reads before the refill
   const Expr *after = keywordArg(call, "after");
   if (!after) {
+    if (rl.tmemColumns) // order this unit's tcgen05.ld before the arrive
+      L.w.line("cake::rt::tcgen05_fence_before_thread_sync();");
     arriveEmpty(L, rl, t->stage);
     return Val{};
   }
   auto ev = L.value(*after);
+  if (ev && ev->kind == Val::Event && ev->event == "tcgen05.done") {
+    // the slot is free when the unit's tcgen05 ops issued so far complete
+    L.w.line(oneOfUnit(L) + "cake::rt::tcgen05_commit(" + L.barrierAddress(rl, false, t->stage) + ");");
+    return Val{};
+  }
   if (!ev || ev->kind != Val::Event || ev->event != "wgmma.retired") {
     L.unsupported(after->range, "this release event");
     return std::nullopt;

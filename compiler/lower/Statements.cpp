@@ -253,11 +253,13 @@ void Lowerer::forStmt(const ForStmt &f) {
     w.line("const int " + var + "_" + dims[0].first + " = " + g + "_first + " + lin + " % " + g + "_span % " +
            g + "_size;");
     w.line("const int " + var + "_" + dims[1].first + " = " + lin + " % " + g + "_span / " + g + "_size;");
+    w.line("(void)" + var + "_" + dims[0].first + ", (void)" + var + "_" + dims[1].first + ";");
   } else {
     // row-major over the dimensions, the last one fastest
     std::string rest = lin;
     for (size_t i = dims.size(); i-- > 0;) {
       w.line("const int " + var + "_" + dims[i].first + " = " + rest + " % " + dims[i].second + ";");
+      w.line("(void)" + var + "_" + dims[i].first + ";");
       if (i)
         rest = "(" + rest + " / " + dims[i].second + ")";
     }

@@ -102,8 +102,16 @@ std::optional<Val> Lowerer::view(const Expr &e) {
         unsupported(e.range, "this slot");
         return std::nullopt;
       }
-      Val v = storageView(slot->type, "(cake_smem + " + std::to_string(rl->data + rl->slotOffset.at(slot->name)) +
-                                          "u + " + std::to_string(rl->stageBytes) + "u * (" + base->stage + "))");
+      Val v;
+      if (slot->type.space == Space::Tmem) {
+        // tensor memory: lane in bits 16-31, column in bits 0-15
+        v = storageView(slot->type, "(cake_tmem + " + std::to_string(rl->tmemBase) + "u + " +
+                                        std::to_string(rl->tmemColumns) + "u * u32(" + base->stage + "))");
+        v.kind = Val::TmemView;
+      } else {
+        v = storageView(slot->type, "(cake_smem + " + std::to_string(rl->data + rl->slotOffset.at(slot->name)) +
+                                        "u + " + std::to_string(rl->stageBytes) + "u * (" + base->stage + "))");
+      }
       v.ring = base->ring;
       v.stage = base->stage;
       v.writeToken = base->writeToken;
@@ -119,7 +127,8 @@ std::optional<Val> Lowerer::view(const Expr &e) {
       return std::nullopt;
     if (base->kind == Val::Frag)
       return fragSlice(*base, e);
-    if (base->kind != Val::SharedView && base->kind != Val::GlobalView && base->kind != Val::Barrier) {
+    if (base->kind != Val::SharedView && base->kind != Val::GlobalView && base->kind != Val::Barrier &&
+        base->kind != Val::TmemView) {
       unsupported(e.range, "indexing this value");
       return std::nullopt;
     }

@@ -66,7 +66,7 @@ done
 
 note ""
 note "## The hang watchdog"
-HANG=tests/gpu/kernels/hang_expect_tx.cake
+HANG=tests/gpu/hang_expect_tx.cake
 check "verifier rejects the wrong byte count (mbar.expect-tx)" 1 "$CAKE" check "$HANG"
 check "forced past the verifier with --watch-hangs: run.hang at the wait (exit 3)" 3 \
   "$CAKE" run "$HANG" --no-verify --watch-hangs --hang-ms 1000 --size M=64 --no-check --reps 1 --warmup 0

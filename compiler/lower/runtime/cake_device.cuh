@@ -399,6 +399,13 @@ __device__ __forceinline__ bool mbarrier_wait_parity_bounded(u32 bar, u32 parity
 // Support for generated code (compiler/lower/)
 // ============================================================================
 
+/// ld.shared.u32 at a .shared address.
+__device__ __forceinline__ u32 ld_shared_u32(u32 addr) {
+  u32 v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
+  return v;
+}
+
 /// Ceiling division of non-negative integers.
 __host__ __device__ __forceinline__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 

@@ -3,9 +3,7 @@
 // The verifier reports it (mbar.expect-tx); `cake run --no-verify --watch-hangs` forces it
 // onto the GPU to show the hang watchdog's report at the waiting operation.
 
-kernel hang_expect_tx(
-  X: global bf16[M, 64] align(16),
-) target(sm_90a) grid(1) block(128) {
+kernel hang_expect_tx(X: global bf16[M, 64] align(16)) target(sm_90a) grid(1) block(128) {
   var ready: shared mbarrier[1] count(1)
   var xt: shared bf16[64, 64] swizzle(128B)
 
