@@ -85,5 +85,7 @@ json inlayHints(State &state, const json &params);
 // Lowered.cpp
 /// cake/viewLowered: the generated CUDA of a kernel (not available yet).
 json viewLowered(State &state, const json &params);
+/// cake.compile: lower and build with NVRTC (Lowered.cpp).
+json compileDocument(State &state, const std::string &uri);
 
 } // namespace cake::lsp

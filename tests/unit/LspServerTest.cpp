@@ -697,12 +697,32 @@ TEST_F(LspServerTest, FeaturesSurviveCutsOfTheKernelLibrary) {
   EXPECT_GE(files, 4);
 }
 
-TEST_F(LspServerTest, ViewLoweredIsNotAvailableYet) {
+TEST_F(LspServerTest, ViewLoweredShowsTheGeneratedCuda) {
   initialize();
   open(kGemm);
-  json reply = request("cake/viewLowered", {{"textDocument", {{"uri", kUri}}}, {"kernel", "gemm"}});
-  EXPECT_EQ(reply["error"]["code"], -32803);
-  EXPECT_NE(reply["error"]["message"].get<std::string>().find("not implemented"), std::string::npos);
+  json r = result("cake/viewLowered", {{"textDocument", {{"uri", kUri}}}, {"kernel", "gemm"}});
+  ASSERT_TRUE(r["ok"].get<bool>()) << r.dump();
+  EXPECT_EQ(r["language"], "cuda");
+  const std::string source = r["source"];
+  EXPECT_NE(source.find("extern \"C\" __global__ void __launch_bounds__("), std::string::npos);
+  EXPECT_NE(source.find("#line "), std::string::npos);
+  ASSERT_EQ(r["kernels"].size(), 1u);
+  EXPECT_EQ(r["kernels"][0]["name"], "gemm");
+  json missing = request("cake/viewLowered", {{"textDocument", {{"uri", kUri}}}, {"kernel", "nope"}});
+  EXPECT_EQ(missing["error"]["code"], -32602);
+}
+
+// A document with errors does not lower: the answer says why, it never shows code.
+TEST_F(LspServerTest, ViewLoweredOfABrokenDocumentGivesItsDiagnostics) {
+  initialize();
+  std::string broken(kGemm);
+  broken.replace(broken.find("tma.load"), 8, "tma.lod");
+  open(broken);
+  json r = result("cake/viewLowered", {{"textDocument", {{"uri", kUri}}}});
+  EXPECT_FALSE(r["ok"].get<bool>());
+  EXPECT_FALSE(r.contains("source"));
+  ASSERT_FALSE(r["diagnostics"].empty());
+  EXPECT_EQ(r["diagnostics"][0]["code"], "op.unknown");
 }
 
 TEST_F(LspServerTest, CheckCommandReportsProgress) {

@@ -254,10 +254,13 @@ test('cake lsp with the vscode-languageserver-protocol client', async (t) => {
     assert.ok(s.raw.indexOf(publish) < s.raw.indexOf(reply), 'publishDiagnostics came after the reply');
   });
 
-  await t.test('cake.compile answers with an error, not a crash', async () => {
-    await assert.rejects(
-      s.request(rpc.ExecuteCommandRequest.type, { command: 'cake.compile', arguments: [{ uri }] }),
-      (e) => e.code === -32803 && /not implemented/.test(e.message));
+  await t.test('cake.compile and cake/viewLowered answer with results, not a crash', async () => {
+    const compiled = await s.request(rpc.ExecuteCommandRequest.type, { command: 'cake.compile', arguments: [{ uri }] });
+    assert.strictEqual(typeof compiled.ok, 'boolean');
+    assert.ok(Array.isArray(compiled.diagnostics));
+    const lowered = await s.request('cake/viewLowered', { textDocument: { uri } });
+    assert.strictEqual(typeof lowered.ok, 'boolean');
+    if (lowered.ok) assert.match(lowered.source, /__global__/);
   });
 
   assert.strictEqual(await s.close(), 0);
