@@ -77,4 +77,6 @@ grep -h "watchdog\|did not finish" "$OUT"/library/forced_past_the_verifier_witho
 
 note ""
 note "failures: $failures"
+# few files come back from the device machine: pack the logs
+tar czf "$OUT/library-logs.tgz" -C "$OUT" library && rm -rf "$OUT/library"
 [ "$failures" = 0 ]
