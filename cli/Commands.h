@@ -21,6 +21,7 @@ int runLsp(int argc, char **argv);
 int runBuild(int argc, char **argv);
 int runRun(int argc, char **argv);
 int runEmit(int argc, char **argv);
+int runBench(int argc, char **argv);
 /// `cake run FILE.cake`: lowered kernels with workloads and oracles.
 int runCake(int argc, char **argv);
 

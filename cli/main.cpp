@@ -21,7 +21,8 @@ constexpr Command kCommands[] = {
     {"corpus", "Run the rule corpus gate", cake::cli::runCorpus},
     {"emit", "Lower CAKE IR to CUDA C++", cake::cli::runEmit},
     {"build", "Compile a kernel (CAKE IR or CUDA) and print ptxas's report", cake::cli::runBuild},
-    {"run", "Launch a kernel on the GPU and time it", cake::cli::runRun},
+    {"run", "Run a kernel on the GPU against its oracle and time it", cake::cli::runRun},
+    {"bench", "Run a plan of kernels and shapes; write a results file", cake::cli::runBench},
     {"lsp", "Run the language server on stdin/stdout", cake::cli::runLsp},
 };
 

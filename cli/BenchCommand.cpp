@@ -1,0 +1,143 @@
+//===- BenchCommand.cpp - `cake bench` ------------------------------------===//
+//
+// Drives a plan of runs (kernels x shapes) through `cake run --format json`,
+// one child process per run (each with its own watchdog, so a hang or a crash
+// costs one entry, not the sweep), and writes one results file: the format
+// that `cake cost --validate` and `cake calibrate` read.
+//
+// Plan:
+//   {"runs": [{"file": "kernels/gemm/gemm_sm90_ws.cake",
+//              "workload": "kernels/gemm/gemm.workload.json",
+//              "family": "gemm_sm90", "problem": "gemm",
+//              "shapes": [{"M": 4096, "N": 4096, "K": 4096}, ...],
+//              "reps": 50, "warmup": 10, "check": true}]}
+// Results:
+//   {"version": 1, "device": ..., "commit": ..., "date": ...,
+//    "runs": [{"file", "kernel", "family", "problem", "sizes", "median_ms",
+//              "p10_ms", "p90_ms", "min_ms", "tflops", "gbps", "ok"}, ...]}
+//
+//===----------------------------------------------------------------------===//
+#include "cli/Commands.h"
+#include "cli/Input.h"
+#include "cli/Options.h"
+#include "compiler/runner/Process.h"
+
+#include <ctime>
+#include <cxxopts.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace cake::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+int fail(const std::string &message, int code) {
+  std::cerr << "cake bench: " << message << "\n";
+  return code;
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+/// One run of the plan: `cake run` in a child, its report condensed.
+json runOne(const std::string &cake, const json &entry, const json &shape, std::string &device) {
+  std::vector<std::string> argv = {cake, "run", entry.at("file").get<std::string>(), "--format", "json"};
+  if (entry.contains("workload"))
+    argv.insert(argv.end(), {"--workload", entry["workload"].get<std::string>()});
+  if (entry.contains("kernel"))
+    argv.insert(argv.end(), {"--kernel", entry["kernel"].get<std::string>()});
+  for (auto &[name, v] : shape.items())
+    argv.insert(argv.end(), {"--size", name + "=" + std::to_string(v.get<int64_t>())});
+  argv.insert(argv.end(), {"--reps", std::to_string(entry.value("reps", 50)), "--warmup",
+                           std::to_string(entry.value("warmup", 10))});
+  if (!entry.value("check", true))
+    argv.push_back("--no-check");
+  runner::ProcessResult r = runner::runProcess(argv, 600);
+  json out = {{"file", entry["file"]},
+              {"family", entry.value("family", "")},
+              {"problem", entry.value("problem", entry.value("family", ""))},
+              {"sizes", shape}};
+  size_t brace = r.output.find("{\n");
+  json report = brace == std::string::npos ? json() : json::parse(r.output.substr(brace), nullptr, false);
+  if (r.exitCode != 0 || report.is_discarded() || !report.is_object()) {
+    out["ok"] = false;
+    out["error"] = r.timedOut ? "timed out" : r.output.substr(0, std::min<size_t>(r.output.size(), 2000));
+    out["exit_code"] = r.exitCode;
+    return out;
+  }
+  device = report.value("device", device);
+  const json &t = report["time_ms"];
+  out["kernel"] = report["kernel"];
+  out["median_ms"] = t["median"];
+  out["p10_ms"] = t["p10"];
+  out["p90_ms"] = t["p90"];
+  out["min_ms"] = t["min"];
+  if (report.contains("tflops"))
+    out["tflops"] = report["tflops"];
+  out["gbps"] = report["gbps"];
+  out["bytes"] = report["gbps"].get<double>() * t["median"].get<double>() * 1e6;
+  if (report.contains("tflops"))
+    out["flops"] = report["tflops"].get<double>() * t["median"].get<double>() * 1e9;
+  out["fraction_of_floor"] = report["fraction_of_floor"];
+  out["ok"] = !report.contains("check") || report["check"].value("ok", false);
+  return out;
+}
+
+} // namespace
+
+int runBench(int argc, char **argv) {
+  cxxopts::Options o("cake bench", "Run a plan of kernels and shapes on the GPU (each through `cake run`, checked\n"
+                                   "against its oracle, then timed) and write the results file that `cake cost\n"
+                                   "--validate` and `cake calibrate` read.");
+  o.add_options()("o,output", "The results file", cxxopts::value<std::string>())(
+      "commit", "The commit to record", cxxopts::value<std::string>()->default_value(""))(
+      "h,help", "Show this help")("plan", "The plan (JSON)", cxxopts::value<std::string>());
+  o.parse_positional({"plan"});
+  o.positional_help("PLAN.json");
+  cxxopts::ParseResult args;
+  if (auto done = parseCommandLine(o, argc, argv, args))
+    return *done;
+  if (!args.count("plan") || !args.count("output"))
+    return fail("usage: cake bench PLAN.json -o RESULTS.json", UsageError);
+  std::string text;
+  if (auto error = readInput(args["plan"].as<std::string>(), text))
+    return fail(*error, UsageError);
+  json plan = json::parse(text, nullptr, false);
+  if (plan.is_discarded() || !plan.contains("runs") || !plan["runs"].is_array())
+    return fail("the plan must be a JSON object with a \"runs\" array", UsageError);
+  std::error_code ec;
+  std::string cake = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec)
+    return fail("cannot find the cake binary (/proc/self/exe)", UsageError);
+
+  json results = {{"version", 1}, {"device", ""}, {"commit", args["commit"].as<std::string>()}, {"date", today()},
+                  {"runs", json::array()}};
+  std::string device;
+  int failures = 0;
+  try {
+    for (const json &entry : plan["runs"])
+      for (const json &shape : entry.at("shapes")) {
+        json r = runOne(cake, entry, shape, device);
+        failures += !r["ok"].get<bool>();
+        std::cerr << (r["ok"].get<bool>() ? "ok   " : "FAIL ") << r["file"].get<std::string>() << " "
+                  << shape.dump() << (r.contains("median_ms") ? " " + r["median_ms"].dump() + " ms" : "") << "\n";
+        results["runs"].push_back(std::move(r));
+      }
+  } catch (const json::exception &e) {
+    return fail(std::string("bad plan: ") + e.what(), UsageError);
+  }
+  results["device"] = device;
+  std::ofstream out(args["output"].as<std::string>(), std::ios::trunc);
+  if (!(out << results.dump(2) << "\n"))
+    return fail("cannot write " + args["output"].as<std::string>(), UsageError);
+  return failures ? InputErrors : Success;
+}
+
+} // namespace cake::cli
