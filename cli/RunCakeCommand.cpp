@@ -36,7 +36,10 @@
 #include "diagnostics/Sink.h"
 #include "diagnostics/TextRenderer.h"
 
+#include "compiler/runner/Process.h"
+
 #include <cxxopts.hpp>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -54,6 +57,7 @@ struct CakeRun {
   std::string kernelName;
   oracle::Workload workload;
   std::string flops; ///< "2*M*N*K"
+  std::vector<std::string> command; ///< an external oracle: argv, the tensors' folder appended
   bool check = true;
   TimingOptions timing;
   bool json = false, color = false;
@@ -124,15 +128,23 @@ std::optional<std::string> readWorkload(const std::string &path, CakeRun &run) {
         oracle::TensorSpec t;
         t.name = k;
         t.init = v.value("init", std::string());
+        t.role = v.value("role", std::string()) == "output" ? oracle::Role::Output : oracle::Role::Input;
         w.tensors.push_back(t);
       }
     if (doc.contains("seed"))
       w.seed = doc["seed"].get<uint64_t>();
     if (doc.contains("flops"))
       run.flops = doc["flops"].get<std::string>();
+    if (doc.contains("command")) {
+      for (const json &a : doc["command"])
+        run.command.push_back(a.get<std::string>());
+      if (run.command.empty())
+        return path + ": \"command\" must be a non-empty array of strings";
+      w.oracle = "command";
+    }
     if (const oracle::Oracle *o = oracle::findOracle(w.oracle))
       w.check = o->defaults;
-    else if (!w.oracle.empty())
+    else if (!w.oracle.empty() && w.oracle != "command")
       return path + ": unknown oracle '" + w.oracle + "'";
     if (doc.contains("check")) {
       const json &c = doc["check"];
@@ -150,8 +162,9 @@ std::optional<std::string> readWorkload(const std::string &path, CakeRun &run) {
 /// shaped by the IR, with the oracle's roles and the workload's inits.
 std::optional<std::string> bindTensors(const sema::Kernel &k, oracle::Workload &w) {
   std::map<std::string, std::string> inits;
+  std::map<std::string, oracle::Role> roles;
   for (const oracle::TensorSpec &t : w.tensors)
-    inits[t.name] = t.init;
+    inits[t.name] = t.init, roles[t.name] = t.role;
   const oracle::Oracle *o = oracle::findOracle(w.oracle);
   w.tensors.clear();
   for (const sema::Param &p : k.params) {
@@ -165,6 +178,7 @@ std::optional<std::string> bindTensors(const sema::Kernel &k, oracle::Workload &
     t.dtype = *dt;
     for (const sema::Dim &d : p.type.dims)
       t.shape.push_back(d.value ? std::to_string(*d.value) : !d.symbol.empty() ? d.symbol : syntax::print(*d.expr));
+    t.role = roles.count(p.name) ? roles[p.name] : oracle::Role::Input;
     if (o)
       for (const oracle::OracleTensor &ot : o->tensors)
         if (ot.name == p.name)
@@ -196,6 +210,54 @@ struct HangRecord { // mirrors cake::rt::HangRecord (cake_device.cuh)
   uint32_t hung, site, parity, blockX, blockY, blockZ, thread, barrier;
   uint64_t waitedNs;
 };
+
+/// An external oracle: every tensor is written to a private folder as raw
+/// little-endian bytes with a manifest.json (name, dtype, shape, role, file),
+/// and the workload's command runs with that folder as its last argument;
+/// exit 0 means correct, anything else is a mismatch with its output.
+oracle::CheckReport checkWithCommand(const CakeRun &run, const oracle::TensorMap &tensors) {
+  oracle::CheckReport r;
+  for (const oracle::TensorSpec &spec : run.workload.tensors)
+    if (spec.role == oracle::Role::Output)
+      if (auto u = oracle::countUnwritten(tensors.at(spec.name)); u.count) {
+        r.unwritten += u.count;
+        r.summary = spec.name + ": " + std::to_string(u.count) + " elements never written (first at flat index " +
+                    std::to_string(u.first) + ")";
+      }
+  if (r.unwritten)
+    return r;
+  char dir[] = "/tmp/cake-oracle-XXXXXX";
+  if (!mkdtemp(dir)) {
+    r.summary = "cannot create a folder for the external oracle";
+    return r;
+  }
+  json manifest = {{"sizes", run.workload.sizes}, {"tensors", json::array()}};
+  for (const oracle::TensorSpec &spec : run.workload.tensors) {
+    const oracle::HostTensor &t = tensors.at(spec.name);
+    std::string file = spec.name + ".bin";
+    std::ofstream(std::string(dir) + "/" + file, std::ios::binary)
+        .write(reinterpret_cast<const char *>(t.bytes.data()), std::streamsize(t.byteSize()));
+    manifest["tensors"].push_back({{"name", spec.name},
+                                   {"dtype", std::string(oracle::dtypeName(t.dtype))},
+                                   {"shape", t.shape},
+                                   {"role", spec.role == oracle::Role::Output ? "output" : "input"},
+                                   {"file", file}});
+  }
+  std::ofstream(std::string(dir) + "/manifest.json") << manifest.dump(2) << "\n";
+  std::vector<std::string> argv = run.command;
+  argv.push_back(dir);
+  runner::ProcessResult p = runner::runProcess(argv, 600);
+  std::filesystem::remove_all(dir);
+  r.ok = p.started && !p.timedOut && p.exitCode == 0;
+  std::string output = p.output.size() > 600 ? "..." + p.output.substr(p.output.size() - 600) : p.output;
+  while (!output.empty() && (output.back() == '\n' || output.back() == ' '))
+    output.pop_back();
+  r.summary = "external oracle '" + run.command[0] + "' " +
+              (r.ok ? "passed" : p.timedOut ? "timed out" : "failed (exit " + std::to_string(p.exitCode) + ")") +
+              (output.empty() ? "" : ": " + output);
+  r.firstMismatch = r.ok ? "" : r.summary;
+  return r;
+}
 
 /// Everything that touches the GPU; runs in the watchdog's child.
 int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const lower::LoweredKernel &lk,
@@ -318,7 +380,7 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
         if (auto s = gpu.copyToHost(t.bytes.data(), buffers.at(name), t.byteSize()); !s)
           return driverError(s.error());
     const oracle::Oracle *o = oracle::findOracle(run.workload.oracle);
-    oracle::CheckReport r = o->check(*tensors, run.workload.check);
+    oracle::CheckReport r = o ? o->check(*tensors, run.workload.check) : checkWithCommand(run, *tensors);
     checkJson = {{"oracle", run.workload.oracle}, {"ok", r.ok},           {"checked", r.checked},
                  {"mismatches", r.mismatches},    {"unwritten", r.unwritten}, {"max_rel_error", r.maxRelError},
                  {"summary", r.summary}};

@@ -43,6 +43,8 @@ for kernel in kernels/gemm/gemm_sm90_ws.cake kernels/gemm/gemm_sm80.cake; do
       --size M=$m --size N=$n --size K=$k --seed $((m + n + k)) --reps 3 --warmup 1
   done
 done
+check "gemm_sm90_ws with an external oracle (tests/gpu/gemm_oracle.py, numpy)" 0 "$CAKE" run \
+  kernels/gemm/gemm_sm90_ws.cake --workload tests/gpu/gemm_external.workload.json --reps 3 --warmup 1
 for kernel in $(ls kernels/*/*.cake | grep -v kernels/gemm/); do
   if "$CAKE" emit "$kernel" > /dev/null 2> "$OUT/library/emit.err"; then
     note "- lowered (no workload run yet): $kernel"
