@@ -41,6 +41,7 @@
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -58,6 +59,8 @@ struct CakeRun {
   oracle::Workload workload;
   std::string flops; ///< "2*M*N*K"
   std::vector<std::string> command; ///< an external oracle: argv, the tensors' folder appended
+  std::vector<std::string> kernels; ///< the workload's "kernels": run in order, the last one timed in full
+  std::vector<const lower::LoweredKernel *> pipeline;
   bool check = true;
   TimingOptions timing;
   bool json = false, color = false;
@@ -118,6 +121,9 @@ std::optional<std::string> readWorkload(const std::string &path, CakeRun &run) {
     oracle::Workload &w = run.workload;
     if (doc.contains("kernel"))
       w.kernel = doc["kernel"].get<std::string>();
+    if (doc.contains("kernels"))
+      for (const json &k : doc["kernels"])
+        run.kernels.push_back(k.get<std::string>());
     if (doc.contains("oracle"))
       w.oracle = doc["oracle"].get<std::string>();
     if (doc.contains("sizes"))
@@ -160,15 +166,18 @@ std::optional<std::string> readWorkload(const std::string &path, CakeRun &run) {
 
 /// The workload's tensors: every global parameter of the kernel, typed and
 /// shaped by the IR, with the oracle's roles and the workload's inits.
-std::optional<std::string> bindTensors(const sema::Kernel &k, oracle::Workload &w) {
+std::optional<std::string> bindTensors(const std::vector<const lower::LoweredKernel *> &kernels,
+                                       oracle::Workload &w) {
   std::map<std::string, std::string> inits;
   std::map<std::string, oracle::Role> roles;
   for (const oracle::TensorSpec &t : w.tensors)
     inits[t.name] = t.init, roles[t.name] = t.role;
   const oracle::Oracle *o = oracle::findOracle(w.oracle);
   w.tensors.clear();
-  for (const sema::Param &p : k.params) {
-    if (p.type.space != sema::Space::Global)
+  std::set<std::string> seen;
+  for (const lower::LoweredKernel *lk : kernels)
+  for (const sema::Param &p : lk->kernel->params) {
+    if (p.type.space != sema::Space::Global || !seen.insert(p.name).second)
       continue;
     oracle::TensorSpec t;
     t.name = p.name;
@@ -303,66 +312,85 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
     buffers[name] = *p;
   }
   lower::Bindings sizes(run.workload.sizes.begin(), run.workload.sizes.end());
-  lower::LaunchDims dims;
-  if (auto e = lower::planLaunch(lk, sizes, gpu.device().smCount, dims))
-    return fail(e->message, UsageError);
-
-  KernelParams params;
   std::optional<MappedBuffer> hang;
-  for (const lower::KernelArg &a : lk.args) {
-    switch (a.kind) {
-    case lower::KernelArg::TensorMap: {
-      const lower::TensorMapPlan &plan = lk.maps[a.map];
-      const oracle::HostTensor &t = tensors->at(plan.param);
-      TensorMapDesc d;
-      d.dtype = *mapDType(t.dtype);
-      d.rank = uint32_t(t.shape.size());
-      d.address = buffers.at(plan.param);
-      for (uint32_t i = 0; i < d.rank; ++i) {
-        d.dims[i] = uint64_t(t.shape[d.rank - 1 - i]);
-        d.box[i] = plan.box[d.rank - 1 - i];
+  // The parameters and launch configuration of one kernel of the pipeline.
+  struct Launch {
+    const lower::LoweredKernel *k;
+    KernelParams params;
+    LaunchConfig config;
+  };
+  std::vector<Launch> launches;
+  for (const lower::LoweredKernel *k : run.pipeline) {
+    Launch l{k, {}, {}};
+    lower::LaunchDims dims;
+    if (auto e = lower::planLaunch(*k, sizes, gpu.device().smCount, dims))
+      return fail("kernel '" + k->name + "': " + e->message, UsageError);
+    for (const lower::KernelArg &a : k->args) {
+      switch (a.kind) {
+      case lower::KernelArg::TensorMap: {
+        const lower::TensorMapPlan &plan = k->maps[a.map];
+        const oracle::HostTensor &t = tensors->at(plan.param);
+        TensorMapDesc d;
+        d.dtype = *mapDType(t.dtype);
+        d.rank = uint32_t(t.shape.size());
+        d.address = buffers.at(plan.param);
+        for (uint32_t i = 0; i < d.rank; ++i) {
+          d.dims[i] = uint64_t(t.shape[d.rank - 1 - i]);
+          d.box[i] = plan.box[d.rank - 1 - i];
+        }
+        d.setPackedStrides();
+        d.swizzle = mapSwizzle(plan.swizzle);
+        auto map = gpu.encodeTensorMap(d);
+        if (!map)
+          return driverError(map.error());
+        l.params.add(*map);
+        break;
       }
-      d.setPackedStrides();
-      d.swizzle = mapSwizzle(plan.swizzle);
-      auto map = gpu.encodeTensorMap(d);
-      if (!map)
-        return driverError(map.error());
-      params.add(*map);
-      break;
+      case lower::KernelArg::Pointer:
+        l.params.add(buffers.at(a.name));
+        break;
+      case lower::KernelArg::Size:
+        l.params.add(int32_t(sizes.at(a.name)));
+        break;
+      case lower::KernelArg::Scalar:
+        return fail("scalar parameters are not supported by cake run yet ('" + a.name + "')", UsageError);
+      case lower::KernelArg::HangRecord: {
+        if (!hang) {
+          auto m = gpu.allocMapped(sizeof(HangRecord));
+          if (!m)
+            return driverError(m.error());
+          hang = *m;
+        }
+        l.params.add(hang->device);
+        break;
+      }
+      }
     }
-    case lower::KernelArg::Pointer:
-      params.add(buffers.at(a.name));
-      break;
-    case lower::KernelArg::Size:
-      params.add(int32_t(sizes.at(a.name)));
-      break;
-    case lower::KernelArg::Scalar:
-      return fail("scalar parameters are not supported by cake run yet ('" + a.name + "')", UsageError);
-    case lower::KernelArg::HangRecord: {
-      auto m = gpu.allocMapped(sizeof(HangRecord));
-      if (!m)
-        return driverError(m.error());
-      hang = *m;
-      params.add(m->device);
-      break;
-    }
-    }
+    l.config.grid = Dim3{dims.grid[0], dims.grid[1], dims.grid[2]};
+    l.config.block = Dim3{k->block, 1, 1};
+    l.config.cluster = Dim3{dims.cluster[0], dims.cluster[1], dims.cluster[2]};
+    l.config.dynamicShared = k->dynamicShared;
+    launches.push_back(std::move(l));
   }
-  LaunchConfig config;
-  config.grid = Dim3{dims.grid[0], dims.grid[1], dims.grid[2]};
-  config.block = Dim3{lk.block, 1, 1};
-  config.cluster = Dim3{dims.cluster[0], dims.cluster[1], dims.cluster[2]};
-  config.dynamicShared = lk.dynamicShared;
+  LaunchConfig &config = launches.back().config;
+  KernelParams &params = launches.back().params;
+  lower::LaunchDims dims;
+  for (int i = 0; i < 3; ++i)
+    dims.grid[i] = (&config.grid.x)[i];
 
   // one launch, checked
   watch.phase(run.timing.timeoutSeconds + kGrace, "the first launch of '" + lk.name + "'");
-  Status launched = gpu.launch(*module, lk.name, config, params);
+  Status launched = Ok{};
+  for (Launch &l : launches)
+    if (launched)
+      launched = gpu.launch(*module, l.k->name, l.config, l.params);
   if (launched)
     launched = gpu.synchronize(run.timing.timeoutSeconds);
   if (!launched) {
     const auto *rec = hang ? static_cast<const HangRecord *>(hang->host) : nullptr;
-    if (rec && rec->hung && rec->site < lk.waits.size()) {
-      const lower::WaitSite &site = lk.waits[rec->site];
+    const lower::LoweredKernel &hungKernel = *launches.back().k;
+    if (rec && rec->hung && rec->site < hungKernel.waits.size()) {
+      const lower::WaitSite &site = hungKernel.waits[rec->site];
       std::ostringstream m;
       m << "role '" << site.role << "' waited on " << site.what << " for phase parity " << rec->parity << " for "
         << std::setprecision(3) << double(rec->waitedNs) / 1e9 << " s without progress: the kernel would hang (CTA ("
@@ -402,14 +430,27 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
 
   // timing
   TimingOptions timing = run.timing;
-  int launches = 0;
   timing.progress = [&](int done) {
-    launches = done;
     watch.phase(run.timing.timeoutSeconds + kGrace, "timed launch " + std::to_string(done + 1));
   };
+  // the pipeline's earlier kernels are timed on their own; their medians add up
+  json pipeline = json::array();
+  double before = 0;
+  for (size_t i = 0; i + 1 < launches.size(); ++i) {
+    auto ti = gpu.time(*module, launches[i].k->name, launches[i].config, launches[i].params, timing);
+    if (!ti)
+      return driverError(ti.error());
+    before += ti->medianMs;
+    pipeline.push_back({{"kernel", launches[i].k->name}, {"median_ms", ti->medianMs}});
+  }
   auto t = gpu.time(*module, lk.name, config, params, timing);
   if (!t)
     return driverError(t.error());
+  pipeline.push_back({{"kernel", lk.name}, {"median_ms", t->medianMs}});
+  if (before > 0) { // report the whole pipeline's time as the time
+    for (double *v : {&t->medianMs, &t->minMs, &t->p10Ms, &t->p90Ms, &t->meanMs})
+      *v += before;
+  }
   auto attrs = gpu.kernelAttributes(*module, lk.name);
   double flops = product(run.flops, run.workload.sizes);
   double bytes = 0;
@@ -437,6 +478,8 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
   out["gbps"] = bytes / seconds / 1e9;
   out["floor_ms"] = floorSeconds * 1e3;
   out["fraction_of_floor"] = floorSeconds / seconds;
+  if (pipeline.size() > 1)
+    out["pipeline"] = pipeline;
   if (!checkJson.is_null())
     out["check"] = checkJson;
   if (!diags.empty())
@@ -459,7 +502,6 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
     std::cout << "\n";
   }
   (void)lowered;
-  (void)launches;
   return countErrors(diags) ? report(InputErrors) : Success;
 }
 
@@ -535,10 +577,20 @@ int runCake(int argc, char **argv) {
   std::string name = args.count("kernel") ? args["kernel"].as<std::string>() : run.workload.kernel;
   if (name.empty() && lowered->module.kernels.size() == 1)
     name = lowered->module.kernels[0].name;
+  if (!run.kernels.empty() && !args.count("kernel"))
+    name = run.kernels.back();
   const lower::LoweredKernel *lk = lowered->module.kernel(name);
   if (!lk)
     return fail("which kernel? '" + name + "' is not a kernel of " + run.path, UsageError);
-  if (auto error = bindTensors(*lk->kernel, run.workload))
+  for (const std::string &k : run.kernels) // the kernels that run before it
+    if (k != name) {
+      const lower::LoweredKernel *before = lowered->module.kernel(k);
+      if (!before)
+        return fail("the workload's kernel '" + k + "' is not a kernel of " + run.path, UsageError);
+      run.pipeline.push_back(before);
+    }
+  run.pipeline.push_back(lk);
+  if (auto error = bindTensors(run.pipeline, run.workload))
     return fail(*error, UsageError);
 
   // NVRTC runs in the child too: a parent that touched CUDA before fork()

@@ -51,7 +51,7 @@ private:
 //===-- Values ------------------------------------------------------------------===//
 
 /// How a register tensor is spread over the threads of its unit (language.md 4.6).
-enum class Layout { WgmmaAcc, MmaAcc, MmaA, MmaB, TmemRow };
+enum class Layout { WgmmaAcc, MmaAcc, MmaA, MmaB, TmemRow, Rows, Cols, Blocked };
 
 struct Val {
   enum Kind { Scalar, Token, SharedView, GlobalView, TmemView, Frag, Schedule, Tile, Event, Barrier } kind = Scalar;
@@ -75,11 +75,16 @@ struct Val {
   sema::Elem elem = sema::Elem::FP32;
   std::string fragOffset = "0";  ///< WgmmaAcc column slices: C++ index of the first element
   std::optional<sema::Elem> cast; ///< math.cast applied elementwise
+  int64_t buffers = 0;            ///< > 0: an array of that many fragments (`acc[2, 64, N]`)
+  int64_t perThread = 0;          ///< Blocked: elements per lane
 
   // Schedules: one extent per dimension, with its name.
   std::vector<std::pair<std::string, std::string>> dims;
   std::string group; ///< C++ group size, "" for none
   std::string total;
+
+  // Scalars: the variable of a loop unrolled by copies, and which copy.
+  int64_t unrollFactor = 0, unrollOffset = 0;
 
   // Events: wgmma.retired(n), tma.store_read(n).
   std::string event;
@@ -126,6 +131,11 @@ struct RoleState {
   std::set<std::string> retiredRings;                 ///< released after wgmma.retired
   std::map<std::string, int64_t> retiredDepth;        ///< the deepest n of those releases
   std::vector<std::string> wgmmaAccs; ///< fragments to fence after wgmma waits
+  /// Accumulators of the wgmma groups committed so far (in lowering order) and
+  /// of the group being built: a wait(n) fences all but the last n groups'
+  /// (fencing an in-flight accumulator would serialize the pipeline).
+  std::vector<std::vector<std::string>> wgmmaGroups;
+  std::vector<std::string> wgmmaPending;
   int barrierBase = 0;                ///< first derived named barrier id of the role
 };
 
@@ -170,6 +180,7 @@ public:
   /// A scalar expression in C++, or nullopt after reporting why not.
   std::optional<std::string> scalar(const syntax::Expr &e);
   std::optional<int64_t> constant(const syntax::Expr &e) const;
+  std::optional<int64_t> unrolledModulo(const syntax::Expr &e) const;
 
   // Values (Values.cpp).
   std::optional<Val> value(const syntax::Expr &e);
@@ -179,6 +190,16 @@ public:
   /// \p e as the canonical printer writes it, for messages.
   std::string printed(const syntax::Expr &e) const;
   std::optional<Val> fragSlice(const Val &base, const syntax::Expr &index);
+  // Elementwise math over fragments (Fragments.cpp).
+  std::optional<std::string> fragElement(const Val &f, Layout ctx, const std::string &idx);
+  sema::Elem elemType(const syntax::Expr &e);
+  std::optional<std::string> elementwise(const syntax::Expr &e, Layout ctx, const std::string &idx);
+  std::optional<Val> fragExpression(const syntax::Expr &e);
+  bool fragAssign(const Val &target, const syntax::Expr &e);
+  bool argReduce(const syntax::Expr &call, const std::string &values, const std::string &indices);
+  /// Pointer to the element of global view \p v at its origin, \p lastOffset further along the last dimension.
+  std::string globalAddress(const Val &v, const std::string &lastOffset) const;
+  std::string dimCxx(const sema::Dim &d);
   void fragFill(const Val &frag, const syntax::Expr &value);
 
   // Operations (Ops.cpp): statements that are calls, and calls with values.
@@ -222,6 +243,11 @@ void addRingLowerings(OpLowerings &table);
 void addMemoryLowerings(OpLowerings &table);
 void addMmaLowerings(OpLowerings &table);
 void addTcgen05Lowerings(OpLowerings &table);
+void addFragmentLowerings(OpLowerings &table);
+/// Elements of a fragment per thread.
+int64_t fragCount(const Val &f);
+/// st.global of a rows vector or a scalar (Fragments.cpp).
+std::optional<Val> storeFragmentRows(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
 
 /// Releases queued behind wgmma groups that a `wgmma.wait(n)` retired (Rings.cpp).
 void drainRetired(Lowerer &L, int64_t n);

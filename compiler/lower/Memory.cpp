@@ -19,19 +19,41 @@ using namespace cake::sema;
 
 namespace {
 
-std::string dimCxx(Lowerer &L, const Dim &d) {
-  if (d.value)
-    return std::to_string(*d.value);
-  if (d.expr)
-    if (auto s = L.scalar(*d.expr))
-      return *s;
-  return L.cxxName(d.symbol);
-}
+std::string dimCxx(Lowerer &L, const Dim &d) { return L.dimCxx(d); }
 
 std::string barrierAddress(const Val &b) {
   std::string idx = b.origin.empty() ? "0" : b.origin[0];
   return "(" + b.base + " + 8u * u32(" + idx + "))";
 }
+
+} // namespace
+
+std::string Lowerer::dimCxx(const Dim &d) {
+  if (d.value)
+    return std::to_string(*d.value);
+  if (d.expr)
+    if (auto s = scalar(*d.expr))
+      return *s;
+  return cxxName(d.symbol);
+}
+
+std::string Lowerer::globalAddress(const Val &g, const std::string &lastOffset) const {
+  std::string flat;
+  size_t rank = g.origin.size();
+  for (size_t d = 0; d < rank; ++d) {
+    std::string idx = g.origin[d];
+    if (d + 1 == rank && lastOffset != "0")
+      idx = "(" + idx + " + " + lastOffset + ")";
+    const Dim &dim = g.type->dims[d];
+    std::string extent = dim.value ? std::to_string(*dim.value) : dim.symbol.empty() ? "" : cxxName(dim.symbol);
+    if (extent.empty() && dim.expr)
+      extent = printed(*dim.expr);
+    flat = d == 0 ? "size_t(" + idx + ")" : "(" + flat + " * size_t(" + extent + ") + size_t(" + idx + "))";
+  }
+  return "(" + g.base + " + " + flat + ")";
+}
+
+namespace {
 
 /// The shared operand's indices for panel \p p: zeros, then the panel's first column.
 std::vector<std::string> panelIndex(const Val &shared, int64_t p, int64_t panelElems) {
@@ -256,6 +278,9 @@ std::optional<Val> lowerStGlobal(Lowerer &L, const Expr &call) {
   if (v && dst && v->kind == Val::Frag && v->layout == Layout::TmemRow && dst->kind == Val::GlobalView &&
       dst->origin.size() == 2)
     return storeTmemRows(L, call, *v, *dst);
+  if (v && dst && dst->kind == Val::GlobalView &&
+      (v->kind == Val::Scalar || (v->kind == Val::Frag && v->layout == Layout::Rows)))
+    return storeFragmentRows(L, call, *v, *dst);
   if (v->kind != Val::Frag || v->layout != Layout::MmaAcc || dst->kind != Val::GlobalView ||
       dst->origin.size() != 2) {
     L.unsupported(call.range, "st.global other than an mma.sync accumulator to a 2-D global tile");

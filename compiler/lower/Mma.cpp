@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lowerer.h"
 
+#include <set>
+
 namespace cake::lower {
 
 using namespace cake::syntax;
@@ -76,6 +78,8 @@ std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
       return std::nullopt;
     accumulate = *s;
   }
+  if (L.role)
+    L.role->wgmmaPending.push_back(acc->cxx);
   L.w.line("cake::rt::wgmma_fence();");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_s = 0; cake_s < " + std::to_string(as[1] / 16) + "; ++cake_s)");
@@ -88,6 +92,10 @@ std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
 
 std::optional<Val> lowerWgmmaCommit(Lowerer &L, const Expr &) {
   L.w.line("cake::rt::wgmma_commit_group();");
+  if (L.role) {
+    L.role->wgmmaGroups.push_back(std::move(L.role->wgmmaPending));
+    L.role->wgmmaPending.clear();
+  }
   if (L.role && !L.role->retiredRings.empty())
     L.w.line("++cake_wgmma_groups;");
   return Val{};
@@ -101,8 +109,13 @@ std::optional<Val> lowerWgmmaWait(Lowerer &L, const Expr &call) {
   }
   L.w.line("cake::rt::wgmma_wait_group<" + std::to_string(*n) + ">();");
   if (L.role) {
+    auto &groups = L.role->wgmmaGroups;
+    std::set<std::string> inFlight;
+    for (size_t g = groups.size() > size_t(*n) ? groups.size() - size_t(*n) : 0; g < groups.size(); ++g)
+      inFlight.insert(groups[g].begin(), groups[g].end());
     for (const std::string &acc : L.role->wgmmaAccs)
-      L.w.line("cake::rt::fence_operands(" + acc + ");");
+      if (!inFlight.count(acc))
+        L.w.line("cake::rt::fence_operands(" + acc + ");");
     drainRetired(L, *n);
   }
   return Val{};

@@ -199,6 +199,7 @@ const OpLowerings &opLowerings() {
     addMemoryLowerings(t);
     addMmaLowerings(t);
     addTcgen05Lowerings(t);
+    addFragmentLowerings(t);
     return t;
   }();
   return table;

@@ -56,8 +56,35 @@ std::optional<int64_t> Lowerer::constant(const Expr &e) const {
 
 //===-- Scalar expressions ----------------------------------------------------===//
 
+/// `j % m` or `(j + c) % m` where j is the variable of a loop unrolled by a
+/// multiple of m from a multiple of m: the constant it is in this copy.
+std::optional<int64_t> Lowerer::unrolledModulo(const Expr &e) const {
+  if (e.kind != ExprKind::Binary || e.op != Tok::Percent)
+    return std::nullopt;
+  auto m = constant(*e.operands[1]);
+  const Expr *lhs = e.operands[0].get();
+  while (lhs->kind == ExprKind::Paren)
+    lhs = lhs->operands[0].get();
+  int64_t add = 0;
+  if (lhs->kind == ExprKind::Binary && (lhs->op == Tok::Plus || lhs->op == Tok::Minus)) {
+    auto c = constant(*lhs->operands[1]);
+    if (!c)
+      return std::nullopt;
+    add = lhs->op == Tok::Plus ? *c : -*c;
+    lhs = lhs->operands[0].get();
+  }
+  if (!m || *m <= 0 || lhs->kind != ExprKind::Name)
+    return std::nullopt;
+  const Val *v = lookup(lhs->text);
+  if (!v || v->unrollFactor % *m != 0 || v->unrollFactor == 0)
+    return std::nullopt;
+  return ((v->unrollOffset + add) % *m + *m) % *m;
+}
+
 std::optional<std::string> Lowerer::scalar(const Expr &e) {
   if (auto c = constant(e))
+    return std::to_string(*c);
+  if (auto c = unrolledModulo(e))
     return std::to_string(*c);
   switch (e.kind) {
   case ExprKind::Bool:
@@ -135,11 +162,33 @@ void Lowerer::stmt(const Stmt &s) {
   switch (s.kind) {
   case StmtKind::Let: {
     const auto &let = static_cast<const LetStmt &>(s);
+    if (let.names.size() == 2 && let.value->kind == ExprKind::Call) {
+      // let v, i = reduce.argmin(x, axis = 1)
+      std::string values = cxxName(let.names[0].name), indices = cxxName(let.names[1].name);
+      if (!argReduce(*let.value, values, indices))
+        return;
+      Val f;
+      f.kind = Val::Frag;
+      f.layout = Layout::Rows;
+      f.shape = {64};
+      f.elem = Elem::FP32;
+      f.cxx = values;
+      bind(let.names[0].name, f);
+      f.elem = Elem::I32;
+      f.cxx = indices;
+      bind(let.names[1].name, f);
+      return;
+    }
     if (let.names.size() != 1) {
       unsupported(s.range, "a let with several names");
       return;
     }
     const std::string &name = let.names[0].name;
+    if (let.value->kind != ExprKind::Call && let.value->kind != ExprKind::Index)
+      if (auto f = fragExpression(*let.value)) { // elementwise over register tensors
+        bind(name, *f);
+        return;
+      }
     if (auto c = constant(*let.value)) {
       w.line("const int " + cxxName(name) + " = " + std::to_string(*c) + ";");
       bind(name, scalarVal(std::to_string(*c)));
@@ -223,6 +272,33 @@ void Lowerer::forStmt(const ForStmt &f) {
     auto lo = scalar(*it.operands[0]), hi = scalar(*it.operands[1]);
     if (!lo || !hi)
       return;
+    // unroll(n) with a run-time trip count: n guarded copies of the body per
+    // iteration, each knowing its offset, so that `j % n` (a register tensor's
+    // buffer index) is a constant in every copy, as the language promises
+    int64_t factor = 0;
+    for (const Clause &c : f.clauses)
+      if (c.name.name == "unroll" && !c.args.empty())
+        factor = constant(*c.args[0]).value_or(0);
+    auto loConst = constant(*it.operands[0]);
+    if (factor > 1 && loConst && *loConst % factor == 0) {
+      std::string base = var + "_base";
+      w.open("for (int " + base + " = " + *lo + "; " + base + " < " + *hi + "; " + base + " += " +
+             std::to_string(factor) + ")");
+      for (int64_t c = 0; c < factor; ++c) {
+        w.open(c ? "if (" + base + " + " + std::to_string(c) + " < " + *hi + ")" : "");
+        w.line("const int " + var + " = " + base + " + " + std::to_string(c) + ";");
+        push();
+        Val v = scalarVal(var);
+        v.unrollFactor = factor;
+        v.unrollOffset = c;
+        bind(f.var.name, v);
+        block(f.body);
+        pop();
+        w.close();
+      }
+      w.close();
+      return;
+    }
     if (!pragma.empty())
       w.line(pragma);
     w.open("for (int " + var + " = " + *lo + "; " + var + " < " + *hi + "; ++" + var + ")");

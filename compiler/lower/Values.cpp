@@ -17,6 +17,8 @@
 
 #include "compiler/verify/Util.h"
 
+#include <algorithm>
+
 namespace cake::lower {
 
 using namespace cake::syntax;
@@ -125,6 +127,20 @@ std::optional<Val> Lowerer::view(const Expr &e) {
     auto base = view(*e.operands[0]);
     if (!base)
       return std::nullopt;
+    if (base->kind == Val::Frag && base->buffers > 0 && e.operands.size() == 2) {
+      // acc[k] of an array of accumulators: k is a constant after unrolling
+      auto k = scalar(*e.operands[1]);
+      if (!k)
+        return std::nullopt;
+      if (!std::all_of(k->begin(), k->end(), [](char c) { return std::isdigit(uint8_t(c)); })) {
+        unsupported(e.operands[1]->range, "a register tensor index that is not a constant after unrolling");
+        return std::nullopt;
+      }
+      Val v = *base;
+      v.cxx = base->cxx + "[" + *k + "]";
+      v.buffers = 0;
+      return v;
+    }
     if (base->kind == Val::Frag)
       return fragSlice(*base, e);
     if (base->kind != Val::SharedView && base->kind != Val::GlobalView && base->kind != Val::Barrier &&
@@ -282,7 +298,8 @@ void Lowerer::varStmt(const VarStmt &v) {
     bind(name, scalarVal(cxxName(name)));
     return;
   }
-  // The layout is that of the first operation that writes the tensor.
+  // The layout is that of the first operation that writes the tensor: an
+  // MMA's accumulator (`acc` or `acc[k]` of an array of them) ...
   std::optional<Layout> layout;
   if (role)
     verify::forEachCall(role->role->decl->body, [&](const Expr &call) {
@@ -290,23 +307,70 @@ void Lowerer::varStmt(const VarStmt &v) {
         return;
       std::string op = calleeName(call);
       auto args = positionalArgs(call);
-      if (args.size() >= 3 && args[2]->kind == ExprKind::Name && args[2]->text == name) {
+      if (args.size() < 3)
+        return;
+      const Expr *acc = args[2];
+      if (acc->kind == ExprKind::Index)
+        acc = acc->operands[0].get();
+      if (acc->kind == ExprKind::Name && acc->text == name) {
         if (op == "wgmma.mma")
           layout = Layout::WgmmaAcc;
         else if (op == "mma.sync")
           layout = Layout::MmaAcc;
       }
     });
-  if (!layout || shape.size() != 2 || elem != Elem::FP32) {
-    unsupported(v.range, "a register tensor that is not an fp32 wgmma or mma.sync accumulator");
-    return;
-  }
+  // ... or, for a vector in a role whose wgmma accumulators are [64, N], the
+  // rows (64) or the columns (N) of that tile: what the role's argmin and
+  // selects produce (language.md 4.6).
+  std::optional<int64_t> accColumns;
+  if (!layout && role && shape.size() == 1)
+    verify::forEachCall(role->role->decl->body, [&](const Expr &call) {
+      if (calleeName(call) != "wgmma.mma" || accColumns)
+        return;
+      const Expr *shapeArg = keywordArg(call, "shape");
+      if (shapeArg && shapeArg->kind == ExprKind::Name) {
+        const std::string &t = shapeArg->text;
+        size_t n = t.find('n'), k = t.find('k');
+        if (n != std::string::npos && k != std::string::npos)
+          accColumns = std::stoll(t.substr(n + 1, k - n - 1));
+      }
+    });
   Val f;
   f.kind = Val::Frag;
   f.cxx = cxxName(name);
+  f.elem = elem.value_or(Elem::FP32);
+  if (!layout && accColumns && shape.size() == 1 && (shape[0] == 64 || shape[0] == *accColumns) &&
+      (f.elem == Elem::FP32 || f.elem == Elem::I32)) {
+    f.layout = shape[0] == 64 ? Layout::Rows : Layout::Cols;
+    f.shape = shape;
+    std::string type = f.elem == Elem::I32 ? "int" : "float";
+    w.line(type + " " + f.cxx + "[" + std::to_string(fragCount(f)) + "];");
+    bind(name, f);
+    if (v.init)
+      fragAssign(f, *v.init);
+    return;
+  }
+  if (layout == Layout::WgmmaAcc && shape.size() == 3 && elem == Elem::FP32) {
+    // an array of accumulators, e.g. double-buffered [2, 64, N]
+    f.layout = Layout::WgmmaAcc;
+    f.shape = {shape[1], shape[2]};
+    f.buffers = shape[0];
+    if (shape[1] != 64) {
+      unsupported(v.range, "a wgmma accumulator of other than 64 rows per warpgroup");
+      return;
+    }
+    w.line("float " + f.cxx + "[" + std::to_string(shape[0]) + "][" + std::to_string(shape[2] / 2) + "];");
+    for (int64_t b = 0; b < shape[0]; ++b)
+      role->wgmmaAccs.push_back(f.cxx + "[" + std::to_string(b) + "]");
+    bind(name, f);
+    return;
+  }
+  if (!layout || shape.size() != 2 || elem != Elem::FP32) {
+    unsupported(v.range, "a register tensor that is not an fp32 MMA accumulator or a rows/cols vector of one");
+    return;
+  }
   f.layout = *layout;
   f.shape = shape;
-  f.elem = *elem;
   if (*layout == Layout::WgmmaAcc) {
     if (shape[0] != 64) {
       unsupported(v.range, "a wgmma accumulator of other than 64 rows per warpgroup");
@@ -319,9 +383,8 @@ void Lowerer::varStmt(const VarStmt &v) {
     w.line("float " + f.cxx + "[" + std::to_string(shape[0] / 16) + "][" + std::to_string(shape[1] / 8) + "][4];");
   }
   bind(name, f);
-  if (v.init) {
+  if (v.init)
     fragFill(f, *v.init);
-  }
 }
 
 void Lowerer::fragFill(const Val &f, const Expr &valueExpr) {
@@ -360,7 +423,10 @@ void Lowerer::assignStmt(const AssignStmt &a) {
       unsupported(a.range, "a compound assignment to a register tensor");
       return;
     }
-    fragFill(*t, *a.value);
+    if (t->layout == Layout::MmaAcc)
+      fragFill(*t, *a.value);
+    else if (!fragAssign(*t, *a.value) && !failed)
+      unsupported(a.range, "this assignment to a register tensor");
     return;
   }
   auto v = scalar(*a.value);

@@ -77,10 +77,10 @@ constexpr std::array kOps = {
     OpInfo{"fence.sys", "", 0, "", All, Thread, Fence, "fence.acq_rel at system scope", "cake::rt::fence_acq_rel_sys()"},
     // loads (10.5)
     OpInfo{"ld.global", "src", 1, "like, axis, mask, other, clip", All, Thread, LoadGlobal,
-           "load a global view into registers"},
+           "load a global view into registers", "@"},
     OpInfo{"ld.matrix", "src", 1, "#operand, trans", All, Warp, LoadShared,
            "ldmatrix.x4 of a 16-bit shared view into an MMA operand", "@"},
-    OpInfo{"ld.shared", "src", 1, "like, axis", All, Thread, LoadShared, "load a shared view into registers"},
+    OpInfo{"ld.shared", "src", 1, "like, axis", All, Thread, LoadShared, "load a shared view into registers", "@"},
     // elementwise math (10.9)
     OpInfo{"math.abs", "x", 1, "precise", All, Thread, Math, "absolute value"},
     OpInfo{"math.cast", "x, #type", 2, "", All, Thread, Math, "convert to an element type (round to nearest even)", "@"},
@@ -93,7 +93,7 @@ constexpr std::array kOps = {
     OpInfo{"math.max", "a, b", 2, "", All, Thread, Math, "elementwise maximum", "max($0, $1)"},
     OpInfo{"math.min", "a, b", 2, "", All, Thread, Math, "elementwise minimum", "min($0, $1)"},
     OpInfo{"math.rsqrt", "x", 1, "precise", All, Thread, Math, "reciprocal square root (approximate unless precise)"},
-    OpInfo{"math.select", "p, a, b", 3, "", All, Thread, Math, "true select: p ? a : b, both sides computed"},
+    OpInfo{"math.select", "p, a, b", 3, "", All, Thread, Math, "true select: p ? a : b, both sides computed", "($0 ? $1 : $2)"},
     OpInfo{"math.sigmoid", "x", 1, "precise", All, Thread, Math, "logistic sigmoid (approximate unless precise)"},
     OpInfo{"math.sqrt", "x", 1, "precise", All, Thread, Math, "square root (approximate unless precise)"},
     OpInfo{"math.tanh", "x", 1, "precise", All, Thread, Math, "hyperbolic tangent (approximate unless precise)"},
@@ -109,9 +109,9 @@ constexpr std::array kOps = {
     // reductions (10.10)
     OpInfo{"reduce.argmax", "x", 1, "axis", All, Unit, Reduce, "(values, indices) of the maximum along axis"},
     OpInfo{"reduce.argmin", "x", 1, "axis", All, Unit, Reduce, "(values, indices) of the minimum along axis"},
-    OpInfo{"reduce.max", "x", 1, "axis", All, Unit, Reduce, "maximum along axis"},
-    OpInfo{"reduce.min", "x", 1, "axis", All, Unit, Reduce, "minimum along axis"},
-    OpInfo{"reduce.sum", "x", 1, "axis", All, Unit, Reduce, "sum along axis"},
+    OpInfo{"reduce.max", "x", 1, "axis", All, Unit, Reduce, "maximum along axis", "@"},
+    OpInfo{"reduce.min", "x", 1, "axis", All, Unit, Reduce, "minimum along axis", "@"},
+    OpInfo{"reduce.sum", "x", 1, "axis", All, Unit, Reduce, "sum along axis", "@"},
     // rings (section 8)
     OpInfo{"ring.commit", "token", 1, "", All, Unit, Ring, "publish the slot; expect-tx / cp.async group derived", "@"},
     OpInfo{"ring.consume", "", 0, "", All, Unit, Ring, "wait for a full slot; returns a read token", "@"},

@@ -121,7 +121,7 @@ TEST(Launch, ExplicitGrid) {
 }
 
 TEST(Lower, UnsupportedConstructsAreReportedNotDropped) {
-  auto l = lowerText("kmeans.cake", readRepoFile("kernels/kmeans/assign_sm90.cake"));
+  auto l = lowerText("knn.cake", readRepoFile("kernels/knn/knn_topk_sm90.cake"));
   ASSERT_FALSE(l->diags.empty());
   for (const Diagnostic &d : l->diags)
     EXPECT_EQ(d.code, "lower.unsupported");

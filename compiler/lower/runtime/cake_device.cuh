@@ -406,6 +406,31 @@ __device__ __forceinline__ u32 ld_shared_u32(u32 addr) {
   return v;
 }
 
+/// ld.shared.v2.f32 at a .shared address (8-byte aligned).
+__device__ __forceinline__ float2 ld_shared_f32x2(u32 addr) {
+  float2 v;
+  asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "r"(addr) : "memory");
+  return v;
+}
+
+/// A bf16 bit pattern as a float (exact).
+__device__ __forceinline__ float bf16_to_f32(u16 h) { return __uint_as_float(static_cast<u32>(h) << 16); }
+
+/// Copies `Bytes` (2, 4, 8 or 16, naturally aligned) from global memory into registers.
+template <int Bytes, class T>
+__device__ __forceinline__ void ld_global_bytes(T* dst, const void* src) {
+  static_assert(Bytes == 2 || Bytes == 4 || Bytes == 8 || Bytes == 16, "ld_global_bytes: 2, 4, 8 or 16 bytes");
+  if constexpr (Bytes == 16) {
+    *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+  } else if constexpr (Bytes == 8) {
+    *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<const uint2*>(src);
+  } else if constexpr (Bytes == 4) {
+    *reinterpret_cast<u32*>(dst) = *reinterpret_cast<const u32*>(src);
+  } else {
+    *reinterpret_cast<u16*>(dst) = *reinterpret_cast<const u16*>(src);
+  }
+}
+
 /// Ceiling division of non-negative integers.
 __host__ __device__ __forceinline__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 

@@ -1,0 +1,496 @@
+//===- Fragments.cpp - Elementwise math, rows/cols vectors, reductions ----===//
+//
+// Part of CAKE. Register tensors derived from a wgmma accumulator tile
+// [64, N] of a warpgroup (language.md 4.6):
+//   wgmma.acc  N / 2 elements per thread: element i is row 16w + l/4 + 8h,
+//              column 8c + 2(l%4) + e, with c = i / 4, h = i % 4 / 2, e = i % 2;
+//   rows       2 elements per thread (h = 0, 1): the thread's two rows;
+//   cols       N / 4 elements per thread (2c + e): the thread's columns;
+// and a warp's `blocked` vector (ld.global of a row): consecutive chunks of
+// min(16 B, bytes / 32) per lane. Elementwise expressions are evaluated per
+// element in the layout of their largest operand; rows and cols operands
+// broadcast into a wgmma.acc context by index arithmetic, never by moving
+// data. Reductions along axis 1 of a wgmma.acc tile reduce per thread, then
+// over the quad with two shfl.xor steps (ties to the smaller index); a
+// blocked vector reduces over the warp.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/lower/Lowerer.h"
+
+#include "compiler/verify/Util.h"
+
+namespace cake::lower {
+
+using namespace cake::syntax;
+using namespace cake::sema;
+
+namespace {
+
+const Expr *strip(const Expr *e) {
+  while (e && e->kind == ExprKind::Paren)
+    e = e->operands[0].get();
+  return e;
+}
+
+bool isComparison(Tok op) {
+  return op == Tok::Less || op == Tok::LessEq || op == Tok::Greater || op == Tok::GreaterEq ||
+         op == Tok::EqEq || op == Tok::NotEq;
+}
+
+std::string cxxType(Elem e) {
+  switch (e) {
+  case Elem::I32:
+    return "int";
+  case Elem::Bool:
+    return "bool";
+  case Elem::BF16:
+  case Elem::FP16:
+    return "u16";
+  default:
+    return "float";
+  }
+}
+
+} // namespace
+
+int64_t fragCount(const Val &f) {
+  switch (f.layout) {
+  case Layout::WgmmaAcc:
+    return f.shape[1] / 2;
+  case Layout::Rows:
+    return 2;
+  case Layout::Cols:
+    return f.shape[0] / 4;
+  case Layout::Blocked:
+    return f.perThread;
+  default:
+    return 0;
+  }
+}
+
+/// Element \p idx (C++) of fragment \p f read in a context of layout \p ctx.
+std::optional<std::string> Lowerer::fragElement(const Val &f, Layout ctx, const std::string &idx) {
+  std::string at;
+  if (f.layout == ctx)
+    at = f.fragOffset == "0" ? idx : f.fragOffset + " + " + idx;
+  else if (f.layout == Layout::Rows && ctx == Layout::WgmmaAcc)
+    at = "(" + idx + ") % 4 / 2";
+  else if (f.layout == Layout::Cols && ctx == Layout::WgmmaAcc)
+    at = "(" + idx + ") / 4 * 2 + (" + idx + ") % 2";
+  else
+    return std::nullopt;
+  std::string v = f.cxx + "[" + at + "]";
+  if (f.elem == Elem::BF16)
+    v = "cake::rt::bf16_to_f32(" + v + ")";
+  return v;
+}
+
+/// The element type of an elementwise expression.
+Elem Lowerer::elemType(const Expr &e) {
+  const Expr *x = strip(&e);
+  switch (x->kind) {
+  case ExprKind::Number:
+    return x->text.find_first_of(".eE") != std::string::npos && !x->text.starts_with("0x") ? Elem::FP32 : Elem::I32;
+  case ExprKind::Bool:
+    return Elem::Bool;
+  case ExprKind::Name: {
+    if (x->text == "inf")
+      return Elem::FP32;
+    const Val *v = lookup(x->text);
+    if (v && v->kind == Val::Frag)
+      return v->elem == Elem::BF16 || v->elem == Elem::FP16 ? Elem::FP32 : v->elem;
+    return Elem::I32;
+  }
+  case ExprKind::Unary:
+    return x->op == Tok::Bang ? Elem::Bool : elemType(*x->operands[0]);
+  case ExprKind::Binary: {
+    if (isComparison(x->op) || x->op == Tok::AmpAmp || x->op == Tok::PipePipe)
+      return Elem::Bool;
+    Elem a = elemType(*x->operands[0]), b = elemType(*x->operands[1]);
+    return a == Elem::FP32 || b == Elem::FP32 ? Elem::FP32 : a;
+  }
+  case ExprKind::Index: {
+    if (auto v = value(*x); v && v->kind == Val::Frag)
+      return v->elem;
+    return Elem::FP32;
+  }
+  case ExprKind::Call: {
+    std::string op = calleeName(*x);
+    auto args = positionalArgs(*x);
+    if (op == "math.select" && args.size() == 3)
+      return elemType(*args[1]);
+    if (op == "math.cast" && args.size() == 2 && args[1]->kind == ExprKind::Name)
+      return parseElem(args[1]->text).value_or(Elem::FP32);
+    return Elem::FP32;
+  }
+  default:
+    return Elem::FP32;
+  }
+}
+
+/// The C++ expression of element \p idx of \p e in layout \p ctx.
+std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const std::string &idx) {
+  const Expr *x = strip(&e);
+  switch (x->kind) {
+  case ExprKind::Number:
+    return elemType(*x) == Elem::FP32 ? x->text + (x->text.find_first_of("eE") == std::string::npos ? "f" : "")
+                                      : x->text;
+  case ExprKind::Bool:
+    return x->text;
+  case ExprKind::Name: {
+    if (x->text == "inf")
+      return std::string("__int_as_float(0x7f800000)");
+    const Val *v = lookup(x->text);
+    if (v && v->kind == Val::Frag) {
+      auto el = fragElement(*v, ctx, idx);
+      if (!el)
+        unsupported(x->range, "mixing the layouts of '" + x->text + "' in one expression");
+      return el;
+    }
+    return scalar(*x);
+  }
+  case ExprKind::Index: {
+    auto v = value(*x);
+    if (!v)
+      return std::nullopt;
+    if (v->kind == Val::Frag) {
+      auto el = fragElement(*v, ctx, idx);
+      if (!el)
+        unsupported(x->range, "mixing layouts in one expression");
+      return el;
+    }
+    return scalar(*x);
+  }
+  case ExprKind::Unary: {
+    auto a = elementwise(*x->operands[0], ctx, idx);
+    if (!a)
+      return std::nullopt;
+    return std::string(tokenSpelling(x->op)) + "(" + *a + ")";
+  }
+  case ExprKind::Binary: {
+    if (x->op == Tok::Percent)
+      if (auto c = unrolledModulo(*x))
+        return std::to_string(*c);
+    auto a = elementwise(*x->operands[0], ctx, idx), b = elementwise(*x->operands[1], ctx, idx);
+    if (!a || !b)
+      return std::nullopt;
+    return "(" + *a + " " + std::string(tokenSpelling(x->op)) + " " + *b + ")";
+  }
+  case ExprKind::Call: {
+    std::string op = calleeName(*x);
+    auto args = positionalArgs(*x);
+    if (op == "math.select" && args.size() == 3) {
+      auto p = elementwise(*args[0], ctx, idx), a = elementwise(*args[1], ctx, idx),
+           b = elementwise(*args[2], ctx, idx);
+      if (!p || !a || !b)
+        return std::nullopt;
+      return "(" + *p + " ? " + *a + " : " + *b + ")";
+    }
+    if (op == "math.cast" && args.size() == 2) {
+      auto a = elementwise(*args[0], ctx, idx);
+      if (!a)
+        return std::nullopt;
+      Elem to = elemType(*x);
+      if (to != Elem::FP32 && to != Elem::I32) {
+        unsupported(x->range, "an elementwise cast to this type");
+        return std::nullopt;
+      }
+      return cxxType(to) + "(" + *a + ")";
+    }
+    if ((op == "math.min" || op == "math.max") && args.size() == 2) {
+      auto a = elementwise(*args[0], ctx, idx), b = elementwise(*args[1], ctx, idx);
+      if (!a || !b)
+        return std::nullopt;
+      return std::string(op == "math.min" ? "min(" : "max(") + *a + ", " + *b + ")";
+    }
+    return scalar(*x);
+  }
+  default:
+    return scalar(*x);
+  }
+}
+
+/// The fragments an expression reads, for its context layout.
+static void collectFrags(Lowerer &L, const Expr &e, std::vector<Val> &out) {
+  const Expr *x = strip(&e);
+  if (x->kind == ExprKind::Name) {
+    if (const Val *v = L.lookup(x->text); v && v->kind == Val::Frag)
+      out.push_back(*v);
+    return;
+  }
+  if (x->kind == ExprKind::Index) {
+    if (const Expr *b = strip(x->operand(0)); b && b->kind == ExprKind::Name)
+      if (const Val *v = L.lookup(b->text); v && v->kind == Val::Frag) {
+        out.push_back(*v);
+        return;
+      }
+    return;
+  }
+  if (x->kind == ExprKind::Call) {
+    auto args = positionalArgs(*x);
+    std::string op = calleeName(*x);
+    if (op == "math.select" || op == "math.cast" || op == "math.min" || op == "math.max")
+      for (const Expr *a : args)
+        collectFrags(L, *a, out);
+    return;
+  }
+  for (const ExprPtr &c : x->operands)
+    if (c)
+      collectFrags(L, *c, out);
+}
+
+/// The widest layout among \p frags (wgmma.acc over cols over rows).
+static std::optional<Val> contextOf(const std::vector<Val> &frags) {
+  std::optional<Val> best;
+  auto rank = [](Layout l) { return l == Layout::WgmmaAcc ? 3 : l == Layout::Cols ? 2 : l == Layout::Blocked ? 2 : 1; };
+  for (const Val &f : frags)
+    if (!best || rank(f.layout) > rank(best->layout))
+      best = f;
+  return best;
+}
+
+std::optional<Val> Lowerer::fragExpression(const Expr &e) {
+  std::vector<Val> frags;
+  collectFrags(*this, e, frags);
+  auto ctx = contextOf(frags);
+  if (!ctx)
+    return std::nullopt;
+  if (ctx->layout == Layout::Cols)
+    for (const Val &f : frags)
+      if (f.layout == Layout::Rows) {
+        unsupported(e.range, "an expression mixing a rows and a cols vector");
+        return std::nullopt;
+      }
+  Val out = *ctx;
+  out.cxx = temp("v");
+  out.fragOffset = "0";
+  out.cast.reset();
+  out.elem = elemType(e);
+  int64_t n = fragCount(out);
+  w.line(cxxType(out.elem) + " " + out.cxx + "[" + std::to_string(n) + "];");
+  w.line("#pragma unroll");
+  w.open("for (int cake_e = 0; cake_e < " + std::to_string(n) + "; ++cake_e)");
+  auto v = elementwise(e, out.layout, "cake_e");
+  if (!v)
+    return std::nullopt;
+  w.line(out.cxx + "[cake_e] = " + *v + ";");
+  w.close();
+  return out;
+}
+
+/// Assigns \p e elementwise to fragment \p target (`best = math.select(...)`, `best = inf`).
+bool Lowerer::fragAssign(const Val &target, const Expr &e) {
+  int64_t n = fragCount(target);
+  if (!n)
+    return false;
+  w.line("#pragma unroll");
+  w.open("for (int cake_e = 0; cake_e < " + std::to_string(n) + "; ++cake_e)");
+  auto v = elementwise(e, target.layout, "cake_e");
+  if (v)
+    w.line(target.cxx + "[cake_e] = " + *v + ";");
+  w.close();
+  return bool(v);
+}
+
+//===-- Operations on fragments ---------------------------------------------------===//
+
+namespace {
+
+/// ld.shared(view, like = acc, axis = a): a rows or cols vector of a 1-D fp32 shared view.
+std::optional<Val> lowerLdShared(Lowerer &L, const Expr &call) {
+  auto args = positionalArgs(call);
+  auto src = L.view(*args[0]);
+  const Expr *like = keywordArg(call, "like"), *axis = keywordArg(call, "axis");
+  auto pattern = like ? L.value(*like) : std::nullopt;
+  auto ax = axis ? L.constant(*axis) : std::nullopt;
+  if (!src || src->kind != Val::SharedView || src->viewShape().size() != 1 || *src->type->elem != Elem::FP32 ||
+      !pattern || pattern->kind != Val::Frag || pattern->layout != Layout::WgmmaAcc || !ax || *ax != 1 ||
+      src->viewShape()[0] != pattern->shape[1]) {
+    L.unsupported(call.range, "ld.shared other than an fp32 column vector like a wgmma accumulator (axis = 1)");
+    return std::nullopt;
+  }
+  Val f;
+  f.kind = Val::Frag;
+  f.layout = Layout::Cols;
+  f.shape = {pattern->shape[1]};
+  f.elem = Elem::FP32;
+  f.cxx = L.temp("cols");
+  int64_t n = pattern->shape[1] / 4;
+  L.w.line("float " + f.cxx + "[" + std::to_string(n) + "];");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_c = 0; cake_c < " + std::to_string(n / 2) + "; ++cake_c)");
+  L.w.line("const float2 cake_p = cake::rt::ld_shared_f32x2(" +
+           L.sharedAddress(*src, {"cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2"}) + ");");
+  L.w.line(f.cxx + "[2 * cake_c] = cake_p.x; " + f.cxx + "[2 * cake_c + 1] = cake_p.y;");
+  L.w.close();
+  return f;
+}
+
+/// ld.global of a 1-D row in a warp: the blocked layout.
+std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
+  auto src = L.view(*positionalArgs(call)[0]);
+  if (!src || src->kind != Val::GlobalView || src->viewShape().size() != 1 || keywordArg(call, "like") ||
+      keywordArg(call, "mask") || keywordArg(call, "clip") || !L.role || L.role->role->issue != IssueMode::Warp) {
+    L.unsupported(call.range, "ld.global other than a whole 1-D row into a warp");
+    return std::nullopt;
+  }
+  int64_t extent = src->viewShape()[0], eb = elemBytes(*src->type->elem), bytes = extent * eb;
+  int64_t chunk = std::min<int64_t>(16, bytes / 32);
+  if (chunk < 2 || bytes % (32 * chunk) || (chunk != 2 && chunk != 4 && chunk != 8 && chunk != 16)) {
+    L.unsupported(call.range, "ld.global of a row that is not a whole number of 2- to 16-byte chunks per lane");
+    return std::nullopt;
+  }
+  Val f;
+  f.kind = Val::Frag;
+  f.layout = Layout::Blocked;
+  f.shape = {extent};
+  f.elem = *src->type->elem;
+  f.perThread = extent / 32;
+  f.cxx = L.temp("row");
+  int64_t perChunk = chunk / eb, rounds = f.perThread / perChunk;
+  std::string type = cxxType(f.elem) == "u16" ? "u16" : cxxType(f.elem);
+  L.w.line(type + " " + f.cxx + "[" + std::to_string(f.perThread) + "];");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_k = 0; cake_k < " + std::to_string(rounds) + "; ++cake_k)");
+  // chunk k of lane l holds elements (k * 32 + l) * perChunk ... + perChunk - 1
+  std::vector<std::string> idx(src->origin.size(), "0");
+  std::string first = "(cake_k * 32 + int(cake::rt::lane_id())) * " + std::to_string(perChunk);
+  L.w.line("cake::rt::ld_global_bytes<" + std::to_string(chunk) + ">(&" + f.cxx + "[cake_k * " +
+           std::to_string(perChunk) + "], " + L.globalAddress(*src, first) + ");");
+  L.w.close();
+  return f;
+}
+
+/// reduce.sum/min/max of a blocked warp vector along axis 0: a scalar.
+std::optional<Val> lowerReduce(Lowerer &L, const Expr &call) {
+  std::string op = calleeName(call);
+  auto args = positionalArgs(call);
+  const Expr *axis = keywordArg(call, "axis");
+  std::vector<Val> frags;
+  collectFrags(L, *args[0], frags);
+  auto ctx = contextOf(frags);
+  if (!ctx || ctx->layout != Layout::Blocked || !axis || L.constant(*axis).value_or(-1) != 0) {
+    L.unsupported(call.range, "this reduction (only a warp's blocked vector along axis 0)");
+    return std::nullopt;
+  }
+  std::string acc = L.temp("sum");
+  std::string combine = op == "reduce.sum" ? "+" : "";
+  L.w.line("float " + acc + " = " + std::string(op == "reduce.sum" ? "0.f" : op == "reduce.min" ? "__int_as_float(0x7f800000)" : "-__int_as_float(0x7f800000)") + ";");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_e = 0; cake_e < " + std::to_string(ctx->perThread) + "; ++cake_e)");
+  auto v = L.elementwise(*args[0], Layout::Blocked, "cake_e");
+  if (!v)
+    return std::nullopt;
+  L.w.line(acc + " = " +
+           (op == "reduce.sum" ? acc + " + " + *v : std::string(op == "reduce.min" ? "fminf(" : "fmaxf(") + acc +
+                                                        ", " + *v + ")") +
+           ";");
+  L.w.close();
+  L.w.line("#pragma unroll");
+  L.w.line("for (int cake_o = 16; cake_o > 0; cake_o /= 2) " + acc + " = " +
+           (op == "reduce.sum" ? acc + " + __shfl_xor_sync(0xffffffffu, " + acc + ", cake_o)"
+                               : std::string(op == "reduce.min" ? "fminf(" : "fmaxf(") + acc +
+                                     ", __shfl_xor_sync(0xffffffffu, " + acc + ", cake_o))") +
+           ";");
+  return scalarVal(acc);
+}
+
+/// st.global of a rows vector (the thread's two rows, written by lane % 4 == 0)
+/// or of a scalar (written by one thread of the unit).
+std::optional<Val> storeRowsOrScalar(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
+  bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
+  std::string last = dst.origin.back();
+  size_t rank = dst.origin.size();
+  if (v.kind == Val::Scalar) {
+    std::string one = L.role && L.role->role->issue == IssueMode::Elect ? "true" : "cake::rt::lane_id() == 0";
+    L.w.line("if (" + one + ") *" + L.globalAddress(dst, "0") + " = " + v.cxx + ";");
+    return Val{};
+  }
+  if (v.layout != Layout::Rows || rank < 1) {
+    L.unsupported(call.range, "st.global of this register vector");
+    return std::nullopt;
+  }
+  std::string bound = L.dimCxx(dst.type->dims.back());
+  L.w.open("if (cake::rt::lane_id() % 4 == 0)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;");
+  std::string elem = v.cxx + "[cake_h]";
+  if (v.elem != *dst.type->elem)
+    elem = cxxType(*dst.type->elem) + "(" + elem + ")";
+  L.w.line(std::string(clip ? "if (" + last + " + cake_r < " + bound + ") " : "") + "*" +
+           L.globalAddress(dst, "cake_r") + " = " + elem + ";");
+  L.w.close();
+  L.w.close();
+  return Val{};
+}
+
+} // namespace
+
+/// `let v, i = reduce.argmin(x, axis = 1)` over a wgmma.acc context.
+bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::string &indices) {
+  std::string op = calleeName(call);
+  auto args = positionalArgs(call);
+  const Expr *axis = keywordArg(call, "axis");
+  std::vector<Val> frags;
+  collectFrags(*this, *args[0], frags);
+  auto ctx = contextOf(frags);
+  if ((op != "reduce.argmin" && op != "reduce.argmax") || !ctx || ctx->layout != Layout::WgmmaAcc || !axis ||
+      constant(*axis).value_or(-1) != 1) {
+    unsupported(call.range, "this reduction (only argmin/argmax along axis 1 of a wgmma accumulator)");
+    return false;
+  }
+  bool min = op == "reduce.argmin";
+  std::string better = min ? "<" : ">";
+  int64_t chunks = ctx->shape[1] / 8;
+  w.line("float " + values + "[2]; int " + indices + "[2];");
+  w.line("#pragma unroll");
+  w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  w.line("float cake_best = " + std::string(min ? "" : "-") + "__int_as_float(0x7f800000); int cake_at = 0;");
+  w.line("#pragma unroll");
+  w.open("for (int cake_c = 0; cake_c < " + std::to_string(chunks) + "; ++cake_c)");
+  w.line("#pragma unroll");
+  w.open("for (int cake_x = 0; cake_x < 2; ++cake_x)");
+  auto v = elementwise(*args[0], Layout::WgmmaAcc, "cake_c * 4 + cake_h * 2 + cake_x");
+  if (!v)
+    return false;
+  w.line("const float cake_v = " + *v + ";");
+  w.line("if (cake_v " + better + " cake_best) { cake_best = cake_v; cake_at = cake_c * 8 + int(cake::rt::lane_id()) % "
+         "4 * 2 + cake_x; }");
+  w.close();
+  w.close();
+  // the quad holds the row: two butterfly steps, ties to the smaller index
+  w.line("#pragma unroll");
+  w.open("for (int cake_o = 1; cake_o < 4; cake_o *= 2)");
+  w.line("const float cake_ov = __shfl_xor_sync(0xffffffffu, cake_best, cake_o);");
+  w.line("const int cake_oi = __shfl_xor_sync(0xffffffffu, cake_at, cake_o);");
+  w.line("if (cake_ov " + better + " cake_best || (cake_ov == cake_best && cake_oi < cake_at)) { cake_best = cake_ov; "
+         "cake_at = cake_oi; }");
+  w.close();
+  w.line(values + "[cake_h] = cake_best; " + indices + "[cake_h] = cake_at;");
+  w.close();
+  for (const auto &[name, elem] : {std::pair{values, Elem::FP32}, std::pair{indices, Elem::I32}}) {
+    Val f;
+    f.kind = Val::Frag;
+    f.layout = Layout::Rows;
+    f.shape = {ctx->shape[0]};
+    f.elem = elem;
+    f.cxx = name;
+    (void)f;
+  }
+  return true;
+}
+
+std::optional<Val> storeFragmentRows(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
+  return storeRowsOrScalar(L, call, v, dst);
+}
+
+void addFragmentLowerings(OpLowerings &t) {
+  t["ld.shared"] = lowerLdShared;
+  t["ld.global"] = lowerLdGlobal;
+  t["reduce.sum"] = lowerReduce;
+  t["reduce.min"] = lowerReduce;
+  t["reduce.max"] = lowerReduce;
+}
+
+} // namespace cake::lower
