@@ -22,6 +22,8 @@ constexpr Command kCommands[] = {
     {"emit", "Lower CAKE IR to CUDA C++", cake::cli::runEmit},
     {"build", "Compile a kernel (CAKE IR or CUDA) and print ptxas's report", cake::cli::runBuild},
     {"run", "Launch a kernel on the GPU and time it", cake::cli::runRun},
+    {"cost", "Estimate a kernel's time with the cost model; validate it", cake::cli::runCost},
+    {"calibrate", "Fit the cost model's calibration from measurements", cake::cli::runCalibrate},
     {"lsp", "Run the language server on stdin/stdout", cake::cli::runLsp},
 };
 
@@ -29,7 +31,7 @@ void printUsage(std::ostream &os) {
   os << "CAKE: a compiler for GPU kernels, written by agents and people alike.\n\n"
         "Usage: cake <command> [options] [FILE...]\n\nCommands:\n";
   for (const Command &c : kCommands)
-    os << "  " << c.name << std::string(8 - c.name.size(), ' ') << c.summary << "\n";
+    os << "  " << c.name << std::string(c.name.size() < 8 ? 8 - c.name.size() : 1, ' ') << c.summary << "\n";
   os << "  help    Show help for a command\n\n"
         "Options:\n  -h, --help     Show this help\n  --version      Print the version\n\n"
         "Run 'cake <command> --help' for the options of a command.\n";
