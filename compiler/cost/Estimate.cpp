@@ -82,10 +82,10 @@ double distinctTiles(const KernelWork &w, const std::set<std::string> &axes, dou
     fastName = "cta.0", fast = double(w.grid[0]);
   }
   double dSlow, dFast;
-  if (w.group > 0) { // grouped raster: `group` rows of the slow coordinate at a time
+  if (w.group > 0 && wave <= double(w.group) * fast) { // within one group of `group` slow rows
     dSlow = std::min({slow, double(w.group), wave});
-    dFast = std::min(fast, std::ceil(wave / dSlow));
-  } else {
+    dFast = std::min(fast, std::ceil(wave / double(w.group)));
+  } else { // row-major over the fast coordinate (or several whole groups)
     dFast = std::min(fast, wave);
     dSlow = std::min(slow, std::ceil(wave / fast));
   }
@@ -137,7 +137,7 @@ Estimate estimate(const sema::Kernel &k, const Sizes &sizes, const Calibration &
   // per role: phases in sequence; across roles: shared resources add up
   Busy shared;
   double roleMax = 0, storeBytes = 0, dramLoads = 0, tensorRate = 0;
-  Bottleneck roleBound = Bottleneck::Issue;
+  Busy critical; // the slowest role's time per tile, attributed to each phase's bound
   for (const RoleWork &rw : w.roles) {
     RoleCost rc;
     rc.name = rw.role->name;
@@ -158,21 +158,21 @@ Estimate estimate(const sema::Kernel &k, const Sizes &sizes, const Calibration &
       if (o.store)
         storeBytes += o.bytes * w.tiles;
     }
-    double biggest = 0;
+    Busy attributed;
     for (auto &[id, busy] : phases) {
       Bottleneck b;
       double t = busy.max(&b);
       rc.secondsPerTile += t;
-      if (t > biggest)
-        biggest = t, rc.bound = b;
+      attributed.t[idx(b)] += t;
     }
+    attributed.max(&rc.bound);
     for (auto &[ring, trips] : rw.produced)
       rc.stagesPerTile = std::max(rc.stagesPerTile, trips);
     for (auto &[ring, trips] : rw.consumed)
       rc.stagesPerTile = std::max(rc.stagesPerTile, trips);
     rc.stageSeconds = rc.stagesPerTile > 0 ? rc.secondsPerTile / rc.stagesPerTile : rc.secondsPerTile;
     if (rc.secondsPerTile > roleMax)
-      roleMax = rc.secondsPerTile, roleBound = rc.bound;
+      roleMax = rc.secondsPerTile, critical = attributed;
     e.roles.push_back(rc);
   }
 
@@ -195,27 +195,38 @@ Estimate estimate(const sema::Kernel &k, const Sizes &sizes, const Calibration &
       continue;
     bool loads = std::any_of(prodWork->ops.begin(), prodWork->ops.end(), [](const OpWork &o) { return o.load; });
     double lat = (loads ? cal.memoryLatencySeconds : 0) + 2 * cal.mbarrierRoundTripSeconds;
-    double cycle = lat + prod->stageSeconds + cons->stageSeconds;
+    double cycle = lat + prod->stageSeconds + (cons == prod ? 0 : cons->stageSeconds);
     latencyBound = std::max(latencyBound, trips * cycle / double(*r.stages));
     if (loads)
       fill = std::max(fill, lat + prod->stageSeconds);
   }
 
+  // the pipeline: tiles of a CTA one after the other, each bound by the
+  // resources (occ co-resident tiles share an SM) or by a ring's latency
   Bottleneck sharedBound;
-  double resource = std::max(roleMax, shared.max(&sharedBound));
-  Bottleneck pipeBound = roleMax >= shared.max() ? roleBound : sharedBound;
-  double tile = std::max(resource * occ, latencyBound); // occ co-resident tiles share an SM
-  if (latencyBound > resource * occ)
-    pipeBound = Bottleneck::Latency;
+  double sharedMax = shared.max(&sharedBound);
+  double resource = std::max(roleMax, sharedMax);
+  double tile = std::max(resource * occ, latencyBound);
   e.secondsPerTile = tile / occ;
   e.fillSeconds = fill;
   e.waves = w.tiles / slots;
   double fullWaves = std::ceil(e.waves);
   e.tailEfficiency = fullWaves > 0 ? e.waves / fullWaves : 1;
-  double pipeline = w.scheduled ? fill + std::ceil(w.tiles / double(e.ctas)) * tile / occ
-                                : fullWaves * (tile + fill);
-  if (fill > tile * std::ceil(w.tiles / slots))
-    pipeBound = Bottleneck::Latency;
+  double rounds = w.scheduled ? std::ceil(w.tiles / double(e.ctas)) : fullWaves; // tiles in sequence per slot
+  double pipeline = w.scheduled ? fill + rounds * tile / occ : rounds * (tile + fill);
+  // what the pipeline's time is spent on: the fill and exposed ring latency,
+  // else the busiest resource
+  Busy spent;
+  if (sharedMax > roleMax)
+    spent.t[idx(sharedBound)] = sharedMax;
+  else
+    spent = critical;
+  for (double &t : spent.t)
+    t *= rounds;
+  spent.t[idx(Bottleneck::Latency)] =
+      (w.scheduled ? fill : rounds * fill) + rounds * std::max(0.0, latencyBound - resource * occ);
+  Bottleneck pipeBound;
+  spent.max(&pipeBound);
 
   // DRAM: every input at least once, re-reads beyond what a wave shares in L2
   double inputs = 0;

@@ -94,11 +94,16 @@ TEST(Cost, MonotoneInSize) {
 
 TEST(Cost, TinyGemmIsNotTensorBound) {
   auto l = load("kernels/gemm/gemm_sm90_ws.cake");
-  Estimate e = estimate(l->kernel(), cube(256), h200);
+  Estimate e = estimate(l->kernel(), cube(64), h200);
   ASSERT_TRUE(e.seconds);
+  // one tile, one k step: the fill (a load's latency) outweighs the MMA; an
+  // empty launch costs more than either
   EXPECT_TRUE(e.bottleneck == Bottleneck::Latency || e.bottleneck == Bottleneck::Dram ||
               e.bottleneck == Bottleneck::Launch)
       << bottleneckName(e.bottleneck);
+  Calibration noLaunch = h200;
+  noLaunch.launchOverheadSeconds = 0;
+  EXPECT_EQ(estimate(l->kernel(), cube(64), noLaunch).bottleneck, Bottleneck::Latency);
   EXPECT_LT(e.fractionOfFloor, 0.1);
 }
 
