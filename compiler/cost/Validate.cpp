@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numeric>
 
 namespace cake::cost {
@@ -137,19 +138,24 @@ std::vector<std::string> fitMicro(const std::vector<MicroRun> &runs, Calibration
     times[kind].push_back(r.count > 0 ? r.seconds / r.count : r.seconds);
   }
   std::vector<std::string> log;
+  auto line = [&](const char *what, double value, const std::string &kind) {
+    char buffer[96];
+    std::snprintf(buffer, sizeof buffer, "%s = %.6g (micro.%s)", what, value, kind.c_str());
+    log.push_back(buffer);
+  };
   auto best = [&](const std::string &kind, double &field, double scale, const char *what) {
     auto it = rates.find(kind);
     if (it == rates.end())
       return;
     field = *std::max_element(it->second.begin(), it->second.end()) * scale;
-    log.push_back(std::string(what) + " = " + std::to_string(field) + " (micro." + kind + ")");
+    line(what, field, kind);
   };
   auto typical = [&](const std::string &kind, double &field, const char *what) {
     auto it = times.find(kind);
     if (it == times.end())
       return;
     field = median(it->second);
-    log.push_back(std::string(what) + " = " + std::to_string(field) + " (micro." + kind + ")");
+    line(what, field, kind);
   };
   double perSm = 1.0 / std::max(1, cal.smCount);
   best("tma_copy", cal.dramBytesPerSecond, 1, "dram_bytes_per_s");
