@@ -24,5 +24,9 @@ int runEmit(int argc, char **argv);
 int runBench(int argc, char **argv);
 /// `cake run FILE.cake`: lowered kernels with workloads and oracles.
 int runCake(int argc, char **argv);
+/// `cake cost`: the cost model's estimate, or --validate against results.
+int runCost(int argc, char **argv);
+/// `cake calibrate`: fit the cost model's calibration file.
+int runCalibrate(int argc, char **argv);
 
 } // namespace cake::cli

@@ -23,6 +23,8 @@ constexpr Command kCommands[] = {
     {"build", "Compile a kernel (CAKE IR or CUDA) and print ptxas's report", cake::cli::runBuild},
     {"run", "Run a kernel on the GPU against its oracle and time it", cake::cli::runRun},
     {"bench", "Run a plan of kernels and shapes; write a results file", cake::cli::runBench},
+    {"cost", "Estimate a kernel's time with the cost model; validate it", cake::cli::runCost},
+    {"calibrate", "Fit the cost model's calibration from measurements", cake::cli::runCalibrate},
     {"lsp", "Run the language server on stdin/stdout", cake::cli::runLsp},
 };
 
@@ -30,7 +32,7 @@ void printUsage(std::ostream &os) {
   os << "CAKE: a compiler for GPU kernels, written by agents and people alike.\n\n"
         "Usage: cake <command> [options] [FILE...]\n\nCommands:\n";
   for (const Command &c : kCommands)
-    os << "  " << c.name << std::string(8 - c.name.size(), ' ') << c.summary << "\n";
+    os << "  " << c.name << std::string(c.name.size() < 8 ? 8 - c.name.size() : 1, ' ') << c.summary << "\n";
   os << "  help    Show help for a command\n\n"
         "Options:\n  -h, --help     Show this help\n  --version      Print the version\n\n"
         "Run 'cake <command> --help' for the options of a command.\n";

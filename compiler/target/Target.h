@@ -75,6 +75,18 @@ struct TargetDesc {
 
   std::span<const MmaContract> mma; ///< the MMA instruction families it has
 
+  // Datasheet-level rates and latencies for the cost model (compiler/cost/),
+  // which marks them uncalibrated until `cake calibrate` measures them.
+  double mmaSyncFlopsPerSecond;    ///< whole chip, bf16 mma.sync
+  double l2BytesPerSecond;         ///< whole chip L2 read bandwidth
+  double l2Bytes;                  ///< L2 capacity
+  double tmaBytesPerSecondPerSm;   ///< what one SM's TMA (or cp.async) engine can pull
+  double smemBytesPerSecondPerSm;  ///< shared-memory (and TMEM load) bandwidth of one SM
+  double memoryLatencySeconds;     ///< a global load's round trip
+  double launchOverheadSeconds;    ///< an empty kernel, back to back
+  double mbarrierRoundTripSeconds; ///< arrive on one side, wake on the other
+  double issueSecondsPerOp;        ///< issuing one operation of a role
+
   /// The contract of MMA operation \p op ("wgmma.mma"), or nullptr.
   const MmaContract *mmaContract(std::string_view op) const;
 };

@@ -5,10 +5,12 @@
 // the target's capacity, threads, register budgets per role against the
 // register file), and for an operation its row of the primitive table
 // (operands, options, targets, issue contract). Markdown when the client
-// renders it, else plain text. There is no cost model yet, so no estimate of
-// time is shown.
+// renders it, else plain text. A kernel's hover shows the cost model's
+// estimate and a role's its stage time (lsp/features/Cost.h says at which
+// sizes).
 //
 //===----------------------------------------------------------------------===//
+#include "lsp/features/Cost.h"
 #include "lsp/features/Facts.h"
 #include "lsp/features/Markup.h"
 #include "lsp/features/Query.h"
@@ -103,7 +105,26 @@ void regTable(Markup &doc, const Ledger &l) {
   doc.table(rows);
 }
 
-void kernelHover(Markup &doc, const sema::Kernel &k) {
+/// The cost model's estimate of \p k, in a sentence or two.
+void costText(Markup &doc, const KernelCost &c) {
+  const cost::Estimate &e = c.estimate;
+  std::string at = " at " + formatSizes(c.sizes) + " (" + c.sizesNote + "; " + c.calibrationNote + ")";
+  if (!e.seconds) {
+    doc.text("Cost estimate" + at + ": outside the model: " +
+             (e.reasons.empty() ? std::string("unknown") : e.reasons.back()) + ".");
+    return;
+  }
+  char waves[32];
+  std::snprintf(waves, sizeof waves, "%.2f", e.waves);
+  doc.text("**Cost estimate**" + at + ": " + formatSeconds(*e.seconds) + ", bound by " +
+           std::string(cost::bottleneckName(e.bottleneck)) + ", " + percent(int64_t(e.fractionOfFloor * 1000), 1000) +
+           " of the floor (" + formatSeconds(e.floorSeconds) + ") · " + withCommas(int64_t(e.tiles)) + " tiles in " +
+           waves + " waves, " + formatSeconds(e.secondsPerTile) + " per tile");
+  if (!e.inDomain)
+    doc.text("Outside the calibrated domain: " + joined(e.reasons, "; ") + ".");
+}
+
+void kernelHover(Markup &doc, const Analysis &a, const sema::Kernel &k) {
   const KernelDecl &decl = *k.decl;
   std::vector<std::string> params;
   for (const Field &f : decl.params)
@@ -118,7 +139,7 @@ void kernelHover(Markup &doc, const sema::Kernel &k) {
   doc.text(head);
   smemTable(doc, l);
   regTable(doc, l);
-  doc.text("Cost estimate: not available (CAKE has no cost model yet).");
+  costText(doc, kernelCost(a, k));
 }
 
 //===-- Declarations ----------------------------------------------------------===//
@@ -142,7 +163,7 @@ void ringHover(Markup &doc, const sema::Ring &r, const sema::Kernel &k) {
            (r.consumer.empty() ? "?" : r.consumer) + "` · full and empty barriers, phases and expect-tx derived");
 }
 
-void roleHover(Markup &doc, const sema::Role &r, const sema::Kernel &k) {
+void roleHover(Markup &doc, const Analysis &a, const sema::Role &r, const sema::Kernel &k) {
   doc.code("role " + r.name + clauses(r.decl->clauses));
   std::vector<std::string> facts = {"**role** of kernel `" + k.decl->name.name + "`"};
   if (auto warps = r.warps())
@@ -162,6 +183,16 @@ void roleHover(Markup &doc, const sema::Role &r, const sema::Kernel &k) {
                                                          : "`warpgroup`: the body runs on every warpgroup "
                                                            "independently";
   doc.text("issue " + issue);
+  KernelCost c = kernelCost(a, k);
+  if (!c.estimate.seconds)
+    return;
+  for (const cost::RoleCost &rc : c.estimate.roles)
+    if (rc.name == r.name)
+      doc.text("**Stage time** " + formatSeconds(rc.stageSeconds) +
+               (rc.stagesPerTile > 0 ? " x " + withCommas(int64_t(rc.stagesPerTile)) + " stages" : std::string()) +
+               " = " + formatSeconds(rc.secondsPerTile) + " per tile, bound by " +
+               std::string(cost::bottleneckName(rc.bound)) + " (cost model at " + formatSizes(c.sizes) + ", " +
+               c.sizesNote + ")");
 }
 
 void sizeSymbolHover(Markup &doc, const sema::Symbol &s, const sema::Kernel &k) {
@@ -217,7 +248,7 @@ void symbolHover(Markup &doc, const Analysis &a, const sema::Symbol &s) {
   switch (s.kind) {
   case sema::SymbolKind::Kernel:
     if (k)
-      return kernelHover(doc, *k);
+      return kernelHover(doc, a, *k);
     break;
   case sema::SymbolKind::Ring:
     if (const sema::Ring *r = k ? k->ring(s.name) : nullptr)
@@ -225,7 +256,7 @@ void symbolHover(Markup &doc, const Analysis &a, const sema::Symbol &s) {
     break;
   case sema::SymbolKind::Role:
     if (const sema::Role *r = k ? k->role(s.name) : nullptr)
-      return roleHover(doc, *r, *k);
+      return roleHover(doc, a, *r, *k);
     break;
   case sema::SymbolKind::SizeSymbol:
     if (k)

@@ -4,11 +4,12 @@
 //   - after a ring's name, the bytes per stage and in all: `: 4 x 48 KiB = 192 KiB`;
 //   - after `R.commit(p)`, the expect-tx bytes the compiler derives, when the
 //     slot types determine them (Facts.h, commitBytes);
-//   - before a kernel's body, its shared-memory total against the capacity.
-// The cost model's per-operation estimates will join them through
-// costHints() below once compiler/cost exists.
+//   - before a kernel's body, its shared-memory total against the capacity;
+//   - after an operation that costs time, the cost model's time per tile on
+//     its resource (lsp/features/Cost.h says at which sizes).
 //
 //===----------------------------------------------------------------------===//
+#include "lsp/features/Cost.h"
 #include "lsp/features/Facts.h"
 #include "lsp/features/Query.h"
 
@@ -62,10 +63,22 @@ void commitHints(const sema::Kernel &k, std::vector<Hint> &out) {
   }
 }
 
-/// The hook for the cost model: per-operation estimates (cycles, bytes
-/// moved, the bound resource) will be added here. CAKE has no cost model
-/// yet, so there is nothing to show and nothing is invented.
-void costHints(const sema::Kernel &, std::vector<Hint> &) {}
+/// The cost model's time per tile after each operation that moves bytes or
+/// does flops; nothing when the kernel is outside the model.
+void costHints(const Analysis &a, const sema::Kernel &k, std::vector<Hint> &out) {
+  KernelCost c = kernelCost(a, k);
+  if (!c.estimate.seconds)
+    return;
+  for (const cost::OpCost &o : c.estimate.ops) {
+    if (o.resource == cost::Bottleneck::Issue)
+      continue;
+    std::string work = o.flops > 0 ? withCommas(int64_t(o.flops)) + " flops" : withCommas(int64_t(o.bytes)) + " B";
+    out.push_back({o.range.end, formatSeconds(o.seconds) + "/tile " + std::string(cost::bottleneckName(o.resource)),
+                   0, true, false,
+                   "cost model: " + work + " per tile on " + std::string(cost::bottleneckName(o.resource)) + " at " +
+                       formatSizes(c.sizes) + " (" + c.sizesNote + "; " + c.calibrationNote + ")"});
+  }
+}
 
 } // namespace
 
@@ -88,7 +101,7 @@ json inlayHints(State &state, const json &params) {
     for (const sema::Kernel &k : model->kernels) {
       kernelHints(k, hints);
       commitHints(k, hints);
-      costHints(k, hints);
+      costHints(*analysis, k, hints);
     }
   std::sort(hints.begin(), hints.end(),
             [](const Hint &x, const Hint &y) { return std::tie(x.offset, x.label) < std::tie(y.offset, y.label); });

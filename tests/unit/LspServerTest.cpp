@@ -453,7 +453,10 @@ TEST_F(LspServerTest, HoverKernelShowsTheLedger) {
   EXPECT_NE(text.find("`var epi`"), std::string::npos) << text;
   EXPECT_NE(text.find("64,512 of 65,536"), std::string::npos) << text;
   EXPECT_NE(text.find("384 threads"), std::string::npos) << text;
-  EXPECT_NE(text.find("no cost model"), std::string::npos) << text;
+  // the cost model's estimate at the sizes of kernels/gemm's workload (the
+  // document lives in memory: representative sizes)
+  EXPECT_NE(text.find("**Cost estimate** at K=4096 M=4096 N=4096"), std::string::npos) << text;
+  EXPECT_NE(text.find("bound by tensor"), std::string::npos) << text;
 }
 
 TEST_F(LspServerTest, HoverNamesAndOperations) {

@@ -1,0 +1,207 @@
+//===- CostSupport.cpp - Calibration and results files ----------------------===//
+#include "cli/CostSupport.h"
+
+#include "cli/Input.h"
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+
+namespace cake::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+/// The target whose GPU \p device names ("NVIDIA H200" -> sm_90a).
+std::optional<Target> targetOfDevice(const std::string &device) {
+  for (Target t : {Target::SM80, Target::SM90a, Target::SM100a})
+    if (device.find(targetDesc(t).example) != std::string::npos)
+      return t;
+  return std::nullopt;
+}
+
+std::string lower(std::string s) {
+  for (char &c : s)
+    c = char(std::tolower(uint8_t(c)));
+  return s;
+}
+
+} // namespace
+
+std::optional<std::string> readCalibration(const std::string &path, cost::Calibration &out) {
+  std::string text;
+  if (auto error = readInput(path, text))
+    return error;
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object())
+    return path + ": not a JSON object";
+  try {
+    if (doc.value("version", 0) != 1)
+      return path + ": a calibration file of version 1 is expected";
+    std::string device = doc.value("device", std::string());
+    out = cost::defaultCalibration(targetOfDevice(device).value_or(Target::SM90a));
+    out.device = device;
+    out.calibrated = doc.value("calibrated", false);
+    out.smCount = doc.value("sm_count", out.smCount);
+    out.dramBytesPerSecond = doc.value("dram_bytes_per_s", out.dramBytesPerSecond);
+    out.l2BytesPerSecond = doc.value("l2_bytes_per_s", out.l2BytesPerSecond);
+    out.tmaBytesPerSecondPerSm = doc.value("tma_bytes_per_s_per_sm", out.tmaBytesPerSecondPerSm);
+    out.wgmmaFlopsPerSecondPerSm = doc.value("wgmma_flops_per_s_per_sm", out.wgmmaFlopsPerSecondPerSm);
+    out.mmaSyncFlopsPerSecondPerSm = doc.value("mma_sync_flops_per_s_per_sm", out.mmaSyncFlopsPerSecondPerSm);
+    out.tcgen05FlopsPerSecondPerSm = doc.value("tcgen05_flops_per_s_per_sm", out.tcgen05FlopsPerSecondPerSm);
+    out.launchOverheadSeconds = doc.value("launch_overhead_s", out.launchOverheadSeconds);
+    out.mbarrierRoundTripSeconds = doc.value("mbarrier_round_trip_s", out.mbarrierRoundTripSeconds);
+    out.l2Bytes = doc.value("l2_bytes", out.l2Bytes);
+    out.smemBytesPerSecondPerSm = doc.value("smem_bytes_per_s_per_sm", out.smemBytesPerSecondPerSm);
+    out.memoryLatencySeconds = doc.value("memory_latency_s", out.memoryLatencySeconds);
+    out.issueSecondsPerOp = doc.value("issue_s_per_op", out.issueSecondsPerOp);
+    if (doc.contains("family_correction"))
+      for (auto &[key, v] : doc["family_correction"].items())
+        out.familyCorrection[key] = v.get<double>();
+  } catch (const json::exception &e) {
+    return path + ": " + e.what();
+  }
+  if (out.smCount < 1 || !(out.dramBytesPerSecond > 0) || !(out.tmaBytesPerSecondPerSm > 0))
+    return path + ": sm_count, dram_bytes_per_s and tma_bytes_per_s_per_sm must be positive";
+  return std::nullopt;
+}
+
+std::string calibrationJson(const cost::Calibration &c) {
+  json doc = {{"version", 1},
+              {"device", c.device},
+              {"calibrated", c.calibrated},
+              {"sm_count", c.smCount},
+              {"dram_bytes_per_s", c.dramBytesPerSecond},
+              {"l2_bytes_per_s", c.l2BytesPerSecond},
+              {"tma_bytes_per_s_per_sm", c.tmaBytesPerSecondPerSm},
+              {"wgmma_flops_per_s_per_sm", c.wgmmaFlopsPerSecondPerSm},
+              {"mma_sync_flops_per_s_per_sm", c.mmaSyncFlopsPerSecondPerSm},
+              {"tcgen05_flops_per_s_per_sm", c.tcgen05FlopsPerSecondPerSm},
+              {"launch_overhead_s", c.launchOverheadSeconds},
+              {"mbarrier_round_trip_s", c.mbarrierRoundTripSeconds},
+              {"l2_bytes", c.l2Bytes},
+              {"smem_bytes_per_s_per_sm", c.smemBytesPerSecondPerSm},
+              {"memory_latency_s", c.memoryLatencySeconds},
+              {"issue_s_per_op", c.issueSecondsPerOp},
+              {"family_correction", json::object()}};
+  for (auto &[key, v] : c.familyCorrection)
+    doc["family_correction"][key] = v;
+  return doc.dump(2) + "\n";
+}
+
+cost::Calibration calibrationFor(Target target, const std::optional<cost::Calibration> &given, std::string &note) {
+  if (given && cost::describes(*given, target)) {
+    note = "calibration of " + given->device;
+    return *given;
+  }
+  std::string gpu = lower(std::string(targetDesc(target).example));
+  for (std::string root : {std::string("."), std::string(CAKE_SOURCE_DIR)}) {
+    std::string path = root + "/bench/calibration/" + gpu + ".json";
+    cost::Calibration cal;
+    if (std::filesystem::exists(path) && !readCalibration(path, cal) && cost::describes(cal, target)) {
+      note = (given ? given->device + " does not describe " + std::string(targetName(target)) + "; " : "") +
+             "bench/calibration/" + gpu + ".json";
+      return cal;
+    }
+  }
+  note = (given ? given->device + " does not describe " + std::string(targetName(target)) + "; " : "") +
+         "datasheet figures of the " + std::string(targetDesc(target).example);
+  return cost::defaultCalibration(target);
+}
+
+std::optional<std::string> readResults(const std::string &path, Results &out) {
+  std::string text;
+  if (auto error = readInput(path, text))
+    return error;
+  json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())
+    return path + ": not a results file (a JSON object with \"runs\")";
+  try {
+    out.device = doc.value("device", std::string());
+    out.commit = doc.value("commit", std::string());
+    for (const json &r : doc["runs"]) {
+      ResultRun run;
+      run.file = r.value("file", std::string());
+      run.kernel = r.value("kernel", std::string());
+      run.family = r.value("family", std::string());
+      run.problem = r.value("problem", run.family);
+      if (r.contains("sizes"))
+        for (auto &[k, v] : r["sizes"].items())
+          run.sizes[k] = v.get<int64_t>();
+      run.medianMs = r.value("median_ms", 0.0);
+      run.ok = r.value("ok", true);
+      run.bytes = r.value("bytes", 0.0);
+      run.flops = r.value("flops", 0.0);
+      run.count = r.value("count", 0.0);
+      out.runs.push_back(std::move(run));
+    }
+  } catch (const json::exception &e) {
+    return path + ": " + e.what();
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<CheckedFile> checkCakeFile(const std::string &path, std::string &error) {
+  std::string where = path;
+  if (!std::filesystem::exists(where) && std::filesystem::exists(std::string(CAKE_SOURCE_DIR) + "/" + path))
+    where = std::string(CAKE_SOURCE_DIR) + "/" + path;
+  std::string text;
+  if (auto e = readInput(where, text)) {
+    error = *e;
+    return nullptr;
+  }
+  auto f = std::make_unique<CheckedFile>();
+  f->file = f->sm.addBuffer(path, std::move(text));
+  f->check = checkSource(f->sm, f->file);
+  if (!f->check.model || countErrors(f->check.diagnostics)) {
+    error = path + " has errors (run cake check)";
+    return nullptr;
+  }
+  return f;
+}
+
+std::vector<cost::Run> estimateRuns(const Results &results, const std::optional<cost::Calibration> &given,
+                                    bool withCorrections) {
+  std::map<std::string, std::unique_ptr<CheckedFile>> files;
+  std::map<std::string, std::string> errors;
+  std::vector<cost::Run> out;
+  for (const ResultRun &r : results.runs) {
+    cost::Run run;
+    run.file = r.file;
+    run.kernel = r.kernel;
+    run.family = r.family;
+    run.problem = r.problem;
+    run.sizes = r.sizes;
+    run.measuredSeconds = r.medianMs / 1e3;
+    run.ok = r.ok;
+    if (!files.count(r.file)) {
+      std::string error;
+      files[r.file] = checkCakeFile(r.file, error);
+      errors[r.file] = error;
+    }
+    const CheckedFile *f = files[r.file].get();
+    const sema::Kernel *k = nullptr;
+    if (f)
+      for (const sema::Kernel &candidate : f->check.model->kernels)
+        if (candidate.decl->name.name == r.kernel)
+          k = &candidate;
+    if (!k) {
+      run.why = f ? "no kernel '" + r.kernel + "' in " + r.file : errors[r.file];
+      out.push_back(std::move(run));
+      continue;
+    }
+    std::string note;
+    cost::Calibration cal = calibrationFor(k->target, given, note);
+    if (!withCorrections)
+      cal.familyCorrection.clear();
+    run.key = cost::familyKey(r.family.empty() ? cost::kernelFamily(r.kernel) : r.family, k->target);
+    cost::Estimate e = cost::estimate(*k, r.sizes, cal, r.family);
+    run.predicted = e.seconds;
+    if (!e.seconds)
+      run.why = e.reasons.empty() ? "outside the model" : e.reasons.back();
+    out.push_back(std::move(run));
+  }
+  return out;
+}
+
+} // namespace cake::cli

@@ -1,0 +1,59 @@
+//===- CostSupport.h - Calibration and results files for cost/calibrate -*- C++ -*-===//
+//
+// Part of CAKE. The JSON side of the cost model, shared by `cake cost` and
+// `cake calibrate` (and the language server's hover): reading and writing
+// calibration files (bench/calibration/*.json), reading measured results
+// (written by `cake bench`), and estimating a results run from its file.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/cost/Validate.h"
+#include "compiler/driver/Check.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace cake::cli {
+
+/// Reads a calibration file; an error is one sentence.
+std::optional<std::string> readCalibration(const std::string &path, cost::Calibration &out);
+/// The calibration file as JSON text.
+std::string calibrationJson(const cost::Calibration &cal);
+
+/// The calibration for \p target: \p given when it describes the target's
+/// GPU, else the repository's bench/calibration/<gpu>.json when present,
+/// else the target's datasheet figures. \p note says which, in words.
+cost::Calibration calibrationFor(Target target, const std::optional<cost::Calibration> &given, std::string &note);
+
+/// One run of a results file.
+struct ResultRun {
+  std::string file, kernel, family, problem;
+  cost::Sizes sizes;
+  double medianMs = 0;
+  bool ok = true;
+  double bytes = 0, flops = 0, count = 0; ///< microbenchmarks
+};
+struct Results {
+  std::string device, commit;
+  std::vector<ResultRun> runs;
+};
+std::optional<std::string> readResults(const std::string &path, Results &out);
+
+/// A checked .cake file, kept alive for its model.
+struct CheckedFile {
+  SourceManager sm;
+  FileId file;
+  CheckResult check;
+};
+/// Reads and checks \p path (as given, else relative to the source tree);
+/// nullptr with \p error when it cannot be read or has errors.
+std::unique_ptr<CheckedFile> checkCakeFile(const std::string &path, std::string &error);
+
+/// Estimates every run of \p results (each file checked once) with the
+/// calibration for its target, \p withCorrections or without them.
+std::vector<cost::Run> estimateRuns(const Results &results, const std::optional<cost::Calibration> &given,
+                                    bool withCorrections);
+
+} // namespace cake::cli

@@ -1,0 +1,451 @@
+//===- Work.cpp - What a kernel does per tile -----------------------------===//
+//
+// A walk over each role's statements with a multiplier: a `for` over a range
+// multiplies by its trip count (evaluated at the sizes), the `for` over a
+// sched.tiles schedule is the tile loop and multiplies by nothing (counts are
+// per tile), an `if` whose condition is unknown is taken once. Shapes of
+// views follow lets, slots, vars and parameters; a slice `lo:hi` has extent
+// hi - lo evaluated with unknown names (loop variables, warp offsets) as 0,
+// which is exact for the `x:x + 64` slices kernels write.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/cost/Work.h"
+
+#include "compiler/sema/Ops.h"
+#include "compiler/verify/Util.h"
+
+#include <cmath>
+
+namespace cake::cost {
+namespace {
+
+using namespace syntax;
+
+struct Shape {
+  std::vector<int64_t> dims;
+  double elemBytes = 0;
+  double bytes() const {
+    double n = elemBytes;
+    for (int64_t d : dims)
+      n *= double(d);
+    return n;
+  }
+};
+
+class Walker {
+public:
+  Walker(const sema::Kernel &k, const Sizes &sizes, KernelWork &out) : k_(k), out_(out) {
+    for (auto &[name, v] : k.consts)
+      values_[name] = v;
+    for (auto &[name, v] : sizes)
+      values_[name] = v;
+  }
+
+  void run() {
+    for (const StmtPtr &s : k_.decl->body.stmts)
+      if (auto *let = dyn_cast<LetStmt>(s.get()))
+        bindLet(*let);
+      else if (auto *var = dyn_cast<VarStmt>(s.get()))
+        vars_[var->name.name] = &var->type;
+    if (!out_.scheduled && k_.gridClause)
+      for (size_t i = 0; i < k_.gridClause->args.size() && i < 3; ++i) {
+        if (auto v = eval(*k_.gridClause->args[i]))
+          out_.grid[i] = std::max<int64_t>(1, *v);
+        else
+          out_.problems.push_back("the grid does not evaluate at these sizes");
+      }
+    if (!out_.scheduled)
+      out_.tiles = double(out_.grid[0]) * double(out_.grid[1]) * double(out_.grid[2]);
+    for (const sema::Role &r : k_.roles) {
+      RoleWork rw;
+      rw.role = &r;
+      role_ = &rw;
+      units_ = unitsOf(r);
+      phase_ = 0;
+      walkBlock(r.decl->body, 1.0, true);
+      out_.roles.push_back(std::move(rw));
+    }
+  }
+
+private:
+  const sema::Kernel &k_;
+  KernelWork &out_;
+  std::map<std::string, int64_t, std::less<>> values_;
+  std::map<std::string, const Expr *, std::less<>> lets_;
+  std::map<std::string, const TypeExpr *, std::less<>> vars_;
+  std::string tileVar_;
+  RoleWork *role_ = nullptr;
+  double units_ = 1;
+  int phase_ = 0;
+
+  std::optional<int64_t> eval(const Expr &e) const {
+    return sema::evalWith(e, [&](const std::string &n) -> std::optional<int64_t> {
+      if (auto it = values_.find(n); it != values_.end())
+        return it->second;
+      return std::nullopt;
+    });
+  }
+  /// Evaluates with unknown names as 0 (for slice extents hi - lo).
+  std::optional<int64_t> evalZero(const Expr &e) const {
+    return sema::evalWith(e, [&](const std::string &n) -> std::optional<int64_t> {
+      auto it = values_.find(n);
+      return it != values_.end() ? it->second : 0;
+    });
+  }
+
+  void bindLet(const LetStmt &let) {
+    if (let.names.size() != 1 || !let.value)
+      return;
+    const std::string &name = let.names[0].name;
+    lets_[name] = let.value.get();
+    if (sema::calleeName(*let.value) == "sched.tiles")
+      return bindSchedule(*let.value);
+    if (auto v = eval(*let.value))
+      values_[name] = *v;
+  }
+
+  void bindSchedule(const Expr &call) {
+    out_.scheduled = true;
+    out_.tiles = 1;
+    for (const ExprPtr &a : call.operands)
+      if (a->kind == ExprKind::Keyword) {
+        auto v = eval(*a->operands[0]);
+        if (!v) {
+          out_.problems.push_back("the schedule's extent '" + a->text + "' does not evaluate at these sizes");
+          continue;
+        }
+        if (a->text == "group")
+          out_.group = *v;
+        else {
+          out_.tileDims.emplace_back(a->text, *v);
+          out_.tiles *= double(*v);
+        }
+      }
+  }
+
+  double unitsOf(const sema::Role &r) const {
+    int64_t warps = r.warps().value_or(1);
+    switch (r.issue) {
+    case sema::IssueMode::Elect:
+      return 1;
+    case sema::IssueMode::Warp:
+      return double(warps);
+    case sema::IssueMode::Warpgroup:
+      return double(std::max<int64_t>(1, warps / 4));
+    }
+    return 1;
+  }
+
+  //===-- Statements ---------------------------------------------------------===//
+
+  void walkBlock(const Block &b, double mult, bool top) {
+    for (const StmtPtr &s : b.stmts) {
+      walkStmt(*s, mult, top);
+      if (top)
+        ++phase_;
+    }
+  }
+
+  void walkStmt(const Stmt &s, double mult, bool top) {
+    if (auto *let = dyn_cast<LetStmt>(&s)) {
+      bindLet(*let);
+    } else if (auto *var = dyn_cast<VarStmt>(&s)) {
+      vars_[var->name.name] = &var->type;
+    } else if (auto *f = dyn_cast<ForStmt>(&s)) {
+      return walkFor(*f, mult, top);
+    } else if (auto *i = dyn_cast<IfStmt>(&s)) {
+      auto c = eval(*i->cond);
+      if (!c || *c)
+        walkBlock(i->thenBody, mult, false);
+      if (c && !*c) {
+        if (i->elseBody)
+          walkBlock(*i->elseBody, mult, false);
+        else if (i->elseIf)
+          walkStmt(*i->elseIf, mult, false);
+      }
+      return;
+    }
+    verify::forEachCallShallow(s, [&](const Expr &call) { visitCall(call, mult); });
+  }
+
+  void walkFor(const ForStmt &f, double mult, bool top) {
+    const Expr &it = *f.iterable;
+    if (it.kind == ExprKind::Name) {
+      auto let = lets_.find(it.text);
+      if (let != lets_.end() && sema::calleeName(*let->second) == "sched.tiles") {
+        tileVar_ = f.var.name;
+        // the tile body's statements are the phases
+        walkBlock(f.body, mult, top);
+        return;
+      }
+    }
+    double trips = 1;
+    if (it.kind == ExprKind::Binary && it.op == Tok::DotDot) {
+      auto lo = eval(*it.operands[0]), hi = eval(*it.operands[1]);
+      if (lo && hi)
+        trips = double(std::max<int64_t>(0, *hi - *lo));
+      else
+        out_.problems.push_back("a loop's trip count does not evaluate at these sizes");
+    } else {
+      out_.problems.push_back("a loop over something other than a range or a tile schedule");
+    }
+    values_.erase(f.var.name);
+    walkBlock(f.body, mult * trips, false);
+  }
+
+  //===-- Operations -----------------------------------------------------------===//
+
+  void visitCall(const Expr &call, double mult) {
+    const sema::OpInfo *info = verify::opOf(call, k_);
+    if (!info)
+      return;
+    std::string name(info->name);
+    auto args = sema::positionalArgs(call);
+    if (name == "ring.produce" || name == "ring.consume") {
+      if (const sema::Ring *r = verify::ringOf(call, k_))
+        (name == "ring.produce" ? role_->produced : role_->consumed)[r->name] += mult;
+      return;
+    }
+    OpWork w;
+    w.call = &call;
+    w.op = name;
+    w.phase = phase_;
+    bool coop = sema::keywordArg(call, "by") != nullptr;
+    w.count = mult * (coop ? 1 : units_);
+    using C = sema::OpClass;
+    switch (info->cls) {
+    case C::TmaLoad:
+    case C::CpAsync:
+      if (name != "tma.load" && name != "cp.async")
+        return issueOnly(w);
+      w.resource = Bottleneck::L2;
+      w.load = true;
+      w.bytes = args.size() > 1 ? bytesOf(*args[1], w) : 0;
+      if (!args.empty())
+        axesOf(*args[0], w.axes, 0);
+      break;
+    case C::TmaStore:
+      w.resource = Bottleneck::Dram;
+      w.store = true;
+      w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
+      break;
+    case C::StoreGlobal:
+      w.resource = Bottleneck::Dram;
+      w.store = true;
+      w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
+      break;
+    case C::LoadShared:
+    case C::StoreShared:
+    case C::Tmem:
+      w.resource = Bottleneck::Smem;
+      w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
+      break;
+    case C::Mma:
+      return mma(call, args, w);
+    case C::Ring:
+    case C::Event:
+    case C::TmaWait:
+    case C::TmaOther:
+    case C::Fence:
+    case C::Barrier:
+    case C::MmaSync:
+    case C::Mbarrier:
+      return issueOnly(w);
+    case C::Identity:
+    case C::Math:
+    case C::Schedule:
+    case C::View:
+      return; // values, not issued work the model counts
+    default:
+      out_.problems.push_back("the model does not cost '" + name + "'");
+      return;
+    }
+    w.bytes *= w.count;
+    role_->ops.push_back(std::move(w));
+  }
+
+  void issueOnly(OpWork &w) {
+    w.resource = Bottleneck::Issue;
+    role_->ops.push_back(std::move(w));
+  }
+
+  /// flops = 2 M N K: M x N from the accumulator, K from operand a's last
+  /// dimension (else the shape's k).
+  void mma(const Expr &call, const std::vector<const Expr *> &args, OpWork &w) {
+    w.resource = Bottleneck::Tensor;
+    w.mma = w.op == "mma.sync" ? MmaKind::Sync : w.op == "wgmma.mma" ? MmaKind::Wgmma : MmaKind::Tcgen05;
+    int64_t kShape = 0;
+    if (const Expr *shape = sema::keywordArg(call, "shape"); shape && shape->kind == ExprKind::Name) {
+      auto pos = shape->text.rfind('k');
+      if (pos != std::string::npos)
+        kShape = std::atoll(shape->text.c_str() + pos + 1);
+    }
+    auto acc = args.size() > 2 ? shapeOf(*args[2]) : std::nullopt;
+    auto a = !args.empty() ? shapeOf(*args[0]) : std::nullopt;
+    int64_t kk = a && !a->dims.empty() ? a->dims.back() : kShape;
+    if (!acc || acc->dims.size() < 2 || kk <= 0) {
+      out_.problems.push_back("the shape of an '" + w.op + "' does not evaluate");
+      return;
+    }
+    double m = double(acc->dims[acc->dims.size() - 2]), n = double(acc->dims.back());
+    w.flops = 2 * m * n * double(kk) * w.count;
+    role_->ops.push_back(std::move(w));
+  }
+
+  double bytesOf(const Expr &e, const OpWork &w) {
+    if (auto s = shapeOf(e))
+      return s->bytes();
+    out_.problems.push_back("the bytes of a '" + w.op + "' do not evaluate");
+    return 0;
+  }
+
+  //===-- Shapes ----------------------------------------------------------------===//
+
+  std::optional<Shape> typeShape(const TypeExpr &t) const {
+    auto elem = sema::parseElem(t.elem.name);
+    if (!elem)
+      return std::nullopt;
+    Shape s;
+    s.elemBytes = sema::elemBytes(*elem);
+    for (const ExprPtr &d : t.dims) {
+      auto v = eval(*d);
+      if (!v)
+        return std::nullopt;
+      s.dims.push_back(*v);
+    }
+    return s;
+  }
+
+  std::optional<Shape> shapeOf(const Expr &e, int depth = 0) const {
+    if (depth > 16)
+      return std::nullopt;
+    switch (e.kind) {
+    case ExprKind::Paren:
+      return shapeOf(*e.operands[0], depth + 1);
+    case ExprKind::Name: {
+      if (auto it = vars_.find(e.text); it != vars_.end())
+        return typeShape(*it->second);
+      if (const sema::Param *p = k_.param(e.text); p && p->type.syntax)
+        return typeShape(*p->type.syntax);
+      if (const sema::Buffer *b = k_.buffer(e.text); b && b->type.syntax)
+        return typeShape(*b->type.syntax);
+      if (auto it = lets_.find(e.text); it != lets_.end())
+        return shapeOf(*it->second, depth + 1);
+      return std::nullopt;
+    }
+    case ExprKind::Member: {
+      const Expr *base = e.operands[0].get();
+      if (base->kind != ExprKind::Name)
+        return std::nullopt;
+      auto it = lets_.find(base->text);
+      if (it == lets_.end())
+        return std::nullopt;
+      const sema::Ring *r = verify::ringOf(*it->second, k_);
+      const sema::Slot *slot = r ? r->slot(e.text) : nullptr;
+      return slot && slot->decl ? typeShape(slot->decl->type) : std::nullopt;
+    }
+    case ExprKind::Index: {
+      auto s = shapeOf(*e.operands[0], depth + 1);
+      if (!s)
+        return std::nullopt;
+      Shape out;
+      out.elemBytes = s->elemBytes;
+      size_t i = 1;
+      for (; i < e.operands.size() && i - 1 < s->dims.size(); ++i) {
+        const Expr &ix = *e.operands[i];
+        if (ix.kind != ExprKind::Slice)
+          continue; // an index drops its dimension
+        int64_t full = s->dims[i - 1];
+        auto lo = ix.operand(0) ? evalZero(*ix.operand(0)) : std::optional<int64_t>(0);
+        auto hi = ix.operand(1) ? evalZero(*ix.operand(1)) : std::optional<int64_t>(full);
+        if (!lo || !hi)
+          return std::nullopt;
+        out.dims.push_back(std::clamp<int64_t>(*hi - *lo, 0, full));
+      }
+      for (size_t d = i - 1; d < s->dims.size(); ++d)
+        out.dims.push_back(s->dims[d]);
+      return out;
+    }
+    case ExprKind::Call: {
+      std::string callee = sema::calleeName(e);
+      auto args = sema::positionalArgs(e);
+      if (args.empty())
+        return std::nullopt;
+      auto s = shapeOf(*args[0], depth + 1);
+      if (callee == "math.cast" && s && args.size() > 1 && args[1]->kind == ExprKind::Name)
+        if (auto elem = sema::parseElem(args[1]->text))
+          s->elemBytes = sema::elemBytes(*elem);
+      if (callee == "tile.t" && s && s->dims.size() >= 2)
+        std::swap(s->dims[s->dims.size() - 1], s->dims[s->dims.size() - 2]);
+      return s;
+    }
+    default:
+      return std::nullopt;
+    }
+  }
+
+  //===-- Tile coordinates of a source ------------------------------------------===//
+
+  void axesOf(const Expr &e, std::set<std::string> &axes, int depth) const {
+    if (depth > 16)
+      return;
+    if (e.kind == ExprKind::Member && e.operands[0]->kind == ExprKind::Name && e.operands[0]->text == tileVar_ &&
+        !tileVar_.empty()) {
+      axes.insert(e.text);
+      return;
+    }
+    if (e.kind == ExprKind::Call && sema::calleeName(e) == "cta.id") {
+      auto args = sema::positionalArgs(e);
+      if (!args.empty())
+        if (auto d = eval(*args[0]))
+          axes.insert("cta." + std::to_string(*d));
+      return;
+    }
+    if (e.kind == ExprKind::Name)
+      if (auto it = lets_.find(e.text); it != lets_.end())
+        return axesOf(*it->second, axes, depth + 1);
+    if (e.kind == ExprKind::Index) { // the indices, not the tensor
+      for (size_t i = 1; i < e.operands.size(); ++i)
+        if (e.operands[i])
+          axesOf(*e.operands[i], axes, depth + 1);
+      return;
+    }
+    for (const ExprPtr &o : e.operands)
+      if (o)
+        axesOf(*o, axes, depth + 1);
+  }
+};
+
+} // namespace
+
+KernelWork collectWork(const sema::Kernel &k, const Sizes &sizes) {
+  KernelWork out;
+  for (const std::string &s : k.sizeSymbols)
+    if (!sizes.count(s))
+      out.problems.push_back("size '" + s + "' is not bound");
+  if (!out.problems.empty())
+    return out;
+  Walker(k, sizes, out).run();
+  return out;
+}
+
+std::optional<double> paramBytes(const sema::Kernel &k, const sema::Param &p, const Sizes &sizes) {
+  double n = sema::elemBytes(p.type.elem.value_or(sema::Elem::U8));
+  for (const sema::Dim &d : p.type.dims) {
+    std::optional<int64_t> v = d.value;
+    if (!v && d.expr)
+      v = sema::evalWith(*d.expr, [&](const std::string &name) -> std::optional<int64_t> {
+        if (auto it = sizes.find(name); it != sizes.end())
+          return it->second;
+        if (auto it = k.consts.find(name); it != k.consts.end())
+          return it->second;
+        return std::nullopt;
+      });
+    if (!v)
+      return std::nullopt;
+    n *= double(*v);
+  }
+  return n;
+}
+
+} // namespace cake::cost

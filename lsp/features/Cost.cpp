@@ -1,0 +1,79 @@
+//===- Cost.cpp - The cost model in the editor ------------------------------===//
+#include "lsp/features/Cost.h"
+
+#include "cli/CostSupport.h"
+#include "cli/Input.h"
+
+#include <cstdio>
+#include <filesystem>
+
+namespace cake::lsp {
+namespace {
+
+/// Sizes from a `*.workload.json` beside \p path for kernel \p k.
+std::optional<std::pair<cost::Sizes, std::string>> workloadSizes(const std::string &path, const sema::Kernel &k) {
+  std::error_code ec;
+  std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  if (dir.empty() || !std::filesystem::is_directory(dir, ec))
+    return std::nullopt;
+  for (const auto &entry : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name = entry.path().filename().string();
+    if (!name.ends_with(".workload.json"))
+      continue;
+    std::string text;
+    if (cli::readInput(entry.path().string(), text))
+      continue;
+    json doc = json::parse(text, nullptr, false);
+    if (!doc.is_object() || !doc.contains("sizes") || !doc["sizes"].is_object())
+      continue;
+    if (doc.contains("kernel") && doc["kernel"] != k.decl->name.name)
+      continue;
+    cost::Sizes sizes;
+    for (auto &[key, v] : doc["sizes"].items())
+      if (v.is_number_integer())
+        sizes[key] = v.get<int64_t>();
+    bool complete = true;
+    for (const std::string &s : k.sizeSymbols)
+      complete &= sizes.count(s) > 0;
+    if (complete)
+      return std::pair(sizes, "sizes of " + name);
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+KernelCost kernelCost(const Analysis &a, const sema::Kernel &k) {
+  KernelCost out;
+  if (auto found = workloadSizes(a.sm.name(a.file), k)) {
+    out.sizes = found->first;
+    out.sizesNote = found->second;
+  } else {
+    for (const std::string &s : k.sizeSymbols)
+      out.sizes[s] = 4096;
+    out.sizesNote = k.sizeSymbols.empty() ? "no size symbols" : "representative sizes: every size symbol = 4096";
+  }
+  cost::Calibration cal = cli::calibrationFor(k.target, std::nullopt, out.calibrationNote);
+  out.estimate = cost::estimate(k, out.sizes, cal);
+  return out;
+}
+
+std::string formatSeconds(double s) {
+  char buffer[32];
+  if (s >= 1e-3)
+    std::snprintf(buffer, sizeof buffer, "%.3f ms", s * 1e3);
+  else if (s >= 1e-6)
+    std::snprintf(buffer, sizeof buffer, "%.2f us", s * 1e6);
+  else
+    std::snprintf(buffer, sizeof buffer, "%.0f ns", s * 1e9);
+  return buffer;
+}
+
+std::string formatSizes(const cost::Sizes &sizes) {
+  std::string s;
+  for (auto &[k, v] : sizes)
+    s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+} // namespace cake::lsp
