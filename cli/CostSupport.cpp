@@ -197,6 +197,10 @@ std::vector<cost::Run> estimateRuns(const Results &results, const std::optional<
     run.key = cost::familyKey(r.family.empty() ? cost::kernelFamily(r.kernel) : r.family, k->target);
     cost::Estimate e = cost::estimate(*k, r.sizes, cal, r.family);
     run.predicted = e.seconds;
+    for (const sema::Ring &ring : k->rings)
+      run.sharedBytes += double(ring.stageBytes().value_or(0) * ring.stages.value_or(1));
+    for (const sema::Buffer &b : k->buffers)
+      run.sharedBytes += double(b.type.bytes().value_or(0));
     if (!e.seconds)
       run.why = e.reasons.empty() ? "outside the model" : e.reasons.back();
     out.push_back(std::move(run));

@@ -24,6 +24,9 @@ struct Run {
   double measuredSeconds = 0;
   bool ok = true;                  ///< the run passed its oracle
   std::optional<double> predicted; ///< seconds; nullopt outside the model's domain
+  /// Shared memory the kernel allocates (bytes): between variants predicted
+  /// within 1% of each other, the choice goes to the one that holds less.
+  double sharedBytes = 0;
   std::string why;                 ///< why there is no prediction
 };
 
