@@ -221,6 +221,21 @@ test('cake lsp with the vscode-languageserver-protocol client', async (t) => {
     assert.deepStrictEqual(r.summary, { errors: 0, warnings: 0 });
   });
 
+  await t.test('after the fix, hover on the kernel and inlay hints show the cost estimate', async (t) => {
+    if (!caps.hoverProvider) {
+      t.skip('the server does not advertise hoverProvider');
+      return;
+    }
+    // `gemm` in `kernel gemm(`, line 7.
+    const hover = await s.request(rpc.HoverRequest.type, { textDocument: { uri }, position: { line: 6, character: 8 } });
+    assert.ok(hover && hover.contents, 'no hover for the kernel');
+    assert.match(hover.contents.value, /Cost estimate/);
+    assert.match(hover.contents.value, /\d+(\.\d+)? (us|ns|ms), bound by /);
+    const hints = await s.request('textDocument/inlayHint', {
+      textDocument: { uri }, range: { start: { line: 0, character: 0 }, end: { line: 60, character: 0 } } });
+    assert.ok(hints.some((h) => /\/tile/.test(typeof h.label === 'string' ? h.label : '')), JSON.stringify(hints));
+  });
+
   await t.test('cake.applyFix edits through workspace/applyEdit', async () => {
     const other = pathToFileURL(path.join(dir, 'other.cake')).href;
     s.open(other, original);
