@@ -71,16 +71,14 @@ kernel kmeans_assign_sm90(
       best = inf
       best_id = 0
       // iteration j issues the MMA of tile j and folds tile j - 1 into the running argmin
-      for j in 0 .. CT + 1 unroll(2) {
-        if j < CT {
-          let sc = cs.consume()
-          wgmma.mma(sx.x[r0:r0 + 64, :], sc.c, acc[j % 2], shape = m64n128k16, accumulate = false)
-          wgmma.commit()
-          wgmma.wait(1)
-          cs.release(sc, after = wgmma.retired(1))
-        } else {
-          wgmma.wait(0)
-        }
+      // (the last iteration also folds its own tile): the MMA is never behind a condition,
+      // so ptxas can keep the wgmma pipeline asynchronous
+      for j in 0 .. CT unroll(2) {
+        let sc = cs.consume()
+        wgmma.mma(sx.x[r0:r0 + 64, :], sc.c, acc[j % 2], shape = m64n128k16, accumulate = false)
+        wgmma.commit()
+        wgmma.wait(1)
+        cs.release(sc, after = wgmma.retired(1))
         if j > 0 {
           let sn = ns.consume()
           let norms = ld.shared(sn.cn, like = acc[(j + 1) % 2], axis = 1)
@@ -90,6 +88,17 @@ kernel kmeans_assign_sm90(
           let better = v < best
           best = math.select(better, v, best)
           best_id = math.select(better, i + (j - 1) * BN, best_id)
+        }
+        if j == CT - 1 {
+          wgmma.wait(0)
+          let sn = ns.consume()
+          let norms = ld.shared(sn.cn, like = acc[j % 2], axis = 1)
+          fence.proxy_async(sn.cn)
+          ns.release(sn)
+          let v, i = reduce.argmin(norms - 2.0 * acc[j % 2], axis = 1)
+          let better = v < best
+          best = math.select(better, v, best)
+          best_id = math.select(better, i + j * BN, best_id)
         }
       }
       xs.release(sx)
