@@ -443,10 +443,19 @@ bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::
   bool min = op == "reduce.argmin";
   std::string better = min ? "<" : ">";
   int64_t chunks = ctx->shape[1] / 8;
+  // Per row, four independent partial chains over the thread's columns (the
+  // compare-select chain is the epilogue's critical path), column indices as
+  // constants with the lane's offset added once, then the chains merged and
+  // the quad reduced; ties go to the smaller index throughout.
+  constexpr int kChains = 4;
+  std::string inf = std::string(min ? "" : "-") + "__int_as_float(0x7f800000)";
   w.line("float " + values + "[2]; int " + indices + "[2];");
   w.line("#pragma unroll");
   w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
-  w.line("float cake_best = " + std::string(min ? "" : "-") + "__int_as_float(0x7f800000); int cake_at = 0;");
+  w.line("float cake_b[" + std::to_string(kChains) + "]; int cake_a[" + std::to_string(kChains) + "];");
+  w.line("#pragma unroll");
+  w.line("for (int cake_p = 0; cake_p < " + std::to_string(kChains) + "; ++cake_p) cake_b[cake_p] = " + inf +
+         ", cake_a[cake_p] = 0;");
   w.line("#pragma unroll");
   w.open("for (int cake_c = 0; cake_c < " + std::to_string(chunks) + "; ++cake_c)");
   w.line("#pragma unroll");
@@ -454,11 +463,17 @@ bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::
   auto v = elementwise(*args[0], Layout::WgmmaAcc, "cake_c * 4 + cake_h * 2 + cake_x");
   if (!v)
     return false;
+  w.line("const int cake_p = (cake_c * 2 + cake_x) % " + std::to_string(kChains) + ";");
   w.line("const float cake_v = " + *v + ";");
-  w.line("if (cake_v " + better + " cake_best) { cake_best = cake_v; cake_at = cake_c * 8 + int(cake::rt::lane_id()) % "
-         "4 * 2 + cake_x; }");
+  w.line("if (cake_v " + better + " cake_b[cake_p]) { cake_b[cake_p] = cake_v; cake_a[cake_p] = cake_c * 8 + cake_x; }");
   w.close();
   w.close();
+  w.line("float cake_best = cake_b[0]; int cake_at = cake_a[0];");
+  w.line("#pragma unroll");
+  w.line("for (int cake_p = 1; cake_p < " + std::to_string(kChains) + "; ++cake_p) if (cake_b[cake_p] " + better +
+         " cake_best || (cake_b[cake_p] == cake_best && cake_a[cake_p] < cake_at)) { cake_best = cake_b[cake_p]; "
+         "cake_at = cake_a[cake_p]; }");
+  w.line("cake_at += int(cake::rt::lane_id()) % 4 * 2;");
   // the quad holds the row: two butterfly steps, ties to the smaller index
   w.line("#pragma unroll");
   w.open("for (int cake_o = 1; cake_o < 4; cake_o *= 2)");
@@ -469,15 +484,6 @@ bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::
   w.close();
   w.line(values + "[cake_h] = cake_best; " + indices + "[cake_h] = cake_at;");
   w.close();
-  for (const auto &[name, elem] : {std::pair{values, Elem::FP32}, std::pair{indices, Elem::I32}}) {
-    Val f;
-    f.kind = Val::Frag;
-    f.layout = Layout::Rows;
-    f.shape = {ctx->shape[0]};
-    f.elem = elem;
-    f.cxx = name;
-    (void)f;
-  }
   return true;
 }
 
