@@ -465,22 +465,26 @@ bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::
     return false;
   w.line("const int cake_p = (cake_c * 2 + cake_x) % " + std::to_string(kChains) + ";");
   w.line("const float cake_v = " + *v + ";");
-  w.line("if (cake_v " + better + " cake_b[cake_p]) { cake_b[cake_p] = cake_v; cake_a[cake_p] = cake_c * 8 + cake_x; }");
+  // selects, not branches: a divergent branch near in-flight wgmma makes ptxas serialize them
+  w.line("const bool cake_t = cake_v " + better + " cake_b[cake_p];");
+  w.line("cake_b[cake_p] = cake_t ? cake_v : cake_b[cake_p]; cake_a[cake_p] = cake_t ? cake_c * 8 + cake_x : cake_a[cake_p];");
   w.close();
   w.close();
   w.line("float cake_best = cake_b[0]; int cake_at = cake_a[0];");
   w.line("#pragma unroll");
-  w.line("for (int cake_p = 1; cake_p < " + std::to_string(kChains) + "; ++cake_p) if (cake_b[cake_p] " + better +
-         " cake_best || (cake_b[cake_p] == cake_best && cake_a[cake_p] < cake_at)) { cake_best = cake_b[cake_p]; "
-         "cake_at = cake_a[cake_p]; }");
+  w.open("for (int cake_p = 1; cake_p < " + std::to_string(kChains) + "; ++cake_p)");
+  w.line("const bool cake_t = cake_b[cake_p] " + better +
+         " cake_best || (cake_b[cake_p] == cake_best && cake_a[cake_p] < cake_at);");
+  w.line("cake_best = cake_t ? cake_b[cake_p] : cake_best; cake_at = cake_t ? cake_a[cake_p] : cake_at;");
+  w.close();
   w.line("cake_at += int(cake::rt::lane_id()) % 4 * 2;");
   // the quad holds the row: two butterfly steps, ties to the smaller index
   w.line("#pragma unroll");
   w.open("for (int cake_o = 1; cake_o < 4; cake_o *= 2)");
   w.line("const float cake_ov = __shfl_xor_sync(0xffffffffu, cake_best, cake_o);");
   w.line("const int cake_oi = __shfl_xor_sync(0xffffffffu, cake_at, cake_o);");
-  w.line("if (cake_ov " + better + " cake_best || (cake_ov == cake_best && cake_oi < cake_at)) { cake_best = cake_ov; "
-         "cake_at = cake_oi; }");
+  w.line("const bool cake_t = cake_ov " + better + " cake_best || (cake_ov == cake_best && cake_oi < cake_at);");
+  w.line("cake_best = cake_t ? cake_ov : cake_best; cake_at = cake_t ? cake_oi : cake_at;");
   w.close();
   w.line(values + "[cake_h] = cake_best; " + indices + "[cake_h] = cake_at;");
   w.close();
