@@ -15,3 +15,5 @@ build-dev/cake run kernels/gemm/gemm_sm90_ws.cake --workload kernels/gemm/gemm.w
   --reps 400 --warmup 0 > /dev/null 2>&1 # sustained clocks first
 build-dev/cake bench bench/calibration/micro_plan.json -o "$OUT/micro_results.json" --commit "${COMMIT:-unknown}"
 build-dev/cake bench bench/gemm/cost_plan.json -o "$OUT/gemm_results.json" --commit "${COMMIT:-unknown}"
+[ -n "${KMEANS:-}" ] && build-dev/cake bench bench/kmeans/cost_plan.json -o "$OUT/kmeans_results.json" --commit "${COMMIT:-unknown}"
+true
