@@ -26,12 +26,6 @@ using namespace cake::sema;
 
 namespace {
 
-const Expr *strip(const Expr *e) {
-  while (e && e->kind == ExprKind::Paren)
-    e = e->operands[0].get();
-  return e;
-}
-
 bool isComparison(Tok op) {
   return op == Tok::Less || op == Tok::LessEq || op == Tok::Greater || op == Tok::GreaterEq ||
          op == Tok::EqEq || op == Tok::NotEq;
@@ -87,7 +81,7 @@ std::optional<std::string> Lowerer::fragElement(const Val &f, Layout ctx, const 
 
 /// The element type of an elementwise expression.
 Elem Lowerer::elemType(const Expr &e) {
-  const Expr *x = strip(&e);
+  const Expr *x = stripParens(&e);
   switch (x->kind) {
   case ExprKind::Number:
     return x->text.find_first_of(".eE") != std::string::npos && !x->text.starts_with("0x") ? Elem::FP32 : Elem::I32;
@@ -130,7 +124,7 @@ Elem Lowerer::elemType(const Expr &e) {
 
 /// The C++ expression of element \p idx of \p e in layout \p ctx.
 std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const std::string &idx) {
-  const Expr *x = strip(&e);
+  const Expr *x = stripParens(&e);
   switch (x->kind) {
   case ExprKind::Number:
     return elemType(*x) == Elem::FP32 ? x->text + (x->text.find_first_of("eE") == std::string::npos ? "f" : "")
@@ -212,14 +206,14 @@ std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const
 
 /// The fragments an expression reads, for its context layout.
 static void collectFrags(Lowerer &L, const Expr &e, std::vector<Val> &out) {
-  const Expr *x = strip(&e);
+  const Expr *x = stripParens(&e);
   if (x->kind == ExprKind::Name) {
     if (const Val *v = L.lookup(x->text); v && v->kind == Val::Frag)
       out.push_back(*v);
     return;
   }
   if (x->kind == ExprKind::Index) {
-    if (const Expr *b = strip(x->operand(0)); b && b->kind == ExprKind::Name)
+    if (const Expr *b = stripParens(x->operand(0)); b && b->kind == ExprKind::Name)
       if (const Val *v = L.lookup(b->text); v && v->kind == Val::Frag) {
         out.push_back(*v);
         return;

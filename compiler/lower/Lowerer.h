@@ -94,6 +94,13 @@ struct Val {
   std::vector<int64_t> viewShape() const;
 };
 
+/// \p e without enclosing parentheses.
+inline const syntax::Expr *stripParens(const syntax::Expr *e) {
+  while (e && e->kind == syntax::ExprKind::Paren)
+    e = e->operands[0].get();
+  return e;
+}
+
 inline Val scalarVal(std::string cxx) {
   Val v;
   v.cxx = std::move(cxx);
@@ -200,6 +207,8 @@ public:
   /// Pointer to the element of global view \p v at its origin, \p lastOffset further along the last dimension.
   std::string globalAddress(const Val &v, const std::string &lastOffset) const;
   std::string dimCxx(const sema::Dim &d);
+  /// The C++ condition of an MMA's `accumulate =` option ("true" when absent).
+  std::optional<std::string> accumulateFlag(const syntax::Expr &call);
   void fragFill(const Val &frag, const syntax::Expr &value);
 
   // Operations (Ops.cpp): statements that are calls, and calls with values.

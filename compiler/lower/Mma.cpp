@@ -71,20 +71,16 @@ std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
     L.unsupported(call.range, "wgmma.mma with these operand shapes");
     return std::nullopt;
   }
-  std::string accumulate = "true";
-  if (const Expr *e = keywordArg(call, "accumulate")) {
-    auto s = L.scalar(*e);
-    if (!s)
-      return std::nullopt;
-    accumulate = *s;
-  }
+  auto accumulate = L.accumulateFlag(call);
+  if (!accumulate)
+    return std::nullopt;
   if (L.role)
     L.role->wgmmaPending.push_back(acc->cxx);
   L.w.line("cake::rt::wgmma_fence();");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_s = 0; cake_s < " + std::to_string(as[1] / 16) + "; ++cake_s)");
   L.w.line("cake::rt::wgmma_m64nNk16_f32_bf16<" + std::to_string(n) + ">(" + acc->cxx + ", " +
-           descriptor(L, *a, "cake_s * 16") + ", " + descriptor(L, *b, "cake_s * 16") + ", (" + accumulate +
+           descriptor(L, *a, "cake_s * 16") + ", " + descriptor(L, *b, "cake_s * 16") + ", (" + *accumulate +
            ") || cake_s > 0);");
   L.w.close();
   return Val{};
@@ -233,6 +229,11 @@ std::optional<Val> lowerMmaSync(Lowerer &L, const Expr &call) {
 }
 
 } // namespace
+
+std::optional<std::string> Lowerer::accumulateFlag(const Expr &call) {
+  const Expr *e = keywordArg(call, "accumulate");
+  return e ? scalar(*e) : std::optional<std::string>("true");
+}
 
 void addMmaLowerings(OpLowerings &t) {
   t["wgmma.mma"] = lowerWgmma;

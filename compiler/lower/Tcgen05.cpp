@@ -65,18 +65,14 @@ std::optional<Val> lowerTcgen05Mma(Lowerer &L, const Expr &call) {
     L.unsupported(call.range, "tcgen05.mma with these operand shapes");
     return std::nullopt;
   }
-  std::string accumulate = "true";
-  if (const Expr *e = keywordArg(call, "accumulate")) {
-    auto s = L.scalar(*e);
-    if (!s)
-      return std::nullopt;
-    accumulate = *s;
-  }
+  auto accumulate = L.accumulateFlag(call);
+  if (!accumulate)
+    return std::nullopt;
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_s = 0; cake_s < " + std::to_string(as[1] / 16) + "; ++cake_s)");
   L.w.line("cake::rt::tcgen05_mma_f16(" + tmemAddress(*acc, "0", "0") + ", " + smemDescriptor(L, *a, "cake_s * 16") +
            ", " + smemDescriptor(L, *b, "cake_s * 16") + ", cake::rt::tcgen05_idesc_f16(" + std::to_string(m) +
-           ", " + std::to_string(n) + ", true, true, false, false), (" + accumulate + ") || cake_s > 0);");
+           ", " + std::to_string(n) + ", true, true, false, false), (" + *accumulate + ") || cake_s > 0);");
   L.w.close();
   return Val{};
 }

@@ -26,12 +26,6 @@ using namespace cake::sema;
 
 namespace {
 
-const Expr *strip(const Expr *e) {
-  while (e && e->kind == ExprKind::Paren)
-    e = e->operands[0].get();
-  return e;
-}
-
 Val storageView(const Type &t, std::string base) {
   Val v;
   v.kind = t.space == Space::Global ? Val::GlobalView : Val::SharedView;
@@ -48,7 +42,7 @@ Val storageView(const Type &t, std::string base) {
 } // namespace
 
 std::optional<std::pair<std::string, int64_t>> Lowerer::sliceBounds(const Expr &slice, int64_t extent) {
-  const Expr *lo = strip(slice.operand(0)), *hi = strip(slice.operand(1));
+  const Expr *lo = stripParens(slice.operand(0)), *hi = stripParens(slice.operand(1));
   std::string start = "0";
   if (lo) {
     auto s = scalar(*lo);
@@ -62,7 +56,7 @@ std::optional<std::pair<std::string, int64_t>> Lowerer::sliceBounds(const Expr &
       return std::nullopt;
     return std::pair{start, extent - *l};
   }
-  if (lo && hi->kind == ExprKind::Binary && hi->op == Tok::Plus && equal(strip(hi->operand(0)), lo))
+  if (lo && hi->kind == ExprKind::Binary && hi->op == Tok::Plus && equal(stripParens(hi->operand(0)), lo))
     if (auto n = constant(*hi->operands[1]))
       return std::pair{start, *n};
   auto h = constant(*hi);
