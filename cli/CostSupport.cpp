@@ -55,6 +55,7 @@ std::optional<std::string> readCalibration(const std::string &path, cost::Calibr
     out.smemBytesPerSecondPerSm = doc.value("smem_bytes_per_s_per_sm", out.smemBytesPerSecondPerSm);
     out.memoryLatencySeconds = doc.value("memory_latency_s", out.memoryLatencySeconds);
     out.issueSecondsPerOp = doc.value("issue_s_per_op", out.issueSecondsPerOp);
+    out.smClockHz = doc.value("sm_clock_hz", out.smClockHz);
     if (doc.contains("family_correction"))
       for (auto &[key, v] : doc["family_correction"].items())
         out.familyCorrection[key] = v.get<double>();
@@ -83,6 +84,7 @@ std::string calibrationJson(const cost::Calibration &c) {
               {"smem_bytes_per_s_per_sm", c.smemBytesPerSecondPerSm},
               {"memory_latency_s", c.memoryLatencySeconds},
               {"issue_s_per_op", c.issueSecondsPerOp},
+              {"sm_clock_hz", c.smClockHz},
               {"family_correction", json::object()}};
   for (auto &[key, v] : c.familyCorrection)
     doc["family_correction"][key] = v;

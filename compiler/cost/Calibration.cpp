@@ -29,6 +29,7 @@ Calibration defaultCalibration(Target target) {
   c.smemBytesPerSecondPerSm = d.smemBytesPerSecondPerSm;
   c.memoryLatencySeconds = d.memoryLatencySeconds;
   c.issueSecondsPerOp = d.issueSecondsPerOp;
+  c.smClockHz = d.smClockHz;
   return c;
 }
 

@@ -41,7 +41,8 @@ struct Calibration {
   double l2Bytes = 0;
   double smemBytesPerSecondPerSm = 0;
   double memoryLatencySeconds = 0;
-  double issueSecondsPerOp = 0;
+  double issueSecondsPerOp = 0; ///< a ring/barrier operation; one instruction of a warp's dependent stream
+  double smClockHz = 0;         ///< 4 schedulers x this = the SM's instruction issue slots per second
   /// Multiplicative corrections by family key ("gemm_sm90", see familyKey).
   std::map<std::string, double, std::less<>> familyCorrection;
 };

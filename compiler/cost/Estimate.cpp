@@ -48,8 +48,22 @@ double opSeconds(const OpWork &w, const Calibration &c) {
     return rate > 0 ? w.flops / rate : 0;
   }
   default:
-    return w.count * c.issueSecondsPerOp;
+    // CUDA-core instructions: a warp's stream, one instruction per
+    // issue_s_per_op; else a fixed cost per operation (rings, barriers)
+    return w.instructions > 0 ? w.warpInstructions * c.issueSecondsPerOp : w.count * c.issueSecondsPerOp;
   }
+}
+
+/// Seconds of the SM's issue slots (4 schedulers, one instruction per cycle
+/// each) that \p w's instructions take, over all the role's warps.
+double slotSeconds(const OpWork &w, const Calibration &c) {
+  return w.instructions > 0 && c.smClockHz > 0 ? w.instructions / (4 * c.smClockHz) : 0;
+}
+
+/// Seconds of a warp's own issue when \p w also occupies another resource
+/// (ld.shared, ld.global): the instructions that issue its accesses.
+double issueOfMemoryOp(const OpWork &w, const Calibration &c) {
+  return w.resource != Bottleneck::Issue ? w.warpInstructions * c.issueSecondsPerOp : 0;
 }
 
 struct Busy {
@@ -146,7 +160,11 @@ Estimate estimate(const sema::Kernel &k, const Sizes &sizes, const Calibration &
     for (const OpWork &o : rw.ops) {
       double s = opSeconds(o, cal);
       phases[o.phase].t[idx(o.resource)] += s;
-      shared.t[idx(o.resource)] += s;
+      phases[o.phase].t[idx(Bottleneck::Issue)] += issueOfMemoryOp(o, cal);
+      // the SM's issue slots are shared by every warp of every role; a ring
+      // operation's fixed cost adds up as before
+      shared.t[idx(o.resource)] += o.instructions > 0 && o.resource == Bottleneck::Issue ? 0 : s;
+      shared.t[idx(Bottleneck::Issue)] += slotSeconds(o, cal);
       e.ops.push_back({o.call->range, o.op, rc.name, o.resource, o.count, o.bytes, o.flops, s});
       e.flops += o.flops * w.tiles;
       if (o.mma != MmaKind::None)

@@ -61,7 +61,10 @@ public:
       rw.role = &r;
       role_ = &rw;
       units_ = unitsOf(r);
+      warps_ = double(r.warps().value_or(1));
+      unitThreads_ = r.issue == sema::IssueMode::Warpgroup ? 128 : 32;
       phase_ = 0;
+      loops_.clear();
       walkBlock(r.decl->body, 1.0, true);
       out_.roles.push_back(std::move(rw));
     }
@@ -76,7 +79,14 @@ private:
   std::string tileVar_;
   RoleWork *role_ = nullptr;
   double units_ = 1;
+  double warps_ = 1;       ///< warps of the role: each runs the role's instruction stream
+  double unitThreads_ = 32; ///< threads a register tensor is spread over (128 for a warpgroup)
   int phase_ = 0;
+  struct Loop {
+    std::string var;
+    int64_t lo, hi;
+  };
+  std::vector<Loop> loops_; ///< enclosing range loops, innermost last
 
   std::optional<int64_t> eval(const Expr &e) const {
     return sema::evalWith(e, [&](const std::string &n) -> std::optional<int64_t> {
@@ -94,6 +104,9 @@ private:
   }
 
   void bindLet(const LetStmt &let) {
+    if (let.names.size() > 1 && let.value) // `let v, i = reduce.argmin(...)`: both shaped like the reduction
+      for (const Ident &n : let.names)
+        lets_[n.name] = let.value.get();
     if (let.names.size() != 1 || !let.value)
       return;
     const std::string &name = let.names[0].name;
@@ -155,6 +168,18 @@ private:
       return walkFor(*f, mult, top);
     } else if (auto *i = dyn_cast<IfStmt>(&s)) {
       auto c = eval(*i->cond);
+      if (!c)
+        if (auto taken = fractionTaken(*i->cond)) { // a guard on the innermost loop's variable
+          if (*taken > 0)
+            walkBlock(i->thenBody, mult * *taken, false);
+          if (*taken < 1) {
+            if (i->elseBody)
+              walkBlock(*i->elseBody, mult * (1 - *taken), false);
+            else if (i->elseIf)
+              walkStmt(*i->elseIf, mult * (1 - *taken), false);
+          }
+          return;
+        }
       if (!c || *c)
         walkBlock(i->thenBody, mult, false);
       if (c && !*c) {
@@ -166,6 +191,31 @@ private:
       return;
     }
     verify::forEachCallShallow(s, [&](const Expr &call) { visitCall(call, mult); });
+    elementwiseWork(s, mult);
+  }
+
+  /// The fraction of the innermost range loop's trips on which \p cond
+  /// holds, when it evaluates for each value of the loop variable (`j > 0`,
+  /// `j == CT - 1`); else nullopt (counted on every trip).
+  std::optional<double> fractionTaken(const Expr &cond) {
+    if (loops_.empty())
+      return std::nullopt;
+    const Loop &l = loops_.back();
+    int64_t trips = l.hi - l.lo;
+    if (trips <= 0 || trips > 4096)
+      return std::nullopt;
+    int64_t taken = 0;
+    for (int64_t v = l.lo; v < l.hi; ++v) {
+      values_[l.var] = v;
+      auto c = eval(cond);
+      if (!c) {
+        values_.erase(l.var);
+        return std::nullopt;
+      }
+      taken += *c ? 1 : 0;
+    }
+    values_.erase(l.var);
+    return double(taken) / double(trips);
   }
 
   void walkFor(const ForStmt &f, double mult, bool top) {
@@ -190,7 +240,15 @@ private:
       out_.problems.push_back("a loop over something other than a range or a tile schedule");
     }
     values_.erase(f.var.name);
+    bool range = false;
+    if (it.kind == ExprKind::Binary && it.op == Tok::DotDot)
+      if (auto lo = eval(*it.operands[0]), hi = eval(*it.operands[1]); lo && hi) {
+        loops_.push_back({f.var.name, *lo, *hi});
+        range = true;
+      }
     walkBlock(f.body, mult * trips, false);
+    if (range)
+      loops_.pop_back();
   }
 
   //===-- Operations -----------------------------------------------------------===//
@@ -239,7 +297,23 @@ private:
     case C::Tmem:
       w.resource = Bottleneck::Smem;
       w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
+      if (name == "ld.shared" && sema::keywordArg(call, "like"))
+        // a cols vector: N / 4 floats per thread, read as N / 8 float2 loads
+        instructionsOf(w, perThread(call) / 2, mult);
       break;
+    case C::LoadGlobal: {
+      // a warp's row: consecutive chunks of min(16 B, bytes / 32) per lane
+      w.resource = Bottleneck::L2;
+      w.load = true;
+      w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
+      if (!args.empty())
+        axesOf(*args[0], w.axes, 0);
+      double chunk = std::clamp(w.bytes / 32, 1.0, 16.0);
+      instructionsOf(w, std::ceil(w.bytes / 32 / chunk), mult);
+      break;
+    }
+    case C::Reduce:
+      return reduce(call, args, w, mult);
     case C::Mma:
       return mma(call, args, w);
     case C::Ring:
@@ -262,6 +336,170 @@ private:
     }
     w.bytes *= w.count;
     role_->ops.push_back(std::move(w));
+  }
+
+  /// \p perThread instructions of each thread per execution, \p mult
+  /// executions per tile, by every warp of the role.
+  void instructionsOf(OpWork &w, double perThread, double mult) const {
+    w.warpInstructions = perThread * mult;
+    w.instructions = w.warpInstructions * warps_;
+  }
+
+  /// A reduction's own instructions (its operand's elementwise math is
+  /// counted by elementwiseWork). reduce.argmin/argmax along axis 1 of a
+  /// [rows, N] accumulator slice (Fragments.cpp): per element a compare and
+  /// two selects (value, index) into one of four chains; per row the chains
+  /// merged (3 steps of 2 compares, an or and 2 selects) and the quad reduced
+  /// in log2(4) = 2 butterfly steps (2 shuffles, 3 compares, 2 selects), and
+  /// the lane's column offset added. reduce.sum/min/max along axis 0 of a
+  /// warp's row: one add (or min) per element, then log2(32) = 5 steps of a
+  /// shuffle and an add. Along axis 1 of a tile: one op per element and 2
+  /// steps of a shuffle and an op per row.
+  void reduce(const Expr &call, const std::vector<const Expr *> &args, OpWork &w, double mult) {
+    w.resource = Bottleneck::Issue;
+    double elems = args.empty() ? 0 : perThread(*args[0]);
+    auto in = args.empty() ? std::nullopt : shapeOf(*args[0]);
+    if (!in) {
+      out_.problems.push_back("the shape of a '" + w.op + "' operand does not evaluate");
+      return;
+    }
+    double rows = perThread(call); // the result's elements per thread
+    double perThreadOps = 0;
+    if (w.op == "reduce.argmin" || w.op == "reduce.argmax")
+      perThreadOps = elems * 3 + rows * (3 * 5 + 2 * 7 + 1);
+    else if (in->dims.size() == 1)
+      perThreadOps = elems + std::log2(32.0) * 2;
+    else
+      perThreadOps = elems + rows * 2 * 2;
+    instructionsOf(w, perThreadOps, mult);
+    role_->ops.push_back(std::move(w));
+  }
+
+  //===-- Elementwise math on register tensors ------------------------------------===//
+
+  /// Instructions of the elementwise math of statement \p s: per operator
+  /// (arithmetic, comparison, math.*) one instruction per element of its
+  /// result in a thread; a multiply under an add or subtract fuses into it
+  /// (FFMA); math.cast as the value of a store is the store's conversion
+  /// (not counted, as in the GEMM epilogues); uniform scalars are free.
+  void elementwiseWork(const Stmt &s, double mult) {
+    const Expr *root = nullptr;
+    if (auto *let = dyn_cast<LetStmt>(&s))
+      root = let->value.get();
+    else if (auto *a = dyn_cast<AssignStmt>(&s))
+      root = a->value.get(); // `best = inf`, `acc = 0.0`: initializations, not counted
+    else if (auto *e = dyn_cast<ExprStmt>(&s))
+      root = e->expr.get();
+    else if (auto *v = dyn_cast<VarStmt>(&s))
+      root = v->init.get();
+    if (!root)
+      return;
+    double ops = elementwiseOps(*root, false, false);
+    if (ops <= 0)
+      return;
+    OpWork w;
+    w.call = root;
+    w.op = "elementwise";
+    w.phase = phase_;
+    w.resource = Bottleneck::Issue;
+    w.count = mult;
+    instructionsOf(w, ops, mult);
+    role_->ops.push_back(std::move(w));
+  }
+
+  double elementwiseOps(const Expr &e, bool underAdd, bool storeValue) const {
+    switch (e.kind) {
+    case ExprKind::Paren:
+      return elementwiseOps(*e.operands[0], underAdd, storeValue);
+    case ExprKind::Unary:
+      return elementwiseOps(*e.operands[0], false, false); // negation folds into its user
+    case ExprKind::Binary: {
+      bool add = e.op == Tok::Plus || e.op == Tok::Minus;
+      double own = (e.op == Tok::Star && underAdd) ? 0 : perThread(e);
+      return own + elementwiseOps(*e.operands[0], add, false) + elementwiseOps(*e.operands[1], add, false);
+    }
+    case ExprKind::Call: {
+      const sema::OpInfo *info = verify::opOf(e, k_);
+      auto args = sema::positionalArgs(e);
+      double own = 0;
+      bool store = false;
+      if (info && info->cls == sema::OpClass::Math)
+        own = (info->name == "math.cast" && storeValue) ? 0 : perThread(e);
+      if (info && (info->cls == sema::OpClass::StoreGlobal || info->cls == sema::OpClass::StoreShared ||
+                   info->cls == sema::OpClass::TmaStore))
+        store = true;
+      // reduce.sum adds each element into its partial sum: a multiply there fuses (FFMA)
+      bool sums = info && info->name == "reduce.sum";
+      double sum = own;
+      for (size_t i = 0; i < args.size(); ++i)
+        sum += elementwiseOps(*args[i], sums, store && i == 0);
+      return sum;
+    }
+    default:
+      return 0;
+    }
+  }
+
+  /// Elements of a register value held by one thread: a 2-D (or larger)
+  /// tensor spread over the issue unit's threads (N / 2 of a [64, N]
+  /// accumulator in a warpgroup), a 1-D vector as rows (64 rows: 2 per
+  /// thread) or a warp's blocked row (D / 32), a cols vector read by
+  /// ld.shared(like = acc, axis = 1) N / 4; 0 for uniform scalars, views of
+  /// memory and constants.
+  double perThread(const Expr &e, int depth = 0) const {
+    if (depth > 16)
+      return 0;
+    switch (e.kind) {
+    case ExprKind::Paren:
+    case ExprKind::Unary:
+      return perThread(*e.operands[0], depth + 1);
+    case ExprKind::Binary:
+      return std::max(perThread(*e.operands[0], depth + 1), perThread(*e.operands[1], depth + 1));
+    case ExprKind::Name: {
+      if (auto it = vars_.find(e.text); it != vars_.end())
+        return isReg(*it->second) ? countOf(shapeOf(e)) : 0;
+      if (auto it = lets_.find(e.text); it != lets_.end())
+        return perThread(*it->second, depth + 1);
+      return 0;
+    }
+    case ExprKind::Index: {
+      const Expr *base = e.operands[0].get();
+      if (base->kind == ExprKind::Name)
+        if (auto it = vars_.find(base->text); it != vars_.end() && isReg(*it->second))
+          return countOf(shapeOf(e));
+      return 0;
+    }
+    case ExprKind::Call: {
+      std::string callee = sema::calleeName(e);
+      auto args = sema::positionalArgs(e);
+      if (callee == "ld.shared") {
+        const Expr *like = sema::keywordArg(e, "like");
+        auto s = like ? shapeOf(*like) : std::nullopt;
+        return s && !s->dims.empty() ? double(s->dims.back()) / 4 : 0;
+      }
+      if (callee == "ld.global")
+        return args.empty() ? 0 : countOf(shapeOf(*args[0]));
+      if (callee.rfind("reduce.", 0) == 0)
+        return countOf(shapeOf(e));
+      double m = 0;
+      for (const Expr *a : args)
+        m = std::max(m, perThread(*a, depth + 1));
+      return m;
+    }
+    default:
+      return 0;
+    }
+  }
+
+  static bool isReg(const TypeExpr &t) { return t.space && t.space->name == "reg"; }
+
+  double countOf(const std::optional<Shape> &s) const {
+    if (!s || s->dims.empty())
+      return 0;
+    double n = 1;
+    for (int64_t d : s->dims)
+      n *= double(d);
+    return s->dims.size() == 1 ? n / 32 : n / unitThreads_;
   }
 
   void issueOnly(OpWork &w) {
@@ -371,13 +609,35 @@ private:
       auto args = sema::positionalArgs(e);
       if (args.empty())
         return std::nullopt;
+      if (callee == "ld.shared") // like = acc, axis = 1: a cols vector of the view
+        return shapeOf(*args[0], depth + 1);
       auto s = shapeOf(*args[0], depth + 1);
+      if (callee.rfind("reduce.", 0) == 0 && s) {
+        const Expr *axis = sema::keywordArg(e, "axis");
+        auto a = axis ? eval(*axis) : std::nullopt;
+        if (a && *a >= 0 && size_t(*a) < s->dims.size())
+          s->dims.erase(s->dims.begin() + *a);
+        else
+          s->dims.clear();
+        return s;
+      }
+      if (callee == "math.select" && args.size() > 1) {
+        auto b = shapeOf(*args[1], depth + 1);
+        if (b && (!s || b->dims.size() > s->dims.size()))
+          s = b;
+      }
       if (callee == "math.cast" && s && args.size() > 1 && args[1]->kind == ExprKind::Name)
         if (auto elem = sema::parseElem(args[1]->text))
           s->elemBytes = sema::elemBytes(*elem);
       if (callee == "tile.t" && s && s->dims.size() >= 2)
         std::swap(s->dims[s->dims.size() - 1], s->dims[s->dims.size() - 2]);
       return s;
+    }
+    case ExprKind::Binary: {
+      auto l = shapeOf(*e.operands[0], depth + 1), r = shapeOf(*e.operands[1], depth + 1);
+      if (!l || (r && r->dims.size() > l->dims.size()))
+        return r;
+      return l;
     }
     default:
       return std::nullopt;

@@ -25,6 +25,9 @@ struct OpWork {
   MmaKind mma = MmaKind::None;
   bool load = false, store = false; ///< global traffic
   double count = 0, bytes = 0, flops = 0; ///< per tile, all issue units
+  /// CUDA-core instructions per tile: per warp (each warp of the role runs
+  /// the same stream) and over all the role's warps (the SM's issue slots).
+  double warpInstructions = 0, instructions = 0;
   int phase = 0;
   std::set<std::string> axes; ///< tile coordinates its source depends on ("m", "cta.0")
 };

@@ -27,7 +27,7 @@ constexpr TargetDesc kTargets[] = {
      /*tmaMaxRank=*/0, /*tmaMaxBoxDim=*/0, /*tmaAlignBytes=*/16, /*mbarrierBytes=*/8,
      /*smCount=*/108, /*dram=*/2.0e12, /*bf16=*/312e12, kAmpereMma,
      /*mmaSync=*/312e12, /*l2=*/5.5e12, /*l2Bytes=*/40e6, /*tmaPerSm=*/100e9, /*smemPerSm=*/180e9,
-     /*latency=*/0.6e-6, /*launch=*/2.5e-6, /*mbarrier=*/0.1e-6, /*issue=*/5e-9},
+     /*latency=*/0.6e-6, /*launch=*/2.5e-6, /*mbarrier=*/0.1e-6, /*issue=*/5e-9, /*clock=*/1.41e9},
     {Target::SM90a, "sm_90a", "H200", 2,
      32, 1024, 8, 16,
      227 * 1024, 65536, 255,
@@ -35,7 +35,7 @@ constexpr TargetDesc kTargets[] = {
      5, 256, 16, 8,
      132, 4.25e12, 989e12, kHopperMma,
      660e12, 12e12, 50e6, 200e9, 230e9,
-     0.6e-6, 2.5e-6, 0.1e-6, 4e-9},
+     0.6e-6, 2.5e-6, 0.1e-6, 4e-9, 1.755e9},
     {Target::SM100a, "sm_100a", "B200", 4,
      32, 1024, 8, 16,
      227 * 1024, 65536, 255,
@@ -43,7 +43,7 @@ constexpr TargetDesc kTargets[] = {
      5, 256, 16, 8,
      148, 8.0e12, 2250e12, kBlackwellMma,
      500e12, 20e12, 126e6, 250e9, 250e9,
-     0.6e-6, 2.5e-6, 0.1e-6, 4e-9},
+     0.6e-6, 2.5e-6, 0.1e-6, 4e-9, 1.965e9},
 };
 
 } // namespace

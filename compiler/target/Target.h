@@ -86,6 +86,7 @@ struct TargetDesc {
   double launchOverheadSeconds;    ///< an empty kernel, back to back
   double mbarrierRoundTripSeconds; ///< arrive on one side, wake on the other
   double issueSecondsPerOp;        ///< issuing one operation of a role
+  double smClockHz;                ///< sustained SM clock (4 schedulers issue one instruction per cycle each)
 
   /// The contract of MMA operation \p op ("wgmma.mma"), or nullptr.
   const MmaContract *mmaContract(std::string_view op) const;

@@ -247,3 +247,112 @@ TEST(CostValidate, MicroFit) {
   EXPECT_DOUBLE_EQ(cal.launchOverheadSeconds, 3e-6);
   EXPECT_DOUBLE_EQ(cal.mbarrierRoundTripSeconds, 1e-7);
 }
+
+namespace {
+
+const sema::Kernel &kernelNamed(const Loaded &l, std::string_view name) {
+  for (const sema::Kernel &k : l.check.model->kernels)
+    if (k.decl->name.name == name)
+      return k;
+  ADD_FAILURE() << "no kernel " << name;
+  return l.kernel();
+}
+
+Sizes kmeans(int64_t b, int64_t n, int64_t k) { return {{"B", b}, {"N", n}, {"K", k}}; }
+
+} // namespace
+
+// The paper cell of the KMeans assignment: B = 32, N = 65536, K = 1024, D = 128.
+// Measured on the H200: 1.55 ms, tensor pipe 37% active, 0.46 instructions
+// issued per scheduler per cycle. The model costs the argmin fold as the
+// compute warps' instruction streams (one instruction per issue_s_per_op per
+// warp, the other warpgroup hiding the latency), overlapping the MMAs of the
+// next centroid tile: issue-bound, within 0.5x-2x of the measurement.
+TEST(Cost, KmeansAssignAtThePaperCell) {
+  auto l = load("kernels/kmeans/assign_sm90.cake");
+  const sema::Kernel &k = kernelNamed(*l, "kmeans_assign_sm90");
+  Estimate e = estimate(k, kmeans(32, 65536, 1024), h200);
+  ASSERT_TRUE(e.seconds) << (e.reasons.empty() ? "" : e.reasons[0]);
+  EXPECT_TRUE(e.bottleneck == Bottleneck::Issue || e.bottleneck == Bottleneck::Tensor)
+      << bottleneckName(e.bottleneck);
+  EXPECT_EQ(e.bottleneck, Bottleneck::Issue); // the fold, not the tensor core, sets the pace
+  EXPECT_DOUBLE_EQ(e.flops, 2.0 * 32 * 65536 * 1024 * 128);
+  EXPECT_GE(*e.seconds, 0.5 * 1.55e-3);
+  EXPECT_LE(*e.seconds, 2.0 * 1.55e-3);
+  // the tensor pipe alone would take about a third of it (measured: 37% active)
+  double tensorShare = e.floorSeconds / *e.seconds;
+  EXPECT_GT(tensorShare, 0.2);
+  EXPECT_LT(tensorShare, 0.8);
+  // the fold is costed: argmin, elementwise math and the norms' shared loads
+  bool argmin = false, math = false, norms = false;
+  for (const OpCost &o : e.ops) {
+    argmin |= o.op == "reduce.argmin" && o.resource == Bottleneck::Issue && o.seconds > 0;
+    math |= o.op == "elementwise" && o.seconds > 0;
+    norms |= o.op == "ld.shared" && o.bytes > 0;
+  }
+  EXPECT_TRUE(argmin && math && norms);
+  // the compute role is issue-bound, the load role far from it
+  ASSERT_EQ(e.roles.size(), 2u);
+  EXPECT_EQ(e.roles[1].name, "compute");
+  EXPECT_EQ(e.roles[1].bound, Bottleneck::Issue);
+  EXPECT_LT(e.roles[0].secondsPerTile, e.roles[1].secondsPerTile);
+}
+
+TEST(Cost, KmeansAssignMonotoneInNAndK) {
+  auto l = load("kernels/kmeans/assign_sm90.cake");
+  const sema::Kernel &k = kernelNamed(*l, "kmeans_assign_sm90");
+  // 4096 and 16384 rows are 32 and 128 tiles: both one round on 132 SMs, equal
+  double last = 0;
+  for (int64_t n : {4096, 16384, 65536, 262144, 1048576}) {
+    Estimate e = estimate(k, kmeans(1, n, 1024), h200);
+    ASSERT_TRUE(e.seconds) << n;
+    EXPECT_GE(*e.seconds, last) << n;
+    if (n > 16384)
+      EXPECT_GT(*e.seconds, 1.5 * last) << n;
+    last = *e.seconds;
+  }
+  last = 0;
+  for (int64_t kk : {128, 256, 1024, 4096, 16384}) {
+    Estimate e = estimate(k, kmeans(1, 65536, kk), h200);
+    ASSERT_TRUE(e.seconds) << kk;
+    EXPECT_GT(*e.seconds, last) << kk;
+    last = *e.seconds;
+  }
+}
+
+TEST(Cost, KmeansFoldsCountedOncePerCentroidTile) {
+  // `if j > 0` and `if j == CT - 1` inside `for j in 0 .. CT` are taken on
+  // CT - 1 and 1 of the CT trips: CT folds per tile, not 2 CT
+  auto l = load("kernels/kmeans/assign_sm90.cake");
+  const sema::Kernel &k = kernelNamed(*l, "kmeans_assign_sm90");
+  Estimate e = estimate(k, kmeans(1, 4096, 1024), h200);
+  ASSERT_TRUE(e.seconds);
+  double argmins = 0, mmas = 0;
+  for (const OpCost &o : e.ops) {
+    if (o.op == "reduce.argmin")
+      argmins += o.count;
+    if (o.op == "wgmma.mma")
+      mmas += o.count;
+  }
+  EXPECT_DOUBLE_EQ(argmins, 2 * 8); // CT = 8 folds per tile in each of the two warpgroups
+  EXPECT_DOUBLE_EQ(mmas, 2 * 8);    // both warpgroups, every centroid tile
+}
+
+TEST(Cost, KmeansNormsIsSmall) {
+  auto l = load("kernels/kmeans/assign_sm90.cake");
+  const sema::Kernel &k = kernelNamed(*l, "kmeans_cnorm");
+  Estimate e = estimate(k, kmeans(32, 65536, 1024), h200);
+  ASSERT_TRUE(e.seconds) << (e.reasons.empty() ? "" : e.reasons[0]);
+  // 32 x 1024 rows of 256 B: 8 MiB read once. Measured 3.5-4.7 us; the model
+  // says about 27 us: 4096 CTAs of 256 threads at one CTA per SM (no
+  // occupancy clause), each wave paying a load's latency (docs/cost-model.md)
+  EXPECT_GE(e.dramBytes, 32.0 * 1024 * 128 * 2);
+  EXPECT_LT(*e.seconds, 50e-6);
+  EXPECT_GT(*e.seconds, h200.launchOverheadSeconds);
+  bool row = false, sum = false;
+  for (const OpCost &o : e.ops) {
+    row |= o.op == "ld.global" && o.bytes == 8 * 256.0;
+    sum |= o.op == "reduce.sum" && o.seconds > 0;
+  }
+  EXPECT_TRUE(row && sum);
+}
