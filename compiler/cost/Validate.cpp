@@ -139,14 +139,22 @@ std::map<std::string, double, std::less<>> fitCorrections(const std::vector<Run>
 }
 
 std::vector<std::string> fitMicro(const std::vector<MicroRun> &runs, Calibration &cal) {
+  // Every timed launch includes the launch itself: rates come from the time
+  // past the empty kernel's (micro.launch), and runs shorter than twice that
+  // are too short to give a rate.
+  std::vector<double> launches;
+  for (const MicroRun &r : runs)
+    if (r.seconds > 0 && r.family.substr(r.family.rfind('.') + 1) == "launch")
+      launches.push_back(r.seconds);
+  double launch = launches.empty() ? 0 : median(launches);
   std::map<std::string, std::vector<double>> rates, times;
   for (const MicroRun &r : runs) {
     if (r.seconds <= 0)
       continue;
     std::string kind = r.family.substr(r.family.rfind('.') + 1);
     double work = r.flops > 0 ? r.flops : r.bytes;
-    if (work > 0)
-      rates[kind].push_back(work / r.seconds);
+    if (work > 0 && r.seconds > 2 * launch)
+      rates[kind].push_back(work / (r.seconds - launch));
     times[kind].push_back(r.count > 0 ? r.seconds / r.count : r.seconds);
   }
   std::vector<std::string> log;

@@ -242,10 +242,16 @@ TEST(CostValidate, MicroFit) {
   auto log = fitMicro(runs, cal);
   EXPECT_EQ(log.size(), 4u);
   EXPECT_TRUE(cal.calibrated);
-  EXPECT_DOUBLE_EQ(cal.dramBytesPerSecond, 4e12);
-  EXPECT_DOUBLE_EQ(cal.wgmmaFlopsPerSecondPerSm, 6e12);
+  // rates from the time past the median launch (3 us)
+  EXPECT_DOUBLE_EQ(cal.dramBytesPerSecond, 4e9 / (1e-3 - 3e-6));
+  EXPECT_DOUBLE_EQ(cal.wgmmaFlopsPerSecondPerSm, 6e9 / (1e-3 - 3e-6));
   EXPECT_DOUBLE_EQ(cal.launchOverheadSeconds, 3e-6);
   EXPECT_DOUBLE_EQ(cal.mbarrierRoundTripSeconds, 1e-7);
+  // a run not much longer than a launch gives no rate
+  Calibration short_ = h200;
+  double before = short_.l2BytesPerSecond;
+  fitMicro({{"micro.launch", 3e-6, 0, 0, 0}, {"micro.l2", 5e-6, 1e8, 0, 0}}, short_);
+  EXPECT_DOUBLE_EQ(short_.l2BytesPerSecond, before);
 }
 
 namespace {
