@@ -272,9 +272,12 @@ void Lowerer::forStmt(const ForStmt &f) {
     auto lo = scalar(*it.operands[0]), hi = scalar(*it.operands[1]);
     if (!lo || !hi)
       return;
-    // unroll(n) with a run-time trip count: n guarded copies of the body per
+    // unroll(n) with a run-time trip count: a loop of n copies of the body per
     // iteration, each knowing its offset, so that `j % n` (a register tensor's
-    // buffer index) is a constant in every copy, as the language promises
+    // buffer index) is a constant in every copy, as the language promises;
+    // then up to n - 1 guarded copies for the remainder. No copy inside the
+    // loop is conditional: ptxas serializes wgmma pipelines whose MMAs it
+    // cannot prove are issued.
     int64_t factor = 0;
     for (const Clause &c : f.clauses)
       if (c.name.name == "unroll" && !c.args.empty())
@@ -282,10 +285,7 @@ void Lowerer::forStmt(const ForStmt &f) {
     auto loConst = constant(*it.operands[0]);
     if (factor > 1 && loConst && *loConst % factor == 0) {
       std::string base = var + "_base";
-      w.open("for (int " + base + " = " + *lo + "; " + base + " < " + *hi + "; " + base + " += " +
-             std::to_string(factor) + ")");
-      for (int64_t c = 0; c < factor; ++c) {
-        w.open(c ? "if (" + base + " + " + std::to_string(c) + " < " + *hi + ")" : "");
+      auto copy = [&](int64_t c) {
         w.line("const int " + var + " = " + base + " + " + std::to_string(c) + ";");
         push();
         Val v = scalarVal(var);
@@ -294,9 +294,21 @@ void Lowerer::forStmt(const ForStmt &f) {
         bind(f.var.name, v);
         block(f.body);
         pop();
+      };
+      w.line("int " + base + " = " + *lo + ";");
+      w.open("for (; " + base + " + " + std::to_string(factor) + " <= " + *hi + "; " + base + " += " +
+             std::to_string(factor) + ")");
+      for (int64_t c = 0; c < factor; ++c) {
+        w.open("");
+        copy(c);
         w.close();
       }
       w.close();
+      for (int64_t c = 0; c + 1 < factor; ++c) {
+        w.open("if (" + base + " + " + std::to_string(c) + " < " + *hi + ")");
+        copy(c);
+        w.close();
+      }
       return;
     }
     if (!pragma.empty())
