@@ -144,7 +144,7 @@ void kernelHover(Markup &doc, const Analysis &a, const sema::Kernel &k) {
 
 //===-- Declarations ----------------------------------------------------------===//
 
-void ringHover(Markup &doc, const sema::Ring &r, const sema::Kernel &k) {
+void ringHover(Markup &doc, const Analysis &a, const sema::Ring &r, const sema::Kernel &k) {
   doc.code("ring " + r.name + clauses(r.decl->clauses));
   std::vector<std::vector<std::string>> rows = {{"slot", "type", "bytes"}};
   for (const sema::Slot &s : r.slots) {
@@ -161,6 +161,18 @@ void ringHover(Markup &doc, const sema::Ring &r, const sema::Kernel &k) {
   doc.text(facts);
   doc.text("producer `" + (r.producer.empty() ? "?" : r.producer) + "` · consumer `" +
            (r.consumer.empty() ? "?" : r.consumer) + "` · full and empty barriers, phases and expect-tx derived");
+  // the cost model's stage times of the two sides: the slower one sets the ring's initiation interval
+  KernelCost c = kernelCost(a, k);
+  if (!c.estimate.seconds)
+    return;
+  std::vector<std::string> sides;
+  for (const cost::RoleCost &rc : c.estimate.roles)
+    if (rc.name == r.producer || rc.name == r.consumer)
+      sides.push_back("`" + rc.name + "` " + formatSeconds(rc.stageSeconds) + " (" +
+                      std::string(cost::bottleneckName(rc.bound)) + ")");
+  if (!sides.empty())
+    doc.text("**Stage time** " + joined(sides, ", ") + " (cost model at " + formatSizes(c.sizes) + ", " +
+             c.sizesNote + ")");
 }
 
 void roleHover(Markup &doc, const Analysis &a, const sema::Role &r, const sema::Kernel &k) {
@@ -252,7 +264,7 @@ void symbolHover(Markup &doc, const Analysis &a, const sema::Symbol &s) {
     break;
   case sema::SymbolKind::Ring:
     if (const sema::Ring *r = k ? k->ring(s.name) : nullptr)
-      return ringHover(doc, *r, *k);
+      return ringHover(doc, a, *r, *k);
     break;
   case sema::SymbolKind::Role:
     if (const sema::Role *r = k ? k->role(s.name) : nullptr)
@@ -326,6 +338,14 @@ bool nodeHover(Markup &doc, const Analysis &a, uint32_t offset, SourceRange &ran
       doc.text(describeOp(*op, sema::dottedName(*at.call->operands[0]), doc.markdown()));
       if (auto bytes = op->name == "ring.commit" && k ? commitBytes(*at.call, *k) : std::nullopt)
         doc.text("derived here: expect-tx " + withCommas(*bytes) + " B (" + formatBytes(*bytes) + ")");
+      if (k) // the cost model's time for this operation, per tile
+        if (KernelCost c = kernelCost(a, *k); c.estimate.seconds)
+          for (const cost::OpCost &o : c.estimate.ops)
+            if (o.range == at.call->range)
+              doc.text("**Cost** " + formatSeconds(o.seconds) + " per tile on " +
+                       std::string(cost::bottleneckName(o.resource)) + " (x" + withCommas(int64_t(o.count)) +
+                       (o.bytes > 0 ? ", " + formatBytes(int64_t(o.bytes)) : std::string()) +
+                       "; cost model at " + formatSizes(c.sizes) + ")");
       range = at.call->operands[0]->range;
       return true;
     }

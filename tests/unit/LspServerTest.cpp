@@ -444,6 +444,19 @@ TEST_F(LspServerTest, CodeActionRepairsTheDocument) {
 
 //===-- Features -------------------------------------------------------------------===//
 
+// The cost model in hovers of a ring (both sides' stage times) and of an
+// operation (its time per tile and the resource it occupies).
+TEST_F(LspServerTest, HoverRingAndOpShowCosts) {
+  initialize();
+  open(kGemm);
+  std::string ring = hoverText(at("ring ab", 5));
+  EXPECT_NE(ring.find("**Stage time** `"), std::string::npos) << ring;
+  EXPECT_NE(ring.find("(cost model at K=4096 M=4096 N=4096"), std::string::npos) << ring;
+  std::string op = hoverText(at("tma.load(", 1));
+  EXPECT_NE(op.find("**Cost** "), std::string::npos) << op;
+  EXPECT_NE(op.find(" per tile on "), std::string::npos) << op;
+}
+
 TEST_F(LspServerTest, HoverKernelShowsTheLedger) {
   initialize();
   open(kGemm);
