@@ -76,6 +76,8 @@ std::optional<std::string> Lowerer::fragElement(const Val &f, Layout ctx, const 
   std::string v = f.cxx + "[" + at + "]";
   if (f.elem == Elem::BF16)
     v = "cake::rt::bf16_to_f32(" + v + ")";
+  else if (f.elem == Elem::FP16)
+    v = "cake::rt::f16_to_f32(" + v + ")";
   return v;
 }
 
@@ -367,25 +369,33 @@ std::optional<Val> lowerReduce(Lowerer &L, const Expr &call) {
     L.unsupported(call.range, "this reduction (only a warp's blocked vector along axis 0)");
     return std::nullopt;
   }
+  // the accumulator has the element type (floats, and 16-bit floats widened to fp32; integers stay integers)
+  Elem e = L.elemType(*args[0]);
+  bool integer = e == Elem::I32 || e == Elem::U32;
+  std::string type = integer ? std::string(cxxElem(e)) : "float";
   std::string acc = L.temp("sum");
-  std::string combine = op == "reduce.sum" ? "+" : "";
-  L.w.line("float " + acc + " = " + std::string(op == "reduce.sum" ? "0.f" : op == "reduce.min" ? "__int_as_float(0x7f800000)" : "-__int_as_float(0x7f800000)") + ";");
+  std::string init = op == "reduce.sum" ? (integer ? "0" : "0.f")
+                     : op == "reduce.min" ? (integer ? "0x7fffffff" : "__int_as_float(0x7f800000)")
+                                          : (integer ? "(-0x7fffffff - 1)" : "-__int_as_float(0x7f800000)");
+  if (integer && e == Elem::U32 && op != "reduce.sum")
+    init = op == "reduce.min" ? "0xffffffffu" : "0u";
+  auto combine = [&](const std::string &a, const std::string &b) {
+    if (op == "reduce.sum")
+      return a + " + " + b;
+    return std::string(integer ? (op == "reduce.min" ? "min(" : "max(") : (op == "reduce.min" ? "fminf(" : "fmaxf(")) +
+           a + ", " + b + ")";
+  };
+  L.w.line(type + " " + acc + " = " + init + ";");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_e = 0; cake_e < " + std::to_string(ctx->perThread) + "; ++cake_e)");
   auto v = L.elementwise(*args[0], Layout::Blocked, "cake_e");
   if (!v)
     return std::nullopt;
-  L.w.line(acc + " = " +
-           (op == "reduce.sum" ? acc + " + " + *v : std::string(op == "reduce.min" ? "fminf(" : "fmaxf(") + acc +
-                                                        ", " + *v + ")") +
-           ";");
+  L.w.line(acc + " = " + combine(acc, *v) + ";");
   L.w.close();
   L.w.line("#pragma unroll");
   L.w.line("for (int cake_o = 16; cake_o > 0; cake_o /= 2) " + acc + " = " +
-           (op == "reduce.sum" ? acc + " + __shfl_xor_sync(0xffffffffu, " + acc + ", cake_o)"
-                               : std::string(op == "reduce.min" ? "fminf(" : "fmaxf(") + acc +
-                                     ", __shfl_xor_sync(0xffffffffu, " + acc + ", cake_o))") +
-           ";");
+           combine(acc, "__shfl_xor_sync(0xffffffffu, " + acc + ", cake_o)") + ";");
   return scalarVal(acc);
 }
 

@@ -112,17 +112,28 @@ void Lowerer::waitParity(const std::string &bar, const std::string &parity, Sour
 }
 
 int Lowerer::tensorMap(const Val &global, const Val &shared, SourceRange at) {
-  (void)at;
   TensorMapPlan plan;
   plan.param = global.param->name;
   plan.swizzle = shared.type->swizzle;
-  // The box: the shared view's shape aligned to the trailing dimensions of the
-  // parameter; a swizzled tile is copied one panel (swizzle bytes) at a time.
+  // The box: in corner form the shared view's shape aligned to the trailing
+  // dimensions of the parameter; in slice form the global view's extent on
+  // each kept dimension and 1 on each indexed one. A swizzled tile is copied
+  // one panel (swizzle bytes of the innermost dimension) at a time.
   std::vector<int64_t> box = shared.viewShape();
   size_t rank = global.param->type.dims.size();
   plan.box.assign(rank, 1);
-  for (size_t i = 0; i < box.size() && i < rank; ++i)
-    plan.box[rank - 1 - i] = uint32_t(box[box.size() - 1 - i]);
+  if (global.corner) {
+    for (size_t i = 0; i < box.size() && i < rank; ++i)
+      plan.box[rank - 1 - i] = uint32_t(box[box.size() - 1 - i]);
+  } else {
+    if (!global.kept[rank - 1]) {
+      unsupported(at, "a TMA copy whose global view indexes the innermost dimension (the box's rows would not be "
+                      "contiguous)");
+      return 0;
+    }
+    for (size_t d = 0; d < rank; ++d)
+      plan.box[d] = global.kept[d] ? uint32_t(global.extent[d]) : 1u;
+  }
   if (plan.swizzle)
     plan.box[rank - 1] = std::min<uint32_t>(plan.box[rank - 1], plan.swizzle / elemBytes(*shared.type->elem));
   for (size_t i = 0; i < out.maps.size(); ++i)
@@ -171,13 +182,14 @@ bool roleUses(const Kernel &k, const Role &r, std::string_view op) {
         walk(static_cast<const ForStmt &>(*s).body);
         break;
       case StmtKind::If: {
-        const auto &i = static_cast<const IfStmt &>(*s);
-        visit(*i.cond);
-        walk(i.thenBody);
-        if (i.elseBody)
-          walk(*i.elseBody);
-        if (i.elseIf)
-          walk(Block{}); // else-if chains are rare in kernels; walked below
+        // an else-if chain: every condition and branch
+        for (const IfStmt *i = static_cast<const IfStmt *>(s.get()); i;
+             i = i->elseIf ? static_cast<const IfStmt *>(i->elseIf.get()) : nullptr) {
+          visit(*i->cond);
+          walk(i->thenBody);
+          if (i->elseBody)
+            walk(*i->elseBody);
+        }
         break;
       }
       default:
@@ -299,6 +311,9 @@ void Lowerer::signature(CudaWriter &outer) {
 
 void Lowerer::run() {
   out.name = k.decl->name.name;
+  for (const Param &p : k.params)
+    if (const Clause *c = p.type.clause("strides"))
+      unsupported(c->range, "a global parameter with explicit strides (addresses and tensor maps assume packed rows)");
   out.kernel = &k;
   out.block = uint32_t(k.block.value_or(0));
   smem = layoutSmem(k);

@@ -226,6 +226,8 @@ public:
   /// A slice `lo:hi` of a dimension of \p extent: the C++ start and the constant extent.
   std::optional<std::pair<std::string, int64_t>> sliceBounds(const syntax::Expr &slice, int64_t extent);
   std::map<std::string, int64_t, std::less<>> txBytes; ///< expect-tx per write token, from its copies
+  std::map<std::string, int, std::less<>> txLoopDepth;  ///< loop depth at each write token's produce
+  int loopDepth = 0;                                    ///< enclosing loops of the statement being lowered
   int tensorMap(const Val &global, const Val &shared, SourceRange at);
   std::string waitSite(SourceRange range, const std::string &what);
   std::string barrierAddress(const RingLayout &r, bool full, const std::string &stage) const;

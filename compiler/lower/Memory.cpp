@@ -121,6 +121,12 @@ std::optional<Val> lowerTmaLoad(Lowerer &L, const Expr &call) {
     }
     bar = barrierAddress(*bv);
   } else if (dst->ring && dst->writeToken) {
+    if (L.loopDepth > L.txLoopDepth[dst->cxx]) {
+      // the expect-tx count is summed statically: a copy that runs once per
+      // iteration of a loop inside produce .. commit would be counted once
+      L.unsupported(call.range, "a TMA copy into a ring slot inside a loop between its produce and commit");
+      return std::nullopt;
+    }
     const RingLayout *rl = L.smem.ring(dst->ring->name);
     bar = L.barrierAddress(*rl, true, dst->stage);
     int64_t bytes = int64_t(elemBytes(*dst->type->elem));
@@ -190,23 +196,29 @@ std::optional<Val> lowerCpAsync(Lowerer &L, const Expr &call) {
     return std::nullopt;
   }
   const Expr *by = keywordArg(call, "by");
-  const Role *team = by && by->kind == ExprKind::Name ? L.k.role(by->text) : (L.role ? L.role->role : nullptr);
+  const Role *team = by && by->kind == ExprKind::Name ? L.k.role(by->text) : nullptr;
   if (!team) {
-    L.unsupported(call.range, "cp.async without the role that copies (`by =`)");
-    return std::nullopt;
+    // without `by =`, the role's issue unit copies (language.md 10.4)
+    if (!L.role || L.role->role->issue == IssueMode::Elect || by) {
+      L.unsupported(call.range, "cp.async without `by =` outside a warp or warpgroup unit");
+      return std::nullopt;
+    }
   }
   int64_t eb = elemBytes(*dst->type->elem), rowChunks = box[1] * eb / 16;
   if (box[1] * eb % 16) {
     L.unsupported(call.range, "cp.async of rows that are not whole 16-byte chunks");
     return std::nullopt;
   }
-  int64_t chunks = box[0] * rowChunks, threads = L.threadsOf(*team);
+  bool unitWarp = !team && L.role->role->issue == IssueMode::Warp;
+  int64_t chunks = box[0] * rowChunks, threads = team ? L.threadsOf(*team) : unitWarp ? 32 : 128;
+  std::string me = team ? "(int(threadIdx.x) - " + std::to_string(team->warpBegin.value_or(0) * 32) + ")"
+                  : unitWarp ? std::string("int(cake::rt::lane_id())")
+                             : std::string("int(threadIdx.x % 128)");
   bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
   std::string R = dimCxx(L, src->type->dims[0]), C = dimCxx(L, src->type->dims[1]);
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_i = 0; cake_i < " + std::to_string((chunks + threads - 1) / threads) + "; ++cake_i)");
-  L.w.line("const int cake_c = cake_i * " + std::to_string(threads) + " + (int(threadIdx.x) - " +
-           std::to_string(team->warpBegin.value_or(0) * 32) + ");");
+  L.w.line("const int cake_c = cake_i * " + std::to_string(threads) + " + " + me + ";");
   if (chunks % threads)
     L.w.line("if (cake_c >= " + std::to_string(chunks) + ") break;");
   L.w.line("const int cake_r = cake_c / " + std::to_string(rowChunks) + ", cake_col = cake_c % " +

@@ -177,6 +177,8 @@ int Lowerer::allocBarriers(const std::string &key, int count) {
     return it->second;
   int id = nextBarrierId;
   nextBarrierId += count;
+  if (nextBarrierId - 1 > 15) // hardware barriers are 0..15
+    unsupported(k.decl->name.range, "more named barriers than the 15 the hardware has (" + key + ")");
   barrierIds.emplace(key, id);
   return id;
 }

@@ -29,6 +29,14 @@ using namespace cake::sema;
 
 namespace {
 
+/// Entries of a ring's deferred-release queue: a released slot stays pending
+/// until its group retires, and no more than `stages` slots exist, so the
+/// queue never holds more than max(stages, depth + 1).
+int64_t queueCapacity(const Lowerer &L, const Ring &r) {
+  int64_t depth = L.role ? L.role->retiredDepth.at(r.name) : 0;
+  return std::max<int64_t>(r.stages.value_or(1), depth + 1);
+}
+
 std::string cursor(const Ring &r, bool produce, const char *what) {
   return r.name + (produce ? "_p" : "_c") + what;
 }
@@ -92,6 +100,7 @@ std::optional<Val> lowerProduce(Lowerer &L, const Expr &call) {
     L.w.line("cake::rt::tcgen05_fence_after_thread_sync();");
   advance(L, *r, true);
   L.txBytes[t.cxx] = 0;
+  L.txLoopDepth[t.cxx] = L.loopDepth;
   return t;
 }
 
@@ -184,7 +193,7 @@ std::optional<Val> lowerRelease(Lowerer &L, const Expr &call) {
   }
   // queue (stage, last group) until a wgmma.wait retires the group
   std::string q = r->name + "_rq";
-  int64_t cap = ev->depth + 1;
+  int64_t cap = queueCapacity(L, *r);
   L.w.line("#pragma unroll");
   L.w.line("for (int cake_i = 0; cake_i < " + std::to_string(cap) + "; ++cake_i) if (cake_i == " + q +
            "_n) { " + q + "_stage[cake_i] = " + t->stage + "; " + q + "_group[cake_i] = cake_wgmma_groups; }");
@@ -200,7 +209,7 @@ void drainRetired(Lowerer &L, int64_t n) {
     const Ring *r = L.k.ring(name);
     const RingLayout &rl = layoutOf(L, *r);
     std::string q = name + "_rq";
-    int64_t cap = L.role->retiredDepth[name] + 1;
+    int64_t cap = queueCapacity(L, *r);
     L.w.line("#pragma unroll");
     L.w.open("for (int cake_i = 0; cake_i < " + std::to_string(cap) + "; ++cake_i)");
     L.w.open("if (" + q + "_n > 0 && " + q + "_group[0] + " + std::to_string(n) + "u <= cake_wgmma_groups)");
@@ -240,7 +249,7 @@ void Lowerer::ringCursors(const RoleStmt &decl) {
   if (!role->retiredRings.empty())
     w.line("u32 cake_wgmma_groups = 0;");
   for (const std::string &ring : role->retiredRings) {
-    std::string cap = std::to_string(role->retiredDepth[ring] + 1), q = ring + "_rq";
+    std::string cap = std::to_string(queueCapacity(*this, *k.ring(ring))), q = ring + "_rq";
     w.line("int " + q + "_stage[" + cap + "]; u32 " + q + "_group[" + cap + "]; int " + q + "_n = 0;");
   }
 }

@@ -258,6 +258,11 @@ void Lowerer::stmt(const Stmt &s) {
 }
 
 void Lowerer::forStmt(const ForStmt &f) {
+  ++loopDepth;
+  struct Leave {
+    int &depth;
+    ~Leave() { --depth; }
+  } leave{loopDepth};
   std::string var = cxxName(f.var.name);
   std::string pragma;
   for (const Clause &c : f.clauses)

@@ -60,6 +60,11 @@ std::optional<Val> lowerTcgen05Mma(Lowerer &L, const Expr &call) {
   }
   std::vector<int64_t> as = a->viewShape(), bs = b->viewShape(), cs = acc->viewShape();
   auto [m, n] = *shape;
+  if (m != 128) {
+    // M = 64 places rows in half of each 32-lane subpartition: not the lane = row map tcgen05.ld assumes here
+    L.unsupported(call.range, "tcgen05.mma with M other than 128");
+    return std::nullopt;
+  }
   if (as.size() != 2 || bs.size() != 2 || as[0] != m || bs[0] != n || as[1] != bs[1] || as[1] % 16 ||
       cs != std::vector<int64_t>{m, n}) {
     L.unsupported(call.range, "tcgen05.mma with these operand shapes");

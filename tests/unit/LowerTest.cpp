@@ -126,3 +126,71 @@ TEST(Lower, UnsupportedConstructsAreReportedNotDropped) {
   for (const Diagnostic &d : l->diags)
     EXPECT_EQ(d.code, "lower.unsupported");
 }
+
+// Regression tests from the review of the lowering (one per finding).
+
+// A slice that keeps the outer and inner dimensions is a [4, 1, 64] box, not
+// the shared tile aligned to the trailing dimensions ([1, 4, 64]).
+TEST(LowerReview, TmaBoxFollowsTheKeptDimensionsOfASlice) {
+  auto l = lowerText("slice.cake", R"cake(kernel slice_box(
+  X: global bf16[B, N, 64] align(16),
+  Y: global bf16[B, N, 64] align(16),
+) target(sm_90a) grid(1) block(128) {
+  var ready: shared mbarrier[1] count(1)
+  var xt: shared bf16[4, 64] swizzle(128B)
+
+  role load warps(0) issue(elect) {
+    mbarrier.arrive_expect_tx(ready[0], bytes = 512)
+    tma.load(X[0:4, 1, :], xt, barrier = ready[0])
+  }
+
+  role rest warps(1 .. 4) issue(warp) {
+    mbarrier.wait(ready[0], parity = 0)
+  }
+}
+)cake");
+  ASSERT_TRUE(l->diags.empty());
+  ASSERT_EQ(l->module.kernels[0].maps.size(), 1u);
+  EXPECT_EQ(l->module.kernels[0].maps[0].box, (std::vector<uint32_t>{4, 1, 64}));
+}
+
+// fp16 register values are converted, not used as bit patterns.
+TEST(LowerReview, Fp16RowsAreConverted) {
+  auto l = lowerText("fp16.cake", R"cake(kernel norms16(
+  c: global fp16[K, 128] align(16),
+  cn: global fp32[K] align(16),
+) target(sm_90a) grid(math.cdiv(K, 8)) block(256) {
+  role rows warps(0 .. 8) issue(warp) {
+    let r = cta.id(0) * 8 + self.warp()
+    if r < K {
+      let x = math.cast(ld.global(c[r, :]), fp32)
+      st.global(reduce.sum(x * x, axis = 0), cn[r])
+    }
+  }
+}
+)cake");
+  ASSERT_TRUE(l->diags.empty());
+  EXPECT_NE(l->module.source.find("cake::rt::f16_to_f32(cake_row0[cake_e])"), std::string::npos);
+}
+
+// Constructs whose meaning the lowering would get wrong are refused at their range.
+TEST(LowerReview, UnsafeFormsAreRefused) {
+  // a TMA copy into a ring slot inside a loop between produce and commit
+  auto text = readRepoFile("kernels/gemm/gemm_sm90_ws.cake");
+  std::string from = "        tma.load(A[t.m * BM, k * BK], s.a)\n";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(),
+               "        for h in 0 .. 2 {\n          tma.load(A[t.m * BM + h * 64, k * BK], s.a[h * 64:h * 64 + 64, :])\n"
+               "        }\n");
+  SourceManager sm;
+  FileId file = sm.addBuffer("loop.cake", text);
+  CheckResult check = checkSource(sm, file);
+  ASSERT_EQ(countErrors(check.diagnostics), 0u); // the verifier accepts it: only the lowering can refuse
+  std::vector<Diagnostic> diags;
+  lower::lowerModule(sm, file, *check.model, diags);
+  bool refused = false;
+  for (const Diagnostic &d : diags)
+    refused |= d.code == "lower.unsupported" && d.message.find("inside a loop between its produce and commit") !=
+                                                    std::string::npos;
+  EXPECT_TRUE(refused);
+}

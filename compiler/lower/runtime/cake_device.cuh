@@ -413,6 +413,13 @@ __device__ __forceinline__ float2 ld_shared_f32x2(u32 addr) {
   return v;
 }
 
+/// An fp16 bit pattern as a float (exact).
+__device__ __forceinline__ float f16_to_f32(u16 h) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(h));
+  return f;
+}
+
 /// A bf16 bit pattern as a float (exact).
 __device__ __forceinline__ float bf16_to_f32(u16 h) { return __uint_as_float(static_cast<u32>(h) << 16); }
 
