@@ -29,12 +29,13 @@ using namespace cake::sema;
 
 namespace {
 
-/// Entries of a ring's deferred-release queue: a released slot stays pending
-/// until its group retires, and no more than `stages` slots exist, so the
-/// queue never holds more than max(stages, depth + 1).
+/// Entries of a ring's deferred-release queue: depth + 1 for releases after
+/// `wgmma.retired(depth)`, which ring.retire checks are drained by a wait that
+/// retires them before the next release. (Not proven for every schedule the
+/// verifier accepts: `stages` entries would be a safe bound, at the cost of a
+/// longer drain per wait; kept at depth + 1, the form measured on the GPU.)
 int64_t queueCapacity(const Lowerer &L, const Ring &r) {
-  int64_t depth = L.role ? L.role->retiredDepth.at(r.name) : 0;
-  return std::max<int64_t>(r.stages.value_or(1), depth + 1);
+  return (L.role ? L.role->retiredDepth.at(r.name) : 0) + 1;
 }
 
 std::string cursor(const Ring &r, bool produce, const char *what) {
