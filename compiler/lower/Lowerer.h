@@ -182,6 +182,13 @@ public:
   void block(const syntax::Block &b);
   void stmt(const syntax::Stmt &s);
   void forStmt(const syntax::ForStmt &f);
+  bool tripCountDivisible(const syntax::Expr &hi, int64_t factor) const;
+  /// The first index into an array of register tensors in \p s that is not a
+  /// constant here (`acc[(CT + 1) % 2]`), with the array's length.
+  std::optional<std::pair<const syntax::Expr *, int64_t>> dynamicBufferIndex(const syntax::Stmt &s);
+  /// Buffer indices fixed (by their printed form) while the rest of a block is
+  /// lowered once per buffer.
+  std::map<std::string, int64_t> bufferIndex;
   void varStmt(const syntax::VarStmt &v);
   void assignStmt(const syntax::AssignStmt &a);
   /// A scalar expression in C++, or nullopt after reporting why not.

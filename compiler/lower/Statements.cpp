@@ -150,10 +150,59 @@ std::optional<std::string> Lowerer::scalar(const Expr &e) {
 
 //===-- Statements --------------------------------------------------------------===//
 
+std::optional<std::pair<const Expr *, int64_t>> Lowerer::dynamicBufferIndex(const Stmt &s) {
+  std::optional<std::pair<const Expr *, int64_t>> found;
+  std::function<void(const Expr &)> visit = [&](const Expr &e) {
+    if (found)
+      return;
+    if (e.kind == ExprKind::Index && e.operands.size() == 2 && e.operands[0]->kind == ExprKind::Name)
+      if (const Val *v = lookup(e.operands[0]->text); v && v->kind == Val::Frag && v->buffers > 0) {
+        const Expr &ix = *e.operands[1];
+        if (!bufferIndex.count(printed(ix)) && !constant(ix) && !unrolledModulo(ix)) {
+          found = std::pair{&ix, v->buffers};
+          return;
+        }
+      }
+    for (const ExprPtr &c : e.operands)
+      if (c)
+        visit(*c);
+  };
+  if (s.kind == StmtKind::Let)
+    visit(*static_cast<const LetStmt &>(s).value);
+  else if (s.kind == StmtKind::Expr)
+    visit(*static_cast<const ExprStmt &>(s).expr);
+  else if (s.kind == StmtKind::Assign)
+    visit(*static_cast<const AssignStmt &>(s).value);
+  return found;
+}
+
 void Lowerer::block(const Block &b) {
   push();
-  for (const StmtPtr &s : b.stmts)
-    stmt(*s);
+  for (size_t i = 0; i < b.stmts.size(); ++i) {
+    // A run-time index into an array of register tensors (`acc[(CT + 1) % 2]`
+    // after a loop unrolled by 2): the rest of the block is lowered once per
+    // buffer under a branch, so that every register index stays a constant
+    // (language.md 4.6) and lets stay in scope for the statements after them.
+    if (auto dyn = dynamicBufferIndex(*b.stmts[i])) {
+      auto idx = scalar(*dyn->first);
+      if (!idx)
+        break;
+      std::string sel = temp("buf"), key = printed(*dyn->first);
+      w.line("const int " + sel + " = " + *idx + ";");
+      for (int64_t k = 0; k < dyn->second; ++k) {
+        w.open(std::string(k ? "else " : "") + "if (" + sel + " == " + std::to_string(k) + ")");
+        bufferIndex[key] = k;
+        push();
+        for (size_t j = i; j < b.stmts.size(); ++j)
+          stmt(*b.stmts[j]);
+        pop();
+        bufferIndex.erase(key);
+        w.close();
+      }
+      break;
+    }
+    stmt(*b.stmts[i]);
+  }
   pop();
 }
 
@@ -257,6 +306,26 @@ void Lowerer::stmt(const Stmt &s) {
   }
 }
 
+/// Whether a kernel fact says \p hi is a multiple of \p factor
+/// (`assume CT % 2 == 0`): an unrolled loop from 0 then needs no remainder.
+bool Lowerer::tripCountDivisible(const Expr &hi, int64_t factor) const {
+  std::string bound = printed(hi);
+  for (const StmtPtr &st : k.decl->body.stmts)
+    if (st->kind == StmtKind::Assume)
+      for (const ExprPtr &fact : static_cast<const AssumeStmt &>(*st).facts) {
+        const Expr *f = stripParens(fact.get());
+        if (f->kind != ExprKind::Binary || f->op != Tok::EqEq || constant(*f->operands[1]).value_or(-1) != 0)
+          continue;
+        const Expr *mod = stripParens(f->operands[0].get());
+        if (mod->kind != ExprKind::Binary || mod->op != Tok::Percent)
+          continue;
+        auto m = constant(*mod->operands[1]);
+        if (m && *m % factor == 0 && printed(*mod->operands[0]) == bound)
+          return true;
+      }
+  return false;
+}
+
 void Lowerer::forStmt(const ForStmt &f) {
   ++loopDepth;
   struct Leave {
@@ -309,11 +378,12 @@ void Lowerer::forStmt(const ForStmt &f) {
         w.close();
       }
       w.close();
-      for (int64_t c = 0; c + 1 < factor; ++c) {
-        w.open("if (" + base + " + " + std::to_string(c) + " < " + *hi + ")");
-        copy(c);
-        w.close();
-      }
+      if (!tripCountDivisible(*it.operands[1], factor))
+        for (int64_t c = 0; c + 1 < factor; ++c) {
+          w.open("if (" + base + " + " + std::to_string(c) + " < " + *hi + ")");
+          copy(c);
+          w.close();
+        }
       return;
     }
     if (!pragma.empty())

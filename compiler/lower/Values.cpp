@@ -122,8 +122,11 @@ std::optional<Val> Lowerer::view(const Expr &e) {
     if (!base)
       return std::nullopt;
     if (base->kind == Val::Frag && base->buffers > 0 && e.operands.size() == 2) {
-      // acc[k] of an array of accumulators: k is a constant after unrolling
-      auto k = scalar(*e.operands[1]);
+      // acc[k] of an array of accumulators: k is a constant after unrolling,
+      // or fixed while a block's rest is lowered once per buffer (block())
+      auto fixed = bufferIndex.find(printed(*e.operands[1]));
+      auto k = fixed != bufferIndex.end() ? std::optional<std::string>(std::to_string(fixed->second))
+                                          : scalar(*e.operands[1]);
       if (!k)
         return std::nullopt;
       if (!std::all_of(k->begin(), k->end(), [](char c) { return std::isdigit(uint8_t(c)); })) {

@@ -1261,6 +1261,37 @@ std::map<std::string, int64_t> atomScales(const Kernel &kernel) {
   return scales;
 }
 
+/// Whether the kernel's `assume` facts hold when the size symbols take the
+/// values \p ints (kernel-scope lets evaluated from them); a fact that
+/// cannot be evaluated counts as holding.
+bool satisfiesFacts(const Kernel &kernel, const std::map<std::string, int64_t> &ints) {
+  std::map<std::string, const Expr *, std::less<>> lets;
+  for (const StmtPtr &s : kernel.decl->body.stmts)
+    if (auto *l = dyn_cast<LetStmt>(s.get()); l && l->names.size() == 1)
+      lets[l->names[0].name] = l->value.get();
+  int depth = 0;
+  std::function<std::optional<int64_t>(const std::string &)> lookup =
+      [&](const std::string &n) -> std::optional<int64_t> {
+    if (auto it = ints.find(n); it != ints.end())
+      return it->second;
+    if (auto it = kernel.consts.find(n); it != kernel.consts.end())
+      return it->second;
+    if (auto it = lets.find(n); it != lets.end() && depth < 16) {
+      ++depth;
+      auto v = sema::evalWith(*it->second, lookup);
+      --depth;
+      return v;
+    }
+    return std::nullopt;
+  };
+  for (const StmtPtr &s : kernel.decl->body.stmts)
+    if (auto *a = dyn_cast<AssumeStmt>(s.get()))
+      for (const ExprPtr &fact : a->facts)
+        if (auto v = sema::evalWith(*fact, lookup); v && !*v)
+          return false;
+  return true;
+}
+
 /// ring.balance, ring.retire and ring.deadlock: simulate every role under
 /// each assignment of the atoms to 0, 1, S and 2S (S: the largest stage
 /// count) and of the opaque conditions to true and false.
@@ -1340,6 +1371,9 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
         assignments.push_back(std::move(a));
       }
   }
+  // Only sizes the kernel allows: an assignment that violates an `assume`
+  // fact (`K >= BN`, `CT >= 1`) is not a schedule that can run.
+  std::erase_if(assignments, [&](const Assignment &a) { return !satisfiesFacts(kernel, a.ints); });
   // Balance first: a deadlock through a ring that is not balanced is its consequence.
   std::set<const Ring *> unbalanced;
   std::vector<std::map<const Role *, std::vector<Event>>> runs;

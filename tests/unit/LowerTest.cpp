@@ -194,3 +194,19 @@ TEST(LowerReview, UnsafeFormsAreRefused) {
                                                     std::string::npos;
   EXPECT_TRUE(refused);
 }
+
+// `acc[(CT + 1) % 2]` after a loop unrolled by 2 is a run-time index: the rest
+// of the block is lowered once per buffer; `assume CT % 2 == 0` lets the
+// unrolled loop drop its remainder copy.
+TEST(Lower, RunTimeBufferIndexAndDivisibleTripCount) {
+  auto l = lowerText("peeled.cake", readRepoFile("kernels/kmeans/variants/assign_sm90_peeled.cake"));
+  ASSERT_TRUE(l->diags.empty());
+  const std::string &src = l->module.source;
+  EXPECT_NE(src.find("% 2);"), std::string::npos);
+  EXPECT_NE(src.find("== 0) {"), std::string::npos);
+  EXPECT_NE(src.find("else if (cake_buf"), std::string::npos);
+  EXPECT_EQ(src.find("if (j_base + 0 < CT)"), std::string::npos) << "no remainder copy when CT % 2 == 0";
+  // without the fact, the remainder is there
+  auto plain = lowerText("assign.cake", readRepoFile("kernels/kmeans/assign_sm90.cake"));
+  EXPECT_NE(plain->module.source.find("if (j_base + 0 < CT)"), std::string::npos);
+}
