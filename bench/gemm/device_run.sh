@@ -8,9 +8,7 @@ cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}
 mkdir -p "$OUT"
 export PATH=/usr/local/cuda/bin:$PATH
-cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCAKE_DEVICE_BUILD=ON \
-  -DCAKE_DEPS_INCLUDE="$PWD/.device/include" -DCAKE_WERROR=OFF > "$OUT/cmake.log"
-ninja -C build-dev cake > "$OUT/build.log"
+scripts/device_build.sh "$OUT" cake || exit 1
 CAKE=build-dev/cake
 WL=kernels/gemm/gemm.workload.json
 shapes=("$@")

@@ -399,36 +399,6 @@ std::optional<Val> lowerReduce(Lowerer &L, const Expr &call) {
   return scalarVal(acc);
 }
 
-/// st.global of a rows vector (the thread's two rows, written by lane % 4 == 0)
-/// or of a scalar (written by one thread of the unit).
-std::optional<Val> storeRowsOrScalar(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
-  bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
-  std::string last = dst.origin.back();
-  size_t rank = dst.origin.size();
-  if (v.kind == Val::Scalar) {
-    std::string one = L.role && L.role->role->issue == IssueMode::Elect ? "true" : "cake::rt::lane_id() == 0";
-    L.w.line("if (" + one + ") *" + L.globalAddress(dst, "0") + " = " + v.cxx + ";");
-    return Val{};
-  }
-  if (v.layout != Layout::Rows || rank < 1) {
-    L.unsupported(call.range, "st.global of this register vector");
-    return std::nullopt;
-  }
-  std::string bound = L.dimCxx(dst.type->dims.back());
-  L.w.open("if (cake::rt::lane_id() % 4 == 0)");
-  L.w.line("#pragma unroll");
-  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
-  L.w.line("const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;");
-  std::string elem = v.cxx + "[cake_h]";
-  if (v.elem != *dst.type->elem)
-    elem = cxxType(*dst.type->elem) + "(" + elem + ")";
-  L.w.line(std::string(clip ? "if (" + last + " + cake_r < " + bound + ") " : "") + "*" +
-           L.globalAddress(dst, "cake_r") + " = " + elem + ";");
-  L.w.close();
-  L.w.close();
-  return Val{};
-}
-
 } // namespace
 
 /// `let v, i = reduce.argmin(x, axis = 1)` over a wgmma.acc context.
@@ -495,8 +465,34 @@ bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::
   return true;
 }
 
+/// st.global of a rows vector (the thread's two rows, written by lane % 4 == 0)
+/// or of a scalar (written by one thread of the unit).
 std::optional<Val> storeFragmentRows(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
-  return storeRowsOrScalar(L, call, v, dst);
+  bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
+  std::string last = dst.origin.back();
+  size_t rank = dst.origin.size();
+  if (v.kind == Val::Scalar) {
+    std::string one = L.role && L.role->role->issue == IssueMode::Elect ? "true" : "cake::rt::lane_id() == 0";
+    L.w.line("if (" + one + ") *" + L.globalAddress(dst, "0") + " = " + v.cxx + ";");
+    return Val{};
+  }
+  if (v.layout != Layout::Rows || rank < 1) {
+    L.unsupported(call.range, "st.global of this register vector");
+    return std::nullopt;
+  }
+  std::string bound = L.dimCxx(dst.type->dims.back());
+  L.w.open("if (cake::rt::lane_id() % 4 == 0)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;");
+  std::string elem = v.cxx + "[cake_h]";
+  if (v.elem != *dst.type->elem)
+    elem = cxxType(*dst.type->elem) + "(" + elem + ")";
+  L.w.line(std::string(clip ? "if (" + last + " + cake_r < " + bound + ") " : "") + "*" +
+           L.globalAddress(dst, "cake_r") + " = " + elem + ";");
+  L.w.close();
+  L.w.close();
+  return Val{};
 }
 
 void addFragmentLowerings(OpLowerings &t) {

@@ -152,52 +152,10 @@ uint32_t alignUp(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 /// The alignment of a shared tile: its swizzle repeat (8 rows of the panel), 128 otherwise.
 uint32_t tileAlign(const Type &t) { return t.swizzle ? t.swizzle * 8 : 128; }
 
+/// Whether role \p r calls operation \p op anywhere in its body.
 bool roleUses(const Kernel &k, const Role &r, std::string_view op) {
   bool found = false;
-  std::function<void(const Block &)> walk = [&](const Block &b) {
-    for (const StmtPtr &s : b.stmts) {
-      std::function<void(const Expr &)> visit = [&](const Expr &e) {
-        if (e.kind == ExprKind::Call)
-          if (auto it = k.ops.find(&e); it != k.ops.end() && it->second->name == op)
-            found = true;
-        for (const ExprPtr &c : e.operands)
-          if (c)
-            visit(*c);
-      };
-      switch (s->kind) {
-      case StmtKind::Let:
-        visit(*static_cast<const LetStmt &>(*s).value);
-        break;
-      case StmtKind::Var:
-        if (auto *init = static_cast<const VarStmt &>(*s).init.get())
-          visit(*init);
-        break;
-      case StmtKind::Assign:
-        visit(*static_cast<const AssignStmt &>(*s).value);
-        break;
-      case StmtKind::Expr:
-        visit(*static_cast<const ExprStmt &>(*s).expr);
-        break;
-      case StmtKind::For:
-        walk(static_cast<const ForStmt &>(*s).body);
-        break;
-      case StmtKind::If: {
-        // an else-if chain: every condition and branch
-        for (const IfStmt *i = static_cast<const IfStmt *>(s.get()); i;
-             i = i->elseIf ? static_cast<const IfStmt *>(i->elseIf.get()) : nullptr) {
-          visit(*i->cond);
-          walk(i->thenBody);
-          if (i->elseBody)
-            walk(*i->elseBody);
-        }
-        break;
-      }
-      default:
-        break;
-      }
-    }
-  };
-  walk(r.decl->body);
+  verify::forEachCall(r.decl->body, [&](const Expr &call) { found |= verify::opName(call, k) == op; });
   return found;
 }
 

@@ -10,7 +10,6 @@
 #include "compiler/syntax/Printer.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace cake::lower {
 
@@ -19,31 +18,12 @@ using namespace cake::sema;
 
 namespace {
 
-/// Kernel-scope lets by name (their values may use size symbols).
-std::map<std::string, const Expr *, std::less<>> kernelLets(const Kernel &k) {
-  std::map<std::string, const Expr *, std::less<>> lets;
-  for (const StmtPtr &s : k.decl->body.stmts)
-    if (s->kind == StmtKind::Let) {
-      const auto &l = static_cast<const LetStmt &>(*s);
-      if (l.names.size() == 1)
-        lets[l.names[0].name] = l.value.get();
-    }
-  return lets;
-}
-
 std::optional<int64_t> evalBound(const Kernel &k, const Expr &e, const Bindings &sizes) {
-  auto lets = kernelLets(k);
-  std::function<std::optional<int64_t>(const std::string &)> lookup = [&](const std::string &n)
-      -> std::optional<int64_t> {
+  return evalInKernel(k, e, [&](const std::string &n) -> std::optional<int64_t> {
     if (auto it = sizes.find(n); it != sizes.end())
       return it->second;
-    if (auto it = k.consts.find(n); it != k.consts.end())
-      return it->second;
-    if (auto it = lets.find(n); it != lets.end())
-      return evalWith(*it->second, lookup);
     return std::nullopt;
-  };
-  return evalWith(e, lookup);
+  });
 }
 
 } // namespace

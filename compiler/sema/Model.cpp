@@ -373,6 +373,29 @@ std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup)
   }
 }
 
+std::optional<int64_t> evalInKernel(const Kernel &k, const syntax::Expr &e, const NameLookup &sizes) {
+  std::map<std::string, const syntax::Expr *, std::less<>> lets;
+  for (const syntax::StmtPtr &s : k.decl->body.stmts)
+    if (s->kind == syntax::StmtKind::Let)
+      if (const auto &l = static_cast<const syntax::LetStmt &>(*s); l.names.size() == 1)
+        lets[l.names[0].name] = l.value.get();
+  int depth = 0; // lets only refer to earlier names; the bound guards against a malformed cycle
+  NameLookup lookup = [&](const std::string &n) -> std::optional<int64_t> {
+    if (auto v = sizes(n))
+      return v;
+    if (auto it = k.consts.find(n); it != k.consts.end())
+      return it->second;
+    if (auto it = lets.find(n); it != lets.end() && depth < 16) {
+      ++depth;
+      auto v = evalWith(*it->second, lookup);
+      --depth;
+      return v;
+    }
+    return std::nullopt;
+  };
+  return evalWith(e, lookup);
+}
+
 std::optional<int64_t> evalInt(const syntax::Expr &e, const ConstEnv &env) {
   return evalWith(e, [&](const std::string &name) -> std::optional<int64_t> {
     auto it = env.find(name);

@@ -209,6 +209,11 @@ using NameLookup = std::function<std::optional<int64_t>(const std::string &)>;
 /// when any part is unknown.
 std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup);
 
+/// Evaluates \p e inside kernel \p k: names resolve through \p sizes first
+/// (size symbols bound to values), then the kernel's constants, then its
+/// kernel-scope lets, evaluated the same way (`let KT = math.cdiv(K, BK)`).
+std::optional<int64_t> evalInKernel(const Kernel &k, const syntax::Expr &e, const NameLookup &sizes);
+
 /// evalWith over the constants in \p env.
 std::optional<int64_t> evalInt(const syntax::Expr &e, const ConstEnv &env);
 

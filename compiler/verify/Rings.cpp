@@ -1265,29 +1265,15 @@ std::map<std::string, int64_t> atomScales(const Kernel &kernel) {
 /// values \p ints (kernel-scope lets evaluated from them); a fact that
 /// cannot be evaluated counts as holding.
 bool satisfiesFacts(const Kernel &kernel, const std::map<std::string, int64_t> &ints) {
-  std::map<std::string, const Expr *, std::less<>> lets;
-  for (const StmtPtr &s : kernel.decl->body.stmts)
-    if (auto *l = dyn_cast<LetStmt>(s.get()); l && l->names.size() == 1)
-      lets[l->names[0].name] = l->value.get();
-  int depth = 0;
-  std::function<std::optional<int64_t>(const std::string &)> lookup =
-      [&](const std::string &n) -> std::optional<int64_t> {
+  sema::NameLookup sizes = [&](const std::string &n) -> std::optional<int64_t> {
     if (auto it = ints.find(n); it != ints.end())
       return it->second;
-    if (auto it = kernel.consts.find(n); it != kernel.consts.end())
-      return it->second;
-    if (auto it = lets.find(n); it != lets.end() && depth < 16) {
-      ++depth;
-      auto v = sema::evalWith(*it->second, lookup);
-      --depth;
-      return v;
-    }
     return std::nullopt;
   };
   for (const StmtPtr &s : kernel.decl->body.stmts)
     if (auto *a = dyn_cast<AssumeStmt>(s.get()))
       for (const ExprPtr &fact : a->facts)
-        if (auto v = sema::evalWith(*fact, lookup); v && !*v)
+        if (auto v = sema::evalInKernel(kernel, *fact, sizes); v && !*v)
           return false;
   return true;
 }

@@ -25,9 +25,7 @@ note "# The kernel library on $(nvidia-smi --query-gpu=name,driver_version --for
 note ""
 note "Commit ${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}, $(date -u +%Y-%m-%dT%H:%MZ)."
 note ""
-cmake -S . -B build-dev -G Ninja -DCMAKE_BUILD_TYPE=Release -DCAKE_DEVICE_BUILD=ON \
-  -DCAKE_DEPS_INCLUDE="$PWD/.device/include" -DCAKE_WERROR=OFF > "$OUT/library/cmake.log" 2>&1
-ninja -C build-dev > "$OUT/library/build.log" 2>&1 || { note "- FAIL: build"; exit 1; }
+scripts/device_build.sh "$OUT/library" || { note "- FAIL: build"; exit 1; }
 CAKE=build-dev/cake
 
 note "## GPU unit tests (ctest -L gpu)"
