@@ -52,7 +52,7 @@ int64_t fragCount(const Val &f) {
   case Layout::WgmmaAcc:
     return f.shape[1] / 2;
   case Layout::Rows:
-    return 2;
+    return f.chains ? 2 * f.chains : 2;
   case Layout::Cols:
     return f.shape[0] / 4;
   case Layout::Blocked:
@@ -465,6 +465,145 @@ bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::
   return true;
 }
 
+bool Lowerer::isArgminState(std::string_view name) const {
+  bool found = false;
+  if (role)
+    verify::forEachCall(role->role->decl->body, [&](const Expr &call) {
+      if (calleeName(call) != "argmin.fold")
+        return;
+      auto args = positionalArgs(call);
+      for (size_t a = 0; a < 2 && a < args.size(); ++a)
+        if (const Expr *x = stripParens(args[a]); x->kind == ExprKind::Name && x->text == name)
+          found = true;
+    });
+  return found;
+}
+
+namespace {
+
+/// The argmin state (best, best_id) named by operands 0 and 1 of \p call.
+std::optional<std::pair<Val, Val>> argminState(Lowerer &L, const Expr &call) {
+  auto args = positionalArgs(call);
+  auto best = L.value(*args[0]), ids = L.value(*args[1]);
+  if (!best || !ids || best->kind != Val::Frag || ids->kind != Val::Frag || best->layout != Layout::Rows ||
+      ids->layout != Layout::Rows || !best->chains || !ids->chains || best->elem != Elem::FP32 ||
+      ids->elem != Elem::I32) {
+    L.unsupported(call.range, "an argmin state other than an fp32 and an i32 rows vector of a wgmma tile");
+    return std::nullopt;
+  }
+  return std::pair{*best, *ids};
+}
+
+/// Bits that index a chain's columns: a chain holds 2 * (N / 8) / chains of the thread's columns.
+int chainIndexBits(int64_t columns) {
+  int64_t perChain = columns / 8 * 2 / kArgminChains;
+  int bits = 0;
+  while ((int64_t(1) << bits) < perChain)
+    ++bits;
+  return bits;
+}
+
+/// argmin.fold(best, best_id, x, offset = o): per row, folds x's minimum along
+/// axis 1 (column index + o) into the running state, without crossing lanes.
+/// Each element costs one fminf: the chain's position within its chain is
+/// packed into the low mantissa bits of the value (relative error below
+/// 2^(bits - 23), documented in language.md 10.10), and a chain that improved
+/// during this fold records o for the whole chain.
+std::optional<Val> lowerArgminFold(Lowerer &L, const Expr &call) {
+  auto state = argminState(L, call);
+  if (!state)
+    return std::nullopt;
+  auto [best, ids] = *state;
+  auto args = positionalArgs(call);
+  std::vector<Val> frags;
+  collectFrags(L, *args[2], frags);
+  auto ctx = contextOf(frags);
+  if (!ctx || ctx->layout != Layout::WgmmaAcc || ctx->shape[1] != best.chainColumns) {
+    L.unsupported(call.range, "argmin.fold of other than an expression over the role's wgmma accumulator tile");
+    return std::nullopt;
+  }
+  const Expr *offsetArg = keywordArg(call, "offset");
+  auto offset = offsetArg ? L.scalar(*offsetArg) : std::optional<std::string>("0");
+  if (!offset)
+    return std::nullopt;
+  const int64_t chunks = ctx->shape[1] / 8, C = kArgminChains;
+  const int bits = chainIndexBits(ctx->shape[1]);
+  const std::string mask = std::to_string((1u << bits) - 1) + "u", cs = std::to_string(C);
+  L.w.open("");
+  L.w.line("const int cake_off = " + *offset + ";");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("float cake_old[" + cs + "];");
+  L.w.line("#pragma unroll");
+  L.w.line("for (int cake_p = 0; cake_p < " + cs + "; ++cake_p) cake_old[cake_p] = " + best.cxx + "[cake_h * " + cs +
+           " + cake_p];");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_c = 0; cake_c < " + std::to_string(chunks) + "; ++cake_c)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_x = 0; cake_x < 2; ++cake_x)");
+  auto v = L.elementwise(*args[2], Layout::WgmmaAcc, "cake_c * 4 + cake_h * 2 + cake_x");
+  if (!v)
+    return std::nullopt;
+  L.w.line("const int cake_k = cake_c * 2 + cake_x;");
+  L.w.line("const float cake_v = " + *v + ";");
+  L.w.line("const float cake_pk = __uint_as_float((__float_as_uint(cake_v) & ~" + mask + ") | unsigned(cake_k / " + cs +
+           "));");
+  L.w.line("float &cake_b = " + best.cxx + "[cake_h * " + cs + " + cake_k % " + cs + "];");
+  L.w.line("cake_b = fminf(cake_b, cake_pk);");
+  L.w.close();
+  L.w.close();
+  L.w.line("#pragma unroll");
+  L.w.line("for (int cake_p = 0; cake_p < " + cs + "; ++cake_p) " + ids.cxx + "[cake_h * " + cs + " + cake_p] = " +
+           best.cxx + "[cake_h * " + cs + " + cake_p] < cake_old[cake_p] ? cake_off : " + ids.cxx + "[cake_h * " +
+           cs + " + cake_p];");
+  L.w.close();
+  L.w.close();
+  return Val{};
+}
+
+/// argmin.finish(best, best_id): merges the chains and the quad of each row;
+/// best and best_id are then an ordinary rows vector (ties: smaller index).
+std::optional<Val> lowerArgminFinish(Lowerer &L, const Expr &call) {
+  auto state = argminState(L, call);
+  if (!state)
+    return std::nullopt;
+  auto [best, ids] = *state;
+  const int64_t columns = best.chainColumns;
+  const std::string cs = std::to_string(kArgminChains);
+  const std::string mask = std::to_string((1u << chainIndexBits(columns)) - 1) + "u";
+  L.w.open("");
+  L.w.line("float cake_fv[2]; int cake_fi[2];");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("float cake_best = __int_as_float(0x7f800000); int cake_at = 0x7fffffff;");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_p = 0; cake_p < " + cs + "; ++cake_p)");
+  L.w.line("const unsigned cake_u = __float_as_uint(" + best.cxx + "[cake_h * " + cs + " + cake_p]);");
+  L.w.line("const int cake_k = int(cake_u & " + mask + ") * " + cs + " + cake_p;");
+  L.w.line("const float cake_v = __uint_as_float(cake_u & ~" + mask + ");");
+  L.w.line("const int cake_i = " + ids.cxx + "[cake_h * " + cs +
+           " + cake_p] + cake_k / 2 * 8 + cake_k % 2 + int(cake::rt::lane_id()) % 4 * 2;");
+  L.w.line("const bool cake_t = cake_v < cake_best || (cake_v == cake_best && cake_i < cake_at);");
+  L.w.line("cake_best = cake_t ? cake_v : cake_best; cake_at = cake_t ? cake_i : cake_at;");
+  L.w.close();
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_o = 1; cake_o < 4; cake_o *= 2)");
+  L.w.line("const float cake_ov = __shfl_xor_sync(0xffffffffu, cake_best, cake_o);");
+  L.w.line("const int cake_oi = __shfl_xor_sync(0xffffffffu, cake_at, cake_o);");
+  L.w.line("const bool cake_t = cake_ov < cake_best || (cake_ov == cake_best && cake_oi < cake_at);");
+  L.w.line("cake_best = cake_t ? cake_ov : cake_best; cake_at = cake_t ? cake_oi : cake_at;");
+  L.w.close();
+  L.w.line("cake_fv[cake_h] = cake_best; cake_fi[cake_h] = cake_at;");
+  L.w.close();
+  L.w.line("#pragma unroll");
+  L.w.line("for (int cake_h = 0; cake_h < 2; ++cake_h) " + best.cxx + "[cake_h] = cake_fv[cake_h], " + ids.cxx +
+           "[cake_h] = cake_fi[cake_h];");
+  L.w.close();
+  return Val{};
+}
+
+} // namespace
+
 /// st.global of a rows vector (the thread's two rows, written by lane % 4 == 0)
 /// or of a scalar (written by one thread of the unit).
 std::optional<Val> storeFragmentRows(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
@@ -499,6 +638,8 @@ void addFragmentLowerings(OpLowerings &t) {
   t["ld.shared"] = lowerLdShared;
   t["ld.global"] = lowerLdGlobal;
   t["reduce.sum"] = lowerReduce;
+  t["argmin.fold"] = lowerArgminFold;
+  t["argmin.finish"] = lowerArgminFinish;
   t["reduce.min"] = lowerReduce;
   t["reduce.max"] = lowerReduce;
 }

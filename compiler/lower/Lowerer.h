@@ -77,6 +77,10 @@ struct Val {
   std::optional<sema::Elem> cast; ///< math.cast applied elementwise
   int64_t buffers = 0;            ///< > 0: an array of that many fragments (`acc[2, 64, N]`)
   int64_t perThread = 0;          ///< Blocked: elements per lane
+  /// Rows vectors that are the state of argmin.fold: per row, this many
+  /// per-lane partial chains (the quad is reduced by argmin.finish).
+  int64_t chains = 0;
+  int64_t chainColumns = 0; ///< and the columns of the wgmma tile it folds
 
   // Schedules: one extent per dimension, with its name.
   std::vector<std::pair<std::string, std::string>> dims;
@@ -211,6 +215,8 @@ public:
   std::optional<Val> fragExpression(const syntax::Expr &e);
   bool fragAssign(const Val &target, const syntax::Expr &e);
   bool argReduce(const syntax::Expr &call, const std::string &values, const std::string &indices);
+  /// Whether the role's argmin.fold calls keep their running state in \p name.
+  bool isArgminState(std::string_view name) const;
   /// Pointer to the element of global view \p v at its origin, \p lastOffset further along the last dimension.
   std::string globalAddress(const Val &v, const std::string &lastOffset) const;
   std::string dimCxx(const sema::Dim &d);
@@ -262,6 +268,9 @@ void addMemoryLowerings(OpLowerings &table);
 void addMmaLowerings(OpLowerings &table);
 void addTcgen05Lowerings(OpLowerings &table);
 void addFragmentLowerings(OpLowerings &table);
+/// Partial chains per row of an argmin.fold state (independent compare
+/// chains: the fold's critical path is one fminf per element of a chain).
+constexpr int64_t kArgminChains = 4;
 /// Elements of a fragment per thread.
 int64_t fragCount(const Val &f);
 /// st.global of a rows vector or a scalar (Fragments.cpp).

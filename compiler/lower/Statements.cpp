@@ -104,6 +104,8 @@ std::optional<std::string> Lowerer::scalar(const Expr &e) {
     }
     if (k.sizeSymbols.count(e.text) || k.param(e.text))
       return cxxName(e.text);
+    if (e.text == "inf")
+      return std::string("__int_as_float(0x7f800000)");
     unsupported(e.range, "the name '" + e.text + "'");
     return std::nullopt;
   }

@@ -340,6 +340,8 @@ void Lowerer::varStmt(const VarStmt &v) {
       (f.elem == Elem::FP32 || f.elem == Elem::I32)) {
     f.layout = shape[0] == 64 ? Layout::Rows : Layout::Cols;
     f.shape = shape;
+    if (f.layout == Layout::Rows && isArgminState(name))
+      f.chains = kArgminChains, f.chainColumns = *accColumns;
     std::string type = f.elem == Elem::I32 ? "int" : "float";
     w.line(type + " " + f.cxx + "[" + std::to_string(fragCount(f)) + "];");
     bind(name, f);

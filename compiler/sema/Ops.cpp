@@ -39,6 +39,11 @@ constexpr uint8_t Sm90Up = SM90a | SM100a;
 // Keep this table sorted by name; a unit test checks it.
 // name, operands, minOperands, options, targets, issue, class, summary
 constexpr std::array kOps = {
+    // running argmin over tiles (10.10)
+    OpInfo{"argmin.finish", "best, best_id", 2, "", All, Unit, Reduce,
+           "merges argmin.fold's per-lane partials: best, best_id become the rows' results", "@"},
+    OpInfo{"argmin.fold", "best, best_id, x", 3, "offset", All, Unit, Reduce,
+           "per row, folds x's minimum along axis 1 (index + offset) into per-lane partials", "@"},
     // atomics (10.12)
     OpInfo{"atomic.add", "value, dst", 2, "#scope, #sem", All, Thread, Atomic, "atomic add; returns the old value(s)"},
     OpInfo{"atomic.cas", "expected, value, dst", 3, "#scope, #sem", All, Thread, Atomic,

@@ -1,8 +1,14 @@
 // Flash-KMeans assignment for Hopper: ids[b, n] = argmin_k (||c_k||^2 - 2 x_n . c_k).
 // The x tile (128 rows) stays resident while centroid tiles of 128 stream through a TMA ring
 // into wgmma; the distance matrix never leaves registers. Each compute warpgroup owns 64 rows
-// and double-buffers its accumulator, so the argmin of tile j - 1 overlaps the MMA of tile j.
-// The centroid norms travel in their own ring, consumed one tile later than the centroids.
+// and double-buffers its accumulator, so the argmin of one tile overlaps the MMA of the next.
+// The running argmin stays in per-lane partial chains (one fminf per distance: argmin.fold),
+// reduced across the quad once per x tile (argmin.finish).
+// The loop is peeled by hand (tile 0 before it, the last pair after it) so no MMA or wgmma
+// wait sits under a condition and no group is in flight across the back edge: ptxas then keeps
+// the wgmma pipeline asynchronous (no C7514/C7518).
+// The centroid norms travel in their own ring, padded with +inf to KP (a multiple of 2 BN),
+// so K need not be a multiple of the tile: padded columns never win.
 // Shared memory: 2 x 32 KiB (x) + 4 x 32 KiB (c) + 4 x 512 B (norms) = 194 KiB of 227 KiB.
 // Registers: 128 x 40 + 256 x 232 = 64512 of 65536.
 
@@ -10,11 +16,12 @@ const BM = 128
 const BN = 128
 const D = 128
 
-// ||c_k||^2 in fp32, one warp per centroid row (run once per Lloyd iteration).
+// ||c_k||^2 in fp32, one warp per centroid row (run once per Lloyd iteration); rows K .. KP
+// of the padded norms are +inf.
 kernel kmeans_cnorm(
   c: global bf16[B, K, D] align(16),
-  cn: global fp32[B, K] align(16),
-) target(sm_90a) grid(math.cdiv(K, 8), B) block(256) {
+  cn: global fp32[B, KP] align(16),
+) target(sm_90a) grid(math.cdiv(KP, 8), B) block(256) {
   role rows warps(0 .. 8) issue(warp) {
     let b = cta.id(1)
     let r = cta.id(0) * 8 + self.warp()
@@ -22,17 +29,23 @@ kernel kmeans_cnorm(
       let x = math.cast(ld.global(c[b, r, :]), fp32)
       st.global(reduce.sum(x * x, axis = 0), cn[b, r])
     }
+    if r >= K {
+      if r < KP {
+        st.global(inf, cn[b, r])
+      }
+    }
   }
 }
 
 kernel kmeans_assign_sm90(
   x: global bf16[B, N, D] align(16),
   c: global bf16[B, K, D] align(16),
-  cn: global fp32[B, K] align(16),
+  cn: global fp32[B, KP] align(16),
   ids: global i32[B, N],
 ) target(sm_90a) grid(persistent) block(384) cluster(1) {
-  assume K % BN == 0, K >= BN
-  let CT = K / BN
+  assume KP % (2 * BN) == 0, KP >= 2 * BN
+  let CT = KP / BN
+  assume CT >= 2, CT % 2 == 0
   let tiles = sched.tiles(b = B, m = math.cdiv(N, BM))
 
   ring xs stages(2) producer(load) consumer(compute) {
@@ -70,38 +83,56 @@ kernel kmeans_assign_sm90(
       let sx = xs.consume()
       best = inf
       best_id = 0
-      // iteration j issues the MMA of tile j and folds tile j - 1 into the running argmin
-      // (the last iteration also folds its own tile): the MMA is never behind a condition,
-      // so ptxas can keep the wgmma pipeline asynchronous
-      for j in 0 .. CT unroll(2) {
-        let sc = cs.consume()
-        wgmma.mma(sx.x[r0:r0 + 64, :], sc.c, acc[j % 2], shape = m64n128k16, accumulate = false)
+      // tile 0 into acc[0]
+      let s0 = cs.consume()
+      wgmma.mma(sx.x[r0:r0 + 64, :], s0.c, acc[0], shape = m64n128k16, accumulate = false)
+      wgmma.commit()
+      wgmma.wait(0)
+      cs.release(s0)
+      // pair p: the MMA of tile 2p + 1 (acc[1]) runs while tile 2p (acc[0]) folds, then the
+      // MMA of tile 2p + 2 (acc[0]) while tile 2p + 1 (acc[1]) folds. Each iteration ends with
+      // no wgmma in flight: ptxas cannot follow a group across the loop's back edge and would
+      // serialize the pipeline (C7514).
+      for p in 0 .. CT / 2 - 1 {
+        let s1 = cs.consume()
+        wgmma.mma(sx.x[r0:r0 + 64, :], s1.c, acc[1], shape = m64n128k16, accumulate = false)
         wgmma.commit()
-        wgmma.wait(1)
-        cs.release(sc, after = wgmma.retired(1))
-        if j > 0 {
-          let sn = ns.consume()
-          let norms = ld.shared(sn.cn, like = acc[(j + 1) % 2], axis = 1)
-          fence.proxy_async(sn.cn)
-          ns.release(sn)
-          let v, i = reduce.argmin(norms - 2.0 * acc[(j + 1) % 2], axis = 1)
-          let better = v < best
-          best = math.select(better, v, best)
-          best_id = math.select(better, i + (j - 1) * BN, best_id)
-        }
-        if j == CT - 1 {
-          wgmma.wait(0)
-          let sn = ns.consume()
-          let norms = ld.shared(sn.cn, like = acc[j % 2], axis = 1)
-          fence.proxy_async(sn.cn)
-          ns.release(sn)
-          let v, i = reduce.argmin(norms - 2.0 * acc[j % 2], axis = 1)
-          let better = v < best
-          best = math.select(better, v, best)
-          best_id = math.select(better, i + j * BN, best_id)
-        }
+        let n0 = ns.consume()
+        let cn0 = ld.shared(n0.cn, like = acc[0], axis = 1)
+        argmin.fold(best, best_id, cn0 - 2.0 * acc[0], offset = 2 * p * BN)
+        fence.proxy_async(n0.cn)
+        ns.release(n0)
+        wgmma.wait(0)
+        cs.release(s1)
+        let s2 = cs.consume()
+        wgmma.mma(sx.x[r0:r0 + 64, :], s2.c, acc[0], shape = m64n128k16, accumulate = false)
+        wgmma.commit()
+        let n1 = ns.consume()
+        let cn1 = ld.shared(n1.cn, like = acc[1], axis = 1)
+        argmin.fold(best, best_id, cn1 - 2.0 * acc[1], offset = (2 * p + 1) * BN)
+        fence.proxy_async(n1.cn)
+        ns.release(n1)
+        wgmma.wait(0)
+        cs.release(s2)
       }
+      // the last pair
+      let s3 = cs.consume()
+      wgmma.mma(sx.x[r0:r0 + 64, :], s3.c, acc[1], shape = m64n128k16, accumulate = false)
+      wgmma.commit()
+      let n2 = ns.consume()
+      let cn2 = ld.shared(n2.cn, like = acc[0], axis = 1)
+      argmin.fold(best, best_id, cn2 - 2.0 * acc[0], offset = (CT - 2) * BN)
+      fence.proxy_async(n2.cn)
+      ns.release(n2)
+      wgmma.wait(0)
+      cs.release(s3)
+      let n3 = ns.consume()
+      let cn3 = ld.shared(n3.cn, like = acc[1], axis = 1)
+      argmin.fold(best, best_id, cn3 - 2.0 * acc[1], offset = (CT - 1) * BN)
+      fence.proxy_async(n3.cn)
+      ns.release(n3)
       xs.release(sx)
+      argmin.finish(best, best_id)
       st.global(best_id, ids[t.b, t.m * BM + r0], clip = true)
     }
   }
