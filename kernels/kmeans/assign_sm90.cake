@@ -1,7 +1,8 @@
 // Flash-KMeans assignment for Hopper: ids[b, n] = argmin_k (||c_k||^2 - 2 x_n . c_k).
-// The x tile (128 rows) stays resident while centroid tiles of 128 stream through a TMA ring
-// into wgmma; the distance matrix never leaves registers. Each compute warpgroup owns 64 rows
-// and double-buffers its accumulator, so the argmin of one tile overlaps the MMA of the next.
+// The x tile (192 rows) stays resident while centroid tiles of 128 stream through a TMA ring
+// into wgmma; the distance matrix never leaves registers. Each of three compute warpgroups owns
+// 64 rows and double-buffers its accumulator, so the argmin of one tile overlaps the MMA of the
+// next (and the warpgroups overlap each other).
 // The running argmin stays in per-lane partial chains (one fminf per distance: argmin.fold),
 // reduced across the quad once per x tile (argmin.finish).
 // The loop is peeled by hand (tile 0 before it, the last pair after it) so no MMA or wgmma
@@ -9,10 +10,11 @@
 // the wgmma pipeline asynchronous (no C7514/C7518).
 // The centroid norms travel in their own ring, padded with +inf to KP (a multiple of 2 BN),
 // so K need not be a multiple of the tile: padded columns never win.
-// Shared memory: 2 x 32 KiB (x) + 4 x 32 KiB (c) + 4 x 512 B (norms) = 194 KiB of 227 KiB.
-// Registers: 128 x 40 + 256 x 232 = 64512 of 65536.
+// Shared memory: 2 x 48 KiB (x) + 3 x 32 KiB (c) + 3 x 512 B (norms) = 194 KiB of 227 KiB.
+// Registers: 128 x 24 + 384 x 160 = 64512 of 65536.
+// Variants for other D and for small problems (two compute warpgroups): kernels/kmeans/variants/.
 
-const BM = 128
+const BM = 192
 const BN = 128
 const D = 128
 
@@ -42,7 +44,7 @@ kernel kmeans_assign_sm90(
   c: global bf16[B, K, D] align(16),
   cn: global fp32[B, KP] align(16),
   ids: global i32[B, N],
-) target(sm_90a) grid(persistent) block(384) cluster(1) {
+) target(sm_90a) grid(persistent) block(512) cluster(1) {
   assume KP % (2 * BN) == 0, KP >= 2 * BN
   let CT = KP / BN
   assume CT >= 2, CT % 2 == 0
@@ -51,14 +53,14 @@ kernel kmeans_assign_sm90(
   ring xs stages(2) producer(load) consumer(compute) {
     x: shared bf16[BM, D] swizzle(128B)
   }
-  ring cs stages(4) producer(load) consumer(compute) {
+  ring cs stages(3) producer(load) consumer(compute) {
     c: shared bf16[BN, D] swizzle(128B)
   }
-  ring ns stages(4) producer(load) consumer(compute) {
+  ring ns stages(3) producer(load) consumer(compute) {
     cn: shared fp32[BN]
   }
 
-  role load warpgroups(0) regs(40) issue(elect) {
+  role load warpgroups(0) regs(24) issue(elect) {
     for t in tiles {
       let px = xs.produce()
       tma.load(x[t.b, t.m * BM, 0], px.x)
@@ -74,7 +76,7 @@ kernel kmeans_assign_sm90(
     }
   }
 
-  role compute warpgroups(1 .. 3) regs(232) issue(warpgroup) {
+  role compute warpgroups(1 .. 4) regs(160) issue(warpgroup) {
     let r0 = self.warpgroup() * 64
     var acc: reg fp32[2, 64, BN]
     var best: reg fp32[64]
