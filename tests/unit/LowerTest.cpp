@@ -199,7 +199,7 @@ TEST(LowerReview, UnsafeFormsAreRefused) {
 // of the block is lowered once per buffer; `assume CT % 2 == 0` lets the
 // unrolled loop drop its remainder copy.
 TEST(Lower, RunTimeBufferIndexAndDivisibleTripCount) {
-  auto l = lowerText("peeled.cake", readRepoFile("kernels/kmeans/variants/assign_sm90_peeled.cake"));
+  auto l = lowerText("peeled.cake", readRepoFile("tests/unit/Inputs/kmeans_peeled.cake"));
   ASSERT_TRUE(l->diags.empty());
   const std::string &src = l->module.source;
   EXPECT_NE(src.find("% 2);"), std::string::npos);
@@ -207,6 +207,30 @@ TEST(Lower, RunTimeBufferIndexAndDivisibleTripCount) {
   EXPECT_NE(src.find("else if (cake_buf"), std::string::npos);
   EXPECT_EQ(src.find("if (j_base + 0 < CT)"), std::string::npos) << "no remainder copy when CT % 2 == 0";
   // without the fact, the remainder is there
-  auto plain = lowerText("assign.cake", readRepoFile("kernels/kmeans/assign_sm90.cake"));
+  auto plain = lowerText("assign.cake", readRepoFile("tests/unit/Inputs/kmeans_unrolled.cake"));
   EXPECT_NE(plain->module.source.find("if (j_base + 0 < CT)"), std::string::npos);
+}
+
+// argmin.fold keeps its state in the rows vectors it names (four chains per
+// row); folding into a vector that is not an fp32/i32 state pair is refused.
+TEST(Lower, ArgminFoldStateAndRefusals) {
+  auto l = lowerText("assign.cake", readRepoFile("kernels/kmeans/assign_sm90.cake"));
+  ASSERT_TRUE(l->diags.empty());
+  EXPECT_NE(l->module.source.find("float best[8];"), std::string::npos);
+  EXPECT_NE(l->module.source.find("int best_id[8];"), std::string::npos);
+  auto text = readRepoFile("kernels/kmeans/assign_sm90.cake");
+  // swap the state's roles: the ids vector first
+  std::string from = "argmin.finish(best, best_id)";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "argmin.finish(best_id, best)");
+  SourceManager sm;
+  FileId file = sm.addBuffer("swapped.cake", text);
+  CheckResult check = checkSource(sm, file);
+  std::vector<Diagnostic> diags;
+  if (check.model)
+    lower::lowerModule(sm, file, *check.model, diags);
+  bool refused = countErrors(check.diagnostics) > 0;
+  for (const Diagnostic &d : diags)
+    refused |= d.code == "lower.unsupported" && d.message.find("argmin state") != std::string::npos;
+  EXPECT_TRUE(refused);
 }
