@@ -77,8 +77,16 @@ def main():
     ap.add_argument("shapes")
     ap.add_argument("--only", default="", help="I:J, a slice of the shape list")
     ap.add_argument("--lloyd", action="store_true", help="also time one Lloyd iteration (assign + update)")
+    ap.add_argument("--random", type=int, default=0,
+                    help="instead of the list, this many random ragged shapes from the same domain (seeded)")
     args = ap.parse_args()
     shapes = json.load(open(args.shapes))["shapes"]
+    if args.random:
+        import random
+        rng = random.Random(7)
+        shapes = [[rng.choice([1, 2, 3, 5, 8, 16]), rng.randint(3000, 300000), rng.randint(100, 20000),
+                   rng.choice([64, 128, 256])] for _ in range(args.random)]
+        shapes = [[b, n if b * n <= 2_000_000 else 2_000_000 // b, k, d] for b, n, k, d in shapes]
     if args.only:
         i, j = (int(v) if v else None for v in args.only.split(":"))
         shapes = shapes[i:j]
