@@ -285,12 +285,14 @@ private:
     case C::TmaStore:
       w.resource = Bottleneck::Dram;
       w.store = true;
-      w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
+      // the destination's bytes: the value may be a literal (`st.global(inf, cn[b, r])`)
+      w.bytes = args.size() > 1 ? bytesOf(*args[1], w) : 0;
       break;
     case C::StoreGlobal:
       w.resource = Bottleneck::Dram;
       w.store = true;
-      w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
+      // the destination's bytes: the value may be a literal (`st.global(inf, cn[b, r])`)
+      w.bytes = args.size() > 1 ? bytesOf(*args[1], w) : 0;
       break;
     case C::LoadShared:
     case C::StoreShared:
