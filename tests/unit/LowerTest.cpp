@@ -354,3 +354,14 @@ TEST(LowerAtomics, ScalarStoreIntoARowIsBroadcast) {
   ASSERT_FALSE(d.empty());
   EXPECT_NE(d[0].find("more than one element, other than a row"), std::string::npos) << d[0];
 }
+
+// A scalar var keeps its declared type (it was always an int: `var a: fp32 = 0.5` truncated).
+TEST(LowerReview, ScalarVarsKeepTheirType) {
+  std::string src;
+  auto d = lowerBody("  o: global fp32[8],\n", "    var a: fp32 = 0.5\n    a += 0.25\n    var n: i32 = 3\n"
+                                               "    st.global(a * math.cast(n, fp32), o[0])\n",
+                     &src);
+  EXPECT_TRUE(d.empty()) << d[0];
+  EXPECT_NE(src.find("float a = 0.5;"), std::string::npos);
+  EXPECT_NE(src.find("int n = 3;"), std::string::npos);
+}
