@@ -438,6 +438,21 @@ __device__ __forceinline__ void ld_global_bytes(T* dst, const void* src) {
   }
 }
 
+/// Copies `Bytes` (2, 4, 8 or 16, naturally aligned) from registers into global memory.
+template <int Bytes, class T>
+__device__ __forceinline__ void st_global_bytes(void* dst, const T* src) {
+  static_assert(Bytes == 2 || Bytes == 4 || Bytes == 8 || Bytes == 16, "st_global_bytes: 2, 4, 8 or 16 bytes");
+  if constexpr (Bytes == 16) {
+    *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+  } else if constexpr (Bytes == 8) {
+    *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<const uint2*>(src);
+  } else if constexpr (Bytes == 4) {
+    *reinterpret_cast<u32*>(dst) = *reinterpret_cast<const u32*>(src);
+  } else {
+    *reinterpret_cast<u16*>(dst) = *reinterpret_cast<const u16*>(src);
+  }
+}
+
 /// Ceiling division of non-negative integers.
 __host__ __device__ __forceinline__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 
@@ -500,6 +515,171 @@ __device__ __noinline__ void watched_wait(u32 bar, u32 parity, HangRecord* recor
     }
   }
 }
+
+// ============================================================================
+// Atomics and reductions (language.md 10.12)
+// ============================================================================
+//
+// red.* when the old value is not needed (an atomic used as a statement),
+// atom.* when it is. Every form is .relaxed at the scope `S` (the language's
+// defaults: scope = gpu, sem = relaxed); the generated code passes the scope
+// as a template argument. Vector forms (.v2/.v4.f32) exist on sm_90+ and need
+// an address aligned to the vector's bytes. PTX has no fp32 min/max atomics:
+// red/atom_global_{min,max}_f32 order the bit patterns as integers (sign bit
+// clear: signed max/min; sign bit set: unsigned min/max), which is exact for
+// every non-NaN float, -0.0 included.
+
+/// The scope of an atomic: .cta, .gpu or .sys.
+enum class Scope { Cta, Gpu, Sys };
+
+// asm volatile(HEAD ".cta" TAIL OPERANDS) for the scope S (one asm per scope:
+// PTX wants the qualifier in the instruction text).
+#define CAKE_RT_SCOPED_ASM(S, HEAD, TAIL, ...)                                        \
+  do {                                                                              \
+    if constexpr ((S) == ::cake::rt::Scope::Cta) asm volatile(HEAD ".cta" TAIL __VA_ARGS__); \
+    else if constexpr ((S) == ::cake::rt::Scope::Gpu) asm volatile(HEAD ".gpu" TAIL __VA_ARGS__); \
+    else asm volatile(HEAD ".sys" TAIL __VA_ARGS__);                                \
+  } while (0)
+
+/// red.relaxed.S.global.add.f32: *p += v.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_f32(float* p, float v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.f32 [%0], %1;", ::"l"(p), "f"(v) : "memory");
+}
+
+#if CAKE_RT_SM90
+/// red.relaxed.S.global.add.v2.f32: p[0] += a, p[1] += b (p 8-byte aligned).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_v2_f32(float* p, float a, float b) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.v2.f32 [%0], {%1, %2};", ::"l"(p), "f"(a), "f"(b) : "memory");
+}
+
+/// red.relaxed.S.global.add.v4.f32: p[0..3] += a, b, c, d (p 16-byte aligned).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_v4_f32(float* p, float a, float b, float c, float d) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.v4.f32 [%0], {%1, %2, %3, %4};", ::"l"(p), "f"(a), "f"(b),
+                     "f"(c), "f"(d)
+                     : "memory");
+}
+#endif  // CAKE_RT_SM90
+
+/// red.relaxed.S.global.add.s32: *p += v.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_s32(int* p, int v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.s32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.add.u32: *p += v.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_u32(u32* p, u32 v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.u32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.max.s32: *p = max(*p, v).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_max_s32(int* p, int v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.max.s32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.min.s32: *p = min(*p, v).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_min_s32(int* p, int v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.min.s32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.max.u32: *p = max(*p, v).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_max_u32(u32* p, u32 v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.max.u32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.min.u32: *p = min(*p, v).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_min_u32(u32* p, u32 v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.min.u32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// fp32 *p = max(*p, v) through integer reductions on the bit patterns (exact
+/// for non-NaN values): red.global.max.s32 when v's sign bit is clear, else
+/// red.global.min.u32.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_max_f32(float* p, float v) {
+  if (__float_as_uint(v) >> 31)
+    red_global_min_u32<S>(reinterpret_cast<u32*>(p), __float_as_uint(v));
+  else
+    red_global_max_s32<S>(reinterpret_cast<int*>(p), __float_as_int(v));
+}
+
+/// fp32 *p = min(*p, v) as above: red.global.min.s32 when v's sign bit is
+/// clear, else red.global.max.u32.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_min_f32(float* p, float v) {
+  if (__float_as_uint(v) >> 31)
+    red_global_max_u32<S>(reinterpret_cast<u32*>(p), __float_as_uint(v));
+  else
+    red_global_min_s32<S>(reinterpret_cast<int*>(p), __float_as_int(v));
+}
+
+/// atom.relaxed.S.global.add.f32: *p += v; returns the old value.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ float atom_global_add_f32(float* p, float v) {
+  float old;
+  CAKE_RT_SCOPED_ASM(S, "atom.relaxed", ".global.add.f32 %0, [%1], %2;", : "=f"(old) : "l"(p), "f"(v) : "memory");
+  return old;
+}
+
+// atom.relaxed.S.global.OP.TYPE on 32-bit integers: *p = OP(*p, v); returns the old value.
+#define CAKE_RT_ATOM_INT(NAME, OP, T, PTX)                                                                  \
+  template <Scope S = Scope::Gpu>                                                                           \
+  __device__ __forceinline__ T NAME(T* p, T v) {                                                            \
+    T old;                                                                                                  \
+    CAKE_RT_SCOPED_ASM(S, "atom.relaxed", ".global." OP "." PTX " %0, [%1], %2;", : "=r"(old) : "l"(p), "r"(v) \
+                       : "memory");                                                                         \
+    return old;                                                                                             \
+  }
+/// atom.global.add.s32 / .u32, .max/.min.s32 / .u32, .exch.b32 (old value returned).
+CAKE_RT_ATOM_INT(atom_global_add_s32, "add", int, "s32")
+CAKE_RT_ATOM_INT(atom_global_add_u32, "add", u32, "u32")
+CAKE_RT_ATOM_INT(atom_global_max_s32, "max", int, "s32")
+CAKE_RT_ATOM_INT(atom_global_min_s32, "min", int, "s32")
+CAKE_RT_ATOM_INT(atom_global_max_u32, "max", u32, "u32")
+CAKE_RT_ATOM_INT(atom_global_min_u32, "min", u32, "u32")
+CAKE_RT_ATOM_INT(atom_global_exch_b32, "exch", u32, "b32")
+#undef CAKE_RT_ATOM_INT
+
+/// fp32 max with the old value, as red_global_max_f32.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ float atom_global_max_f32(float* p, float v) {
+  u32 old = (__float_as_uint(v) >> 31)
+                ? atom_global_min_u32<S>(reinterpret_cast<u32*>(p), __float_as_uint(v))
+                : u32(atom_global_max_s32<S>(reinterpret_cast<int*>(p), __float_as_int(v)));
+  return __uint_as_float(old);
+}
+
+/// fp32 min with the old value, as red_global_min_f32.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ float atom_global_min_f32(float* p, float v) {
+  u32 old = (__float_as_uint(v) >> 31)
+                ? atom_global_max_u32<S>(reinterpret_cast<u32*>(p), __float_as_uint(v))
+                : u32(atom_global_min_s32<S>(reinterpret_cast<int*>(p), __float_as_int(v)));
+  return __uint_as_float(old);
+}
+
+/// atom.relaxed.S.global.cas.b32: if *p == expected then *p = v; returns the old value.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ u32 atom_global_cas_b32(u32* p, u32 expected, u32 v) {
+  u32 old;
+  CAKE_RT_SCOPED_ASM(S, "atom.relaxed", ".global.cas.b32 %0, [%1], %2, %3;", : "=r"(old) : "l"(p), "r"(expected),
+                     "r"(v)
+                     : "memory");
+  return old;
+}
+
+/// cvt.rn.bf16.f32 and back: v rounded to the nearest bf16 (ties to even), as a float.
+__device__ __forceinline__ float round_bf16(float v) { return __uint_as_float(pack_bf16x2(v, 0.f) << 16); }
+
+/// cvt.rn.f16.f32 and back: v rounded to the nearest fp16 (ties to even), as a float.
+__device__ __forceinline__ float round_f16(float v) { return f16_to_f32(u16(pack_f16x2(v, 0.f) & 0xffffu)); }
 
 // ============================================================================
 // Named barriers, warp sync
