@@ -9,7 +9,8 @@ relative of the true minimum, plus the fp32 cancellation slack of the oracle in
 compiler/oracle/KMeans.cpp). Times: CUDA events around each call, median after warm-up; reps
 adapt to the shape (at least 5, about 100 ms of samples, at most 50).
 
-Usage: PEERS_DIR=.peers CAKE_LIB=... sweep.py SHAPES.json [--only I:J] [--lloyd] > results.json
+Usage: PEERS_DIR=.peers CAKE_LIB=... sweep.py SHAPES.json [--only I:J] [--random N] [--lloyd B,N,K,D]
+       > results.json
 SHAPES.json: ../shared/workloads/kmeans_shapes.json's format ({"shapes": [[B, N, K, D], ...]}).
 """
 import argparse
@@ -76,11 +77,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("shapes")
     ap.add_argument("--only", default="", help="I:J, a slice of the shape list")
-    ap.add_argument("--lloyd", action="store_true", help="also time one Lloyd iteration (assign + update)")
+    ap.add_argument("--lloyd", default="", help="B,N,K,D[;...]: at these shapes also time one Lloyd iteration "
+                    "(assign + update) beside flash-kmeans's assign + sorted update")
     ap.add_argument("--random", type=int, default=0,
                     help="instead of the list, this many random ragged shapes from the same domain (seeded)")
     args = ap.parse_args()
     shapes = json.load(open(args.shapes))["shapes"]
+    lloyd = [list(map(int, s.split(","))) for s in args.lloyd.split(";") if s]
     if args.random:
         import random
         rng = random.Random(7)
@@ -126,13 +129,11 @@ def main():
         if "cake_ms" in row and peers:
             row["speedup_vs_best_peer"] = min(peers) / row["cake_ms"]
             row["fraction_of_floor"] = row["floor_ms"] / row["cake_ms"]
-        if args.lloyd:
-            try:
-                ids64 = out.long()
-                row["flash_kmeans_lloyd_ms"], _ = timed(
-                    lambda: fk_update(x, fk_assign(x, c, x_sq, out, c_sq).long(), c))
+        if [B, N, K, D] in lloyd:
+            try:  # flash-kmeans's own iteration (kmeans_triton_impl._euclid_iter) without its shift
+                row["flash_kmeans_lloyd_ms"], _ = timed(lambda: fk_update(x, fk_assign(x, c, x_sq, out, c_sq), c))
                 row["cake_lloyd_ms"], _ = timed(lambda: ck.update(x, ck.assign(x, c, out=ids), c))
-                del ids64
+                row["lloyd_speedup"] = row["flash_kmeans_lloyd_ms"] / row["cake_lloyd_ms"]
             except Exception as e:  # noqa: BLE001
                 row["lloyd_error"] = repr(e)[:300]
         rows.append(row)
