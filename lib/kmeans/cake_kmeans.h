@@ -62,7 +62,9 @@ CAKE_KMEANS_API int cake_kmeans_assign(const void *x, const void *c, int32_t *id
                                        int64_t D, int dtype, void *stream);
 
 /* c_new[b, k] = the mean of the points x[b, n] with ids[b, n] == k; an empty
- * cluster keeps c_old[b, k]. c_new must not overlap c_old. */
+ * cluster keeps c_old[b, k]. c_new must not overlap the other arguments.
+ * Every ids[b, n] must lie in [0, K): the kernels do not check (ids from
+ * cake_kmeans_assign always do). */
 CAKE_KMEANS_API int cake_kmeans_update(const void *x, const int32_t *ids, const void *c_old, void *c_new, int64_t B,
                                        int64_t N, int64_t K, int64_t D, int dtype, void *stream);
 
@@ -72,7 +74,9 @@ CAKE_KMEANS_API int cake_kmeans_update(const void *x, const int32_t *ids, const 
  * once every batch's shift is <= tol. The final centroids are written to
  * c_inout and ids holds the assignment to them (one more assign after the
  * loop). *iters_done (may be NULL) receives the number of updates done.
- * Waits for the stream. */
+ * Waits for the stream. The shift is the largest squared L2 distance a
+ * centroid moved (0 when none did: tol = 0 runs until nothing moves). After a
+ * failure c_inout and ids may hold an intermediate iteration's values. */
 CAKE_KMEANS_API int cake_kmeans_fit(const void *x, void *c_inout, int32_t *ids, int64_t B, int64_t N, int64_t K,
                                     int64_t D, int dtype, int max_iters, float tol, int *iters_done, void *stream);
 
