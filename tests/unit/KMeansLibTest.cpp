@@ -245,6 +245,43 @@ TEST(KMeansEmbedded, AssignPipelinePlansAtRealSizes) {
   }
 }
 
+TEST(KMeansEmbedded, UpdatePipelineWhenBuilt) {
+  const EmbeddedFile *f = findEmbedded("update");
+  if (!f || f->cubin.empty())
+    GTEST_SKIP() << "this build has no update kernels";
+  for (auto [B, N, K] : {std::tuple{2, 300, 256}, {1, 1, 1}, {32, 65536, 1024}}) {
+    Problem p = problem(Op::Update, B, N, K, 128);
+    Dispatched d = dispatch(p);
+    ASSERT_FALSE(d.failure);
+    Pipeline pipe;
+    auto e = preparePipeline(*d.variant, p,
+                             {{"x", sema::Elem::BF16, {B, N, 128}},
+                              {"ids", sema::Elem::I32, {B, N}},
+                              {"c_old", sema::Elem::BF16, {B, K, 128}},
+                              {"c_new", sema::Elem::BF16, {B, K, 128}}},
+                             pipe);
+    ASSERT_FALSE(e) << e->message;
+    ASSERT_EQ(pipe.kernels.size(), 3u);
+    EXPECT_EQ(pipe.kernels[0]->name, "kmeans_update_zero");
+    EXPECT_FALSE(pipe.zeroFill);
+    const ScratchBuffer *shift = pipe.findScratch("shift");
+    ASSERT_NE(shift, nullptr);
+    EXPECT_EQ(shift->elem, sema::Elem::FP32);
+    EXPECT_EQ(shift->shape, (std::vector<int64_t>{B}));
+    ASSERT_NE(pipe.findScratch("sums"), nullptr);
+    EXPECT_EQ(pipe.findScratch("sums")->shape, (std::vector<int64_t>{B, K, 128}));
+    ASSERT_NE(pipe.findScratch("counts"), nullptr);
+    runner::Buffers buffers = {{"x", 0x100000}, {"ids", 0x200000}, {"c_old", 0x300000}, {"c_new", 0x400000}};
+    for (const ScratchBuffer &s : pipe.scratch)
+      buffers[s.name] = 0x1000000 + s.offset;
+    for (const lower::LoweredKernel *k : pipe.kernels) {
+      runner::LaunchPlan plan;
+      auto err = runner::planLowered(*k, buffers, pipe.sizes, 132, plan);
+      ASSERT_FALSE(err) << *err;
+    }
+  }
+}
+
 TEST(KMeansEmbedded, ARuleToTheWrongVariantIsCaught) {
   // the assign variant asked to take D = 64: the IR says D = 128
   Problem p = problem(Op::Assign, 1, 100, 10, 64);
@@ -386,6 +423,18 @@ TEST_F(KMeansFakeDriver, SizesTheKernelsCannotTake) {
   EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_UNSUPPORTED);
   EXPECT_NE(std::string(cake_kmeans_last_error()).find("has a y or z dimension over 65535"), std::string::npos)
       << cake_kmeans_last_error();
+}
+
+TEST_F(KMeansFakeDriver, Update) {
+  void *x = alloc(300 * 128 * 2), *c = alloc(256 * 128 * 2), *cNew = alloc(256 * 128 * 2);
+  auto *ids = static_cast<int32_t *>(alloc(300 * 4));
+  int status = cake_kmeans_update(x, ids, c, cNew, 1, 300, 256, 128, CAKE_KMEANS_BF16, nullptr);
+  EXPECT_EQ(status, cake_kmeans_has_update() ? CAKE_KMEANS_OK : CAKE_KMEANS_NOT_AVAILABLE) << cake_kmeans_last_error();
+  // c_new over c_old
+  EXPECT_EQ(cake_kmeans_update(x, ids, c, static_cast<char *>(c) + 4096, 1, 300, 256, 128, CAKE_KMEANS_BF16, nullptr),
+            CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_STREQ(cake_kmeans_last_error(),
+               "cake_kmeans_update: c_new overlaps c_old (an output must not share memory with another argument)");
 }
 
 TEST_F(KMeansFakeDriver, Fit) {
