@@ -31,6 +31,7 @@
 #include "compiler/oracle/Oracles.h"
 #include "compiler/oracle/Poison.h"
 #include "compiler/oracle/Workload.h"
+#include "compiler/runner/LaunchLowered.h"
 #include "compiler/runner/Runner.h"
 #include "compiler/syntax/Printer.h"
 #include "diagnostics/Sink.h"
@@ -198,23 +199,6 @@ std::optional<std::string> bindTensors(const std::vector<const lower::LoweredKer
   return std::nullopt;
 }
 
-std::optional<TensorDType> mapDType(oracle::DType d) {
-  switch (d) {
-  case oracle::DType::BF16:
-    return TensorDType::BF16;
-  case oracle::DType::F16:
-    return TensorDType::F16;
-  case oracle::DType::F32:
-    return TensorDType::F32;
-  default:
-    return std::nullopt;
-  }
-}
-
-Swizzle mapSwizzle(uint32_t bytes) {
-  return bytes == 128 ? Swizzle::B128 : bytes == 64 ? Swizzle::B64 : bytes == 32 ? Swizzle::B32 : Swizzle::None;
-}
-
 struct HangRecord { // mirrors cake::rt::HangRecord (cake_device.cuh)
   uint32_t hung, site, parity, blockX, blockY, blockZ, thread, barrier;
   uint64_t waitedNs;
@@ -302,7 +286,7 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
   auto tensors = oracle::makeTensors(run.workload);
   if (!tensors)
     return fail(tensors.error(), UsageError);
-  std::map<std::string, DevicePtr> buffers;
+  Buffers buffers;
   for (auto &[name, t] : *tensors) {
     auto p = gpu.alloc(t.byteSize());
     if (!p)
@@ -313,64 +297,23 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
   }
   lower::Bindings sizes(run.workload.sizes.begin(), run.workload.sizes.end());
   std::optional<MappedBuffer> hang;
-  // The parameters and launch configuration of one kernel of the pipeline.
-  struct Launch {
-    const lower::LoweredKernel *k;
-    KernelParams params;
-    LaunchConfig config;
-  };
-  std::vector<Launch> launches;
+  // The parameters and launch configuration of each kernel of the pipeline
+  // (compiler/runner/LaunchLowered.h, the path libcake_kmeans shares).
+  std::vector<LoweredLaunch> launches;
   for (const lower::LoweredKernel *k : run.pipeline) {
-    Launch l{k, {}, {}};
-    lower::LaunchDims dims;
-    if (auto e = lower::planLaunch(*k, sizes, gpu.device().smCount, dims))
-      return fail("kernel '" + k->name + "': " + e->message, UsageError);
-    for (const lower::KernelArg &a : k->args) {
-      switch (a.kind) {
-      case lower::KernelArg::TensorMap: {
-        const lower::TensorMapPlan &plan = k->maps[a.map];
-        const oracle::HostTensor &t = tensors->at(plan.param);
-        TensorMapDesc d;
-        d.dtype = *mapDType(t.dtype);
-        d.rank = uint32_t(t.shape.size());
-        d.address = buffers.at(plan.param);
-        for (uint32_t i = 0; i < d.rank; ++i) {
-          d.dims[i] = uint64_t(t.shape[d.rank - 1 - i]);
-          d.box[i] = plan.box[d.rank - 1 - i];
-        }
-        d.setPackedStrides();
-        d.swizzle = mapSwizzle(plan.swizzle);
-        auto map = gpu.encodeTensorMap(d);
-        if (!map)
-          return driverError(map.error());
-        l.params.add(*map);
-        break;
-      }
-      case lower::KernelArg::Pointer:
-        l.params.add(buffers.at(a.name));
-        break;
-      case lower::KernelArg::Size:
-        l.params.add(int32_t(sizes.at(a.name)));
-        break;
-      case lower::KernelArg::Scalar:
-        return fail("scalar parameters are not supported by cake run yet ('" + a.name + "')", UsageError);
-      case lower::KernelArg::HangRecord: {
-        if (!hang) {
-          auto m = gpu.allocMapped(sizeof(HangRecord));
-          if (!m)
-            return driverError(m.error());
-          hang = *m;
-        }
-        l.params.add(hang->device);
-        break;
-      }
-      }
+    LaunchPlan plan;
+    if (auto e = planLowered(*k, buffers, sizes, gpu.device().smCount, plan))
+      return fail(*e, UsageError);
+    if (plan.needsHangRecord && !hang) {
+      auto m = gpu.allocMapped(sizeof(HangRecord));
+      if (!m)
+        return driverError(m.error());
+      hang = *m;
     }
-    l.config.grid = Dim3{dims.grid[0], dims.grid[1], dims.grid[2]};
-    l.config.block = Dim3{k->block, 1, 1};
-    l.config.cluster = Dim3{dims.cluster[0], dims.cluster[1], dims.cluster[2]};
-    l.config.dynamicShared = k->dynamicShared;
-    launches.push_back(std::move(l));
+    auto l = packLowered(gpu, plan, hang ? hang->device : 0);
+    if (!l)
+      return driverError(l.error());
+    launches.push_back(std::move(*l));
   }
   LaunchConfig &config = launches.back().config;
   KernelParams &params = launches.back().params;
@@ -381,14 +324,14 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
   // one launch, checked
   watch.phase(run.timing.timeoutSeconds + kGrace, "the first launch of '" + lk.name + "'");
   Status launched = Ok{};
-  for (Launch &l : launches)
+  for (LoweredLaunch &l : launches)
     if (launched)
-      launched = gpu.launch(*module, l.k->name, l.config, l.params);
+      launched = gpu.launch(*module, l.kernel->name, l.config, l.params);
   if (launched)
     launched = gpu.synchronize(run.timing.timeoutSeconds);
   if (!launched) {
     const auto *rec = hang ? static_cast<const HangRecord *>(hang->host) : nullptr;
-    const lower::LoweredKernel &hungKernel = *launches.back().k;
+    const lower::LoweredKernel &hungKernel = *launches.back().kernel;
     if (rec && rec->hung && rec->site < hungKernel.waits.size()) {
       const lower::WaitSite &site = hungKernel.waits[rec->site];
       std::ostringstream m;
@@ -437,11 +380,11 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
   json pipeline = json::array();
   double before = 0;
   for (size_t i = 0; i + 1 < launches.size(); ++i) {
-    auto ti = gpu.time(*module, launches[i].k->name, launches[i].config, launches[i].params, timing);
+    auto ti = gpu.time(*module, launches[i].kernel->name, launches[i].config, launches[i].params, timing);
     if (!ti)
       return driverError(ti.error());
     before += ti->medianMs;
-    pipeline.push_back({{"kernel", launches[i].k->name}, {"median_ms", ti->medianMs}});
+    pipeline.push_back({{"kernel", launches[i].kernel->name}, {"median_ms", ti->medianMs}});
   }
   auto t = gpu.time(*module, lk.name, config, params, timing);
   if (!t)

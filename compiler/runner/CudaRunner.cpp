@@ -68,7 +68,17 @@ namespace {
   X(cuTensorMapEncodeTiled)                                                                                            \
   X(cuFuncGetParamInfo)                                                                                                \
   X(cuMemHostAlloc)                                                                                                    \
-  X(cuMemHostGetDevicePointer)
+  X(cuMemHostGetDevicePointer)                                                                                         \
+  X(cuMemFreeHost)                                                                                                     \
+  X(cuCtxGetCurrent)                                                                                                   \
+  X(cuStreamGetCtx)                                                                                                    \
+  X(cuPointerGetAttribute)                                                                                             \
+  X(cuMemPoolCreate)                                                                                                   \
+  X(cuMemPoolSetAttribute)                                                                                             \
+  X(cuMemPoolDestroy)                                                                                                  \
+  X(cuMemAllocFromPoolAsync)                                                                                           \
+  X(cuMemFreeAsync)                                                                                                    \
+  X(cuMemcpyAsync)
 
 struct Driver {
   void *handle = nullptr;
@@ -177,14 +187,17 @@ std::string dims(const Dim3 &d) { return std::to_string(d.x) + "x" + std::to_str
 
 class CudaRunner final : public Runner {
 public:
-  CudaRunner(Driver &d, CUdevice dev, CUcontext ctx, CUstream stream, DeviceInfo info)
-      : d_(d), dev_(dev), ctx_(ctx), stream_(stream), info_(std::move(info)) {}
+  CudaRunner(Driver &d, CUdevice dev, CUcontext ctx, CUstream stream, DeviceInfo info, bool guest)
+      : d_(d), dev_(dev), ctx_(ctx), stream_(stream), info_(std::move(info)), guest_(guest) {}
 
   ~CudaRunner() override {
+    Scope scope(*this);
     // After a timeout a kernel may still run: touching the context could
     // block, so everything is left to the end of the process.
     if (wedged_ || !ready() || !waitStream(defaultTimeout_, "the last launch"))
       return;
+    if (pool_)
+      d_.cuMemPoolDestroy(pool_);
     for (CUevent e : events_)
       d_.cuEventDestroy(e);
     if (scratch_)
@@ -192,7 +205,8 @@ public:
     for (CUmodule m : modules_)
       if (m)
         d_.cuModuleUnload(m);
-    d_.cuStreamDestroy(stream_);
+    if (stream_)
+      d_.cuStreamDestroy(stream_);
     d_.cuDevicePrimaryCtxRelease(dev_);
   }
 
@@ -201,6 +215,7 @@ public:
   void setDefaultTimeout(double s) override { defaultTimeout_ = s > 0 ? s : defaultTimeout_; }
 
   Expected<ModuleId> loadModule(std::string_view image) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s.error();
     std::string copy(image); // PTX must end in NUL; std::string provides one
@@ -226,6 +241,7 @@ public:
   }
 
   Status unloadModule(ModuleId id) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s;
     CUmodule *m = moduleSlot(id);
@@ -241,6 +257,7 @@ public:
   }
 
   Expected<KernelAttributes> kernelAttributes(ModuleId module, std::string_view kernel) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s.error();
     auto f = function(module, kernel);
@@ -265,6 +282,7 @@ public:
   }
 
   Status launch(ModuleId module, std::string_view kernel, const LaunchConfig &config, KernelParams &params) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s;
     auto f = function(module, kernel);
@@ -276,6 +294,7 @@ public:
   }
 
   Status synchronize(double timeoutSeconds) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s;
     return waitStream(timeoutSeconds < 0 ? defaultTimeout_ : timeoutSeconds, "the launched kernels");
@@ -283,6 +302,7 @@ public:
 
   Expected<Timing> time(ModuleId module, std::string_view kernel, const LaunchConfig &config, KernelParams &params,
                         const TimingOptions &options) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s.error();
     if (options.repetitions < 1)
@@ -343,6 +363,7 @@ public:
   }
 
   Expected<DevicePtr> alloc(size_t bytes) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s.error();
     CUdeviceptr p = 0;
@@ -352,6 +373,7 @@ public:
   }
 
   Expected<MappedBuffer> allocMapped(size_t bytes) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s.error();
     if (!d_.cuMemHostAlloc || !d_.cuMemHostGetDevicePointer)
@@ -369,6 +391,7 @@ public:
   }
 
   Status free(DevicePtr ptr) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s;
     if (auto s = waitStream(defaultTimeout_, "the launches before cuMemFree"); !s)
@@ -377,6 +400,7 @@ public:
   }
 
   Status copyToDevice(DevicePtr dst, const void *src, size_t bytes) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s;
     if (auto s = waitStream(defaultTimeout_, "the launches before a copy"); !s)
@@ -385,6 +409,7 @@ public:
   }
 
   Status copyToHost(void *dst, DevicePtr src, size_t bytes) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s;
     if (auto s = waitStream(defaultTimeout_, "the launches before a copy"); !s)
@@ -393,6 +418,7 @@ public:
   }
 
   Status fill(DevicePtr dst, uint8_t byte, size_t bytes) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s;
     if (CUresult r = d_.cuMemsetD8Async(static_cast<CUdeviceptr>(dst), byte, bytes, stream_); r != CUDA_SUCCESS)
@@ -401,6 +427,7 @@ public:
   }
 
   Expected<TensorMap> encodeTensorMap(const TensorMapDesc &desc) override {
+    Scope scope(*this);
     if (auto s = ready(); !s)
       return s.error();
     if (std::string why = validateTensorMap(desc); !why.empty())
@@ -441,7 +468,160 @@ public:
     return map;
   }
 
+  //===-- Work on the caller's stream ---------------------------------------===//
+
+  Status checkStream(Stream stream) override {
+    Scope scope(*this);
+    if (auto s = ready(); !s)
+      return s;
+    auto handle = reinterpret_cast<uintptr_t>(stream.handle);
+    if (handle == 0 || handle == reinterpret_cast<uintptr_t>(CU_STREAM_LEGACY) ||
+        handle == reinterpret_cast<uintptr_t>(CU_STREAM_PER_THREAD) || !d_.cuStreamGetCtx)
+      return Ok{};
+    CUcontext owner = nullptr;
+    if (CUresult r = d_.cuStreamGetCtx(cu(stream), &owner); r != CUDA_SUCCESS)
+      return Error{Error::InvalidArgument, "the stream is not a CUDA stream (cuStreamGetCtx failed with " +
+                                               d_.errorText(r) + ")"};
+    if (owner != ctx_)
+      return Error{Error::InvalidArgument,
+                   "the stream belongs to another CUDA context than the primary context of GPU " +
+                       std::to_string(info_.ordinal) + ", where the data lies; pass a stream of that GPU's primary "
+                                                       "context (the one the CUDA runtime and PyTorch use)"};
+    return Ok{};
+  }
+
+  Status launchOn(Stream stream, ModuleId module, std::string_view kernel, const LaunchConfig &config,
+                  KernelParams &params) override {
+    Scope scope(*this);
+    if (auto s = ready(); !s)
+      return s;
+    auto f = function(module, kernel);
+    if (!f)
+      return f.error();
+    if (auto s = prepare(*f, kernel, config, params); !s)
+      return s;
+    return enqueue(*f, config, params, cu(stream));
+  }
+
+  Expected<DevicePtr> allocOn(Stream stream, size_t bytes) override {
+    Scope scope(*this);
+    if (auto s = ready(); !s)
+      return s.error();
+    if (auto s = ensurePool(); !s)
+      return s.error();
+    CUdeviceptr p = 0;
+    if (CUresult r = d_.cuMemAllocFromPoolAsync(&p, bytes ? bytes : 1, pool_, cu(stream)); r != CUDA_SUCCESS)
+      return fail(r, "cuMemAllocFromPoolAsync of " + std::to_string(bytes) + " bytes");
+    return static_cast<DevicePtr>(p);
+  }
+
+  Status freeOn(Stream stream, DevicePtr ptr) override {
+    Scope scope(*this);
+    if (auto s = ready(); !s)
+      return s;
+    if (!d_.cuMemFreeAsync)
+      return Error{Error::Unsupported, "the CUDA driver has no cuMemFreeAsync (it needs CUDA 11.2 or newer)"};
+    return check(d_.cuMemFreeAsync(static_cast<CUdeviceptr>(ptr), cu(stream)), "cuMemFreeAsync");
+  }
+
+  Status fillOn(Stream stream, DevicePtr dst, uint8_t byte, size_t bytes) override {
+    Scope scope(*this);
+    if (auto s = ready(); !s)
+      return s;
+    return check(d_.cuMemsetD8Async(static_cast<CUdeviceptr>(dst), byte, bytes, cu(stream)), "cuMemsetD8Async");
+  }
+
+  Status copyOn(Stream stream, DevicePtr dst, DevicePtr src, size_t bytes) override {
+    Scope scope(*this);
+    if (auto s = ready(); !s)
+      return s;
+    if (!d_.cuMemcpyAsync)
+      return Error{Error::Unsupported, "the CUDA driver has no cuMemcpyAsync"};
+    return check(d_.cuMemcpyAsync(static_cast<CUdeviceptr>(dst), static_cast<CUdeviceptr>(src), bytes, cu(stream)),
+                 "cuMemcpyAsync");
+  }
+
+  Status waitFor(Stream stream) override {
+    Scope scope(*this);
+    if (auto s = ready(); !s)
+      return s;
+    CUevent e = nullptr;
+    if (CUresult r = d_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING); r != CUDA_SUCCESS)
+      return fail(r, "cuEventCreate");
+    Status waited = check(d_.cuEventRecord(e, cu(stream)), "cuEventRecord");
+    if (waited)
+      waited = waitEvent(e, defaultTimeout_, "the work on the stream");
+    // After a timeout the event may still be pending: it is left alone.
+    if (!wedged_)
+      d_.cuEventDestroy(e);
+    return waited;
+  }
+
+  Status freeMapped(MappedBuffer buffer) override {
+    Scope scope(*this);
+    if (auto s = ready(); !s)
+      return s;
+    if (!buffer.host)
+      return Ok{};
+    if (!d_.cuMemFreeHost)
+      return Error{Error::Unsupported, "the driver lacks cuMemFreeHost"};
+    return check(d_.cuMemFreeHost(buffer.host), "cuMemFreeHost");
+  }
+
 private:
+  /// In a guest runner, the calling thread's current context is restored
+  /// when the public call that made the runner's current returns.
+  class Scope {
+  public:
+    explicit Scope(CudaRunner &r) : r_(r) {
+      if (r.guest_ && r.d_.cuCtxGetCurrent && r.d_.cuCtxGetCurrent(&previous_) == CUDA_SUCCESS)
+        restore_ = previous_ != r.ctx_;
+    }
+    ~Scope() {
+      if (restore_)
+        r_.d_.cuCtxSetCurrent(previous_);
+    }
+    Scope(const Scope &) = delete;
+    Scope &operator=(const Scope &) = delete;
+
+  private:
+    CudaRunner &r_;
+    CUcontext previous_ = nullptr;
+    bool restore_ = false;
+  };
+
+  static CUstream cu(Stream s) { return static_cast<CUstream>(s.handle); }
+
+  /// The runner's memory pool for allocOn: it keeps what it was given
+  /// (release threshold: unlimited), so that a library's scratch buffers
+  /// cost no driver allocation after the first calls.
+  Status ensurePool() {
+    if (pool_)
+      return Ok{};
+    if (!d_.cuMemPoolCreate || !d_.cuMemPoolSetAttribute || !d_.cuMemAllocFromPoolAsync || !d_.cuMemFreeAsync)
+      return Error{Error::Unsupported, "the CUDA driver has no stream-ordered memory pools (CUDA 11.2 or newer)"};
+    int supported = 0;
+    d_.cuDeviceGetAttribute(&supported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, dev_);
+    if (!supported)
+      return Error{Error::Unsupported, "GPU " + std::to_string(info_.ordinal) + " (" + info_.name +
+                                           ") does not support stream-ordered memory pools"};
+    CUmemPoolProps props{};
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = info_.ordinal;
+    CUmemoryPool pool = nullptr;
+    if (CUresult r = d_.cuMemPoolCreate(&pool, &props); r != CUDA_SUCCESS)
+      return fail(r, "cuMemPoolCreate");
+    cuuint64_t keep = ~cuuint64_t(0);
+    if (CUresult r = d_.cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, &keep); r != CUDA_SUCCESS) {
+      d_.cuMemPoolDestroy(pool);
+      return fail(r, "cuMemPoolSetAttribute(RELEASE_THRESHOLD)");
+    }
+    pool_ = pool;
+    return Ok{};
+  }
+
   /// Fails when the runner is wedged; makes the context current.
   Status ready() {
     if (wedged_)
@@ -598,7 +778,9 @@ private:
     return Ok{};
   }
 
-  Status enqueue(CUfunction f, const LaunchConfig &c, KernelParams &params) {
+  Status enqueue(CUfunction f, const LaunchConfig &c, KernelParams &params) { return enqueue(f, c, params, stream_); }
+
+  Status enqueue(CUfunction f, const LaunchConfig &c, KernelParams &params, CUstream stream) {
     std::vector<void *> args = params.pointers();
     void **argv = args.empty() ? nullptr : args.data();
     if (d_.cuLaunchKernelEx) {
@@ -615,13 +797,13 @@ private:
       cfg.blockDimY = c.block.y;
       cfg.blockDimZ = c.block.z;
       cfg.sharedMemBytes = c.dynamicShared;
-      cfg.hStream = stream_;
+      cfg.hStream = stream;
       cfg.attrs = c.cluster.count() > 1 ? &attr : nullptr;
       cfg.numAttrs = c.cluster.count() > 1 ? 1 : 0;
       return check(d_.cuLaunchKernelEx(&cfg, f, argv, nullptr), "cuLaunchKernelEx");
     }
     return check(d_.cuLaunchKernel(f, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y, c.block.z, c.dynamicShared,
-                                   stream_, argv, nullptr),
+                                   stream, argv, nullptr),
                  "cuLaunchKernel");
   }
 
@@ -659,13 +841,17 @@ private:
   CUdeviceptr scratch_ = 0;
   size_t scratchBytes_ = 0;
   double defaultTimeout_ = 10;
+  bool guest_ = false;
+  CUmemoryPool pool_ = nullptr;
   bool wedged_ = false;
   std::string wedgedWhy_;
 };
 
 } // namespace
 
-Expected<std::unique_ptr<Runner>> makeRunner(int ordinal) {
+namespace {
+
+Expected<std::unique_ptr<Runner>> openRunner(int ordinal, bool guest) {
   auto loaded = loadDriver();
   if (!loaded)
     return loaded.error();
@@ -709,6 +895,9 @@ Expected<std::unique_ptr<Runner>> makeRunner(int ordinal) {
   if (CUresult r = d.cuDevicePrimaryCtxRetain(&ctx, dev); r != CUDA_SUCCESS)
     return Error{Error::NoDevice, "cuDevicePrimaryCtxRetain failed with " + d.errorText(r) +
                                       " (is the GPU in exclusive-process mode and busy?)"};
+  // A guest creates no stream and leaves the thread's current context alone.
+  if (guest)
+    return std::unique_ptr<Runner>(new CudaRunner(d, dev, ctx, nullptr, std::move(info), true));
   if (CUresult r = d.cuCtxSetCurrent(ctx); r != CUDA_SUCCESS) {
     d.cuDevicePrimaryCtxRelease(dev);
     return Error{Error::Driver, "cuCtxSetCurrent failed with " + d.errorText(r)};
@@ -718,7 +907,55 @@ Expected<std::unique_ptr<Runner>> makeRunner(int ordinal) {
     d.cuDevicePrimaryCtxRelease(dev);
     return Error{Error::Driver, "cuStreamCreate failed with " + d.errorText(r)};
   }
-  return std::unique_ptr<Runner>(new CudaRunner(d, dev, ctx, stream, std::move(info)));
+  return std::unique_ptr<Runner>(new CudaRunner(d, dev, ctx, stream, std::move(info), false));
+}
+
+} // namespace
+
+Expected<std::unique_ptr<Runner>> makeRunner(int ordinal) { return openRunner(ordinal, false); }
+
+Expected<std::unique_ptr<Runner>> makeGuestRunner(int ordinal) { return openRunner(ordinal, true); }
+
+Expected<int> deviceOfAddress(DevicePtr address) {
+  auto loaded = loadDriver();
+  if (!loaded)
+    return loaded.error();
+  Driver &d = **loaded;
+  if (!d.cuPointerGetAttribute)
+    return Error{Error::Unsupported, "the CUDA driver lacks cuPointerGetAttribute"};
+  if (address == 0)
+    return Error{Error::InvalidArgument, "is a null pointer"};
+  auto ptr = static_cast<CUdeviceptr>(address);
+  unsigned int type = 0;
+  CUresult r = d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr);
+  if (r == CUDA_ERROR_INVALID_CONTEXT && d.cuCtxGetCurrent) {
+    // Some drivers answer only with a current context: borrow the primary
+    // context of GPU 0 for the question (kept retained: the runner that
+    // follows retains it anyway).
+    static CUcontext primary = [&] {
+      CUdevice dev = 0;
+      CUcontext ctx = nullptr;
+      if (d.cuDeviceGet(&dev, 0) != CUDA_SUCCESS || d.cuDevicePrimaryCtxRetain(&ctx, dev) != CUDA_SUCCESS)
+        return CUcontext(nullptr);
+      return ctx;
+    }();
+    CUcontext previous = nullptr;
+    if (primary && d.cuCtxGetCurrent(&previous) == CUDA_SUCCESS && d.cuCtxSetCurrent(primary) == CUDA_SUCCESS) {
+      r = d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr);
+      d.cuCtxSetCurrent(previous);
+    }
+  }
+  if (r == CUDA_ERROR_INVALID_VALUE)
+    return Error{Error::InvalidArgument, "is not memory that CUDA knows (a host pointer?); pass device memory"};
+  if (r != CUDA_SUCCESS)
+    return Error{Error::InvalidArgument, "cannot be located: cuPointerGetAttribute failed with " + d.errorText(r)};
+  if (type == CU_MEMORYTYPE_HOST)
+    return Error{Error::InvalidArgument, "is host memory (pinned or registered); pass device memory"};
+  int ordinal = -1;
+  if (CUresult o = d.cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr); o != CUDA_SUCCESS)
+    return Error{Error::InvalidArgument, "cannot be located: cuPointerGetAttribute(DEVICE_ORDINAL) failed with " +
+                                             d.errorText(o)};
+  return ordinal;
 }
 
 } // namespace cake::runner

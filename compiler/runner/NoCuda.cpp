@@ -3,8 +3,12 @@
 
 namespace cake::runner {
 
-Expected<std::unique_ptr<Runner>> makeRunner(int) {
-  return Error{Error::NoDriver, "CAKE was built without the CUDA toolkit, so it cannot drive a GPU"};
-}
+namespace {
+Error noToolkit() { return {Error::NoDriver, "CAKE was built without the CUDA toolkit, so it cannot drive a GPU"}; }
+} // namespace
+
+Expected<std::unique_ptr<Runner>> makeRunner(int) { return noToolkit(); }
+Expected<std::unique_ptr<Runner>> makeGuestRunner(int) { return noToolkit(); }
+Expected<int> deviceOfAddress(DevicePtr) { return noToolkit(); }
 
 } // namespace cake::runner

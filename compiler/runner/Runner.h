@@ -118,6 +118,14 @@ struct MappedBuffer {
   DevicePtr device = 0;
 };
 
+/// A stream of the caller's (a CUstream, which is also a cudaStream_t), for
+/// the *On methods of a runner inside someone else's process
+/// (makeGuestRunner). Null is the legacy default stream of the runner's
+/// context.
+struct Stream {
+  void *handle = nullptr;
+};
+
 /// A loaded module (index into the Runner's table).
 struct ModuleId {
   uint32_t value = 0;
@@ -278,12 +286,56 @@ public:
 
   /// The timeout of waits that take none (copies, synchronize()); 10 s at first.
   virtual void setDefaultTimeout(double seconds) = 0;
+
+  //===-- Work on the caller's stream ---------------------------------------===//
+  // For a library running inside someone else's process (libcake_kmeans):
+  // each call enqueues on the caller's stream and returns; only waitFor
+  // waits.
+
+  /// Checks that \p stream belongs to this runner's context (the legacy and
+  /// per-thread default streams always do).
+  virtual Status checkStream(Stream stream) = 0;
+  /// launch() on \p stream.
+  virtual Status launchOn(Stream stream, ModuleId module, std::string_view kernel, const LaunchConfig &config,
+                          KernelParams &params) = 0;
+  /// Stream-ordered device memory from the runner's own memory pool
+  /// (cuMemAllocFromPoolAsync, the pool keeps what it was given): usable by
+  /// work enqueued on \p stream after this call, and by other streams once
+  /// they are ordered after it. Given back with freeOn.
+  virtual Expected<DevicePtr> allocOn(Stream stream, size_t bytes) = 0;
+  /// cuMemFreeAsync: the memory is reused only after the work enqueued on
+  /// \p stream before this call.
+  virtual Status freeOn(Stream stream, DevicePtr ptr) = 0;
+  /// cuMemsetD8Async on \p stream.
+  virtual Status fillOn(Stream stream, DevicePtr dst, uint8_t byte, size_t bytes) = 0;
+  /// cuMemcpyAsync between two addresses of the unified address space: device
+  /// memory, or the device address of a MappedBuffer (to read results on the
+  /// host after waitFor).
+  virtual Status copyOn(Stream stream, DevicePtr dst, DevicePtr src, size_t bytes) = 0;
+  /// Waits, with the default timeout, until the work enqueued on \p stream
+  /// so far has finished (an event recorded now and polled).
+  virtual Status waitFor(Stream stream) = 0;
+  /// Frees an allocMapped buffer (cuMemFreeHost).
+  virtual Status freeMapped(MappedBuffer buffer) = 0;
 };
 
 /// The CUDA runner on device \p ordinal, or why there is none. The driver is
 /// libcuda.so.1, or the library named by the environment variable
 /// CAKE_LIBCUDA (for tests and unusual installs).
 Expected<std::unique_ptr<Runner>> makeRunner(int ordinal = 0);
+
+/// A runner for a library inside someone else's process (libcake_kmeans.so):
+/// on the primary context of device \p ordinal, the one the CUDA runtime and
+/// the frameworks built on it (PyTorch) use. It creates no stream (its own
+/// copies and synchronize() use the legacy default stream; the caller's work
+/// goes on the streams passed to the *On methods), and every call leaves the
+/// calling thread's current context as it found it.
+Expected<std::unique_ptr<Runner>> makeGuestRunner(int ordinal);
+
+/// The ordinal of the GPU whose memory \p address lies in; an InvalidArgument
+/// error saying what it is instead (host memory, an address CUDA does not
+/// know), or a noGpu() error when there is no driver or GPU.
+Expected<int> deviceOfAddress(DevicePtr address);
 
 /// "no CUDA GPU is available on this machine (<what the driver said>)": the
 /// one-sentence form of an Error whose noGpu() is true.

@@ -7,14 +7,21 @@
 // queries answer CUDA_ERROR_NOT_READY forever, which is how the runner's
 // timeout and `cake run`'s exit code 3 are tested on a machine without a GPU.
 //
-// Loaded by `cake run` through CAKE_LIBCUDA (tests/lit/runner/fake-driver.test).
+// Loaded by `cake run` through CAKE_LIBCUDA (tests/lit/runner/fake-driver.test),
+// and by libcake_kmeans.so in its host-path test (tests/unit/KMeansLibTest.cpp):
+// memory it handed out is device memory of GPU 0 to cuPointerGetAttribute,
+// anything else is unknown; the stream kForeignStream belongs to another
+// context.
 //
 //===----------------------------------------------------------------------===//
 #include <cuda.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace {
@@ -28,6 +35,41 @@ struct FakeModule {
 struct FakeFunction {
   std::string name;
 };
+
+// Every allocation: address -> (bytes, host memory?).
+std::mutex memoryMutex;
+std::map<uintptr_t, std::pair<size_t, bool>> memory;
+
+void *allocate(size_t bytes, bool host) {
+  void *p = std::calloc(1, bytes ? bytes : 1);
+  if (p) {
+    std::lock_guard lock(memoryMutex);
+    memory[reinterpret_cast<uintptr_t>(p)] = {bytes, host};
+  }
+  return p;
+}
+void release(void *p) {
+  {
+    std::lock_guard lock(memoryMutex);
+    memory.erase(reinterpret_cast<uintptr_t>(p));
+  }
+  std::free(p);
+}
+/// 0: unknown, 1: device, 2: host.
+int memoryType(uintptr_t p) {
+  std::lock_guard lock(memoryMutex);
+  auto it = memory.upper_bound(p);
+  if (it == memory.begin())
+    return 0;
+  --it;
+  if (p >= it->first + std::max<size_t>(it->second.first, 1))
+    return 0;
+  return it->second.second ? 2 : 1;
+}
+
+int primaryContext, otherContext;
+thread_local CUcontext current = nullptr;
+const CUstream kForeignStream = reinterpret_cast<CUstream>(uintptr_t(0xf0e1));
 
 } // namespace
 
@@ -83,6 +125,7 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice) {
     *v = 1980000;
     break;
   case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH:
+  case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED:
     *v = 1;
     break;
   default:
@@ -95,12 +138,34 @@ CUresult cuDeviceTotalMem(size_t *bytes, CUdevice) {
   return CUDA_SUCCESS;
 }
 CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice) {
-  static int context;
-  *ctx = reinterpret_cast<CUcontext>(&context);
+  *ctx = reinterpret_cast<CUcontext>(&primaryContext);
   return CUDA_SUCCESS;
 }
 CUresult cuDevicePrimaryCtxRelease(CUdevice) { return CUDA_SUCCESS; }
-CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuCtxSetCurrent(CUcontext ctx) {
+  current = ctx;
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxGetCurrent(CUcontext *ctx) {
+  *ctx = current;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCtx(CUstream s, CUcontext *ctx) {
+  *ctx = reinterpret_cast<CUcontext>(s == kForeignStream ? &otherContext : &primaryContext);
+  return CUDA_SUCCESS;
+}
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a, CUdeviceptr p) {
+  int type = memoryType(p);
+  if (!type)
+    return CUDA_ERROR_INVALID_VALUE;
+  if (a == CU_POINTER_ATTRIBUTE_MEMORY_TYPE)
+    *static_cast<unsigned int *>(data) = type == 2 ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+  else if (a == CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL)
+    *static_cast<int *>(data) = 0;
+  else
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
 
 CUresult cuModuleLoadDataEx(CUmodule *m, const void *image, unsigned int, CUjit_option *, void **) {
   const char *bytes = static_cast<const char *>(image);
@@ -150,11 +215,42 @@ CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, un
 CUresult cuLaunchKernelEx(const CUlaunchConfig *, CUfunction f, void **, void **) { return launch(f); }
 
 CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes) {
-  *p = reinterpret_cast<CUdeviceptr>(std::calloc(1, bytes));
+  *p = reinterpret_cast<CUdeviceptr>(allocate(bytes, false));
   return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 CUresult cuMemFree(CUdeviceptr p) {
-  std::free(reinterpret_cast<void *>(p));
+  release(reinterpret_cast<void *>(p));
+  return CUDA_SUCCESS;
+}
+CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned int) {
+  *p = allocate(bytes, true);
+  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+CUresult cuMemHostGetDevicePointer(CUdeviceptr *d, void *p, unsigned int) {
+  *d = reinterpret_cast<CUdeviceptr>(p);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemFreeHost(void *p) {
+  release(p);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *) {
+  static int fakePool;
+  *pool = reinterpret_cast<CUmemoryPool>(&fakePool);
+  return CUDA_SUCCESS;
+}
+CUresult cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute, void *) { return CUDA_SUCCESS; }
+CUresult cuMemPoolDestroy(CUmemoryPool) { return CUDA_SUCCESS; }
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t bytes, CUmemoryPool, CUstream) {
+  *p = reinterpret_cast<CUdeviceptr>(allocate(bytes, false));
+  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) {
+  release(reinterpret_cast<void *>(p));
+  return CUDA_SUCCESS;
+}
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream) {
+  std::memcpy(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), bytes);
   return CUDA_SUCCESS;
 }
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {

@@ -8,11 +8,15 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/runner/Runner.h"
 #include "compiler/runner/Build.h"
+#include "compiler/driver/Check.h"
+#include "compiler/runner/LaunchLowered.h"
 #include "diagnostics/TextRenderer.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 using namespace cake;
@@ -585,3 +589,81 @@ TEST(Runner, NoDriverIsOneClearSentence) {
 }
 
 } // namespace
+
+//===-- LaunchLowered: from a lowered kernel to a launch, without a GPU ----===//
+
+namespace {
+
+struct LoweredAssign {
+  SourceManager sm;
+  CheckResult check;
+  lower::LoweredModule module;
+};
+
+std::unique_ptr<LoweredAssign> lowerAssign() {
+  auto l = std::make_unique<LoweredAssign>();
+  std::ifstream in(std::string(CAKE_SOURCE_DIR) + "/kernels/kmeans/assign_sm90.cake");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  FileId file = l->sm.addBuffer("assign_sm90.cake", text);
+  l->check = checkSource(l->sm, file);
+  std::vector<Diagnostic> diags;
+  if (l->check.model)
+    l->module = lower::lowerModule(l->sm, file, *l->check.model, diags);
+  EXPECT_EQ(countErrors(l->check.diagnostics) + countErrors(diags), 0u);
+  return l;
+}
+
+} // namespace
+
+TEST(LaunchLowered, PlansEveryParameterInOrder) {
+  auto l = lowerAssign();
+  const lower::LoweredKernel *k = l->module.kernel("kmeans_assign_sm90");
+  ASSERT_NE(k, nullptr);
+  Buffers buffers = {{"x", 0x10000}, {"c", 0x20000}, {"cn", 0x30000}, {"ids", 0x40000}};
+  lower::Bindings sizes = {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 256}};
+  LaunchPlan plan;
+  auto e = planLowered(*k, buffers, sizes, 132, plan);
+  ASSERT_FALSE(e) << *e;
+  ASSERT_EQ(plan.args.size(), k->args.size());
+  for (size_t i = 0; i < plan.args.size(); ++i)
+    EXPECT_EQ(plan.args[i].kind, k->args[i].kind) << i;
+  // x: bf16 [B, N, 128] with the plan's box, innermost first, packed strides
+  const TensorMapDesc &x = plan.args[0].map;
+  EXPECT_EQ(x.dtype, TensorDType::BF16);
+  EXPECT_EQ(x.rank, 3u);
+  EXPECT_EQ(x.address, 0x10000u);
+  EXPECT_EQ(x.dims[0], 128u);
+  EXPECT_EQ(x.dims[1], 300u);
+  EXPECT_EQ(x.dims[2], 2u);
+  EXPECT_EQ(x.strides[1], 256u);
+  EXPECT_EQ(x.strides[2], 300u * 256);
+  EXPECT_EQ(validateTensorMap(x), "");
+  EXPECT_EQ(plan.config.grid.x, 6u); // persistent: min(132 SMs, 2 x 3 tiles)
+  EXPECT_EQ(plan.config.block.x, k->block);
+  EXPECT_EQ(plan.config.dynamicShared, k->dynamicShared);
+  EXPECT_FALSE(plan.needsHangRecord);
+}
+
+TEST(LaunchLowered, SaysWhatIsWrong) {
+  auto l = lowerAssign();
+  const lower::LoweredKernel *k = l->module.kernel("kmeans_assign_sm90");
+  ASSERT_NE(k, nullptr);
+  Buffers buffers = {{"x", 0x10000}, {"c", 0x20000}, {"cn", 0x30000}, {"ids", 0x40000}};
+  LaunchPlan plan;
+  auto unbound = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}}, 132, plan);
+  ASSERT_TRUE(unbound);
+  EXPECT_EQ(*unbound, "kernel 'kmeans_assign_sm90': size 'KP' of kernel 'kmeans_assign_sm90' is not bound");
+  auto fact = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 200}}, 132, plan);
+  ASSERT_TRUE(fact);
+  EXPECT_NE(fact->find("the sizes violate the kernel's fact"), std::string::npos) << *fact;
+  Buffers missing = buffers;
+  missing.erase("ids");
+  auto noBuffer = planLowered(*k, missing, {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 256}}, 132, plan);
+  ASSERT_TRUE(noBuffer);
+  EXPECT_EQ(*noBuffer, "kernel 'kmeans_assign_sm90': no buffer was given for 'ids'");
+  const lower::LoweredKernel *cnorm = l->module.kernel("kmeans_cnorm");
+  ASSERT_NE(cnorm, nullptr);
+  auto grid = planLowered(*cnorm, buffers, {{"B", 70000}, {"K", 200}, {"KP", 256}}, 132, plan);
+  ASSERT_TRUE(grid);
+  EXPECT_EQ(*grid, "kernel 'kmeans_cnorm': the grid 32x70000x1 has a y or z dimension over 65535");
+}

@@ -1,0 +1,108 @@
+//===- CApi.cpp - The C entry points of libcake_kmeans.so -----------------===//
+//
+// Part of CAKE. Each entry point clears the thread's last error, runs the C++
+// operation (KMeans.h) and turns its failure, or any exception, into a status
+// code and a message: nothing escapes into C.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/kmeans/cake_kmeans.h"
+
+#include "lib/kmeans/Dispatch.h"
+#include "lib/kmeans/Embedded.h"
+#include "lib/kmeans/KMeans.h"
+
+#include <exception>
+#include <new>
+#include <string>
+
+namespace {
+
+using cake::kmeans::Result;
+
+thread_local std::string lastError;
+
+template <class Op> int call(const char *name, Op op) {
+  lastError.clear();
+  try {
+    Result r = op();
+    if (!r)
+      return CAKE_KMEANS_OK;
+    lastError = std::string(name) + ": " + r->message;
+    return r->code;
+  } catch (const std::bad_alloc &) {
+    lastError = std::string(name) + ": out of host memory";
+  } catch (const std::exception &e) {
+    lastError = std::string(name) + ": internal error: " + e.what();
+  } catch (...) {
+    lastError = std::string(name) + ": internal error (an unknown exception)";
+  }
+  return CAKE_KMEANS_INTERNAL;
+}
+
+} // namespace
+
+extern "C" {
+
+int cake_kmeans_assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D,
+                       int dtype, void *stream) {
+  return call("cake_kmeans_assign", [&] { return cake::kmeans::assign(x, c, ids, B, N, K, D, dtype, stream); });
+}
+
+int cake_kmeans_update(const void *x, const int32_t *ids, const void *c_old, void *c_new, int64_t B, int64_t N,
+                       int64_t K, int64_t D, int dtype, void *stream) {
+  return call("cake_kmeans_update",
+              [&] { return cake::kmeans::update(x, ids, c_old, c_new, B, N, K, D, dtype, stream); });
+}
+
+int cake_kmeans_fit(const void *x, void *c_inout, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
+                    int max_iters, float tol, int *iters_done, void *stream) {
+  return call("cake_kmeans_fit", [&] {
+    return cake::kmeans::fit(x, c_inout, ids, B, N, K, D, dtype, max_iters, tol, iters_done, stream);
+  });
+}
+
+const char *cake_kmeans_last_error(void) { return lastError.c_str(); }
+
+const char *cake_kmeans_status_name(int status) {
+  switch (status) {
+  case CAKE_KMEANS_OK:
+    return "CAKE_KMEANS_OK";
+  case CAKE_KMEANS_INVALID_ARGUMENT:
+    return "CAKE_KMEANS_INVALID_ARGUMENT";
+  case CAKE_KMEANS_UNSUPPORTED:
+    return "CAKE_KMEANS_UNSUPPORTED";
+  case CAKE_KMEANS_NOT_AVAILABLE:
+    return "CAKE_KMEANS_NOT_AVAILABLE";
+  case CAKE_KMEANS_NO_GPU:
+    return "CAKE_KMEANS_NO_GPU";
+  case CAKE_KMEANS_CUDA_ERROR:
+    return "CAKE_KMEANS_CUDA_ERROR";
+  case CAKE_KMEANS_TIMEOUT:
+    return "CAKE_KMEANS_TIMEOUT";
+  case CAKE_KMEANS_INTERNAL:
+    return "CAKE_KMEANS_INTERNAL";
+  default:
+    return "unknown status";
+  }
+}
+
+const char *cake_kmeans_build_info(void) {
+  static const std::string info = [] {
+    std::string s = "libcake_kmeans (CAKE " CAKE_VERSION "); kernels:";
+    for (const cake::kmeans::EmbeddedFile &f : cake::kmeans::embeddedFiles())
+      s += " " + std::string(f.path) + " (" + std::string(f.target) + (f.cubin.empty() ? ", did not build)" : ")");
+    for (const cake::kmeans::Variant &v : cake::kmeans::variants())
+      if (!cake::kmeans::findEmbedded(v.file))
+        s += "; no " + std::string(cake::kmeans::opName(v.op)) + " kernels (kernels/kmeans/" + std::string(v.file) +
+             ".cake was not there at build time)";
+    return s;
+  }();
+  return info.c_str();
+}
+
+int cake_kmeans_has_update(void) {
+  const cake::kmeans::EmbeddedFile *f = cake::kmeans::findEmbedded("update");
+  return f && !f->cubin.empty() ? 1 : 0;
+}
+
+} // extern "C"

@@ -1,0 +1,97 @@
+//===- Device.cpp - The GPU a call runs on --------------------------------===//
+#include "lib/kmeans/Device.h"
+
+#include <cstdlib>
+
+namespace cake::kmeans {
+
+Failure fromRunner(const runner::Error &e, const std::string &what) {
+  using runner::Error;
+  std::string message = what.empty() ? e.message : what + ": " + e.message;
+  switch (e.kind) {
+  case Error::NoDriver:
+  case Error::NoDevice:
+    return {CAKE_KMEANS_NO_GPU, runner::describeNoGpu(e)};
+  case Error::Timeout:
+    return {CAKE_KMEANS_TIMEOUT, message + " (CAKE_KMEANS_TIMEOUT_S sets the limit; the GPU's context is unusable "
+                                           "from now on: start a new process)"};
+  case Error::InvalidArgument:
+    return {CAKE_KMEANS_INVALID_ARGUMENT, message};
+  case Error::Unsupported:
+    return {CAKE_KMEANS_UNSUPPORTED, message};
+  case Error::Driver:
+  case Error::Wedged:
+    break;
+  }
+  return {CAKE_KMEANS_CUDA_ERROR, message};
+}
+
+double waitTimeoutSeconds() {
+  if (const char *v = std::getenv("CAKE_KMEANS_TIMEOUT_S"); v && *v) {
+    char *end = nullptr;
+    double s = std::strtod(v, &end);
+    if (end && !*end && s > 0)
+      return s;
+  }
+  return 600;
+}
+
+Result openDevice(std::initializer_list<Located> tensors, runner::Stream stream, Device *&out) {
+  int ordinal = -1;
+  std::string_view first;
+  for (const Located &t : tensors) {
+    auto at = runner::deviceOfAddress(runner::DevicePtr(reinterpret_cast<uintptr_t>(t.address)));
+    if (!at) {
+      if (at.error().kind == runner::Error::InvalidArgument)
+        return invalid(std::string(t.name) + " " + at.error().message);
+      return fromRunner(at.error(), "locating " + std::string(t.name));
+    }
+    if (ordinal < 0) {
+      ordinal = *at, first = t.name;
+    } else if (*at != ordinal) {
+      return invalid(std::string(t.name) + " lies on GPU " + std::to_string(*at) + " but " + std::string(first) +
+                     " on GPU " + std::to_string(ordinal) + "; every tensor of a call must be on one GPU");
+    }
+  }
+  static std::mutex mutex;
+  static auto *devices = new std::map<int, std::unique_ptr<Device>>; // never destroyed (see Device.h)
+  Device *device = nullptr;
+  {
+    std::lock_guard lock(mutex);
+    std::unique_ptr<Device> &slot = (*devices)[ordinal];
+    if (!slot) {
+      auto made = runner::makeGuestRunner(ordinal);
+      if (!made)
+        return fromRunner(made.error(), "opening GPU " + std::to_string(ordinal));
+      slot = std::make_unique<Device>();
+      slot->ordinal = ordinal;
+      slot->runner = std::move(*made);
+      slot->runner->setDefaultTimeout(waitTimeoutSeconds());
+    }
+    device = slot.get();
+  }
+  {
+    std::lock_guard lock(device->mutex);
+    if (auto s = device->runner->checkStream(stream); !s)
+      return fromRunner(s.error(), "");
+  }
+  out = device;
+  return std::nullopt;
+}
+
+Result loadModule(Device &device, const KernelFile &file, runner::ModuleId &out) {
+  if (auto it = device.modules.find(file.embedded); it != device.modules.end()) {
+    out = it->second;
+    return std::nullopt;
+  }
+  auto m = device.runner->loadModule(file.embedded->cubin);
+  if (!m)
+    return fromRunner(m.error(), "loading the kernels of " + std::string(file.embedded->path) + " (built for " +
+                                     std::string(file.embedded->target) + ") on GPU " +
+                                     std::to_string(device.ordinal) + ", " + device.runner->device().name);
+  device.modules[file.embedded] = *m;
+  out = *m;
+  return std::nullopt;
+}
+
+} // namespace cake::kmeans

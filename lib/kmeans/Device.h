@@ -1,0 +1,57 @@
+//===- Device.h - The GPU a call runs on ------------------------*- C++ -*-===//
+//
+// Part of CAKE. The library reaches the GPU only through the runner
+// (architecture invariant 9): one guest runner (runner::makeGuestRunner) per
+// GPU, on its primary context, made on first use and kept until the process
+// ends (a library must not call the driver from static destructors, after
+// the CUDA runtime may have torn the context down). The GPU of a call is the
+// one its first tensor lies on; every other tensor must lie there too, and
+// the stream must belong to that GPU's primary context. The modules
+// (embedded cubins) are loaded once per GPU.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/runner/Runner.h"
+#include "lib/kmeans/KernelFiles.h"
+#include "lib/kmeans/Status.h"
+
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
+
+namespace cake::kmeans {
+
+struct Device {
+  int ordinal = 0;
+  /// Held for a whole call: the runner is not thread safe, and a call's
+  /// steps (scratch, launches, fit's read-backs) belong together.
+  std::mutex mutex;
+  std::unique_ptr<runner::Runner> runner;
+  std::map<const EmbeddedFile *, runner::ModuleId> modules;
+};
+
+/// A tensor of a call, for locating it.
+struct Located {
+  std::string_view name;
+  const void *address = nullptr;
+};
+
+/// The GPU holding \p tensors (all of them), with its runner; checks
+/// \p stream against it. Locks nothing; lock Device::mutex before using it.
+Result openDevice(std::initializer_list<Located> tensors, runner::Stream stream, Device *&out);
+
+/// \p file's cubin loaded on \p device (once). Call with the device locked.
+Result loadModule(Device &device, const KernelFile &file, runner::ModuleId &out);
+
+/// A runner error as a failure of the C API: no GPU, a driver error, a
+/// timeout; \p what says what the library was doing.
+Failure fromRunner(const runner::Error &error, const std::string &what);
+
+/// How long the library waits for a stream (fit's read-backs): the
+/// environment variable CAKE_KMEANS_TIMEOUT_S, else 600 s.
+double waitTimeoutSeconds();
+
+} // namespace cake::kmeans

@@ -1,0 +1,100 @@
+//===- Dispatch.h - Which kernel variant runs a KMeans problem --*- C++ -*-===//
+//
+// Part of CAKE. A variant is a pipeline of kernels from one embedded kernel
+// file (kernels/kmeans/*.cake) plus what the library must provide around
+// them (scratch buffers, the padded centroid count KP). The dispatcher picks
+// the variant for a problem (operation, B, N, K, D, dtype, the GPU's SM count
+// and compute capability) from a rules table, Dispatch.cpp: the first rule
+// that matches wins. The table is meant to be filled from sweeps (one rule
+// per region where a variant measured fastest); a problem that no rule covers
+// is refused with the list of what the build supports.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "lib/kmeans/Status.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cake::kmeans {
+
+/// The element type of x and c; the values are the C API's.
+enum class DType { BF16 = CAKE_KMEANS_BF16, F16 = CAKE_KMEANS_F16, F32 = CAKE_KMEANS_F32 };
+
+/// "bf16", "fp16", "fp32".
+std::string_view dtypeName(DType t);
+size_t dtypeBytes(DType t);
+
+enum class Op { Assign, Update };
+
+/// "assign", "update".
+std::string_view opName(Op op);
+
+struct Problem {
+  Op op = Op::Assign;
+  int64_t B = 1, N = 1, K = 1, D = 1;
+  DType dtype = DType::BF16;
+  /// The GPU's SM count; 0 = not known yet (rules on it then match).
+  int smCount = 0;
+  /// 10 * major + minor (90 for 9.0); 0 = not known yet (rules on it then match).
+  int computeCapability = 0;
+};
+
+/// A kernel pipeline and what the library provides around it.
+struct Variant {
+  std::string_view name; ///< "assign_sm90"
+  Op op = Op::Assign;
+  std::string_view file; ///< the embedded kernel file (EmbeddedFile::name)
+  /// The kernels, in launch order.
+  std::vector<std::string_view> kernels;
+  /// Global parameters the library allocates (per call, stream ordered),
+  /// shaped by the IR at the bound sizes.
+  std::vector<std::string_view> scratch;
+  /// When the file has this kernel it runs first; when it does not, the
+  /// library zero-fills the scratch buffers instead ("" = neither).
+  std::string_view zeroKernel;
+  /// KP = K rounded up to a multiple of this (the kernels pad to it).
+  int64_t kPad = 1;
+  /// The target the file is built for, and the GPUs that run it.
+  std::string_view target;
+  int computeCapability = 0;
+  /// What it covers, for messages: "bf16, D = 128".
+  std::string_view covers;
+};
+
+/// One row of the rules table: a problem matches when every condition holds.
+struct Rule {
+  Op op = Op::Assign;
+  DType dtype = DType::BF16;
+  int64_t D = 0;             ///< 0 = any
+  int computeCapability = 0; ///< 0 = any
+  int64_t minN = 1, maxN = INT64_MAX;
+  int64_t minK = 1, maxK = INT64_MAX;
+  int64_t minB = 1, maxB = INT64_MAX;
+  int minSms = 0, maxSms = INT32_MAX;
+  std::string_view variant; ///< Variant::name
+};
+
+/// Every variant the library knows (whether or not its file is in this build).
+std::span<const Variant> variants();
+const Variant *findVariant(std::string_view name);
+/// The rules, in the order they are tried.
+std::span<const Rule> rules();
+
+struct Dispatched {
+  const Variant *variant = nullptr;
+  Result failure; ///< CAKE_KMEANS_UNSUPPORTED when no rule matches
+};
+
+/// The variant for \p problem: the first matching rule's.
+Dispatched dispatch(const Problem &problem);
+
+/// Whether \p rule covers \p problem (unknown SM count and compute
+/// capability match).
+bool matches(const Rule &rule, const Problem &problem);
+
+} // namespace cake::kmeans

@@ -1,0 +1,234 @@
+//===- KMeans.cpp - assign, update and fit --------------------------------===//
+//
+// Part of CAKE. fit is Lloyd's algorithm on the caller's stream:
+//
+//   c = c_inout
+//   repeat up to max_iters times:
+//     assign(x, c) -> ids; update(x, ids, c) -> c', shift[B]
+//     read shift back (the stream is waited for); c = c'
+//     stop when shift[b] <= tol for every batch b
+//   c_inout = c; assign(x, c) -> ids (so that ids belong to the returned c)
+//
+// shift is computed on the GPU by the update pipeline's last kernel
+// (kmeans_update_means): per batch, the largest distance a centroid moved.
+// The two centroid buffers alternate (c_inout and one scratch copy), so an
+// iteration copies nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/kmeans/KMeans.h"
+
+#include "lib/kmeans/Pipeline.h"
+#include "lib/kmeans/Validate.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace cake::kmeans {
+
+namespace {
+
+using runner::DevicePtr;
+using runner::Stream;
+
+DevicePtr dev(const void *p) { return DevicePtr(reinterpret_cast<uintptr_t>(p)); }
+
+TensorSpec xSpec(const Problem &p) { return {"x", elemOf(p.dtype), {p.B, p.N, p.D}}; }
+TensorSpec cSpec(std::string name, const Problem &p) { return {std::move(name), elemOf(p.dtype), {p.B, p.K, p.D}}; }
+TensorSpec idsSpec(const Problem &p) { return {"ids", sema::Elem::I32, {p.B, p.N}}; }
+
+/// Dispatches \p p and prepares the variant's pipeline.
+Result choose(const Problem &p, std::vector<TensorSpec> tensors, Pipeline &out) {
+  Dispatched d = dispatch(p);
+  if (d.failure)
+    return d.failure;
+  return preparePipeline(*d.variant, p, std::move(tensors), out);
+}
+
+/// Dispatches again now that the GPU is known (SM count, compute
+/// capability); prepares the pipeline again when the variant changed.
+Result refine(Problem &p, const Device &device, std::vector<TensorSpec> tensors, Pipeline &pipe) {
+  const runner::DeviceInfo &info = device.runner->device();
+  p.smCount = info.smCount;
+  p.computeCapability = info.major * 10 + info.minor;
+  Dispatched d = dispatch(p);
+  if (d.failure)
+    return Failure{d.failure->code, d.failure->message + " (GPU " + std::to_string(device.ordinal) + ": " +
+                                        info.name + ")"};
+  if (d.variant == pipe.variant)
+    return std::nullopt;
+  return preparePipeline(*d.variant, p, std::move(tensors), pipe);
+}
+
+std::vector<TensorSpec> assignTensors(const Problem &p) { return {xSpec(p), cSpec("c", p), idsSpec(p)}; }
+std::vector<TensorSpec> updateTensors(const Problem &p) {
+  return {xSpec(p), idsSpec(p), cSpec("c_old", p), cSpec("c_new", p)};
+}
+
+Problem asOp(Problem p, Op op) {
+  p.op = op;
+  return p;
+}
+
+/// Pinned host memory the device writes into, freed when the object dies.
+class HostBuffer {
+public:
+  explicit HostBuffer(runner::Runner &runner) : runner_(runner) {}
+  ~HostBuffer() {
+    if (buffer_.host)
+      runner_.freeMapped(buffer_);
+  }
+  HostBuffer(const HostBuffer &) = delete;
+  HostBuffer &operator=(const HostBuffer &) = delete;
+  Result allocate(size_t bytes) {
+    auto m = runner_.allocMapped(bytes);
+    if (!m)
+      return fromRunner(m.error(), "allocating host memory for the shifts");
+    buffer_ = *m;
+    return std::nullopt;
+  }
+  const runner::MappedBuffer &get() const { return buffer_; }
+
+private:
+  runner::Runner &runner_;
+  runner::MappedBuffer buffer_;
+};
+
+} // namespace
+
+Result assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
+              void *streamHandle) {
+  Problem p;
+  if (auto f = checkProblem(Op::Assign, B, N, K, D, dtype, p))
+    return f;
+  if (auto f = checkArgs({{"x", x, xBytes(p)}, {"c", c, cBytes(p)}, {"ids", ids, idsBytes(p), true, 4}}))
+    return f;
+  Pipeline pipe;
+  if (auto f = choose(p, assignTensors(p), pipe))
+    return f;
+  Stream stream{streamHandle};
+  Device *device = nullptr;
+  if (auto f = openDevice({{"x", x}, {"c", c}, {"ids", ids}}, stream, device))
+    return f;
+  std::lock_guard lock(device->mutex);
+  if (auto f = refine(p, *device, assignTensors(p), pipe))
+    return f;
+  StreamBuffer scratch(*device->runner, stream);
+  if (auto f = scratch.allocate(pipe.scratchBytes, "the assign scratch"))
+    return f;
+  return enqueue(*device, stream, pipe, {{"x", dev(x)}, {"c", dev(c)}, {"ids", dev(ids)}}, scratch.address());
+}
+
+Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, int64_t B, int64_t N, int64_t K,
+              int64_t D, int dtype, void *streamHandle) {
+  Problem p;
+  if (auto f = checkProblem(Op::Update, B, N, K, D, dtype, p))
+    return f;
+  if (auto f = checkArgs({{"x", x, xBytes(p)},
+                          {"ids", ids, idsBytes(p), false, 4},
+                          {"c_old", cOld, cBytes(p)},
+                          {"c_new", cNew, cBytes(p), true}}))
+    return f;
+  Pipeline pipe;
+  if (auto f = choose(p, updateTensors(p), pipe))
+    return f;
+  Stream stream{streamHandle};
+  Device *device = nullptr;
+  if (auto f = openDevice({{"x", x}, {"ids", ids}, {"c_old", cOld}, {"c_new", cNew}}, stream, device))
+    return f;
+  std::lock_guard lock(device->mutex);
+  if (auto f = refine(p, *device, updateTensors(p), pipe))
+    return f;
+  StreamBuffer scratch(*device->runner, stream);
+  if (auto f = scratch.allocate(pipe.scratchBytes, "the update scratch (sums, counts, shifts)"))
+    return f;
+  return enqueue(*device, stream, pipe, {{"x", dev(x)}, {"ids", dev(ids)}, {"c_old", dev(cOld)}, {"c_new", dev(cNew)}},
+                 scratch.address());
+}
+
+Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, int maxIters,
+           float tol, int *itersDone, void *streamHandle) {
+  if (itersDone)
+    *itersDone = 0;
+  Problem p;
+  if (auto f = checkProblem(Op::Assign, B, N, K, D, dtype, p))
+    return f;
+  if (auto f = checkArgs({{"x", x, xBytes(p)}, {"c_inout", c, cBytes(p), true}, {"ids", ids, idsBytes(p), true, 4}}))
+    return f;
+  if (auto f = checkFit(maxIters, tol))
+    return f;
+  Problem up = asOp(p, Op::Update);
+  Pipeline assignPipe, updatePipe;
+  if (auto f = choose(p, assignTensors(p), assignPipe))
+    return f;
+  if (auto f = choose(up, updateTensors(up), updatePipe))
+    return f;
+  auto checkShift = [&]() -> Result {
+    const ScratchBuffer *shift = updatePipe.findScratch("shift");
+    if (!shift || shift->elem != sema::Elem::FP32 || shift->shape != std::vector<int64_t>{p.B})
+      return internal("fit reads the per-batch centroid shift as fp32[B] from the update kernels' 'shift' "
+                      "parameter; " + std::string(updatePipe.file->embedded->path) +
+                      (shift ? " declares another type" : " has none"));
+    return std::nullopt;
+  };
+  if (auto f = checkShift())
+    return f;
+
+  Stream stream{streamHandle};
+  Device *device = nullptr;
+  if (auto f = openDevice({{"x", x}, {"c_inout", c}, {"ids", ids}}, stream, device))
+    return f;
+  std::lock_guard lock(device->mutex);
+  if (auto f = refine(p, *device, assignTensors(p), assignPipe))
+    return f;
+  if (auto f = refine(up, *device, updateTensors(up), updatePipe))
+    return f;
+  if (auto f = checkShift())
+    return f;
+  runner::Runner &gpu = *device->runner;
+  StreamBuffer assignScratch(gpu, stream), updateScratch(gpu, stream), other(gpu, stream);
+  HostBuffer shifts(gpu);
+  if (auto f = assignScratch.allocate(assignPipe.scratchBytes, "the assign scratch"))
+    return f;
+  if (auto f = updateScratch.allocate(updatePipe.scratchBytes, "the update scratch (sums, counts, shifts)"))
+    return f;
+  if (auto f = other.allocate(cBytes(p), "the second centroid buffer"))
+    return f;
+  if (auto f = shifts.allocate(size_t(p.B) * sizeof(float)))
+    return f;
+  DevicePtr shiftAddress = updateScratch.address() + updatePipe.findScratch("shift")->offset;
+
+  DevicePtr current = dev(c), next = other.address();
+  std::vector<float> shift(size_t(p.B));
+  for (int it = 0; it < maxIters; ++it) {
+    if (auto f = enqueue(*device, stream, assignPipe, {{"x", dev(x)}, {"c", current}, {"ids", dev(ids)}},
+                         assignScratch.address()))
+      return f;
+    if (auto f = enqueue(*device, stream, updatePipe,
+                         {{"x", dev(x)}, {"ids", dev(ids)}, {"c_old", current}, {"c_new", next}},
+                         updateScratch.address()))
+      return f;
+    if (auto s = gpu.copyOn(stream, shifts.get().device, shiftAddress, shift.size() * sizeof(float)); !s)
+      return fromRunner(s.error(), "reading the centroid shifts back");
+    if (auto s = gpu.waitFor(stream); !s)
+      return fromRunner(s.error(), "iteration " + std::to_string(it + 1) + " of fit");
+    std::memcpy(shift.data(), shifts.get().host, shift.size() * sizeof(float));
+    std::swap(current, next);
+    if (itersDone)
+      *itersDone = it + 1;
+    // NaN is not converged
+    if (std::all_of(shift.begin(), shift.end(), [&](float s) { return s <= tol; }))
+      break;
+  }
+  if (current != dev(c))
+    if (auto s = gpu.copyOn(stream, dev(c), current, cBytes(p)); !s)
+      return fromRunner(s.error(), "copying the final centroids to c_inout");
+  if (auto f = enqueue(*device, stream, assignPipe, {{"x", dev(x)}, {"c", dev(c)}, {"ids", dev(ids)}},
+                       assignScratch.address()))
+    return f;
+  if (auto s = gpu.waitFor(stream); !s)
+    return fromRunner(s.error(), "the last assign of fit");
+  return std::nullopt;
+}
+
+} // namespace cake::kmeans

@@ -1,0 +1,60 @@
+//===- KernelFiles.cpp - Launch plans of the embedded kernels -------------===//
+#include "lib/kmeans/KernelFiles.h"
+
+#include <map>
+#include <memory>
+#include <mutex>
+
+namespace cake::kmeans {
+
+namespace {
+
+void lowerInto(KernelFile &f) {
+  const EmbeddedFile &e = *f.embedded;
+  if (e.cubin.empty()) {
+    std::string log(e.log.substr(0, 2000));
+    while (!log.empty() && (log.back() == '\n' || log.back() == ' '))
+      log.pop_back();
+    f.failure = Failure{CAKE_KMEANS_NOT_AVAILABLE, std::string(e.path) + " did not build when the library was built" +
+                                                       (log.empty() ? std::string() : ": " + log)};
+    return;
+  }
+  auto target = parseTarget(e.target);
+  if (!target) {
+    f.failure = internal(std::string(e.path) + " was built for the unknown target '" + std::string(e.target) + "'");
+    return;
+  }
+  FileId id = f.sm.addBuffer(std::string(e.path), std::string(e.ir));
+  CheckOptions options;
+  options.target = *target;
+  options.verify = false;
+  f.check = checkSource(f.sm, id, options);
+  std::vector<Diagnostic> diagnostics = f.check.diagnostics;
+  if (!countErrors(diagnostics) && f.check.model)
+    f.module = lower::lowerModule(f.sm, id, *f.check.model, diagnostics);
+  for (const Diagnostic &d : diagnostics)
+    if (d.severity == Severity::Error) {
+      std::string where = d.range.valid() ? " at line " + std::to_string(f.sm.lineColumn(d.range.file, d.range.begin).line)
+                                          : std::string();
+      f.failure = internal("the embedded " + std::string(e.path) + " does not lower again (" + d.code + where + ": " +
+                           d.message + ")");
+      return;
+    }
+}
+
+} // namespace
+
+const KernelFile &kernelFile(const EmbeddedFile &file) {
+  static std::mutex mutex;
+  static auto *files = new std::map<const EmbeddedFile *, std::unique_ptr<KernelFile>>; // never destroyed
+  std::lock_guard lock(mutex);
+  std::unique_ptr<KernelFile> &slot = (*files)[&file];
+  if (!slot) {
+    slot = std::make_unique<KernelFile>();
+    slot->embedded = &file;
+    lowerInto(*slot);
+  }
+  return *slot;
+}
+
+} // namespace cake::kmeans

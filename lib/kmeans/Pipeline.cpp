@@ -1,0 +1,150 @@
+//===- Pipeline.cpp - A variant's kernels, checked and launched -----------===//
+#include "lib/kmeans/Pipeline.h"
+
+#include <algorithm>
+
+namespace cake::kmeans {
+
+namespace {
+
+std::string typeString(sema::Elem elem, const std::vector<int64_t> &shape) {
+  std::string s = std::string(sema::elemName(elem)) + "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+} // namespace
+
+const ScratchBuffer *Pipeline::findScratch(std::string_view name) const {
+  for (const ScratchBuffer &s : scratch)
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+sema::Elem elemOf(DType t) {
+  switch (t) {
+  case DType::BF16:
+    return sema::Elem::BF16;
+  case DType::F16:
+    return sema::Elem::FP16;
+  case DType::F32:
+    break;
+  }
+  return sema::Elem::FP32;
+}
+
+Result preparePipeline(const Variant &v, const Problem &p, std::vector<TensorSpec> tensors, Pipeline &out) {
+  out = Pipeline{};
+  out.variant = &v;
+  const EmbeddedFile *embedded = findEmbedded(v.file);
+  if (!embedded)
+    return Failure{CAKE_KMEANS_NOT_AVAILABLE,
+                   "this build of libcake_kmeans has no " + std::string(opName(v.op)) + " kernels: kernels/kmeans/" +
+                       std::string(v.file) + ".cake did not exist when it was built (rebuild the library once it does)"};
+  const KernelFile &file = kernelFile(*embedded);
+  if (file.failure)
+    return file.failure;
+  out.file = &file;
+  std::string where = std::string(embedded->path);
+  if (!v.zeroKernel.empty()) {
+    if (const lower::LoweredKernel *z = file.module.kernel(v.zeroKernel))
+      out.kernels.push_back(z);
+    else
+      out.zeroFill = true;
+  }
+  for (std::string_view name : v.kernels) {
+    const lower::LoweredKernel *k = file.module.kernel(name);
+    if (!k)
+      return internal(where + " has no kernel '" + std::string(name) + "', which variant '" + std::string(v.name) +
+                      "' launches");
+    out.kernels.push_back(k);
+  }
+  int64_t KP = (p.K + v.kPad - 1) / v.kPad * v.kPad;
+  out.sizes = {{"B", p.B}, {"N", p.N}, {"K", p.K}, {"D", p.D}, {"KP", KP}};
+  out.tensors = std::move(tensors);
+
+  std::string provided;
+  for (const TensorSpec &t : out.tensors)
+    provided += (provided.empty() ? "" : ", ") + t.name;
+  for (std::string_view s : v.scratch)
+    provided += ", " + std::string(s) + " (scratch)";
+  for (const lower::LoweredKernel *k : out.kernels)
+    for (const sema::Param &param : k->kernel->params) {
+      if (param.type.space != sema::Space::Global)
+        continue;
+      std::string in = "kernel '" + k->name + "' of " + where;
+      auto shape = lower::paramShape(*k->kernel, param.name, out.sizes);
+      sema::Elem elem = param.type.elem.value_or(sema::Elem::U8);
+      if (!shape)
+        return internal(in + ": the shape of '" + param.name + "' does not evaluate at B, N, K, D, KP");
+      auto tensor = std::find_if(out.tensors.begin(), out.tensors.end(),
+                                 [&](const TensorSpec &t) { return t.name == param.name; });
+      if (tensor != out.tensors.end()) {
+        if (tensor->elem != elem || tensor->shape != *shape)
+          return unsupported("variant '" + std::string(v.name) + "' cannot take this problem: " + in + " takes " +
+                             param.name + " as " + typeString(elem, *shape) + ", the call passes " +
+                             typeString(tensor->elem, tensor->shape) + " (the dispatch rules in lib/kmeans/Dispatch.cpp "
+                                                                       "should not have chosen it)");
+        continue;
+      }
+      if (std::find(v.scratch.begin(), v.scratch.end(), param.name) == v.scratch.end())
+        return internal(in + " takes '" + param.name + "', which the library does not provide (it provides " +
+                        provided + ")");
+      uint64_t bytes = sema::elemBytes(elem);
+      for (int64_t d : *shape)
+        bytes *= uint64_t(d);
+      if (const ScratchBuffer *seen = out.findScratch(param.name)) {
+        if (seen->elem != elem || seen->shape != *shape)
+          return internal(in + " declares the scratch buffer '" + param.name + "' as " + typeString(elem, *shape) +
+                          ", another kernel as " + typeString(seen->elem, seen->shape));
+        continue;
+      }
+      out.scratch.push_back({param.name, elem, *shape, bytes, out.scratchBytes});
+      out.scratchBytes += (bytes + 255) / 256 * 256;
+    }
+  return std::nullopt;
+}
+
+Result enqueue(Device &device, runner::Stream stream, const Pipeline &pipe, const runner::Buffers &addresses,
+               runner::DevicePtr scratch) {
+  runner::Runner &gpu = *device.runner;
+  runner::ModuleId module;
+  if (auto f = loadModule(device, *pipe.file, module))
+    return f;
+  runner::Buffers buffers = addresses;
+  for (const ScratchBuffer &s : pipe.scratch)
+    buffers[s.name] = scratch + s.offset;
+  if (pipe.zeroFill && pipe.scratchBytes)
+    if (auto s = gpu.fillOn(stream, scratch, 0, pipe.scratchBytes); !s)
+      return fromRunner(s.error(), "zeroing the scratch of " + std::string(pipe.variant->name));
+  for (const lower::LoweredKernel *k : pipe.kernels) {
+    runner::LaunchPlan plan;
+    if (auto e = runner::planLowered(*k, buffers, pipe.sizes, gpu.device().smCount, plan))
+      return unsupported("variant '" + std::string(pipe.variant->name) + "' cannot run at these sizes: " + *e);
+    auto launch = runner::packLowered(gpu, plan);
+    if (!launch)
+      return fromRunner(launch.error(), "kernel '" + k->name + "'");
+    if (auto s = gpu.launchOn(stream, module, k->name, launch->config, launch->params); !s)
+      return fromRunner(s.error(), "launching '" + k->name + "'");
+  }
+  return std::nullopt;
+}
+
+StreamBuffer::~StreamBuffer() {
+  if (ptr_)
+    runner_.freeOn(stream_, ptr_);
+}
+
+Result StreamBuffer::allocate(uint64_t bytes, const std::string &what) {
+  if (!bytes)
+    return std::nullopt;
+  auto p = runner_.allocOn(stream_, bytes);
+  if (!p)
+    return fromRunner(p.error(), "allocating " + what);
+  ptr_ = *p;
+  return std::nullopt;
+}
+
+} // namespace cake::kmeans

@@ -1,0 +1,86 @@
+//===- Validate.cpp - The C API's argument checks, without a GPU ----------===//
+#include "lib/kmeans/Validate.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace cake::kmeans {
+
+namespace {
+
+constexpr uint64_t kMaxBytes = uint64_t(1) << 48;
+
+/// a * b * c * d, or 0 past kMaxBytes.
+uint64_t product(std::initializer_list<uint64_t> factors) {
+  uint64_t v = 1;
+  for (uint64_t f : factors) {
+    if (__builtin_mul_overflow(v, f, &v) || v > kMaxBytes)
+      return 0;
+  }
+  return v;
+}
+
+std::string hex(const void *p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
+
+} // namespace
+
+uint64_t xBytes(const Problem &p) { return product({uint64_t(p.B), uint64_t(p.N), uint64_t(p.D), dtypeBytes(p.dtype)}); }
+uint64_t cBytes(const Problem &p) { return product({uint64_t(p.B), uint64_t(p.K), uint64_t(p.D), dtypeBytes(p.dtype)}); }
+uint64_t idsBytes(const Problem &p) { return product({uint64_t(p.B), uint64_t(p.N), 4}); }
+
+Result checkProblem(Op op, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, Problem &p) {
+  for (auto [name, v] : {std::pair{"B", B}, {"N", N}, {"K", K}, {"D", D}})
+    if (v < 1 || v > INT32_MAX)
+      return invalid(std::string(name) + " = " + std::to_string(v) + " is outside 1 .. 2^31 - 1");
+  if (dtype != CAKE_KMEANS_BF16 && dtype != CAKE_KMEANS_F16 && dtype != CAKE_KMEANS_F32)
+    return invalid("dtype " + std::to_string(dtype) + " is not one of CAKE_KMEANS_BF16 (0), CAKE_KMEANS_F16 (1), "
+                                                     "CAKE_KMEANS_F32 (2)");
+  p = Problem{};
+  p.op = op;
+  p.B = B, p.N = N, p.K = K, p.D = D;
+  p.dtype = DType(dtype);
+  if (!xBytes(p) || !cBytes(p) || !idsBytes(p))
+    return invalid("the tensors of B = " + std::to_string(B) + ", N = " + std::to_string(N) + ", K = " +
+                   std::to_string(K) + ", D = " + std::to_string(D) + " would exceed 2^48 bytes");
+  return std::nullopt;
+}
+
+Result checkArgs(std::initializer_list<Arg> args) {
+  for (const Arg &a : args) {
+    if (!a.address)
+      return invalid(std::string(a.name) + " is a null pointer");
+    uint64_t align = a.align ? a.align : 1;
+    if (reinterpret_cast<uintptr_t>(a.address) % align)
+      return invalid(std::string(a.name) + " (" + hex(a.address) + ") is not " + std::to_string(align) +
+                     "-byte aligned" + (align == 16 ? " (the kernels read it with TMA)" : ""));
+  }
+  std::vector<Arg> list(args);
+  for (size_t i = 0; i < list.size(); ++i)
+    for (size_t j = i + 1; j < list.size(); ++j) {
+      const Arg &a = list[i], &b = list[j];
+      if (!a.output && !b.output)
+        continue;
+      auto a0 = reinterpret_cast<uintptr_t>(a.address), b0 = reinterpret_cast<uintptr_t>(b.address);
+      if (a0 < b0 + b.bytes && b0 < a0 + a.bytes)
+        return invalid(std::string(a.output ? a.name : b.name) + " overlaps " +
+                       std::string(a.output ? b.name : a.name) + " (an output must not share memory with another "
+                                                                 "argument)");
+    }
+  return std::nullopt;
+}
+
+Result checkFit(int maxIters, float tol) {
+  if (maxIters < 0)
+    return invalid("max_iters = " + std::to_string(maxIters) + " is negative");
+  if (!(tol >= 0))
+    return invalid("tol = " + std::to_string(tol) + " must be a non-negative number");
+  return std::nullopt;
+}
+
+} // namespace cake::kmeans

@@ -1,0 +1,2 @@
+"""CAKE from Python. `cake.kmeans`: batched KMeans on PyTorch CUDA tensors through libcake_kmeans.so
+(docs/kmeans-library.md)."""

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""cake.kmeans (python/cake/kmeans.py) on PyTorch CUDA tensors against torch references.
+
+assign: the ids must be nearest centroids by the fp64 distances, near ties accepted as the kmeans.assign oracle
+accepts them (a chosen distance within 1e-3 of the minimum, relative, plus 1e-5 of ||x||^2 + ||c||^2 for the
+cancellation of the fast form). Also: 2D and 3D inputs, ragged N and K, a non-default stream, argument errors,
+the current device left alone, and (when the build has the update kernels) update against index_add means and
+fit (the objective decreases, ids belong to the returned centroids).
+
+Prints "skipped: ..." and exits 0 without torch or a GPU (ctest: SKIP_REGULAR_EXPRESSION). The library comes from
+CAKE_LIB or the repository's build folders (cake.kmeans.library_path).
+"""
+import os
+import pathlib
+import sys
+import traceback
+
+try:
+    import torch
+except ImportError:
+    print("skipped: torch is not installed")
+    sys.exit(0)
+if not torch.cuda.is_available():
+    print("skipped: torch sees no CUDA GPU")
+    sys.exit(0)
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
+import cake.kmeans as km  # noqa: E402
+
+failures = []
+
+
+def test(fn):
+    def run():
+        try:
+            fn()
+            print(f"[ OK ] {fn.__name__}")
+        except Exception:  # noqa: BLE001
+            failures.append(fn.__name__)
+            print(f"[FAIL] {fn.__name__}")
+            traceback.print_exc()
+    run.__name__ = fn.__name__
+    return run
+
+
+def reference_check(x, c, ids):
+    """Every id a nearest centroid within the oracle's tolerance; returns the number of exact argmin matches."""
+    xb = x if x.dim() == 3 else x.unsqueeze(0)
+    cb = c if c.dim() == 3 else c.unsqueeze(0)
+    ib = ids if ids.dim() == 2 else ids.unsqueeze(0)
+    assert ib.dtype == torch.int32, ib.dtype
+    assert tuple(ib.shape) == tuple(xb.shape[:2]), (ib.shape, xb.shape)
+    K = cb.shape[1]
+    assert int(ib.min()) >= 0 and int(ib.max()) < K, (int(ib.min()), int(ib.max()))
+    exact = 0
+    for b in range(xb.shape[0]):
+        xd, cd = xb[b].double(), cb[b].double()
+        xn = (xd * xd).sum(1, keepdim=True)
+        cn = (cd * cd).sum(1)
+        dist = (xn + cn[None, :] - 2 * xd @ cd.T).clamp_min(0)
+        dmin, kmin = dist.min(1)
+        chosen = dist.gather(1, ib[b].long()[:, None]).squeeze(1)
+        tol = 1e-3 * dmin + 1e-5 * (xn.squeeze(1) + cn[ib[b].long()])
+        bad = (chosen - dmin) > tol
+        if bool(bad.any()):
+            n = int(bad.nonzero()[0])
+            raise AssertionError(f"batch {b} row {n}: id {int(ib[b, n])} at distance {float(chosen[n])}, the minimum "
+                                 f"is {float(dmin[n])} (centroid {int(kmin[n])}); {int(bad.sum())} rows off")
+        exact += int((kmin == ib[b].long()).sum())
+    return exact
+
+
+def inputs(shape_x, K, seed, dtype=torch.bfloat16):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    x = torch.randn(shape_x, generator=g, device="cuda").to(dtype)
+    shape_c = (K, shape_x[-1]) if len(shape_x) == 2 else (shape_x[0], K, shape_x[-1])
+    c = torch.randn(shape_c, generator=g, device="cuda").to(dtype)
+    return x, c
+
+
+SUPPORTED = torch.cuda.get_device_capability() == (9, 0)
+
+
+@test
+def assign_matches_torch():
+    for shape_x, K in [((1, 128), 1), ((300, 128), 256), ((2, 300, 128), 256), ((3, 4097, 128), 513),
+                       ((1000, 128), 100), ((8, 16384, 128), 1024), ((4, 200, 128), 3000)]:
+        x, c = inputs(shape_x, K, seed=sum(shape_x) + K)
+        ids = km.assign(x, c)
+        torch.cuda.synchronize()
+        exact = reference_check(x, c, ids)
+        print(f"  assign x{tuple(x.shape)} K={K}: ok, {exact} of {ids.numel()} ids equal torch's argmin "
+              "(the rest are near ties)")
+
+
+@test
+def assign_on_a_side_stream():
+    x, c = inputs((4, 5000, 128), 700, seed=3)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        ids = km.assign(x, c)
+        ids2 = ids.clone()  # ordered after the assign on s
+    torch.cuda.current_stream().wait_stream(s)
+    torch.cuda.synchronize()
+    reference_check(x, c, ids2)
+
+
+@test
+def argument_errors():
+    x, c = inputs((2, 100, 128), 10, seed=1)
+    cases = [
+        (lambda: km.assign(x.cpu(), c), ValueError, "must be a CUDA tensor"),
+        (lambda: km.assign(x.float(), c.float()), TypeError, "must be torch.bfloat16 or torch.float16"),
+        (lambda: km.assign(x.transpose(1, 2), c), ValueError, None),
+        (lambda: km.assign(x[:, :, :64], c), ValueError, None),
+        (lambda: km.assign(x, c[0]), ValueError, "dimensions"),
+        (lambda: km.assign(x, c.half()), TypeError, None),
+        (lambda: km.assign(x[0], c[0][:, :64].contiguous()), ValueError, "must be [K, D]"),
+        (lambda: km.fit(x, 0, 5), ValueError, "k must be a positive int"),
+        (lambda: km.fit(x, 101, 5), ValueError, "more than the 100 points"),
+        (lambda: km.update(x, torch.zeros(2, 100, dtype=torch.int64, device="cuda"), c), TypeError, None),
+        (lambda: km.update(x, torch.full((2, 100), 10, dtype=torch.int32, device="cuda"), c), ValueError,
+         "must lie in [0, 10)"),
+    ]
+    for call, kind, text in cases:
+        try:
+            call()
+        except kind as e:
+            assert text is None or text in str(e), f"{kind.__name__}: {e}"
+            print(f"  {kind.__name__}: {e}")
+        else:
+            raise AssertionError(f"no {kind.__name__} (expected: {text})")
+    # the library's own refusals
+    for xx, cc, what in [(x[:, :, :64].contiguous(), c[:, :, :64].contiguous(), "D = 64"),
+                         (x.half(), c.half(), "fp16")]:
+        try:
+            km.assign(xx, cc)
+        except km.CakeKMeansError as e:
+            assert e.status_name == "CAKE_KMEANS_UNSUPPORTED", e
+            print(f"  {what}: {e}")
+        else:
+            raise AssertionError(f"{what}: no CakeKMeansError")
+
+
+@test
+def current_device_left_alone():
+    before = torch.cuda.current_device()
+    for d in range(torch.cuda.device_count()):
+        x, c = (t.to(f"cuda:{d}") for t in inputs((1000, 128), 300, seed=d))
+        ids = km.assign(x, c)
+        torch.cuda.synchronize(d)
+        assert torch.cuda.current_device() == before, (torch.cuda.current_device(), before)
+        reference_check(x, c, ids)
+    print(f"  {torch.cuda.device_count()} device(s); the current device stayed {before}")
+
+
+@test
+def update_matches_torch():
+    if not km.has_update():
+        print(f"  skipped: {km.build_info()}")
+        return
+    for B, N, K in [(1, 1, 1), (2, 300, 256), (3, 4097, 513), (8, 16384, 1024)]:
+        g = torch.Generator(device="cuda").manual_seed(B + N + K)
+        x = torch.randn(B, N, 128, generator=g, device="cuda").bfloat16()
+        ids = torch.randint(0, K, (B, N), generator=g, device="cuda", dtype=torch.int32)
+        c = torch.randn(B, K, 128, generator=g, device="cuda").bfloat16()
+        c_new = km.update(x, ids, c)
+        sums = torch.zeros(B, K, 128, dtype=torch.float64, device="cuda")
+        counts = torch.zeros(B, K, dtype=torch.float64, device="cuda")
+        for b in range(B):
+            sums[b].index_add_(0, ids[b].long(), x[b].double())
+            counts[b].index_add_(0, ids[b].long(), torch.ones(N, dtype=torch.float64, device="cuda"))
+        want = torch.where(counts[..., None] > 0, sums / counts.clamp_min(1)[..., None], c.double())
+        err = (c_new.double() - want).abs()
+        tol = 2.0 ** -8 * want.abs() + 1e-3
+        assert bool((err <= tol).all()), f"B={B} N={N} K={K}: max error {float(err.max())}"
+        print(f"  update B={B} N={N} K={K}: ok (max error {float(err.max()):.3g})")
+
+
+@test
+def fit_improves_the_objective():
+    if not km.has_update():
+        print(f"  skipped: {km.build_info()}")
+        return
+    for shape_x, k in [((5000, 128), 100), ((2, 20000, 128), 256)]:
+        g = torch.Generator(device="cuda").manual_seed(7)
+        x = torch.randn(shape_x, generator=g, device="cuda").bfloat16()
+        xb = x if x.dim() == 3 else x.unsqueeze(0)
+        init = xb[:, :k].clone()
+
+        def objective(c):
+            cb = c if c.dim() == 3 else c.unsqueeze(0)
+            return float(torch.cdist(xb.float(), cb.float()).min(-1).values.pow(2).sum())
+
+        c, ids, iters = km.fit(x, k, 200, init=init if x.dim() == 3 else init[0], return_iters=True)
+        before, after = objective(init), objective(c)
+        print(f"  fit x{tuple(x.shape)} k={k}: {iters} iterations, objective {before:.6g} -> {after:.6g}")
+        assert 1 <= iters <= 200
+        assert after < before
+        reference_check(x, c, ids)
+        if iters < 200:  # converged with tol = 0: the centroids are the means of their clusters
+            again = km.update(x, ids, c)
+            err = (again.float() - c.float()).abs()
+            assert bool((err <= 2.0 ** -7 * c.float().abs() + 1e-3).all()), float(err.max())
+        c2, ids2 = km.fit(x, k, 3, seed=1)  # default init
+        reference_check(x, c2, ids2)
+
+
+def main():
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, library {km.library_path()}")
+    print(km.build_info())
+    if not SUPPORTED:
+        x, c = inputs((100, 128), 10, seed=0)
+        try:
+            km.assign(x, c)
+        except km.CakeKMeansError as e:
+            print(f"skipped: the kernels are built for sm_90a; on this GPU assign says: {e}")
+            return 0
+        print("the library ran on a GPU it has no kernels for")
+        return 1
+    for t in (assign_matches_torch, assign_on_a_side_stream, argument_errors, current_device_left_alone,
+              update_matches_torch, fit_improves_the_objective):
+        t()
+    print(f"{len(failures)} failures" + (f": {', '.join(failures)}" if failures else ""))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,453 @@
+//===- KMeansLibTest.cpp - libcake_kmeans without a GPU -------------------===//
+//
+// Part of CAKE. The dispatcher, the argument checks, the embedded kernels
+// (they lower again, their pipelines plan and their tensor maps validate at
+// real sizes) and the C API's answers up to the GPU, all on a machine without
+// one. Two suites depend on the driver the library finds and run only when
+// ctest sets it up (tests/CMakeLists.txt):
+//   KMeansNoDriver   CAKE_LIBCUDA names a missing library: a valid call says
+//                    that there is no GPU.
+//   KMeansFakeDriver CAKE_LIBCUDA names tests/fakecuda (no GPU behind it):
+//                    the host path of a call end to end: locating pointers,
+//                    the stream's context, loading the embedded cubin,
+//                    scratch, tensor maps, launches.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/runner/LaunchLowered.h"
+#include "compiler/runner/Runner.h"
+#include "lib/kmeans/Dispatch.h"
+#include "lib/kmeans/Embedded.h"
+#include "lib/kmeans/Pipeline.h"
+#include "lib/kmeans/Validate.h"
+#include "lib/kmeans/cake_kmeans.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <tuple>
+#include <limits>
+#include <string>
+
+using namespace cake;
+using namespace cake::kmeans;
+
+namespace {
+
+Problem problem(Op op, int64_t B, int64_t N, int64_t K, int64_t D, DType t = DType::BF16, int cc = 90,
+                int sms = 132) {
+  Problem p;
+  p.op = op;
+  p.B = B, p.N = N, p.K = K, p.D = D;
+  p.dtype = t;
+  p.computeCapability = cc;
+  p.smCount = sms;
+  return p;
+}
+
+std::string driverMode() {
+  const char *v = std::getenv("CAKE_LIBCUDA");
+  std::string s = v ? v : "";
+  if (s.find("nonexistent") != std::string::npos)
+    return "none";
+  if (s.find("fake") != std::string::npos)
+    return "fake";
+  return "";
+}
+
+/// Plausible, aligned device-looking addresses for GPU-free calls.
+const void *at(uintptr_t a) { return reinterpret_cast<const void *>(a); }
+
+} // namespace
+
+//===-- The dispatcher -----------------------------------------------------===//
+
+TEST(KMeansDispatch, AssignBf16D128OnHopper) {
+  Dispatched d = dispatch(problem(Op::Assign, 32, 65536, 1024, 128));
+  ASSERT_FALSE(d.failure) << d.failure->message;
+  EXPECT_EQ(d.variant->name, "assign_sm90");
+  EXPECT_EQ(d.variant->file, "assign_sm90");
+  EXPECT_EQ(d.variant->kPad, 256);
+  // unknown GPU (before the device is opened): the rule still matches
+  EXPECT_FALSE(dispatch(problem(Op::Assign, 1, 1, 1, 128, DType::BF16, 0, 0)).failure);
+}
+
+TEST(KMeansDispatch, UnsupportedSaysWhatExists) {
+  Dispatched fp16 = dispatch(problem(Op::Assign, 1, 100, 10, 128, DType::F16));
+  ASSERT_TRUE(fp16.failure);
+  EXPECT_EQ(fp16.failure->code, CAKE_KMEANS_UNSUPPORTED);
+  EXPECT_NE(fp16.failure->message.find("no assign kernel for fp16 with D = 128"), std::string::npos)
+      << fp16.failure->message;
+  EXPECT_NE(fp16.failure->message.find("bf16, D = 128 on compute capability 9.0 (sm_90a)"), std::string::npos)
+      << fp16.failure->message;
+  Dispatched d64 = dispatch(problem(Op::Assign, 1, 100, 10, 64));
+  ASSERT_TRUE(d64.failure);
+  EXPECT_NE(d64.failure->message.find("D = 64"), std::string::npos);
+  Dispatched ampere = dispatch(problem(Op::Assign, 1, 100, 10, 128, DType::BF16, 80, 108));
+  ASSERT_TRUE(ampere.failure);
+  EXPECT_NE(ampere.failure->message.find("compute capability 8.0"), std::string::npos) << ampere.failure->message;
+}
+
+TEST(KMeansDispatch, UpdateRule) {
+  Dispatched d = dispatch(problem(Op::Update, 4, 1000, 100, 128));
+  ASSERT_FALSE(d.failure);
+  EXPECT_EQ(d.variant->name, "update");
+}
+
+TEST(KMeansDispatch, TableIsConsistent) {
+  for (const Rule &r : rules()) {
+    const Variant *v = findVariant(r.variant);
+    ASSERT_NE(v, nullptr) << r.variant;
+    EXPECT_EQ(v->op, r.op) << r.variant;
+    EXPECT_LE(r.minN, r.maxN);
+    EXPECT_LE(r.minK, r.maxK);
+    EXPECT_LE(r.minB, r.maxB);
+    EXPECT_LE(r.minSms, r.maxSms);
+    EXPECT_TRUE(!r.computeCapability || r.computeCapability == v->computeCapability) << r.variant;
+  }
+  for (const Variant &v : variants()) {
+    EXPECT_FALSE(v.kernels.empty()) << v.name;
+    EXPECT_GE(v.kPad, 1) << v.name;
+  }
+}
+
+TEST(KMeansDispatch, RangesAndSmCount) {
+  Rule r{.op = Op::Assign, .dtype = DType::BF16, .D = 128, .minK = 1, .maxK = 256, .minSms = 100, .maxSms = 140,
+         .variant = "assign_sm90"};
+  EXPECT_TRUE(matches(r, problem(Op::Assign, 1, 10, 256, 128)));
+  EXPECT_FALSE(matches(r, problem(Op::Assign, 1, 10, 257, 128)));
+  EXPECT_FALSE(matches(r, problem(Op::Assign, 1, 10, 100, 128, DType::BF16, 90, 78)));
+  EXPECT_TRUE(matches(r, problem(Op::Assign, 1, 10, 100, 128, DType::BF16, 0, 0))); // unknown SMs match
+  EXPECT_FALSE(matches(r, problem(Op::Update, 1, 10, 100, 128)));
+}
+
+//===-- Argument checks ----------------------------------------------------===//
+
+TEST(KMeansValidate, Sizes) {
+  Problem p;
+  EXPECT_FALSE(checkProblem(Op::Assign, 2, 300, 256, 128, CAKE_KMEANS_BF16, p));
+  EXPECT_EQ(p.B, 2);
+  EXPECT_EQ(xBytes(p), 2u * 300 * 128 * 2);
+  EXPECT_EQ(cBytes(p), 2u * 256 * 128 * 2);
+  EXPECT_EQ(idsBytes(p), 2u * 300 * 4);
+  auto zero = checkProblem(Op::Assign, 0, 300, 256, 128, CAKE_KMEANS_BF16, p);
+  ASSERT_TRUE(zero);
+  EXPECT_EQ(zero->code, CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_EQ(zero->message, "B = 0 is outside 1 .. 2^31 - 1");
+  auto big = checkProblem(Op::Assign, 1, int64_t(1) << 31, 256, 128, CAKE_KMEANS_BF16, p);
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->message, "N = 2147483648 is outside 1 .. 2^31 - 1");
+  auto dtype = checkProblem(Op::Assign, 1, 1, 1, 128, 7, p);
+  ASSERT_TRUE(dtype);
+  EXPECT_NE(dtype->message.find("dtype 7 is not one of CAKE_KMEANS_BF16 (0)"), std::string::npos);
+  auto huge = checkProblem(Op::Assign, 65536, 1 << 30, 256, 4096, CAKE_KMEANS_BF16, p);
+  ASSERT_TRUE(huge);
+  EXPECT_NE(huge->message.find("would exceed 2^48 bytes"), std::string::npos);
+}
+
+TEST(KMeansValidate, Pointers) {
+  EXPECT_FALSE(checkArgs({{"x", at(0x10000), 4096}, {"c", at(0x20000), 4096}, {"ids", at(0x30004), 64, true, 4}}));
+  auto null = checkArgs({{"x", nullptr, 4096}});
+  ASSERT_TRUE(null);
+  EXPECT_EQ(null->message, "x is a null pointer");
+  auto misaligned = checkArgs({{"x", at(0x10000), 4096}, {"c", at(0x20008), 4096}});
+  ASSERT_TRUE(misaligned);
+  EXPECT_NE(misaligned->message.find("c (0x20008) is not 16-byte aligned (the kernels read it with TMA)"),
+            std::string::npos)
+      << misaligned->message;
+  auto ids = checkArgs({{"ids", at(0x30002), 64, true, 4}});
+  ASSERT_TRUE(ids);
+  EXPECT_NE(ids->message.find("is not 4-byte aligned"), std::string::npos);
+  auto overlap = checkArgs({{"x", at(0x10000), 4096}, {"ids", at(0x10800), 64, true, 4}});
+  ASSERT_TRUE(overlap);
+  EXPECT_EQ(overlap->message, "ids overlaps x (an output must not share memory with another argument)");
+  // two inputs may share memory (x and c from one buffer)
+  EXPECT_FALSE(checkArgs({{"x", at(0x10000), 4096}, {"c", at(0x10000), 4096}}));
+}
+
+TEST(KMeansValidate, Fit) {
+  EXPECT_FALSE(checkFit(0, 0));
+  EXPECT_FALSE(checkFit(10, std::numeric_limits<float>::infinity()));
+  ASSERT_TRUE(checkFit(-1, 0));
+  EXPECT_EQ(checkFit(-1, 0)->message, "max_iters = -1 is negative");
+  ASSERT_TRUE(checkFit(5, std::nanf("")));
+  ASSERT_TRUE(checkFit(5, -1e-3f));
+}
+
+//===-- The embedded kernels -----------------------------------------------===//
+
+TEST(KMeansEmbedded, AssignFileIsThere) {
+  const EmbeddedFile *f = findEmbedded("assign_sm90");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->path, "kernels/kmeans/assign_sm90.cake");
+  EXPECT_EQ(f->target, "sm_90a");
+  ASSERT_GT(f->cubin.size(), 4u);
+  EXPECT_EQ(f->cubin.substr(0, 4), "\x7f"
+                                   "ELF");
+  EXPECT_NE(f->ir.find("kernel kmeans_assign_sm90("), std::string_view::npos);
+  // the embedded IR is the repository's file
+  std::ifstream in(std::string(CAKE_SOURCE_DIR) + "/" + std::string(f->path), std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, f->ir);
+  EXPECT_EQ(findEmbedded("update") != nullptr,
+            std::filesystem::exists(std::string(CAKE_SOURCE_DIR) + "/kernels/kmeans/update.cake"));
+}
+
+TEST(KMeansEmbedded, AssignPipelinePlansAtRealSizes) {
+  for (auto [B, N, K] : {std::tuple{2, 300, 256}, {1, 1, 1}, {3, 4097, 513}, {32, 65536, 1024}}) {
+    Problem p = problem(Op::Assign, B, N, K, 128);
+    Dispatched d = dispatch(p);
+    ASSERT_FALSE(d.failure);
+    Pipeline pipe;
+    std::vector<TensorSpec> tensors = {{"x", sema::Elem::BF16, {B, N, 128}},
+                                       {"c", sema::Elem::BF16, {B, K, 128}},
+                                       {"ids", sema::Elem::I32, {B, N}}};
+    auto f = preparePipeline(*d.variant, p, tensors, pipe);
+    ASSERT_FALSE(f) << f->message;
+    ASSERT_EQ(pipe.kernels.size(), 2u);
+    EXPECT_EQ(pipe.kernels[0]->name, "kmeans_cnorm");
+    EXPECT_EQ(pipe.kernels[1]->name, "kmeans_assign_sm90");
+    int64_t KP = (K + 255) / 256 * 256;
+    EXPECT_EQ(pipe.sizes.at("KP"), KP);
+    ASSERT_EQ(pipe.scratch.size(), 1u);
+    EXPECT_EQ(pipe.scratch[0].name, "cn");
+    EXPECT_EQ(pipe.scratch[0].shape, (std::vector<int64_t>{B, KP}));
+    EXPECT_EQ(pipe.scratch[0].bytes, uint64_t(B * KP * 4));
+    // every kernel plans at these sizes, and every tensor map passes the
+    // driver's rules (checked without a GPU)
+    runner::Buffers buffers = {{"x", 0x100000}, {"c", 0x200000}, {"ids", 0x300000}, {"cn", 0x400000}};
+    for (const lower::LoweredKernel *k : pipe.kernels) {
+      runner::LaunchPlan plan;
+      auto e = runner::planLowered(*k, buffers, pipe.sizes, 132, plan);
+      ASSERT_FALSE(e) << *e;
+      for (const runner::PlannedArg &a : plan.args)
+        if (a.kind == lower::KernelArg::TensorMap)
+          EXPECT_EQ(runner::validateTensorMap(a.map), "") << k->name << " " << a.name;
+      if (k->name == "kmeans_cnorm") {
+        EXPECT_EQ(plan.config.grid, (runner::Dim3{uint32_t(KP / 8), uint32_t(B), 1}));
+        EXPECT_EQ(plan.config.block.x, 256u);
+      } else {
+        int64_t tiles = B * ((N + 127) / 128);
+        EXPECT_EQ(plan.config.grid.x, uint32_t(std::min<int64_t>(132, tiles)));
+        EXPECT_EQ(plan.config.block.x, 384u);
+        EXPECT_GT(plan.config.dynamicShared, 190u * 1024);
+        ASSERT_EQ(plan.args.size(), 11u);
+        EXPECT_EQ(plan.args[0].kind, lower::KernelArg::TensorMap);
+        EXPECT_EQ(plan.args[0].name, "x");
+        EXPECT_EQ(plan.args[0].map.dims[0], 128u); // innermost first
+        EXPECT_EQ(plan.args[0].map.dims[1], uint64_t(N));
+        EXPECT_EQ(plan.args[0].map.swizzle, runner::Swizzle::B128);
+      }
+    }
+  }
+}
+
+TEST(KMeansEmbedded, UpdatePipelineWhenBuilt) {
+  const EmbeddedFile *f = findEmbedded("update");
+  if (!f || f->cubin.empty())
+    GTEST_SKIP() << "this build has no update kernels";
+  for (auto [B, N, K] : {std::tuple{2, 300, 256}, {1, 1, 1}, {32, 65536, 1024}}) {
+    Problem p = problem(Op::Update, B, N, K, 128);
+    Dispatched d = dispatch(p);
+    ASSERT_FALSE(d.failure);
+    Pipeline pipe;
+    auto e = preparePipeline(*d.variant, p,
+                             {{"x", sema::Elem::BF16, {B, N, 128}},
+                              {"ids", sema::Elem::I32, {B, N}},
+                              {"c_old", sema::Elem::BF16, {B, K, 128}},
+                              {"c_new", sema::Elem::BF16, {B, K, 128}}},
+                             pipe);
+    ASSERT_FALSE(e) << e->message;
+    ASSERT_EQ(pipe.kernels.size(), 3u);
+    EXPECT_EQ(pipe.kernels[0]->name, "kmeans_update_zero");
+    EXPECT_FALSE(pipe.zeroFill);
+    const ScratchBuffer *shift = pipe.findScratch("shift");
+    ASSERT_NE(shift, nullptr);
+    EXPECT_EQ(shift->elem, sema::Elem::FP32);
+    EXPECT_EQ(shift->shape, (std::vector<int64_t>{B}));
+    ASSERT_NE(pipe.findScratch("sums"), nullptr);
+    EXPECT_EQ(pipe.findScratch("sums")->shape, (std::vector<int64_t>{B, K, 128}));
+    ASSERT_NE(pipe.findScratch("counts"), nullptr);
+    runner::Buffers buffers = {{"x", 0x100000}, {"ids", 0x200000}, {"c_old", 0x300000}, {"c_new", 0x400000}};
+    for (const ScratchBuffer &s : pipe.scratch)
+      buffers[s.name] = 0x1000000 + s.offset;
+    for (const lower::LoweredKernel *k : pipe.kernels) {
+      runner::LaunchPlan plan;
+      auto err = runner::planLowered(*k, buffers, pipe.sizes, 132, plan);
+      ASSERT_FALSE(err) << *err;
+    }
+  }
+}
+
+TEST(KMeansEmbedded, ARuleToTheWrongVariantIsCaught) {
+  // the assign variant asked to take D = 64: the IR says D = 128
+  Problem p = problem(Op::Assign, 1, 100, 10, 64);
+  Pipeline pipe;
+  auto f = preparePipeline(*findVariant("assign_sm90"), p,
+                           {{"x", sema::Elem::BF16, {1, 100, 64}}, {"c", sema::Elem::BF16, {1, 10, 64}},
+                            {"ids", sema::Elem::I32, {1, 100}}},
+                           pipe);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->code, CAKE_KMEANS_UNSUPPORTED);
+  EXPECT_NE(f->message.find("takes c as bf16[1, 10, 128], the call passes bf16[1, 10, 64]"), std::string::npos)
+      << f->message;
+  // a parameter the library does not know
+  Pipeline missing;
+  auto g = preparePipeline(*findVariant("assign_sm90"), problem(Op::Assign, 1, 100, 10, 128),
+                           {{"x", sema::Elem::BF16, {1, 100, 128}}, {"c", sema::Elem::BF16, {1, 10, 128}}}, missing);
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->code, CAKE_KMEANS_INTERNAL);
+  EXPECT_NE(g->message.find("takes 'ids', which the library does not provide (it provides x, c, cn (scratch))"),
+            std::string::npos)
+      << g->message;
+}
+
+//===-- The C API, up to the GPU -------------------------------------------===//
+
+TEST(KMeansCApi, ArgumentErrorsComeFirst) {
+  int32_t *ids = reinterpret_cast<int32_t *>(0x30000);
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 0, 10, 10, 128, CAKE_KMEANS_BF16, nullptr),
+            CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_STREQ(cake_kmeans_last_error(), "cake_kmeans_assign: B = 0 is outside 1 .. 2^31 - 1");
+  EXPECT_EQ(cake_kmeans_assign(nullptr, at(0x20000), ids, 1, 10, 10, 128, CAKE_KMEANS_BF16, nullptr),
+            CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_STREQ(cake_kmeans_last_error(), "cake_kmeans_assign: x is a null pointer");
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 64, CAKE_KMEANS_BF16, nullptr),
+            CAKE_KMEANS_UNSUPPORTED);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("no assign kernel for bf16 with D = 64"), std::string::npos);
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 128, CAKE_KMEANS_F16, nullptr),
+            CAKE_KMEANS_UNSUPPORTED);
+  int iters = 7;
+  EXPECT_EQ(cake_kmeans_fit(at(0x10000), const_cast<void *>(at(0x20000)), ids, 1, 10, 10, 128, CAKE_KMEANS_BF16, -2,
+                            0, &iters, nullptr),
+            CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_EQ(iters, 0);
+  EXPECT_STREQ(cake_kmeans_status_name(CAKE_KMEANS_NOT_AVAILABLE), "CAKE_KMEANS_NOT_AVAILABLE");
+  EXPECT_STREQ(cake_kmeans_status_name(42), "unknown status");
+  EXPECT_NE(std::string(cake_kmeans_build_info()).find("kernels/kmeans/assign_sm90.cake (sm_90a)"), std::string::npos)
+      << cake_kmeans_build_info();
+}
+
+TEST(KMeansCApi, UpdateWithoutItsKernels) {
+  if (cake_kmeans_has_update())
+    GTEST_SKIP() << "this build has the update kernels";
+  int32_t *ids = reinterpret_cast<int32_t *>(0x30000);
+  EXPECT_EQ(cake_kmeans_update(at(0x10000), ids, at(0x20000), const_cast<void *>(at(0x40000)), 1, 10, 10, 128,
+                               CAKE_KMEANS_BF16, nullptr),
+            CAKE_KMEANS_NOT_AVAILABLE);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("has no update kernels: kernels/kmeans/update.cake did not exist"),
+            std::string::npos)
+      << cake_kmeans_last_error();
+  EXPECT_EQ(cake_kmeans_fit(at(0x10000), const_cast<void *>(at(0x20000)), ids, 1, 10, 10, 128, CAKE_KMEANS_BF16, 5,
+                            0, nullptr, nullptr),
+            CAKE_KMEANS_NOT_AVAILABLE);
+  EXPECT_NE(std::string(cake_kmeans_build_info()).find("no update kernels"), std::string::npos);
+}
+
+TEST(KMeansNoDriver, AValidCallSaysThereIsNoGpu) {
+  if (driverMode() != "none")
+    GTEST_SKIP() << "run by ctest with CAKE_LIBCUDA naming a missing library";
+  int32_t *ids = reinterpret_cast<int32_t *>(0x3000000);
+  EXPECT_EQ(cake_kmeans_assign(at(0x1000000), at(0x2000000), ids, 2, 300, 256, 128, CAKE_KMEANS_BF16, nullptr),
+            CAKE_KMEANS_NO_GPU);
+  EXPECT_NE(std::string(cake_kmeans_last_error())
+                .find("cake_kmeans_assign: no CUDA GPU is available on this machine (the CUDA driver is not installed"),
+            std::string::npos)
+      << cake_kmeans_last_error();
+}
+
+//===-- The host path against the stand-in driver --------------------------===//
+
+class KMeansFakeDriver : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (driverMode() != "fake")
+      GTEST_SKIP() << "run by ctest with CAKE_LIBCUDA naming tests/fakecuda";
+    auto made = runner::makeRunner();
+    ASSERT_TRUE(made) << made.error().message;
+    gpu = std::move(*made);
+  }
+  void *alloc(size_t bytes) {
+    auto p = gpu->alloc(bytes);
+    EXPECT_TRUE(p);
+    return reinterpret_cast<void *>(uintptr_t(p ? *p : 0));
+  }
+  std::unique_ptr<runner::Runner> gpu;
+};
+
+TEST_F(KMeansFakeDriver, AssignEndToEnd) {
+  for (auto [B, N, K] : {std::tuple{2, 300, 256}, {1, 1, 1}, {3, 4097, 513}}) {
+    void *x = alloc(size_t(B) * N * 128 * 2), *c = alloc(size_t(B) * K * 128 * 2);
+    auto *ids = static_cast<int32_t *>(alloc(size_t(B) * N * 4));
+    EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_OK)
+        << cake_kmeans_last_error();
+    EXPECT_STREQ(cake_kmeans_last_error(), "");
+    // a user stream of the same context
+    EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, reinterpret_cast<void *>(0x1234)),
+              CAKE_KMEANS_OK)
+        << cake_kmeans_last_error();
+  }
+}
+
+TEST_F(KMeansFakeDriver, WhereThePointersAre) {
+  void *x = alloc(300 * 128 * 2), *c = alloc(256 * 128 * 2);
+  auto *ids = static_cast<int32_t *>(alloc(300 * 4));
+  alignas(16) static char host[300 * 128 * 2];
+  EXPECT_EQ(cake_kmeans_assign(host, c, ids, 1, 300, 256, 128, CAKE_KMEANS_BF16, nullptr),
+            CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_STREQ(cake_kmeans_last_error(),
+               "cake_kmeans_assign: x is not memory that CUDA knows (a host pointer?); pass device memory");
+  auto pinned = gpu->allocMapped(300 * 4);
+  ASSERT_TRUE(pinned);
+  EXPECT_EQ(cake_kmeans_assign(x, c, static_cast<int32_t *>(pinned->host), 1, 300, 256, 128, CAKE_KMEANS_BF16,
+                               nullptr),
+            CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_STREQ(cake_kmeans_last_error(),
+               "cake_kmeans_assign: ids is host memory (pinned or registered); pass device memory");
+  // the stand-in's stream 0xf0e1 belongs to another context
+  EXPECT_EQ(cake_kmeans_assign(x, c, ids, 1, 300, 256, 128, CAKE_KMEANS_BF16, reinterpret_cast<void *>(0xf0e1)),
+            CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("the stream belongs to another CUDA context"),
+            std::string::npos)
+      << cake_kmeans_last_error();
+}
+
+TEST_F(KMeansFakeDriver, SizesTheKernelsCannotTake) {
+  // kmeans_cnorm's grid is (KP / 8, B): B over 65535 does not launch
+  int64_t B = 70000, N = 1, K = 1;
+  void *x = alloc(size_t(B) * N * 128 * 2), *c = alloc(size_t(B) * K * 128 * 2);
+  auto *ids = static_cast<int32_t *>(alloc(size_t(B) * N * 4));
+  EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_UNSUPPORTED);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("has a y or z dimension over 65535"), std::string::npos)
+      << cake_kmeans_last_error();
+}
+
+TEST_F(KMeansFakeDriver, Update) {
+  void *x = alloc(300 * 128 * 2), *c = alloc(256 * 128 * 2), *cNew = alloc(256 * 128 * 2);
+  auto *ids = static_cast<int32_t *>(alloc(300 * 4));
+  int status = cake_kmeans_update(x, ids, c, cNew, 1, 300, 256, 128, CAKE_KMEANS_BF16, nullptr);
+  EXPECT_EQ(status, cake_kmeans_has_update() ? CAKE_KMEANS_OK : CAKE_KMEANS_NOT_AVAILABLE) << cake_kmeans_last_error();
+  // c_new over c_old
+  EXPECT_EQ(cake_kmeans_update(x, ids, c, static_cast<char *>(c) + 4096, 1, 300, 256, 128, CAKE_KMEANS_BF16, nullptr),
+            CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_STREQ(cake_kmeans_last_error(),
+               "cake_kmeans_update: c_new overlaps c_old (an output must not share memory with another argument)");
+}
+
+TEST_F(KMeansFakeDriver, Fit) {
+  void *x = alloc(300 * 128 * 2), *c = alloc(256 * 128 * 2);
+  auto *ids = static_cast<int32_t *>(alloc(300 * 4));
+  int iters = -1;
+  int status = cake_kmeans_fit(x, c, ids, 1, 300, 256, 128, CAKE_KMEANS_BF16, 3, 1e-4f, &iters, nullptr);
+  if (!cake_kmeans_has_update()) {
+    EXPECT_EQ(status, CAKE_KMEANS_NOT_AVAILABLE);
+    EXPECT_EQ(iters, 0);
+    return;
+  }
+  // the stand-in computes nothing: the shifts stay zero, fit stops after one iteration
+  EXPECT_EQ(status, CAKE_KMEANS_OK) << cake_kmeans_last_error();
+  EXPECT_EQ(iters, 1);
+}
