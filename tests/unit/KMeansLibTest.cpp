@@ -76,19 +76,44 @@ TEST(KMeansDispatch, AssignBf16D128OnHopper) {
 }
 
 TEST(KMeansDispatch, UnsupportedSaysWhatExists) {
-  Dispatched fp16 = dispatch(problem(Op::Assign, 1, 100, 10, 128, DType::F16));
+  Dispatched fp16 = dispatch(problem(Op::Assign, 1, 100, 10, 64, DType::F16));
   ASSERT_TRUE(fp16.failure);
   EXPECT_EQ(fp16.failure->code, CAKE_KMEANS_UNSUPPORTED);
-  EXPECT_NE(fp16.failure->message.find("no assign kernel for fp16 with D = 128"), std::string::npos)
+  EXPECT_NE(fp16.failure->message.find("no assign kernel for fp16 with D = 64"), std::string::npos)
       << fp16.failure->message;
-  EXPECT_NE(fp16.failure->message.find("bf16, D = 128 on compute capability 9.0 (sm_90a)"), std::string::npos)
+  EXPECT_NE(fp16.failure->message.find("bf16, D = 128, three compute warpgroups on compute capability 9.0 (sm_90a)"),
+            std::string::npos)
       << fp16.failure->message;
-  Dispatched d64 = dispatch(problem(Op::Assign, 1, 100, 10, 64));
-  ASSERT_TRUE(d64.failure);
-  EXPECT_NE(d64.failure->message.find("D = 64"), std::string::npos);
+  Dispatched d96 = dispatch(problem(Op::Assign, 1, 100, 10, 96));
+  ASSERT_TRUE(d96.failure);
+  EXPECT_NE(d96.failure->message.find("D = 96"), std::string::npos);
   Dispatched ampere = dispatch(problem(Op::Assign, 1, 100, 10, 128, DType::BF16, 80, 108));
   ASSERT_TRUE(ampere.failure);
   EXPECT_NE(ampere.failure->message.find("compute capability 8.0"), std::string::npos) << ampere.failure->message;
+}
+
+// The fitted rule (bench/results/kmeans/variants_h200.md): three compute
+// warpgroups when the grid has several waves of 192-row tiles, two when a
+// single wave of 128-row tiles is shorter; D and dtype pick the family.
+TEST(KMeansDispatch, WarpgroupsFollowTheWaves) {
+  auto pick = [](int64_t B, int64_t N, int64_t K, int64_t D, DType t = DType::BF16) {
+    Dispatched d = dispatch(problem(Op::Assign, B, N, K, D, t));
+    return d.failure ? std::string("failure: ") + d.failure->message : std::string(d.variant->name);
+  };
+  EXPECT_EQ(pick(32, 65536, 1024, 128), "assign_sm90");
+  EXPECT_EQ(pick(1, 262144, 16384, 128), "assign_sm90");
+  EXPECT_EQ(pick(1, 4096, 1024, 128), "assign_d128_wg2");   // 32 tiles: one short wave
+  EXPECT_EQ(pick(4, 4096, 4096, 128), "assign_d128_wg2");
+  EXPECT_EQ(pick(1, 65536, 4096, 128), "assign_d128_wg2");  // 4 waves of 128 vs 3 of 192
+  EXPECT_EQ(pick(32, 65536, 1024, 64), "assign_d64_wg3");
+  EXPECT_EQ(pick(1, 4096, 16384, 64), "assign_d64_wg2");
+  EXPECT_EQ(pick(8, 16384, 256, 256), "assign_d256_wg2");
+  EXPECT_EQ(pick(1, 65536, 4096, 128, DType::F16), "assign_d128_f16");
+  // more SMs turn a two-wave problem into a one-wave one
+  Problem p = problem(Op::Assign, 1, 262144, 1024, 128);
+  EXPECT_TRUE(threeWarpgroupsPay(p));
+  p.smCount = 2048;
+  EXPECT_FALSE(threeWarpgroupsPay(p));
 }
 
 TEST(KMeansDispatch, UpdateRule) {
@@ -197,19 +222,22 @@ TEST(KMeansEmbedded, AssignFileIsThere) {
 }
 
 TEST(KMeansEmbedded, AssignPipelinePlansAtRealSizes) {
-  for (auto [B, N, K] : {std::tuple{2, 300, 256}, {1, 1, 1}, {3, 4097, 513}, {32, 65536, 1024}}) {
-    Problem p = problem(Op::Assign, B, N, K, 128);
+  for (auto [B, N, K, D] : {std::tuple{2, 300, 256, 128}, {1, 1, 1, 128}, {3, 4097, 513, 64}, {32, 65536, 1024, 128},
+                            {4, 1000, 300, 256}}) {
+    Problem p = problem(Op::Assign, B, N, K, D);
     Dispatched d = dispatch(p);
     ASSERT_FALSE(d.failure);
+    const bool three = threeWarpgroupsPay(p) && D != 256;
+    const int64_t BM = three ? 192 : 128;
     Pipeline pipe;
-    std::vector<TensorSpec> tensors = {{"x", sema::Elem::BF16, {B, N, 128}},
-                                       {"c", sema::Elem::BF16, {B, K, 128}},
+    std::vector<TensorSpec> tensors = {{"x", sema::Elem::BF16, {B, N, D}},
+                                       {"c", sema::Elem::BF16, {B, K, D}},
                                        {"ids", sema::Elem::I32, {B, N}}};
     auto f = preparePipeline(*d.variant, p, tensors, pipe);
     ASSERT_FALSE(f) << f->message;
     ASSERT_EQ(pipe.kernels.size(), 2u);
     EXPECT_EQ(pipe.kernels[0]->name, "kmeans_cnorm");
-    EXPECT_EQ(pipe.kernels[1]->name, "kmeans_assign_sm90");
+    EXPECT_EQ(pipe.kernels[1]->name, d.variant->kernels[1]);
     int64_t KP = (K + 255) / 256 * 256;
     EXPECT_EQ(pipe.sizes.at("KP"), KP);
     ASSERT_EQ(pipe.scratch.size(), 1u);
@@ -229,18 +257,21 @@ TEST(KMeansEmbedded, AssignPipelinePlansAtRealSizes) {
       if (k->name == "kmeans_cnorm") {
         EXPECT_EQ(plan.config.grid, (runner::Dim3{uint32_t(KP / 8), uint32_t(B), 1}));
         EXPECT_EQ(plan.config.block.x, 256u);
-      } else {
-        int64_t tiles = B * ((N + 127) / 128);
-        EXPECT_EQ(plan.config.grid.x, uint32_t(std::min<int64_t>(132, tiles)));
-        EXPECT_EQ(plan.config.block.x, 384u);
-        EXPECT_GT(plan.config.dynamicShared, 190u * 1024);
-        ASSERT_EQ(plan.args.size(), 11u);
-        EXPECT_EQ(plan.args[0].kind, lower::KernelArg::TensorMap);
-        EXPECT_EQ(plan.args[0].name, "x");
-        EXPECT_EQ(plan.args[0].map.dims[0], 128u); // innermost first
-        EXPECT_EQ(plan.args[0].map.dims[1], uint64_t(N));
-        EXPECT_EQ(plan.args[0].map.swizzle, runner::Swizzle::B128);
+        continue;
       }
+      int64_t tiles = B * ((N + BM - 1) / BM);
+      EXPECT_EQ(plan.config.grid.x, uint32_t(std::min<int64_t>(132, tiles))) << k->name;
+      EXPECT_EQ(plan.config.block.x, three ? 512u : 384u) << k->name;
+      EXPECT_GT(plan.config.dynamicShared, 96u * 1024);
+      ASSERT_EQ(plan.args.size(), 11u);
+      const runner::PlannedArg *x = nullptr;
+      for (const runner::PlannedArg &a : plan.args)
+        if (a.kind == lower::KernelArg::TensorMap && a.name == "x")
+          x = &a;
+      ASSERT_NE(x, nullptr);
+      EXPECT_EQ(x->map.dims[0], uint64_t(D)); // innermost first
+      EXPECT_EQ(x->map.dims[1], uint64_t(N));
+      EXPECT_EQ(x->map.swizzle, runner::Swizzle::B128);
     }
   }
 }
@@ -315,10 +346,10 @@ TEST(KMeansCApi, ArgumentErrorsComeFirst) {
   EXPECT_EQ(cake_kmeans_assign(nullptr, at(0x20000), ids, 1, 10, 10, 128, CAKE_KMEANS_BF16, nullptr),
             CAKE_KMEANS_INVALID_ARGUMENT);
   EXPECT_STREQ(cake_kmeans_last_error(), "cake_kmeans_assign: x is a null pointer");
-  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 64, CAKE_KMEANS_BF16, nullptr),
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 96, CAKE_KMEANS_BF16, nullptr),
             CAKE_KMEANS_UNSUPPORTED);
-  EXPECT_NE(std::string(cake_kmeans_last_error()).find("no assign kernel for bf16 with D = 64"), std::string::npos);
-  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 128, CAKE_KMEANS_F16, nullptr),
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("no assign kernel for bf16 with D = 96"), std::string::npos);
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 64, CAKE_KMEANS_F16, nullptr),
             CAKE_KMEANS_UNSUPPORTED);
   int iters = 7;
   EXPECT_EQ(cake_kmeans_fit(at(0x10000), const_cast<void *>(at(0x20000)), ids, 1, 10, 10, 128, CAKE_KMEANS_BF16, -2,

@@ -60,10 +60,21 @@ def variant(src, D, wg, elem, BN):
         f.write(json.dumps(workload, indent=2) + "\n")
 
 
+def update_variant(D):
+    src = open("kernels/kmeans/update.cake").read()
+    assert "const D = 128" in src
+    header = (f"// Generated from kernels/kmeans/update.cake with D = {D} (kernels/kmeans/variants/generate.py): read\n"
+              f"// that file's comments. Do not edit: change the main file and regenerate.\n\n")
+    with open(f"{OUT}/update_d{D}.cake", "w") as f:
+        f.write(header + src.replace("const D = 128", f"const D = {D}"))
+
+
 def main():
     src = open(MAIN).read()
     for D, wg, elem, BN in VARIANTS:
         variant(src, D, wg, elem, BN)
+    for D in (64, 256):
+        update_variant(D)
 
 
 if __name__ == "__main__":
