@@ -338,6 +338,15 @@ TEST(KMeansEmbedded, ARuleToTheWrongVariantIsCaught) {
 
 //===-- The C API, up to the GPU -------------------------------------------===//
 
+TEST(KMeansCApi, VariantQueryNeedsNoGpu) {
+  EXPECT_STREQ(cake_kmeans_variant(0, 32, 65536, 1024, 128, CAKE_KMEANS_BF16, 0), "assign_sm90");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 128, CAKE_KMEANS_BF16, 132), "assign_d128_wg2");
+  EXPECT_STREQ(cake_kmeans_variant(1, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "update_d64");
+  EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 96, CAKE_KMEANS_BF16, 0), nullptr);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("D = 96"), std::string::npos) << cake_kmeans_last_error();
+  EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 128, 7, 0), nullptr);
+}
+
 TEST(KMeansCApi, ArgumentErrorsComeFirst) {
   int32_t *ids = reinterpret_cast<int32_t *>(0x30000);
   EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 0, 10, 10, 128, CAKE_KMEANS_BF16, nullptr),
