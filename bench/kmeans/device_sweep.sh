@@ -11,8 +11,8 @@ tag=$1 limit=$2
 shift 2
 mkdir -p "$OUT/sweep-$tag"
 export PATH=/usr/local/cuda/bin:$PATH
-[ -x build-dev/lib/kmeans/libcake_kmeans.so ] || scripts/device_build.sh "$OUT/sweep-$tag" cake cake_kmeans || exit 1
-export CAKE_LIB=$PWD/build-dev/lib/kmeans/libcake_kmeans.so PEERS_DIR=.peers
+[ -f build-dev/lib/libcake_kmeans.so ] || scripts/device_build.sh "$OUT/sweep-$tag" cake cake_kmeans || exit 1
+export CAKE_LIB=$PWD/build-dev/lib/libcake_kmeans.so PEERS_DIR=.peers
 timeout "$limit" python3 bench/kmeans/sweep.py "$@" > "$OUT/sweep-$tag/sweep.json" 2> "$OUT/sweep-$tag/sweep.log"
 echo "sweep exit $?"
 tail -3 "$OUT/sweep-$tag/sweep.log"
