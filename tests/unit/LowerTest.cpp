@@ -554,3 +554,28 @@ TEST(Lower, UnrolledLoopsOverOneNameFollowEachOther) {
   size_t first = src.find("int j_base = 0;"), second = src.find("int j_base = 0;", first + 1);
   ASSERT_NE(second, std::string::npos);
 }
+
+// The sorted KMeans update lowers completely: aggregated atomics for counts
+// and ranks, the block-level scan (warp shuffles, shared totals, a CTA
+// barrier), per-thread stores of the scatter, the means' blocked accumulator.
+TEST(LowerAtomics, KMeansSortedUpdateLowers) {
+  auto l = lowerText("update_sorted.cake", readRepoFile("kernels/kmeans/update_sorted.cake"));
+  ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
+  ASSERT_EQ(l->module.kernels.size(), 5u);
+  const std::string &src = l->module.source;
+  EXPECT_NE(src.find("__match_any_sync(__activemask(), reinterpret_cast<unsigned long long>("), std::string::npos);
+  EXPECT_NE(src.find("atom_global_add_s32<cake::rt::Scope::Gpu>(cake_agg"), std::string::npos);
+  EXPECT_NE(src.find("cake::rt::ld_shared_u32(((cake_smem + 0u) + u32(0) * 128u + u32(lane) * 4u))"),
+            std::string::npos);
+  EXPECT_NE(src.find("float acc[4];"), std::string::npos);
+  EXPECT_NE(src.find("red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 0, acc[cake_k * 4 + 0]"),
+            std::string::npos);
+  const lower::LoweredKernel *scan = l->module.kernel("kmeans_sort_scan");
+  ASSERT_NE(scan, nullptr);
+  EXPECT_EQ(scan->block, 1024u);
+  lower::LaunchDims dims;
+  const lower::LoweredKernel *means = l->module.kernel("kmeans_sort_means");
+  EXPECT_FALSE(lower::planLaunch(*means, {{"B", 32}, {"N", 65536}, {"K", 1024}}, 132, dims));
+  EXPECT_EQ(dims.grid[0], 192u); // (K + N / 128) / 8 warps of chunks
+  EXPECT_EQ(dims.grid[1], 32u);
+}
