@@ -7,6 +7,14 @@
 //     thread that executes it performs it (the `thread` issue contract; guard
 //     with `elect.one()` for once per unit). As a statement it is a `red`;
 //     used as a value, an `atom` that returns the old value.
+//   - `aggregate = warp` (atomic.add of a constant into an i32/u32 element):
+//     the active lanes of a warp that add into the same address are matched
+//     (match.any on the address) and their lowest lane performs one atomic
+//     of the group's total; as a value, each lane gets the old value it would
+//     have seen had the group's lanes added one after another in lane order
+//     (the leader's old value, shuffled, plus the constant times the number
+//     of lower lanes in the group). A warp whose 32 rows fall in one cluster
+//     makes one atomic instead of 32 on the same address.
 //   - a warp's blocked vector into a 1-D row (`atomic.add(v, sums[b, k, :])`):
 //     each element once, each lane for the chunks it holds. fp32 adds use the
 //     widest `red.global.add.v4/.v2.f32` (sm_90+) that the chunk and the row's
@@ -74,6 +82,29 @@ std::string_view suffixOf(Elem e) {
   }
 }
 
+/// `aggregate = warp`: one atomic per address among the warp's active lanes.
+std::optional<Val> atomicAggregated(Lowerer &L, const Expr &call, const Val &dst, const std::string &scope,
+                                    const std::string &value, bool statement) {
+  Elem e = *dst.type->elem;
+  std::string type(cxxElem(e)), g = L.temp("agg"), fn = std::string(statement ? "red" : "atom") + "_global_add_" +
+                                                        std::string(suffixOf(e)) + "<" + scope + ">";
+  L.w.line(type + " *const " + g + "_p = " + L.globalAddress(dst, "0") + ";");
+  L.w.line("const u32 " + g + "_peers = __match_any_sync(__activemask(), reinterpret_cast<unsigned long long>(" + g +
+           "_p));");
+  L.w.line("const u32 " + g + "_leader = __ffs(" + g + "_peers) - 1;");
+  std::string total = type + "(" + value + ") * " + type + "(__popc(" + g + "_peers))";
+  if (statement) {
+    L.w.line("if (cake::rt::lane_id() == " + g + "_leader) cake::rt::" + fn + "(" + g + "_p, " + total + ");");
+    return Val{};
+  }
+  L.w.line(type + " " + g + "_base = 0;");
+  L.w.line("if (cake::rt::lane_id() == " + g + "_leader) " + g + "_base = cake::rt::" + fn + "(" + g + "_p, " + total +
+           ");");
+  L.w.line("const " + type + " " + g + " = __shfl_sync(" + g + "_peers, " + g + "_base, " + g + "_leader) + " + type +
+           "(" + value + ") * " + type + "(__popc(" + g + "_peers & ((1u << cake::rt::lane_id()) - 1u)));");
+  return scalarVal(g);
+}
+
 /// A scalar into one element of a global view.
 std::optional<Val> atomicScalar(Lowerer &L, const Expr &call, const std::string &op, const Val &dst,
                                 const std::string &scope) {
@@ -91,6 +122,19 @@ std::optional<Val> atomicScalar(Lowerer &L, const Expr &call, const std::string 
     return std::nullopt;
   std::string type(cxxElem(e)), ptr = L.globalAddress(dst, "0");
   bool statement = isStatement(L, call);
+  if (const Expr *agg = keywordArg(call, "aggregate")) {
+    if (agg->kind != ExprKind::Name || (agg->text != "warp" && agg->text != "none")) {
+      L.unsupported(agg->range, "an atomic with aggregate = " + L.printed(*agg) + " (warp or none)");
+      return std::nullopt;
+    }
+    if (agg->text == "warp") {
+      if (op != "add" || (e != Elem::I32 && e != Elem::U32) || !L.constant(*args[0])) {
+        L.unsupported(call.range, "aggregate = warp other than an atomic.add of a constant into an i32 or u32 element");
+        return std::nullopt;
+      }
+      return atomicAggregated(L, call, dst, scope, *value, statement);
+    }
+  }
   std::string tmpl = "<" + scope + ">";
   std::string text;
   if (op == "exch" || cas) {
@@ -125,6 +169,10 @@ std::optional<Val> atomicRow(Lowerer &L, const Expr &call, const std::string &op
   }
   if (!isStatement(L, call)) {
     L.unsupported(call.range, "the old values of a vector atomic (use it as a statement)");
+    return std::nullopt;
+  }
+  if (const Expr *agg = keywordArg(call, "aggregate"); agg && !(agg->kind == ExprKind::Name && agg->text == "none")) {
+    L.unsupported(agg->range, "aggregate = warp of a vector atomic (each element is already applied once)");
     return std::nullopt;
   }
   // the value: a blocked vector as it is, or an elementwise expression over one

@@ -322,6 +322,12 @@ bool Lowerer::fragAssign(const Val &target, const Expr &e) {
   int64_t n = fragCount(target);
   if (!n)
     return false;
+  if (target.layout == Layout::Blocked) {
+    std::vector<Val> frags{target};
+    collectFrags(*this, e, frags);
+    if (!sameBlockedDistribution(e.range, frags))
+      return false;
+  }
   w.line("#pragma unroll");
   w.open("for (int cake_e = 0; cake_e < " + std::to_string(n) + "; ++cake_e)");
   auto v = elementwise(e, target.layout, "cake_e");
@@ -339,6 +345,9 @@ namespace {
 std::optional<Val> lowerLdShared(Lowerer &L, const Expr &call) {
   auto args = positionalArgs(call);
   auto src = L.view(*args[0]);
+  if (src && src->kind == Val::SharedView &&
+      std::all_of(src->extent.begin(), src->extent.end(), [](int64_t e) { return e == 1; }))
+    return loadSharedScalar(L, call, *src);
   const Expr *like = keywordArg(call, "like"), *axis = keywordArg(call, "axis");
   auto pattern = like ? L.value(*like) : std::nullopt;
   auto ax = axis ? L.constant(*axis) : std::nullopt;
@@ -683,18 +692,12 @@ std::optional<Val> lowerArgminFinish(Lowerer &L, const Expr &call) {
 
 } // namespace
 
-/// st.global of a rows vector (the thread's two rows, written by lane % 4 == 0)
-/// or of a scalar (written by one thread of the unit).
+/// st.global of a rows vector (the thread's two rows, written by lane % 4 == 0).
 std::optional<Val> storeFragmentRows(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
   bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
   std::string last = dst.origin.back();
   size_t rank = dst.origin.size();
-  if (v.kind == Val::Scalar) {
-    std::string one = L.role && L.role->role->issue == IssueMode::Elect ? "true" : "cake::rt::lane_id() == 0";
-    L.w.line("if (" + one + ") *" + L.globalAddress(dst, "0") + " = " + v.cxx + ";");
-    return Val{};
-  }
-  if (v.layout != Layout::Rows || rank < 1) {
+  if (v.kind != Val::Frag || v.layout != Layout::Rows || rank < 1) {
     L.unsupported(call.range, "st.global of this register vector");
     return std::nullopt;
   }

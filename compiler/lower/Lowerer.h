@@ -90,6 +90,9 @@ struct Val {
 
   // Scalars: the variable of a loop unrolled by copies, and which copy.
   int64_t unrollFactor = 0, unrollOffset = 0;
+  /// Scalars: the value may differ between the threads of the issue unit
+  /// (it derives from self.lane(), an atomic's old value, ...; Scalars.cpp).
+  bool varying = false;
 
   // Events: wgmma.retired(n), tma.store_read(n).
   std::string event;
@@ -200,6 +203,11 @@ public:
   std::optional<std::string> scalar(const syntax::Expr &e);
   std::optional<int64_t> constant(const syntax::Expr &e) const;
   std::optional<int64_t> unrolledModulo(const syntax::Expr &e) const;
+  /// Whether scalar expression \p e may differ between the threads of the
+  /// role's issue unit (Scalars.cpp); names not (yet) in scope count as varying.
+  bool varies(const syntax::Expr &e) const;
+  /// Whether any assignment to scalar var \p name in the role may store a varying value.
+  bool assignedVarying(std::string_view name) const;
 
   // Values (Values.cpp).
   std::optional<Val> value(const syntax::Expr &e);
@@ -272,12 +280,19 @@ void addMmaLowerings(OpLowerings &table);
 void addTcgen05Lowerings(OpLowerings &table);
 void addFragmentLowerings(OpLowerings &table);
 void addAtomicLowerings(OpLowerings &table);
+void addScalarLowerings(OpLowerings &table);
 /// Partial chains per row of an argmin.fold state (independent compare
 /// chains: the fold's critical path is one fminf per element of a chain).
 constexpr int64_t kArgminChains = 4;
 /// Elements of a fragment per thread.
 int64_t fragCount(const Val &f);
-/// st.global of a rows vector or a scalar (Fragments.cpp).
+/// st.global or st.shared of a scalar into one element (Scalars.cpp): every
+/// executing thread when the element depends on a varying scalar, else once
+/// per warp (its first active lane).
+std::optional<Val> storeScalarElement(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
+/// ld.shared of one element into a scalar (Scalars.cpp).
+std::optional<Val> loadSharedScalar(Lowerer &L, const syntax::Expr &call, const Val &src);
+/// st.global of a rows vector (Fragments.cpp).
 std::optional<Val> storeFragmentRows(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
 /// st.global of a warp's blocked vector, or a scalar broadcast, into a 1-D global row (Fragments.cpp).
 std::optional<Val> storeBlockedRow(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);

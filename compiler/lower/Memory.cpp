@@ -319,12 +319,13 @@ std::optional<Val> lowerStGlobal(Lowerer &L, const Expr &call) {
   if (dst->kind == Val::GlobalView && !element && dst->viewShape().size() == 1 &&
       (v->kind == Val::Scalar || (v->kind == Val::Frag && v->layout == Layout::Blocked)))
     return storeBlockedRow(L, call, *v, *dst);
+  if (dst->kind == Val::GlobalView && v->kind == Val::Scalar && element)
+    return storeScalarElement(L, call, *v, *dst);
   if (dst->kind == Val::GlobalView && v->kind == Val::Scalar && !element) {
     L.unsupported(call.range, "st.global of a scalar into a view of more than one element, other than a row");
     return std::nullopt;
   }
-  if (v && dst && dst->kind == Val::GlobalView &&
-      (v->kind == Val::Scalar || (v->kind == Val::Frag && v->layout == Layout::Rows)))
+  if (v && dst && dst->kind == Val::GlobalView && v->kind == Val::Frag && v->layout == Layout::Rows)
     return storeFragmentRows(L, call, *v, *dst);
   if (v->kind != Val::Frag || v->layout != Layout::MmaAcc || dst->kind != Val::GlobalView ||
       dst->origin.size() != 2) {

@@ -203,6 +203,7 @@ const OpLowerings &opLowerings() {
     addTcgen05Lowerings(t);
     addFragmentLowerings(t);
     addAtomicLowerings(t);
+    addScalarLowerings(t);
     return t;
   }();
   return table;

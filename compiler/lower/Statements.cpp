@@ -252,6 +252,7 @@ void Lowerer::stmt(const Stmt &s) {
     auto v = value(*let.value);
     if (!v)
       return;
+    v->varying = varies(*let.value);
     if (v->kind == Val::Scalar) {
       w.line("const auto " + cxxName(name) + " = " + v->cxx + ";");
       v->cxx = cxxName(name);
@@ -352,6 +353,8 @@ void Lowerer::forStmt(const ForStmt &f) {
     auto lo = scalar(*it.operands[0]), hi = scalar(*it.operands[1]);
     if (!lo || !hi)
       return;
+    // a loop whose bounds differ between threads has a varying variable
+    const bool varyingVar = varies(*it.operands[0]) || varies(*it.operands[1]);
     // unroll(n) with a run-time trip count: a loop of n copies of the body per
     // iteration, each knowing its offset, so that `j % n` (a register tensor's
     // buffer index) is a constant in every copy, as the language promises;
@@ -371,10 +374,13 @@ void Lowerer::forStmt(const ForStmt &f) {
         Val v = scalarVal(var);
         v.unrollFactor = factor;
         v.unrollOffset = c;
+        v.varying = varyingVar;
         bind(f.var.name, v);
         block(f.body);
         pop();
       };
+      // in a block of its own: two such loops over one variable name may follow each other
+      w.open("");
       w.line("int " + base + " = " + *lo + ";");
       w.open("for (; " + base + " + " + std::to_string(factor) + " <= " + *hi + "; " + base + " += " +
              std::to_string(factor) + ")");
@@ -390,13 +396,16 @@ void Lowerer::forStmt(const ForStmt &f) {
           copy(c);
           w.close();
         }
+      w.close();
       return;
     }
     if (!pragma.empty())
       w.line(pragma);
     w.open("for (int " + var + " = " + *lo + "; " + var + " < " + *hi + "; ++" + var + ")");
     push();
-    bind(f.var.name, scalarVal(var));
+    Val v = scalarVal(var);
+    v.varying = varyingVar;
+    bind(f.var.name, v);
     block(f.body);
     pop();
     w.close();

@@ -298,6 +298,9 @@ void Lowerer::varStmt(const VarStmt &v) {
     }
     w.line(std::string(elem ? cxxElem(*elem) : "int") + " " + cxxName(name) + " = " + *init + ";");
     bind(name, scalarVal(cxxName(name)));
+    // varying when its initial value or any assignment to it may be
+    bool varying = (v.init && varies(*v.init)) || assignedVarying(name);
+    scopes.back()[name].varying = varying;
     return;
   }
   // The layout is that of the first operation that writes the tensor: an
@@ -352,6 +355,27 @@ void Lowerer::varStmt(const VarStmt &v) {
     bind(name, f);
     if (v.init)
       fragAssign(f, *v.init);
+    return;
+  }
+  // ... or, in a warp role without MMA tiles, a 1-D fp32 or i32 vector: the
+  // warp's blocked row, spread as ld.global spreads a row of its type (chunk
+  // c of min(16 B, bytes / 32) to lane c % 32), so that loaded rows combine
+  // with it (`ld.global(..., like = acc)` for rows of other element types)
+  if (!layout && !accColumns && role && role->role->issue == IssueMode::Warp && shape.size() == 1 &&
+      (f.elem == Elem::FP32 || f.elem == Elem::I32)) {
+    int64_t bytes = shape[0] * 4, chunk = std::min<int64_t>(16, bytes / 32);
+    if (shape[0] % 32 || (chunk != 4 && chunk != 8 && chunk != 16) || bytes % (32 * chunk)) {
+      unsupported(v.range, "a register vector that is not a whole number of 4- to 16-byte chunks per lane");
+      return;
+    }
+    f.layout = Layout::Blocked;
+    f.shape = shape;
+    f.perThread = shape[0] / 32;
+    f.chunk = chunk / 4;
+    w.line(std::string(f.elem == Elem::I32 ? "int " : "float ") + f.cxx + "[" + std::to_string(f.perThread) + "];");
+    bind(name, f);
+    if (v.init && !fragAssign(f, *v.init) && !failed)
+      unsupported(v.init->range, "this initial value of a register vector");
     return;
   }
   if (layout == Layout::WgmmaAcc && shape.size() == 3 && elem == Elem::FP32) {

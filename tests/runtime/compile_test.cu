@@ -42,6 +42,10 @@ __global__ void k_identity(u32* out, float* fin) {
   u32 i = threadIdx.x;
   out[i] = lane_id() + 32 * warp_id() + 1024 * warpgroup_id() + (elect_one() ? 1u << 20 : 0u);
   out[i] += smem_addr(&word);
+  if (lane_id() == first_active_lane())
+    st_shared_u32(smem_addr(&word), out[i]);
+  __syncthreads();
+  out[i] += ld_shared_u32(smem_addr(&word));
   out[i] ^= pack_bf16x2(fin[0], fin[1]) ^ pack_bf16x2(make_float2(fin[2], fin[3])) ^ pack_f16x2(fin[0], fin[2]) ^
             to_tf32(fin[3]);
 #if CAKE_RT_SM90

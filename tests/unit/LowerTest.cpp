@@ -389,3 +389,193 @@ TEST(LowerReview, ScalarVarsKeepTheirType) {
   EXPECT_NE(src.find("float a = 0.5;"), std::string::npos);
   EXPECT_NE(src.find("int n = 3;"), std::string::npos);
 }
+
+namespace {
+
+/// Whether \p stmt is on a line of its own in \p src (not behind a condition).
+bool aloneOnALine(const std::string &src, const std::string &stmt) {
+  size_t at = src.find(stmt);
+  if (at == std::string::npos)
+    return false;
+  size_t begin = src.rfind('\n', at);
+  return src.find_first_not_of(' ', begin + 1) == at;
+}
+
+} // namespace
+
+// Scalars that differ between the lanes of a warp (self.lane(), atomics' old
+// values, lane-dependent shuffles, loops bounded by them, vars assigned them)
+// make per-thread views: a store into one is made by every executing thread.
+// A store into a uniform element is made once per warp, by its first active
+// lane (lane 0 may be skipping the branch the store is in).
+TEST(LowerScalars, StoresIntoPerThreadViewsAreMadeByEveryThread) {
+  std::string src;
+  auto d = lowerBody("  o: global i32[64],\n  u: global i32[4],\n",
+                     "    let l = self.lane()\n"
+                     "    st.global(7, o[l])\n"                                  // per thread
+                     "    st.global(l, u[0])\n"                                  // uniform element
+                     "    let s = warp.shfl(l, 3)\n"                             // uniform: one lane's value
+                     "    st.global(1, o[s + 1])\n"
+                     "    var v: i32 = 0\n"
+                     "    if l > 4 {\n      v = atomic.add(1, u[1])\n    }\n"   // assigned a varying value
+                     "    st.global(2, o[v + 2])\n"
+                     "    for i in 0 .. l {\n      st.global(i, o[32 + i])\n    }\n",
+                     &src);
+  ASSERT_TRUE(d.empty()) << d[0];
+  EXPECT_TRUE(aloneOnALine(src, "*(o + size_t(l)) = 7;")) << src;
+  EXPECT_NE(src.find("if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(u + size_t(0)) = l;"),
+            std::string::npos);
+  EXPECT_NE(src.find("if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(o + size_t((s + 1))) = 1;"),
+            std::string::npos);
+  EXPECT_TRUE(aloneOnALine(src, "*(o + size_t((v + 2))) = 2;"));
+  EXPECT_TRUE(aloneOnALine(src, "*(o + size_t((32 + i))) = i;"));
+}
+
+// ld.shared / st.shared of one element of a 4-byte shared array; warp
+// shuffles, votes and ballots lower to the CUDA intrinsics over the full warp.
+TEST(LowerScalars, SharedElementsAndWarpOperations) {
+  std::string src;
+  auto l = lowerText("t.cake", R"cake(kernel t(o: global fp32[64], p: global u32[2]) target(sm_90a) grid(1) block(64) {
+  var part: shared fp32[2, 32]
+  role w warps(0 .. 2) issue(warp) {
+    let l = self.lane()
+    if elect.one() {
+      st.shared(1.5, part[self.warp(), 0])
+    }
+    st.shared(math.cast(l, fp32), part[1, l])
+    bar.sync(cta)
+    var s: fp32 = ld.shared(part[1, l])
+    for o in 0 .. 5 unroll {
+      s += warp.shfl_xor(s, 1 << o)
+    }
+    st.global(s + warp.shfl(s, 31) + ld.shared(part[0, 0]), o[self.warp() * 32 + l])
+    st.global(warp.ballot(l < 3), p[0])
+    if warp.any(l == 31) {
+      if warp.all(l < 32) {
+        st.global(1, p[1])
+      }
+    }
+  }
+}
+)cake");
+  ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
+  src = l->module.source;
+  EXPECT_NE(src.find("cake::rt::st_shared_u32(((cake_smem + 0u) + u32(cake_role_warp) * 128u + u32(0) * 4u), "
+                     "__float_as_uint(float(1.5)));"),
+            std::string::npos)
+      << src;
+  EXPECT_TRUE(aloneOnALine(src, "cake::rt::st_shared_u32(((cake_smem + 0u) + u32(1) * 128u + u32(l) * 4u), "));
+  EXPECT_NE(src.find("= __uint_as_float(cake::rt::ld_shared_u32(((cake_smem + 0u) + u32(1) * 128u + u32(l) * 4u)));"),
+            std::string::npos);
+  EXPECT_NE(src.find("s += __shfl_xor_sync(0xffffffffu, s, (1 << o));"), std::string::npos);
+  EXPECT_NE(src.find("__shfl_sync(0xffffffffu, s, 31)"), std::string::npos);
+  EXPECT_NE(src.find("__ballot_sync(0xffffffffu, (l < 3))"), std::string::npos);
+  EXPECT_NE(src.find("if (__any_sync(0xffffffffu, (l == 31)))"), std::string::npos);
+  EXPECT_NE(src.find("if (__all_sync(0xffffffffu, (l < 32)))"), std::string::npos);
+  // shared stores of other than 4-byte elements are refused
+  auto d = lowerBody("  o: global i32[4],\n", "    st.shared(1, o[0])\n");
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].find("st.shared other than a scalar into one element"), std::string::npos) << d[0];
+}
+
+// `aggregate = warp`: the lanes that add into one address are matched and
+// their lowest lane adds the group's total; as a value each lane gets the old
+// value plus the constant times the group's lanes below it.
+TEST(LowerAtomics, WarpAggregatedAdds) {
+  std::string src;
+  auto d = lowerBody("  c: global i32[64],\n  r: global i32[32],\n  u: global u32[4],\n",
+                     "    let k = self.lane() % 4\n"
+                     "    atomic.add(1, c[k], aggregate = warp)\n"
+                     "    st.global(atomic.add(2, c[k + 8], aggregate = warp), r[self.lane()])\n"
+                     "    atomic.add(1, u[0], scope = cta, aggregate = none)\n",
+                     &src);
+  ASSERT_TRUE(d.empty()) << d[0];
+  EXPECT_NE(src.find("_peers = __match_any_sync(__activemask(), reinterpret_cast<unsigned long long>("),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("_leader) cake::rt::red_global_add_s32<cake::rt::Scope::Gpu>(cake_agg0_p, int(1) * "
+                     "int(__popc(cake_agg0_peers)));"),
+            std::string::npos);
+  EXPECT_NE(src.find("cake_agg1_base = cake::rt::atom_global_add_s32<cake::rt::Scope::Gpu>(cake_agg1_p, int(2) * "
+                     "int(__popc(cake_agg1_peers)));"),
+            std::string::npos);
+  EXPECT_NE(src.find("const int cake_agg1 = __shfl_sync(cake_agg1_peers, cake_agg1_base, cake_agg1_leader) + int(2) "
+                     "* int(__popc(cake_agg1_peers & ((1u << cake::rt::lane_id()) - 1u)));"),
+            std::string::npos);
+  EXPECT_NE(src.find("cake::rt::red_global_add_u32<cake::rt::Scope::Cta>((u + size_t(0)), u32(1));"),
+            std::string::npos);
+  auto refused = [&](const std::string &body, const std::string &what) {
+    auto e = lowerBody("  c: global i32[64],\n  f: global fp32[64] align(16),\n  x: global fp32[128] align(16),\n",
+                       body);
+    ASSERT_FALSE(e.empty()) << body;
+    EXPECT_NE(e[0].find(what), std::string::npos) << e[0];
+  };
+  refused("    atomic.add(self.lane(), c[0], aggregate = warp)\n", "aggregate = warp other than");
+  refused("    atomic.add(1.0, f[0], aggregate = warp)\n", "aggregate = warp other than");
+  refused("    atomic.add(1, c[0], aggregate = cta)\n", "aggregate = cta (warp or none)");
+  refused("    let v = ld.global(x[:])\n    atomic.add(v, f[0:128], aggregate = warp)\n", "of a vector atomic");
+}
+
+// In a warp role without MMA tiles, a 1-D fp32 or i32 register vector is a
+// warp's blocked row, laid out like a loaded row of its type: it accumulates
+// rows loaded `like =` it, and is refused where the distributions differ.
+TEST(LowerFragments, BlockedRegisterVectors) {
+  std::string src;
+  auto d = lowerBody("  x: global bf16[8, 256] align(16),\n  s: global fp32[8, 256] align(16),\n",
+                     "    var acc: reg fp32[256] = 0.0\n"
+                     "    for r in 0 .. 8 {\n"
+                     "      let v = math.cast(ld.global(x[r, :], like = acc), fp32)\n"
+                     "      acc = acc + v\n"
+                     "    }\n"
+                     "    atomic.add(acc, s[0, :])\n",
+                     &src);
+  ASSERT_TRUE(d.empty()) << d[0];
+  EXPECT_NE(src.find("float acc[8];"), std::string::npos);
+  EXPECT_NE(src.find("cake::rt::ld_global_bytes<8>(&"), std::string::npos); // 4 bf16 per chunk, like acc
+  EXPECT_NE(src.find("acc[cake_e] = (acc[cake_e] + float(cake::rt::bf16_to_f32(cake_row"), std::string::npos) << src;
+  EXPECT_NE(src.find("red_global_add_v4_f32"), std::string::npos);
+  d = lowerBody("  x: global bf16[8, 256] align(16),\n",
+                "    var acc: reg fp32[256] = 0.0\n    let v = math.cast(ld.global(x[0, :]), fp32)\n    acc = acc + v\n");
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].find("different distributions"), std::string::npos) << d[0];
+  d = lowerBody("  x: global fp32[8, 256] align(16),\n", "    var acc: reg fp32[48] = 0.0\n");
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].find("4- to 16-byte chunks per lane"), std::string::npos) << d[0];
+}
+
+// Two loops unrolled by copies over the same variable name in one block: each
+// keeps its counter in a block of its own.
+TEST(Lower, UnrolledLoopsOverOneNameFollowEachOther) {
+  std::string src;
+  auto d = lowerBody("  o: global i32[64],\n", "    for j in 0 .. self.warp() + 5 unroll(2) {\n      st.global(j, o[j])\n    }\n"
+                                               "    for j in 0 .. self.warp() + 7 unroll(2) {\n      st.global(j, o[j])\n    }\n",
+                     &src);
+  ASSERT_TRUE(d.empty()) << d[0];
+  size_t first = src.find("int j_base = 0;"), second = src.find("int j_base = 0;", first + 1);
+  ASSERT_NE(second, std::string::npos);
+}
+
+// The sorted KMeans update lowers completely: aggregated atomics for counts
+// and ranks, the block-level scan (warp shuffles, shared totals, a CTA
+// barrier), per-thread stores of the scatter, the means' blocked accumulator.
+TEST(LowerAtomics, KMeansSortedUpdateLowers) {
+  auto l = lowerText("update_sorted.cake", readRepoFile("kernels/kmeans/update_sorted.cake"));
+  ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
+  ASSERT_EQ(l->module.kernels.size(), 5u);
+  const std::string &src = l->module.source;
+  EXPECT_NE(src.find("__match_any_sync(__activemask(), reinterpret_cast<unsigned long long>("), std::string::npos);
+  EXPECT_NE(src.find("atom_global_add_s32<cake::rt::Scope::Gpu>(cake_agg"), std::string::npos);
+  EXPECT_NE(src.find("cake::rt::ld_shared_u32(((cake_smem + 0u) + u32(0) * 128u + u32(lane) * 4u))"),
+            std::string::npos);
+  EXPECT_NE(src.find("float acc[4];"), std::string::npos);
+  EXPECT_NE(src.find("red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 0, acc[cake_k * 4 + 0]"),
+            std::string::npos);
+  const lower::LoweredKernel *scan = l->module.kernel("kmeans_sort_scan");
+  ASSERT_NE(scan, nullptr);
+  EXPECT_EQ(scan->block, 1024u);
+  lower::LaunchDims dims;
+  const lower::LoweredKernel *means = l->module.kernel("kmeans_sort_means");
+  EXPECT_FALSE(lower::planLaunch(*means, {{"B", 32}, {"N", 65536}, {"K", 1024}}, 132, dims));
+  EXPECT_EQ(dims.grid[0], 192u); // (K + N / 128) / 8 warps of chunks
+  EXPECT_EQ(dims.grid[1], 32u);
+}

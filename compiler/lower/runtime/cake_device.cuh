@@ -174,6 +174,10 @@ __device__ __forceinline__ u32 lane_id() {
 /// from lane 0 so the compiler knows it is warp-uniform.
 __device__ __forceinline__ u32 warp_id() { return __shfl_sync(0xffffffffu, threadIdx.x / 32, 0); }
 
+/// The lowest lane of the warp that executes this call (the lane that stores
+/// an element replicated over the warp, even under a branch lane 0 skipped).
+__device__ __forceinline__ u32 first_active_lane() { return __ffs(__activemask()) - 1; }
+
 /// The warpgroup's index in the CTA (4 aligned warps = 128 threads).
 __device__ __forceinline__ u32 warpgroup_id() { return warp_id() / 4; }
 
@@ -404,6 +408,11 @@ __device__ __forceinline__ u32 ld_shared_u32(u32 addr) {
   u32 v;
   asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr) : "memory");
   return v;
+}
+
+/// st.shared.u32 at a .shared address.
+__device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 
 /// ld.shared.v2.f32 at a .shared address (8-byte aligned).
