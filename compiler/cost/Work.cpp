@@ -285,12 +285,14 @@ private:
     case C::TmaStore:
       w.resource = Bottleneck::Dram;
       w.store = true;
-      w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
+      // the destination's bytes: the value may be a literal (`st.global(inf, cn[b, r])`)
+      w.bytes = args.size() > 1 ? bytesOf(*args[1], w) : 0;
       break;
     case C::StoreGlobal:
       w.resource = Bottleneck::Dram;
       w.store = true;
-      w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
+      // the destination's bytes: the value may be a literal (`st.global(inf, cn[b, r])`)
+      w.bytes = args.size() > 1 ? bytesOf(*args[1], w) : 0;
       break;
     case C::LoadShared:
     case C::StoreShared:
@@ -351,7 +353,9 @@ private:
   /// two selects (value, index) into one of four chains; per row the chains
   /// merged (3 steps of 2 compares, an or and 2 selects) and the quad reduced
   /// in log2(4) = 2 butterfly steps (2 shuffles, 3 compares, 2 selects), and
-  /// the lane's column offset added. reduce.sum/min/max along axis 0 of a
+  /// the lane's column offset added. argmin.fold: a pack and an fminf per
+  /// element, a compare and select per chain; argmin.finish: the chains and
+  /// the quad merged once. reduce.sum/min/max along axis 0 of a
   /// warp's row: one add (or min) per element, then log2(32) = 5 steps of a
   /// shuffle and an add. Along axis 1 of a tile: one op per element and 2
   /// steps of a shuffle and an op per row.
@@ -365,7 +369,16 @@ private:
     }
     double rows = perThread(call); // the result's elements per thread
     double perThreadOps = 0;
-    if (w.op == "reduce.argmin" || w.op == "reduce.argmax")
+    if (w.op == "argmin.fold") {
+      // per element a pack (lop3) and an fminf; per chain (4 per row) a
+      // compare and a select of the tile offset (Fragments.cpp)
+      elems = args.size() > 2 ? perThread(*args[2]) : 0;
+      perThreadOps = elems * 2 + elems / std::max(1.0, elems / 8) * 2;
+    } else if (w.op == "argmin.finish")
+      // per chain a decode (2), an index (3), compare and select (4); the quad in 2 steps of 2 shuffles,
+      // 3 compares and 2 selects
+      perThreadOps = 8 * 9 + 2 * 2 * 7;
+    else if (w.op == "reduce.argmin" || w.op == "reduce.argmax")
       perThreadOps = elems * 3 + rows * (3 * 5 + 2 * 7 + 1);
     else if (in->dims.size() == 1)
       perThreadOps = elems + std::log2(32.0) * 2;

@@ -78,6 +78,18 @@ std::optional<std::string> Lowerer::fragElement(const Val &f, Layout ctx, const 
     v = "cake::rt::bf16_to_f32(" + v + ")";
   else if (f.elem == Elem::FP16)
     v = "cake::rt::f16_to_f32(" + v + ")";
+  // a pending math.cast (`math.cast(m, bf16)` read elementwise): the value
+  // rounded to the type, as a float, or converted to an integer
+  if (f.cast && *f.cast != f.elem) {
+    if (*f.cast == Elem::BF16)
+      v = "cake::rt::round_bf16(" + v + ")";
+    else if (*f.cast == Elem::FP16)
+      v = "cake::rt::round_f16(" + v + ")";
+    else if (*f.cast == Elem::I32 || *f.cast == Elem::FP32)
+      v = cxxType(*f.cast) + "(" + v + ")";
+    else
+      return std::nullopt;
+  }
   return v;
 }
 
@@ -93,8 +105,10 @@ Elem Lowerer::elemType(const Expr &e) {
     if (x->text == "inf")
       return Elem::FP32;
     const Val *v = lookup(x->text);
-    if (v && v->kind == Val::Frag)
-      return v->elem == Elem::BF16 || v->elem == Elem::FP16 ? Elem::FP32 : v->elem;
+    if (v && v->kind == Val::Frag) {
+      Elem e = v->cast.value_or(v->elem);
+      return e == Elem::BF16 || e == Elem::FP16 ? Elem::FP32 : e;
+    }
     return Elem::I32;
   }
   case ExprKind::Unary:
@@ -187,6 +201,8 @@ std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const
       if (!a)
         return std::nullopt;
       Elem to = elemType(*x);
+      if (to == Elem::BF16 || to == Elem::FP16) // rounded to the type, still a float
+        return std::string(to == Elem::BF16 ? "cake::rt::round_bf16(" : "cake::rt::round_f16(") + *a + ")";
       if (to != Elem::FP32 && to != Elem::I32) {
         unsupported(x->range, "an elementwise cast to this type");
         return std::nullopt;
@@ -245,6 +261,27 @@ static std::optional<Val> contextOf(const std::vector<Val> &frags) {
   return best;
 }
 
+/// Whether the blocked vectors in \p frags share one distribution (a warp's
+/// row of `chunk` elements per lane chunk): a bf16 and an fp32 row of 256
+/// elements are laid out differently, and combining them elementwise would
+/// pair different elements. `ld.global(..., like = v)` loads in v's layout.
+bool Lowerer::sameBlockedDistribution(SourceRange at, const std::vector<Val> &frags) {
+  const Val *first = nullptr;
+  for (const Val &f : frags) {
+    if (f.layout != Layout::Blocked)
+      continue;
+    if (!first) {
+      first = &f;
+      continue;
+    }
+    if (f.chunk != first->chunk || f.shape != first->shape || f.perThread != first->perThread) {
+      unsupported(at, "combining blocked vectors of different distributions (load one with `like =` the other)");
+      return false;
+    }
+  }
+  return true;
+}
+
 std::optional<Val> Lowerer::fragExpression(const Expr &e) {
   std::vector<Val> frags;
   collectFrags(*this, e, frags);
@@ -257,11 +294,17 @@ std::optional<Val> Lowerer::fragExpression(const Expr &e) {
         unsupported(e.range, "an expression mixing a rows and a cols vector");
         return std::nullopt;
       }
+  if (!sameBlockedDistribution(e.range, frags))
+    return std::nullopt;
   Val out = *ctx;
   out.cxx = temp("v");
   out.fragOffset = "0";
   out.cast.reset();
   out.elem = elemType(e);
+  if (out.elem == Elem::BF16 || out.elem == Elem::FP16) {
+    unsupported(e.range, "a 16-bit register tensor computed elementwise (cast it where it is stored)");
+    return std::nullopt;
+  }
   int64_t n = fragCount(out);
   w.line(cxxType(out.elem) + " " + out.cxx + "[" + std::to_string(n) + "];");
   w.line("#pragma unroll");
@@ -322,18 +365,51 @@ std::optional<Val> lowerLdShared(Lowerer &L, const Expr &call) {
   return f;
 }
 
-/// ld.global of a 1-D row in a warp: the blocked layout.
+/// ld.global of one element: a scalar (4- or 8-byte types; 16-bit values are
+/// storage, not scalars).
+std::optional<Val> loadGlobalScalar(Lowerer &L, const Expr &call, const Val &src) {
+  Elem e = *src.type->elem;
+  if (keywordArg(call, "like") || keywordArg(call, "axis") || keywordArg(call, "mask") || keywordArg(call, "clip") ||
+      (e != Elem::FP32 && e != Elem::I32 && e != Elem::U32 && e != Elem::I64)) {
+    L.unsupported(call.range, "ld.global of one element with options or of a 1- or 2-byte type");
+    return std::nullopt;
+  }
+  std::string v = L.temp("ld");
+  L.w.line("const " + std::string(cxxElem(e)) + " " + v + " = *" + L.globalAddress(src, "0") + ";");
+  return scalarVal(v);
+}
+
+/// ld.global of a 1-D row in a warp: the blocked layout, or with
+/// `like = v` (a blocked vector of the same length) v's distribution.
 std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
   auto src = L.view(*positionalArgs(call)[0]);
-  if (!src || src->kind != Val::GlobalView || src->viewShape().size() != 1 || keywordArg(call, "like") ||
-      keywordArg(call, "mask") || keywordArg(call, "clip") || !L.role || L.role->role->issue != IssueMode::Warp) {
+  if (src && src->kind == Val::GlobalView && !src->viewShape().empty() &&
+      std::all_of(src->extent.begin(), src->extent.end(), [](int64_t e) { return e == 1; }))
+    return loadGlobalScalar(L, call, *src);
+  const Expr *likeArg = keywordArg(call, "like");
+  std::optional<Val> like = likeArg ? L.value(*likeArg) : std::nullopt;
+  if (likeArg && (!like || like->kind != Val::Frag || like->layout != Layout::Blocked || keywordArg(call, "axis"))) {
+    L.unsupported(call.range, "ld.global like a register tensor other than a warp's blocked row");
+    return std::nullopt;
+  }
+  if (!src || src->kind != Val::GlobalView || src->viewShape().size() != 1 || keywordArg(call, "mask") ||
+      keywordArg(call, "clip") || !L.role || L.role->role->issue != IssueMode::Warp) {
     L.unsupported(call.range, "ld.global other than a whole 1-D row into a warp");
     return std::nullopt;
   }
   int64_t extent = src->viewShape()[0], eb = elemBytes(*src->type->elem), bytes = extent * eb;
-  int64_t chunk = std::min<int64_t>(16, bytes / 32);
+  int64_t chunk = like ? like->chunk * eb : std::min<int64_t>(16, bytes / 32);
+  if (like && like->shape != std::vector<int64_t>{extent}) {
+    L.unsupported(call.range, "ld.global like a blocked vector of another length");
+    return std::nullopt;
+  }
   if (chunk < 2 || bytes % (32 * chunk) || (chunk != 2 && chunk != 4 && chunk != 8 && chunk != 16)) {
     L.unsupported(call.range, "ld.global of a row that is not a whole number of 2- to 16-byte chunks per lane");
+    return std::nullopt;
+  }
+  if (provenAlignment(*src) < chunk) {
+    L.unsupported(call.range, "ld.global of a row whose " + std::to_string(chunk) +
+                                  "-byte chunks are not provably aligned (say align(16) on the parameter)");
     return std::nullopt;
   }
   Val f;
@@ -342,6 +418,7 @@ std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
   f.shape = {extent};
   f.elem = *src->type->elem;
   f.perThread = extent / 32;
+  f.chunk = chunk / eb;
   f.cxx = L.temp("row");
   int64_t perChunk = chunk / eb, rounds = f.perThread / perChunk;
   std::string type = cxxType(f.elem) == "u16" ? "u16" : cxxType(f.elem);
@@ -369,6 +446,8 @@ std::optional<Val> lowerReduce(Lowerer &L, const Expr &call) {
     L.unsupported(call.range, "this reduction (only a warp's blocked vector along axis 0)");
     return std::nullopt;
   }
+  if (!L.sameBlockedDistribution(call.range, frags))
+    return std::nullopt;
   // the accumulator has the element type (floats, and 16-bit floats widened to fp32; integers stay integers)
   Elem e = L.elemType(*args[0]);
   bool integer = e == Elem::I32 || e == Elem::U32;
@@ -629,6 +708,87 @@ std::optional<Val> storeFragmentRows(Lowerer &L, const Expr &call, const Val &v,
     elem = cxxType(*dst.type->elem) + "(" + elem + ")";
   L.w.line(std::string(clip ? "if (" + last + " + cake_r < " + bound + ") " : "") + "*" +
            L.globalAddress(dst, "cake_r") + " = " + elem + ";");
+  L.w.close();
+  L.w.close();
+  return Val{};
+}
+
+/// st.global into a 1-D global row from a warp: a blocked vector (each lane
+/// stores its chunks, converted to the row's type with a pending math.cast),
+/// or a scalar broadcast to every element of the row.
+std::optional<Val> storeBlockedRow(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
+  std::vector<int64_t> shape = dst.viewShape();
+  Elem out = *dst.type->elem;
+  int64_t eb = elemBytes(out);
+  if (!L.role || L.role->role->issue != IssueMode::Warp || shape.size() != 1 || shape[0] % 32 ||
+      keywordArg(call, "mask") || keywordArg(call, "clip")) {
+    L.unsupported(call.range, "st.global of a vector other than into a whole 1-D row from a warp");
+    return std::nullopt;
+  }
+  int64_t extent = shape[0], perChunk, rounds;
+  if (v.kind == Val::Frag) {
+    if (v.layout != Layout::Blocked || v.shape != shape) {
+      L.unsupported(call.range, "st.global of this register vector into a row");
+      return std::nullopt;
+    }
+    if (v.cast.value_or(v.elem) != out) {
+      L.unsupported(call.range, "st.global converting to an element type other than the destination's (cast first)");
+      return std::nullopt;
+    }
+    perChunk = v.chunk;
+    rounds = v.perThread / perChunk;
+  } else {
+    // a scalar broadcast: chunks of up to 16 bytes per lane
+    perChunk = std::max<int64_t>(1, std::min<int64_t>(16, extent * eb / 32) / eb);
+    rounds = extent / 32 / perChunk;
+    if (extent % (32 * perChunk))
+      perChunk = 1, rounds = extent / 32;
+    if (out != Elem::FP32 && out != Elem::I32 && out != Elem::U32) {
+      L.unsupported(call.range, "st.global of a scalar into a row of a 1- or 2-byte type");
+      return std::nullopt;
+    }
+  }
+  int64_t bytes = perChunk * eb;
+  if (bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
+    L.unsupported(call.range, "st.global of " + std::to_string(bytes) + "-byte chunks");
+    return std::nullopt;
+  }
+  // the widest aligned store the row allows, at most the chunk
+  int64_t store = bytes;
+  while (store > eb && provenAlignment(dst) < store)
+    store /= 2;
+  int64_t perStore = store / eb;
+  std::string type = std::string(cxxElem(out));
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_k = 0; cake_k < " + std::to_string(rounds) + "; ++cake_k)");
+  L.w.line("alignas(16) " + type + " cake_c[" + std::to_string(perChunk) + "];");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_j = 0; cake_j < " + std::to_string(perChunk) + "; ++cake_j)");
+  std::string element, idx = "cake_k * " + std::to_string(perChunk) + " + cake_j";
+  if (v.kind != Val::Frag) {
+    element = type + "(" + v.cxx + ")";
+  } else if (v.elem == out) {
+    element = v.cxx + "[" + idx + "]"; // stored as held, bit for bit
+  } else {
+    // a float value: converted (16-bit types round to nearest even)
+    Val raw = v;
+    if (out == Elem::BF16 || out == Elem::FP16)
+      raw.cast.reset();
+    auto el = L.fragElement(raw, Layout::Blocked, idx);
+    if (!el)
+      return std::nullopt;
+    element = out == Elem::BF16   ? "u16(cake::rt::pack_bf16x2(" + *el + ", 0.f) & 0xffffu)"
+              : out == Elem::FP16 ? "u16(cake::rt::pack_f16x2(" + *el + ", 0.f) & 0xffffu)"
+                                  : *el;
+  }
+  L.w.line("cake_c[cake_j] = " + element + ";");
+  L.w.close();
+  std::string first = "(cake_k * 32 + int(cake::rt::lane_id())) * " + std::to_string(perChunk);
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_s = 0; cake_s < " + std::to_string(perChunk / perStore) + "; ++cake_s)");
+  L.w.line("cake::rt::st_global_bytes<" + std::to_string(store) + ">(" +
+           L.globalAddress(dst, first + " + cake_s * " + std::to_string(perStore)) + ", &cake_c[cake_s * " +
+           std::to_string(perStore) + "]);");
   L.w.close();
   L.w.close();
   return Val{};

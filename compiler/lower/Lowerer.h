@@ -77,6 +77,7 @@ struct Val {
   std::optional<sema::Elem> cast; ///< math.cast applied elementwise
   int64_t buffers = 0;            ///< > 0: an array of that many fragments (`acc[2, 64, N]`)
   int64_t perThread = 0;          ///< Blocked: elements per lane
+  int64_t chunk = 0;              ///< Blocked: elements per lane chunk (chunk c of the row to lane c % 32)
   /// Rows vectors that are the state of argmin.fold: per row, this many
   /// per-lane partial chains (the quad is reduced by argmin.finish).
   int64_t chains = 0;
@@ -215,6 +216,8 @@ public:
   std::optional<Val> fragExpression(const syntax::Expr &e);
   bool fragAssign(const Val &target, const syntax::Expr &e);
   bool argReduce(const syntax::Expr &call, const std::string &values, const std::string &indices);
+  /// Whether the blocked vectors among \p frags share one distribution; reports at \p at if not.
+  bool sameBlockedDistribution(SourceRange at, const std::vector<Val> &frags);
   /// Whether the role's argmin.fold calls keep their running state in \p name.
   bool isArgminState(std::string_view name) const;
   /// Pointer to the element of global view \p v at its origin, \p lastOffset further along the last dimension.
@@ -268,6 +271,7 @@ void addMemoryLowerings(OpLowerings &table);
 void addMmaLowerings(OpLowerings &table);
 void addTcgen05Lowerings(OpLowerings &table);
 void addFragmentLowerings(OpLowerings &table);
+void addAtomicLowerings(OpLowerings &table);
 /// Partial chains per row of an argmin.fold state (independent compare
 /// chains: the fold's critical path is one fminf per element of a chain).
 constexpr int64_t kArgminChains = 4;
@@ -275,6 +279,11 @@ constexpr int64_t kArgminChains = 4;
 int64_t fragCount(const Val &f);
 /// st.global of a rows vector or a scalar (Fragments.cpp).
 std::optional<Val> storeFragmentRows(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
+/// st.global of a warp's blocked vector, or a scalar broadcast, into a 1-D global row (Fragments.cpp).
+std::optional<Val> storeBlockedRow(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
+/// The byte alignment the lowering can prove for global view \p v's origin
+/// (the parameter's align and the constant parts of its strides).
+int64_t provenAlignment(const Val &v);
 
 /// Releases queued behind wgmma groups that a `wgmma.wait(n)` retired (Rings.cpp).
 void drainRetired(Lowerer &L, int64_t n);

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lowerer.h"
 
+#include <algorithm>
+
 namespace cake::lower {
 
 using namespace cake::syntax;
@@ -35,6 +37,29 @@ std::string Lowerer::dimCxx(const Dim &d) {
     if (auto s = scalar(*d.expr))
       return *s;
   return cxxName(d.symbol);
+}
+
+int64_t provenAlignment(const Val &g) {
+  // the base: align(n), else the element size; then each dimension whose
+  // origin is not 0 moves it by a multiple of that dimension's stride, whose
+  // constant factors (the element size times the constant inner dimensions)
+  // bound its alignment; symbolic factors only multiply it
+  const Type &t = *g.type;
+  int64_t eb = elemBytes(*t.elem), align = t.align.value_or(eb);
+  auto pow2 = [](int64_t v) { return v > 0 ? v & -v : int64_t(1); };
+  for (size_t d = 0; d < t.dims.size() && d < g.origin.size(); ++d) {
+    if (g.origin[d] == "0")
+      continue;
+    int64_t stride = eb;
+    for (size_t i = d + 1; i < t.dims.size(); ++i)
+      stride *= t.dims[i].value.value_or(1);
+    int64_t step = pow2(stride);
+    // a constant origin along this dimension moves the base by origin * stride
+    if (std::all_of(g.origin[d].begin(), g.origin[d].end(), [](char c) { return std::isdigit(uint8_t(c)); }))
+      step = pow2(std::stoll(g.origin[d]) * stride);
+    align = std::min(align, step);
+  }
+  return align;
 }
 
 std::string Lowerer::globalAddress(const Val &g, const std::string &lastOffset) const {
@@ -290,6 +315,14 @@ std::optional<Val> lowerStGlobal(Lowerer &L, const Expr &call) {
   if (v && dst && v->kind == Val::Frag && v->layout == Layout::TmemRow && dst->kind == Val::GlobalView &&
       dst->origin.size() == 2)
     return storeTmemRows(L, call, *v, *dst);
+  bool element = std::all_of(dst->extent.begin(), dst->extent.end(), [](int64_t e) { return e == 1; });
+  if (dst->kind == Val::GlobalView && !element && dst->viewShape().size() == 1 &&
+      (v->kind == Val::Scalar || (v->kind == Val::Frag && v->layout == Layout::Blocked)))
+    return storeBlockedRow(L, call, *v, *dst);
+  if (dst->kind == Val::GlobalView && v->kind == Val::Scalar && !element) {
+    L.unsupported(call.range, "st.global of a scalar into a view of more than one element, other than a row");
+    return std::nullopt;
+  }
   if (v && dst && dst->kind == Val::GlobalView &&
       (v->kind == Val::Scalar || (v->kind == Val::Frag && v->layout == Layout::Rows)))
     return storeFragmentRows(L, call, *v, *dst);

@@ -61,10 +61,13 @@ std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
     L.unsupported(call.range, "wgmma.mma other than shared A and B into a register accumulator");
     return std::nullopt;
   }
-  if (*a->type->elem != Elem::BF16 || *b->type->elem != Elem::BF16 || !a->type->swizzle || !b->type->swizzle) {
-    L.unsupported(call.range, "wgmma.mma other than bf16 K-major swizzled tiles");
+  Elem ea = *a->type->elem, eb = *b->type->elem;
+  if (ea != eb || (ea != Elem::BF16 && ea != Elem::FP16) || !a->type->swizzle || !b->type->swizzle) {
+    L.unsupported(call.range, "wgmma.mma other than bf16 or fp16 K-major swizzled tiles of one type");
     return std::nullopt;
   }
+  // the runtime's template arguments: N, TransA, TransB, ScaleA, ScaleB, F16
+  std::string targs = std::to_string(n) + (ea == Elem::FP16 ? ", 0, 0, 1, 1, true" : "");
   std::vector<int64_t> as = a->viewShape(), bs = b->viewShape();
   if (as.size() != 2 || bs.size() != 2 || as[0] != 64 || bs[0] != n || as[1] != bs[1] || as[1] % 16 ||
       acc->shape[1] != n) {
@@ -79,7 +82,7 @@ std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
   L.w.line("cake::rt::wgmma_fence();");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_s = 0; cake_s < " + std::to_string(as[1] / 16) + "; ++cake_s)");
-  L.w.line("cake::rt::wgmma_m64nNk16_f32_bf16<" + std::to_string(n) + ">(" + acc->cxx + ", " +
+  L.w.line("cake::rt::wgmma_m64nNk16_f32_bf16<" + targs + ">(" + acc->cxx + ", " +
            descriptor(L, *a, "cake_s * 16") + ", " + descriptor(L, *b, "cake_s * 16") + ", (" + *accumulate +
            ") || cake_s > 0);");
   L.w.close();

@@ -202,6 +202,7 @@ const OpLowerings &opLowerings() {
     addMmaLowerings(t);
     addTcgen05Lowerings(t);
     addFragmentLowerings(t);
+    addAtomicLowerings(t);
     return t;
   }();
   return table;

@@ -235,8 +235,12 @@ void Lowerer::stmt(const Stmt &s) {
       return;
     }
     const std::string &name = let.names[0].name;
-    if (let.value->kind != ExprKind::Call && let.value->kind != ExprKind::Index)
-      if (auto f = fragExpression(*let.value)) { // elementwise over register tensors
+    // elementwise over register tensors (operators, and math.select/min/max of them)
+    bool elementwiseCall = let.value->kind == ExprKind::Call &&
+                           (calleeName(*let.value) == "math.select" || calleeName(*let.value) == "math.min" ||
+                            calleeName(*let.value) == "math.max");
+    if ((let.value->kind != ExprKind::Call || elementwiseCall) && let.value->kind != ExprKind::Index)
+      if (auto f = fragExpression(*let.value)) {
         bind(name, *f);
         return;
       }

@@ -291,7 +291,12 @@ void Lowerer::varStmt(const VarStmt &v) {
     auto init = v.init ? scalar(*v.init) : std::optional<std::string>("0");
     if (!init)
       return;
-    w.line("int " + cxxName(name) + " = " + *init + ";");
+    // the declared type (`var s: fp32 = 0.5` is a float, not an int)
+    if (elem && elemBytes(*elem) < 4 && *elem != Elem::Bool) {
+      unsupported(v.range, "a scalar var of a 1- or 2-byte type");
+      return;
+    }
+    w.line(std::string(elem ? cxxElem(*elem) : "int") + " " + cxxName(name) + " = " + *init + ";");
     bind(name, scalarVal(cxxName(name)));
     return;
   }

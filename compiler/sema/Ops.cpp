@@ -45,13 +45,13 @@ constexpr std::array kOps = {
     OpInfo{"argmin.fold", "best, best_id, x", 3, "offset", All, Unit, Reduce,
            "per row, folds x's minimum along axis 1 (index + offset) into per-lane partials", "@"},
     // atomics (10.12)
-    OpInfo{"atomic.add", "value, dst", 2, "#scope, #sem", All, Thread, Atomic, "atomic add; returns the old value(s)"},
+    OpInfo{"atomic.add", "value, dst", 2, "#scope, #sem", All, Thread, Atomic, "atomic add; returns the old value(s)", "@"},
     OpInfo{"atomic.cas", "expected, value, dst", 3, "#scope, #sem", All, Thread, Atomic,
-           "atomic compare-and-swap; returns the old value"},
+           "atomic compare-and-swap; returns the old value", "@"},
     OpInfo{"atomic.exch", "value, dst", 2, "#scope, #sem", All, Thread, Atomic,
-           "atomic exchange; returns the old value(s)"},
-    OpInfo{"atomic.max", "value, dst", 2, "#scope, #sem", All, Thread, Atomic, "atomic max; returns the old value(s)"},
-    OpInfo{"atomic.min", "value, dst", 2, "#scope, #sem", All, Thread, Atomic, "atomic min; returns the old value(s)"},
+           "atomic exchange; returns the old value(s)", "@"},
+    OpInfo{"atomic.max", "value, dst", 2, "#scope, #sem", All, Thread, Atomic, "atomic max; returns the old value(s)", "@"},
+    OpInfo{"atomic.min", "value, dst", 2, "#scope, #sem", All, Thread, Atomic, "atomic min; returns the old value(s)", "@"},
     // barriers (10.12, section 9)
     OpInfo{"bar.arrive", "#scope...", 1, "", All, Thread, Barrier, "arrive at a derived named barrier (not warp)", "@"},
     OpInfo{"bar.arrive_id", "id", 1, "threads", All, Thread, Barrier, "arrive at raw named barrier id 1..15", "@"},

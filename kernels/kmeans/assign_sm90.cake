@@ -1,18 +1,22 @@
 // Flash-KMeans assignment for Hopper: ids[b, n] = argmin_k (||c_k||^2 - 2 x_n . c_k).
-// The x tile (128 rows) stays resident while centroid tiles of 128 stream through a TMA ring
-// into wgmma; the distance matrix never leaves registers. Each compute warpgroup owns 64 rows
-// and double-buffers its accumulator, so the argmin of one tile overlaps the MMA of the next.
+// The x tile (192 rows) stays resident while centroid tiles of 128 stream through a TMA ring
+// into wgmma; the distance matrix never leaves registers. Each of three compute warpgroups owns
+// 64 rows and double-buffers its accumulator, so the argmin of one tile overlaps the MMA of the
+// next (and the warpgroups overlap each other); the last tile of a work tile folds, and its ids
+// are stored, while the first MMA of the next work tile runs.
 // The running argmin stays in per-lane partial chains (one fminf per distance: argmin.fold),
-// reduced across the quad once per x tile (argmin.finish).
+// reduced across the quad once per work tile (argmin.finish).
 // The loop is peeled by hand (tile 0 before it, the last pair after it) so no MMA or wgmma
-// wait sits under a condition and no group is in flight across the back edge: ptxas then keeps
+// wait sits under a condition and no group is in flight across a back edge: ptxas then keeps
 // the wgmma pipeline asynchronous (no C7514/C7518).
 // The centroid norms travel in their own ring, padded with +inf to KP (a multiple of 2 BN),
 // so K need not be a multiple of the tile: padded columns never win.
-// Shared memory: 2 x 32 KiB (x) + 4 x 32 KiB (c) + 4 x 512 B (norms) = 194 KiB of 227 KiB.
-// Registers: 128 x 40 + 256 x 232 = 64512 of 65536.
+// Shared memory: 2 x 48 KiB (x) + 3 x 32 KiB (c) + 3 x 512 B (norms) = 194 KiB of 227 KiB.
+// Registers: 128 x 24 + 384 x 160 = 64512 of 65536.
+// Variants (other D, fp16, two compute warpgroups for small problems) are generated from this
+// file by kernels/kmeans/variants/generate.py.
 
-const BM = 128
+const BM = 192
 const BN = 128
 const D = 128
 
@@ -42,7 +46,7 @@ kernel kmeans_assign_sm90(
   c: global bf16[B, K, D] align(16),
   cn: global fp32[B, KP] align(16),
   ids: global i32[B, N],
-) target(sm_90a) grid(persistent) block(384) cluster(1) {
+) target(sm_90a) grid(persistent) block(512) cluster(1) {
   assume KP % (2 * BN) == 0, KP >= 2 * BN
   let CT = KP / BN
   assume CT >= 2, CT % 2 == 0
@@ -51,14 +55,19 @@ kernel kmeans_assign_sm90(
   ring xs stages(2) producer(load) consumer(compute) {
     x: shared bf16[BM, D] swizzle(128B)
   }
-  ring cs stages(4) producer(load) consumer(compute) {
+  ring cs stages(3) producer(load) consumer(compute) {
     c: shared bf16[BN, D] swizzle(128B)
   }
-  ring ns stages(4) producer(load) consumer(compute) {
+  ring ns stages(3) producer(load) consumer(compute) {
     cn: shared fp32[BN]
   }
 
-  role load warpgroups(0) regs(40) issue(elect) {
+  role load warpgroups(0) regs(24) issue(elect) {
+    // one norms slot ahead of the tiles: the compute role folds "the previous work tile's last
+    // centroid tile" first in every work tile, and before the first there is none (see below)
+    let pd = ns.produce()
+    tma.load(cn[0, 0], pd.cn)
+    ns.commit(pd)
     for t in tiles {
       let px = xs.produce()
       tma.load(x[t.b, t.m * BM, 0], px.x)
@@ -74,19 +83,36 @@ kernel kmeans_assign_sm90(
     }
   }
 
-  role compute warpgroups(1 .. 3) regs(232) issue(warpgroup) {
+  role compute warpgroups(1 .. 4) regs(160) issue(warpgroup) {
     let r0 = self.warpgroup() * 64
     var acc: reg fp32[2, 64, BN]
     var best: reg fp32[64]
     var best_id: reg i32[64]
+    // the work tile whose last centroid tile is still to fold; initially one past the end of
+    // batch 0 (every row clipped), so the first fold (of acc[1] before any MMA wrote it, against
+    // the dummy norms slot) and its store write nothing
+    var pb: i32 = 0
+    var pm: i32 = math.cdiv(N, BM)
+    best = inf
+    best_id = 0
     for t in tiles {
       let sx = xs.consume()
-      best = inf
-      best_id = 0
-      // tile 0 into acc[0]
+      // tile 0 into acc[0] while the previous work tile's last tile (acc[1]) folds and its ids
+      // are stored: no MMA waits on the epilogue between work tiles
       let s0 = cs.consume()
       wgmma.mma(sx.x[r0:r0 + 64, :], s0.c, acc[0], shape = m64n128k16, accumulate = false)
       wgmma.commit()
+      let nl = ns.consume()
+      let cnl = ld.shared(nl.cn, like = acc[1], axis = 1)
+      argmin.fold(best, best_id, cnl - 2.0 * acc[1], offset = (CT - 1) * BN)
+      fence.proxy_async(nl.cn)
+      ns.release(nl)
+      argmin.finish(best, best_id)
+      st.global(best_id, ids[pb, pm * BM + r0], clip = true)
+      best = inf
+      best_id = 0
+      pb = t.b
+      pm = t.m
       wgmma.wait(0)
       cs.release(s0)
       // pair p: the MMA of tile 2p + 1 (acc[1]) runs while tile 2p (acc[0]) folds, then the
@@ -115,7 +141,8 @@ kernel kmeans_assign_sm90(
         wgmma.wait(0)
         cs.release(s2)
       }
-      // the last pair
+      // the last pair: tile CT - 1 into acc[1] while tile CT - 2 folds; tile CT - 1 folds in the
+      // next work tile (or after the loop)
       let s3 = cs.consume()
       wgmma.mma(sx.x[r0:r0 + 64, :], s3.c, acc[1], shape = m64n128k16, accumulate = false)
       wgmma.commit()
@@ -126,14 +153,14 @@ kernel kmeans_assign_sm90(
       ns.release(n2)
       wgmma.wait(0)
       cs.release(s3)
-      let n3 = ns.consume()
-      let cn3 = ld.shared(n3.cn, like = acc[1], axis = 1)
-      argmin.fold(best, best_id, cn3 - 2.0 * acc[1], offset = (CT - 1) * BN)
-      fence.proxy_async(n3.cn)
-      ns.release(n3)
       xs.release(sx)
-      argmin.finish(best, best_id)
-      st.global(best_id, ids[t.b, t.m * BM + r0], clip = true)
     }
+    let nl = ns.consume()
+    let cnl = ld.shared(nl.cn, like = acc[1], axis = 1)
+    argmin.fold(best, best_id, cnl - 2.0 * acc[1], offset = (CT - 1) * BN)
+    fence.proxy_async(nl.cn)
+    ns.release(nl)
+    argmin.finish(best, best_id)
+    st.global(best_id, ids[pb, pm * BM + r0], clip = true)
   }
 }

@@ -100,6 +100,25 @@ const char *cake_kmeans_build_info(void) {
   return info.c_str();
 }
 
+const char *cake_kmeans_variant(int update, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, int sm_count) {
+  lastError.clear();
+  cake::kmeans::Problem p;
+  p.op = update ? cake::kmeans::Op::Update : cake::kmeans::Op::Assign;
+  p.B = B, p.N = N, p.K = K, p.D = D;
+  p.dtype = static_cast<cake::kmeans::DType>(dtype);
+  p.smCount = sm_count;
+  if (dtype != CAKE_KMEANS_BF16 && dtype != CAKE_KMEANS_F16 && dtype != CAKE_KMEANS_F32) {
+    lastError = "cake_kmeans_variant: unknown dtype " + std::to_string(dtype);
+    return nullptr;
+  }
+  cake::kmeans::Dispatched d = cake::kmeans::dispatch(p);
+  if (d.failure) {
+    lastError = "cake_kmeans_variant: " + d.failure->message;
+    return nullptr;
+  }
+  return d.variant->name.data(); // a string literal of the variants table
+}
+
 int cake_kmeans_has_update(void) {
   const cake::kmeans::EmbeddedFile *f = cake::kmeans::findEmbedded("update");
   return f && !f->cubin.empty() ? 1 : 0;

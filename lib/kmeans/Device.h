@@ -12,11 +12,14 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "compiler/runner/LaunchLowered.h"
 #include "compiler/runner/Runner.h"
 #include "lib/kmeans/KernelFiles.h"
 #include "lib/kmeans/Status.h"
 
 #include <initializer_list>
+#include <list>
+#include <vector>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,8 +27,19 @@
 
 namespace cake::kmeans {
 
+/// Launches packed for one (pipeline, addresses, sizes, stream): what a
+/// repeated call (a Lloyd loop, a timing loop) reuses instead of planning the
+/// kernels and encoding their tensor maps again.
+struct PackedCall {
+  std::vector<uint64_t> key;
+  std::vector<runner::LoweredLaunch> launches;
+};
+
 struct Device {
   int ordinal = 0;
+  /// The most recent packed calls, newest first (at most kPackedCalls).
+  std::list<PackedCall> packed;
+  static constexpr size_t kPackedCalls = 32;
   /// Held for a whole call: the runner is not thread safe, and a call's
   /// steps (scratch, launches, fit's read-backs) belong together.
   std::mutex mutex;

@@ -16,39 +16,68 @@ namespace cake::kmeans {
 
 namespace {
 
-// KP: the assign kernel streams centroid tiles of BN = 128 in pairs, so the
+// KP: the assign kernels stream centroid tiles of BN = 128 in pairs, so the
 // padded count is a multiple of 256 (kernels/kmeans/assign_sm90.cake).
+Variant assignVariant(std::string_view name, std::string_view kernel, std::string_view cnorm,
+                      std::string_view covers) {
+  return {.name = name,
+          .op = Op::Assign,
+          .file = name,
+          .kernels = {cnorm, kernel},
+          .scratch = {"cn"},
+          .zeroKernel = "",
+          .kPad = 256,
+          .target = "sm_90a",
+          .computeCapability = 90,
+          .covers = covers};
+}
+
+// kernels/kmeans/update.cake (and its D = 64, 256 instances): sums and counts
+// per cluster, then the means and each batch's largest centroid shift.
+Variant updateVariant(std::string_view name, std::string_view covers) {
+  return {.name = name,
+          .op = Op::Update,
+          .file = name,
+          .kernels = {"kmeans_update_sums", "kmeans_update_means"},
+          .scratch = {"sums", "counts", "shift"},
+          .zeroKernel = "kmeans_update_zero",
+          .kPad = 256,
+          .target = "sm_90a",
+          .computeCapability = 90,
+          .covers = covers};
+}
+
 const Variant kVariants[] = {
-    {.name = "assign_sm90",
-     .op = Op::Assign,
-     .file = "assign_sm90",
-     .kernels = {"kmeans_cnorm", "kmeans_assign_sm90"},
-     .scratch = {"cn"},
-     .zeroKernel = "",
-     .kPad = 256,
-     .target = "sm_90a",
-     .computeCapability = 90,
-     .covers = "bf16, D = 128"},
-    // kernels/kmeans/update.cake (branch update-kernels): sums and counts per
-    // cluster, then the means and each batch's largest centroid shift.
-    {.name = "update",
-     .op = Op::Update,
-     .file = "update",
-     .kernels = {"kmeans_update_sums", "kmeans_update_means"},
-     .scratch = {"sums", "counts", "shift"},
-     .zeroKernel = "kmeans_update_zero",
-     .kPad = 256,
-     .target = "sm_90a",
-     .computeCapability = 90,
-     .covers = "bf16, D = 128"},
+    assignVariant("assign_sm90", "kmeans_assign_sm90", "kmeans_cnorm", "bf16, D = 128, three compute warpgroups"),
+    assignVariant("assign_d128_wg2", "kmeans_assign_d128_wg2", "kmeans_cnorm", "bf16, D = 128, two compute warpgroups"),
+    assignVariant("assign_d64_wg3", "kmeans_assign_d64_wg3", "kmeans_cnorm", "bf16, D = 64, three compute warpgroups"),
+    assignVariant("assign_d64_wg2", "kmeans_assign_d64_wg2", "kmeans_cnorm", "bf16, D = 64, two compute warpgroups"),
+    assignVariant("assign_d256_wg2", "kmeans_assign_d256_wg2", "kmeans_cnorm", "bf16, D = 256"),
+    assignVariant("assign_d128_f16", "kmeans_assign_d128_f16", "kmeans_cnorm_f16", "fp16, D = 128"),
+    updateVariant("update", "bf16, D = 128"),
+    updateVariant("update_d64", "bf16, D = 64"),
+    updateVariant("update_d256", "bf16, D = 256"),
 };
 
-// The rules. One assign variant and one update pipeline so far; the sweep
-// will add rows (e.g. a BN = 64 assign for small K, split-N updates for small
-// B on many SMs) above these catch-alls.
+} // namespace
+
+bool threeWarpgroupsPay(const Problem &p);
+
+namespace {
+
+// The rules, first match wins.
 const Rule kRules[] = {
-    {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .variant = "assign_sm90"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .when = threeWarpgroupsPay,
+     .variant = "assign_sm90"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .variant = "assign_d128_wg2"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .when = threeWarpgroupsPay,
+     .variant = "assign_d64_wg3"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .variant = "assign_d64_wg2"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 256, .computeCapability = 90, .variant = "assign_d256_wg2"},
+    {.op = Op::Assign, .dtype = DType::F16, .D = 128, .computeCapability = 90, .variant = "assign_d128_f16"},
     {.op = Op::Update, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .variant = "update"},
+    {.op = Op::Update, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .variant = "update_d64"},
+    {.op = Op::Update, .dtype = DType::BF16, .D = 256, .computeCapability = 90, .variant = "update_d256"},
 };
 
 std::string describe(const Problem &p) {
@@ -62,6 +91,21 @@ std::string describe(const Problem &p) {
 }
 
 } // namespace
+
+/// Whether three compute warpgroups (x tiles of 192 rows) beat two (128):
+/// a persistent CTA takes ceil(tiles / SMs) work tiles, so the time goes as
+/// ceil(tiles / SMs) x BM x (cost per row), and a row costs 0.90 as much with
+/// three (they overlap each other's folds). Fitted on the sweep in
+/// bench/results/kmeans/variants_h200.md: right at all 26 of its cells
+/// (any factor from 0.90 to 0.95 is).
+bool threeWarpgroupsPay(const Problem &p) {
+  const int64_t sms = p.smCount > 0 ? p.smCount : 132;
+  auto rowTime = [&](int64_t bm, double perRow) {
+    int64_t tiles = p.B * ((p.N + bm - 1) / bm);
+    return double((tiles + sms - 1) / sms) * double(bm) * perRow;
+  };
+  return rowTime(192, 0.90) < rowTime(128, 1.0);
+}
 
 std::string_view dtypeName(DType t) {
   switch (t) {
@@ -99,7 +143,7 @@ bool matches(const Rule &r, const Problem &p) {
     return false;
   if (p.smCount && (p.smCount < r.minSms || p.smCount > r.maxSms))
     return false;
-  return true;
+  return !r.when || r.when(p);
 }
 
 Dispatched dispatch(const Problem &p) {

@@ -66,6 +66,10 @@ struct Variant {
   std::string_view covers;
 };
 
+/// Whether three compute warpgroups (192-row x tiles) beat two (128) at this
+/// problem on its SM count (132 when unknown); fitted on a sweep (Dispatch.cpp).
+bool threeWarpgroupsPay(const Problem &p);
+
 /// One row of the rules table: a problem matches when every condition holds.
 struct Rule {
   Op op = Op::Assign;
@@ -76,6 +80,9 @@ struct Rule {
   int64_t minK = 1, maxK = INT64_MAX;
   int64_t minB = 1, maxB = INT64_MAX;
   int minSms = 0, maxSms = INT32_MAX;
+  /// A condition fitted on a sweep (nullptr = always): e.g. whether three
+  /// compute warpgroups beat two at this many rows on this many SMs.
+  bool (*when)(const Problem &) = nullptr;
   std::string_view variant; ///< Variant::name
 };
 

@@ -22,6 +22,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
+#include <memory>
+#include <map>
+#include <array>
 #include <vector>
 
 namespace cake::kmeans {
@@ -37,27 +41,54 @@ TensorSpec xSpec(const Problem &p) { return {"x", elemOf(p.dtype), {p.B, p.N, p.
 TensorSpec cSpec(std::string name, const Problem &p) { return {std::move(name), elemOf(p.dtype), {p.B, p.K, p.D}}; }
 TensorSpec idsSpec(const Problem &p) { return {"ids", sema::Elem::I32, {p.B, p.N}}; }
 
-/// Dispatches \p p and prepares the variant's pipeline.
-Result choose(const Problem &p, std::vector<TensorSpec> tensors, Pipeline &out) {
+using PipelinePtr = std::shared_ptr<const Pipeline>;
+
+/// Prepared pipelines by problem (operation, sizes, dtype, GPU): a repeated
+/// call dispatches and plans its pipeline once. Pipelines point into the
+/// embedded files, which live as long as the process.
+PipelinePtr cachedPipeline(const Problem &p, const std::vector<TensorSpec> &tensors, Result &failure) {
+  static std::mutex mutex;
+  static std::map<std::array<int64_t, 8>, PipelinePtr> cache;
+  const std::array<int64_t, 8> key = {int64_t(p.op), p.B, p.N, p.K, p.D, int64_t(p.dtype), p.smCount,
+                                      p.computeCapability};
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = cache.find(key); it != cache.end())
+      return it->second;
+  }
   Dispatched d = dispatch(p);
-  if (d.failure)
-    return d.failure;
-  return preparePipeline(*d.variant, p, std::move(tensors), out);
+  if (d.failure) {
+    failure = d.failure;
+    return nullptr;
+  }
+  auto pipe = std::make_shared<Pipeline>();
+  if ((failure = preparePipeline(*d.variant, p, tensors, *pipe)))
+    return nullptr;
+  std::lock_guard lock(mutex);
+  if (cache.size() > 256) // shapes seen by a long-running process: keep it bounded
+    cache.clear();
+  return cache.emplace(key, std::move(pipe)).first->second;
+}
+
+/// Dispatches \p p and prepares the variant's pipeline (before the GPU is
+/// known: errors that need no GPU come first).
+Result choose(const Problem &p, const std::vector<TensorSpec> &tensors, PipelinePtr &out) {
+  Result failure;
+  out = cachedPipeline(p, tensors, failure);
+  return failure;
 }
 
 /// Dispatches again now that the GPU is known (SM count, compute
-/// capability); prepares the pipeline again when the variant changed.
-Result refine(Problem &p, const Device &device, std::vector<TensorSpec> tensors, Pipeline &pipe) {
+/// capability).
+Result refine(Problem &p, const Device &device, const std::vector<TensorSpec> &tensors, PipelinePtr &pipe) {
   const runner::DeviceInfo &info = device.runner->device();
   p.smCount = info.smCount;
   p.computeCapability = info.major * 10 + info.minor;
-  Dispatched d = dispatch(p);
-  if (d.failure)
-    return Failure{d.failure->code, d.failure->message + " (GPU " + std::to_string(device.ordinal) + ": " +
-                                        info.name + ")"};
-  if (d.variant == pipe.variant)
-    return std::nullopt;
-  return preparePipeline(*d.variant, p, std::move(tensors), pipe);
+  Result failure;
+  pipe = cachedPipeline(p, tensors, failure);
+  if (failure)
+    return Failure{failure->code, failure->message + " (GPU " + std::to_string(device.ordinal) + ": " + info.name + ")"};
+  return std::nullopt;
 }
 
 std::vector<TensorSpec> assignTensors(const Problem &p) { return {xSpec(p), cSpec("c", p), idsSpec(p)}; }
@@ -103,20 +134,21 @@ Result assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, 
     return f;
   if (auto f = checkArgs({{"x", x, xBytes(p)}, {"c", c, cBytes(p)}, {"ids", ids, idsBytes(p), true, 4}}))
     return f;
-  Pipeline pipe;
-  if (auto f = choose(p, assignTensors(p), pipe))
+  const std::vector<TensorSpec> tensors = assignTensors(p);
+  PipelinePtr pipe;
+  if (auto f = choose(p, tensors, pipe))
     return f;
   Stream stream{streamHandle};
   Device *device = nullptr;
   if (auto f = openDevice({{"x", x}, {"c", c}, {"ids", ids}}, stream, device))
     return f;
   std::lock_guard lock(device->mutex);
-  if (auto f = refine(p, *device, assignTensors(p), pipe))
+  if (auto f = refine(p, *device, tensors, pipe))
     return f;
   StreamBuffer scratch(*device->runner, stream);
-  if (auto f = scratch.allocate(pipe.scratchBytes, "the assign scratch"))
+  if (auto f = scratch.allocate(pipe->scratchBytes, "the assign scratch"))
     return f;
-  return enqueue(*device, stream, pipe, {{"x", dev(x)}, {"c", dev(c)}, {"ids", dev(ids)}}, scratch.address());
+  return enqueue(*device, stream, *pipe, {{"x", dev(x)}, {"c", dev(c)}, {"ids", dev(ids)}}, scratch.address());
 }
 
 Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, int64_t B, int64_t N, int64_t K,
@@ -129,20 +161,21 @@ Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, i
                           {"c_old", cOld, cBytes(p)},
                           {"c_new", cNew, cBytes(p), true}}))
     return f;
-  Pipeline pipe;
-  if (auto f = choose(p, updateTensors(p), pipe))
+  const std::vector<TensorSpec> tensors = updateTensors(p);
+  PipelinePtr pipe;
+  if (auto f = choose(p, tensors, pipe))
     return f;
   Stream stream{streamHandle};
   Device *device = nullptr;
   if (auto f = openDevice({{"x", x}, {"ids", ids}, {"c_old", cOld}, {"c_new", cNew}}, stream, device))
     return f;
   std::lock_guard lock(device->mutex);
-  if (auto f = refine(p, *device, updateTensors(p), pipe))
+  if (auto f = refine(p, *device, tensors, pipe))
     return f;
   StreamBuffer scratch(*device->runner, stream);
-  if (auto f = scratch.allocate(pipe.scratchBytes, "the update scratch (sums, counts, shifts)"))
+  if (auto f = scratch.allocate(pipe->scratchBytes, "the update scratch (sums, counts, shifts)"))
     return f;
-  return enqueue(*device, stream, pipe, {{"x", dev(x)}, {"ids", dev(ids)}, {"c_old", dev(cOld)}, {"c_new", dev(cNew)}},
+  return enqueue(*device, stream, *pipe, {{"x", dev(x)}, {"ids", dev(ids)}, {"c_old", dev(cOld)}, {"c_new", dev(cNew)}},
                  scratch.address());
 }
 
@@ -158,12 +191,13 @@ Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
   if (auto f = checkFit(maxIters, tol))
     return f;
   Problem up = asOp(p, Op::Update);
-  Pipeline assignPipe, updatePipe;
-  if (auto f = choose(p, assignTensors(p), assignPipe))
+  PipelinePtr assignPtr, updatePtr;
+  if (auto f = choose(p, assignTensors(p), assignPtr))
     return f;
-  if (auto f = choose(up, updateTensors(up), updatePipe))
+  if (auto f = choose(up, updateTensors(up), updatePtr))
     return f;
   auto checkShift = [&]() -> Result {
+    const Pipeline &updatePipe = *updatePtr;
     const ScratchBuffer *shift = updatePipe.findScratch("shift");
     if (!shift || shift->elem != sema::Elem::FP32 || shift->shape != std::vector<int64_t>{p.B})
       return internal("fit reads the per-batch centroid shift as fp32[B] from the update kernels' 'shift' "
@@ -179,12 +213,13 @@ Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
   if (auto f = openDevice({{"x", x}, {"c_inout", c}, {"ids", ids}}, stream, device))
     return f;
   std::lock_guard lock(device->mutex);
-  if (auto f = refine(p, *device, assignTensors(p), assignPipe))
+  if (auto f = refine(p, *device, assignTensors(p), assignPtr))
     return f;
-  if (auto f = refine(up, *device, updateTensors(up), updatePipe))
+  if (auto f = refine(up, *device, updateTensors(up), updatePtr))
     return f;
   if (auto f = checkShift())
     return f;
+  const Pipeline &assignPipe = *assignPtr, &updatePipe = *updatePtr;
   runner::Runner &gpu = *device->runner;
   StreamBuffer assignScratch(gpu, stream), updateScratch(gpu, stream), other(gpu, stream);
   HostBuffer shifts(gpu);

@@ -107,6 +107,51 @@ Result preparePipeline(const Variant &v, const Problem &p, std::vector<TensorSpe
   return std::nullopt;
 }
 
+namespace {
+
+/// What makes two calls' packed launches identical: the pipeline, its sizes,
+/// the stream and every address the parameters hold.
+std::vector<uint64_t> packKey(const Pipeline &pipe, runner::Stream stream, const runner::Buffers &buffers) {
+  std::vector<uint64_t> key = {reinterpret_cast<uintptr_t>(pipe.variant), reinterpret_cast<uintptr_t>(stream.handle)};
+  for (const auto &[name, value] : pipe.sizes)
+    key.push_back(uint64_t(value));
+  for (const auto &[name, address] : buffers)
+    key.push_back(address);
+  return key;
+}
+
+/// The packed launches of \p pipe at \p buffers: from the device's recent
+/// calls, or planned and packed now (and remembered).
+Result packedCall(Device &device, runner::Stream stream, const Pipeline &pipe, const runner::Buffers &buffers,
+                  const PackedCall *&out) {
+  std::vector<uint64_t> key = packKey(pipe, stream, buffers);
+  for (auto it = device.packed.begin(); it != device.packed.end(); ++it)
+    if (it->key == key) {
+      device.packed.splice(device.packed.begin(), device.packed, it);
+      out = &device.packed.front();
+      return std::nullopt;
+    }
+  runner::Runner &gpu = *device.runner;
+  PackedCall call;
+  call.key = std::move(key);
+  for (const lower::LoweredKernel *k : pipe.kernels) {
+    runner::LaunchPlan plan;
+    if (auto e = runner::planLowered(*k, buffers, pipe.sizes, gpu.device().smCount, plan))
+      return unsupported("variant '" + std::string(pipe.variant->name) + "' cannot run at these sizes: " + *e);
+    auto launch = runner::packLowered(gpu, plan);
+    if (!launch)
+      return fromRunner(launch.error(), "kernel '" + k->name + "'");
+    call.launches.push_back(std::move(*launch));
+  }
+  device.packed.push_front(std::move(call));
+  if (device.packed.size() > Device::kPackedCalls)
+    device.packed.pop_back();
+  out = &device.packed.front();
+  return std::nullopt;
+}
+
+} // namespace
+
 Result enqueue(Device &device, runner::Stream stream, const Pipeline &pipe, const runner::Buffers &addresses,
                runner::DevicePtr scratch) {
   runner::Runner &gpu = *device.runner;
@@ -119,15 +164,14 @@ Result enqueue(Device &device, runner::Stream stream, const Pipeline &pipe, cons
   if (pipe.zeroFill && pipe.scratchBytes)
     if (auto s = gpu.fillOn(stream, scratch, 0, pipe.scratchBytes); !s)
       return fromRunner(s.error(), "zeroing the scratch of " + std::string(pipe.variant->name));
-  for (const lower::LoweredKernel *k : pipe.kernels) {
-    runner::LaunchPlan plan;
-    if (auto e = runner::planLowered(*k, buffers, pipe.sizes, gpu.device().smCount, plan))
-      return unsupported("variant '" + std::string(pipe.variant->name) + "' cannot run at these sizes: " + *e);
-    auto launch = runner::packLowered(gpu, plan);
-    if (!launch)
-      return fromRunner(launch.error(), "kernel '" + k->name + "'");
-    if (auto s = gpu.launchOn(stream, module, k->name, launch->config, launch->params); !s)
-      return fromRunner(s.error(), "launching '" + k->name + "'");
+  const PackedCall *call = nullptr;
+  if (auto f = packedCall(device, stream, pipe, buffers, call))
+    return f;
+  for (const runner::LoweredLaunch &l : call->launches) {
+    // launchOn takes the parameters by reference (their pointers): a copy keeps the cached ones intact
+    runner::KernelParams params = l.params;
+    if (auto s = gpu.launchOn(stream, module, l.kernel->name, l.config, params); !s)
+      return fromRunner(s.error(), "launching '" + l.kernel->name + "'");
   }
   return std::nullopt;
 }

@@ -91,6 +91,13 @@ CAKE_KMEANS_API const char *cake_kmeans_status_name(int status);
  * and what is missing from this build. */
 CAKE_KMEANS_API const char *cake_kmeans_build_info(void);
 
+/* The kernel variant the dispatcher picks for an assignment (update = 0) or an
+ * update (update = 1) of this shape on a GPU with sm_count SMs (0: the H200's
+ * 132), e.g. "assign_sm90"; NULL when none covers it (the reason in
+ * cake_kmeans_last_error). Pure: no GPU work. */
+CAKE_KMEANS_API const char *cake_kmeans_variant(int update, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
+                                                int sm_count);
+
 /* 1 when this build has the update kernels (cake_kmeans_update and
  * cake_kmeans_fit work), else 0. */
 CAKE_KMEANS_API int cake_kmeans_has_update(void);

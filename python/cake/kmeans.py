@@ -74,6 +74,8 @@ def _library():
         for f in (lib.cake_kmeans_last_error, lib.cake_kmeans_build_info):
             f.argtypes = []
             f.restype = ctypes.c_char_p
+        lib.cake_kmeans_variant.argtypes = [cint, i64, i64, i64, i64, cint, cint]
+        lib.cake_kmeans_variant.restype = ctypes.c_char_p
         lib.cake_kmeans_status_name.argtypes = [cint]
         lib.cake_kmeans_status_name.restype = ctypes.c_char_p
         _lib, _path = lib, path
@@ -90,6 +92,14 @@ def _check(status):
 def build_info():
     """One line: the library's version, its embedded kernel files, what this build lacks."""
     return _library().cake_kmeans_build_info().decode()
+
+
+def variant(B, N, K, D, dtype=torch.bfloat16, op="assign", sm_count=0):
+    """The kernel variant the library's dispatcher picks for this shape (no GPU work), e.g. "assign_sm90"."""
+    name = _library().cake_kmeans_variant(1 if op == "update" else 0, B, N, K, D, _DTYPES[dtype], sm_count)
+    if name is None:
+        raise CakeKMeansError(2, "CAKE_KMEANS_UNSUPPORTED", _library().cake_kmeans_last_error().decode())
+    return name.decode()
 
 
 def has_update():

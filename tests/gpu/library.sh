@@ -41,11 +41,19 @@ for kernel in kernels/gemm/gemm_sm90_ws.cake kernels/gemm/gemm_sm80.cake; do
       --size M=$m --size N=$n --size K=$k --seed $((m + n + k)) --reps 3 --warmup 1
   done
 done
-for s in 2,300,256 1,1000,128 3,4097,512 8,16384,256 1,65537,1024; do
-  IFS=, read -r b n k <<< "$s"
-  check "kmeans_cnorm + kmeans_assign_sm90 B=$b N=$n K=$k D=128" 0 "$CAKE" run kernels/kmeans/assign_sm90.cake \
-    --workload kernels/kmeans/assign.workload.json --size B=$b --size N=$n --size K=$k --seed $((b + n + k)) \
-    --reps 3 --warmup 1
+KMEANS="kernels/kmeans/assign_sm90.cake:kernels/kmeans/assign.workload.json"
+for f in kernels/kmeans/variants/assign_sm90_d*.cake; do
+  v=${f#kernels/kmeans/variants/assign_sm90_}
+  KMEANS="$KMEANS $f:kernels/kmeans/variants/assign_${v%.cake}.workload.json"
+done
+for kw in $KMEANS; do
+  kernel=${kw%%:*} workload=${kw#*:}
+  for s in 2,300,256 1,1000,128 3,4097,1000 8,16384,256 1,65537,1024; do
+    IFS=, read -r b n k <<< "$s"
+    kp=$(( (k + 255) / 256 * 256 ))
+    check "$(basename "$kernel" .cake) B=$b N=$n K=$k" 0 "$CAKE" run "$kernel" --workload "$workload" \
+      --size B=$b --size N=$n --size K=$k --size KP=$kp --seed $((b + n + k)) --reps 3 --warmup 1
+  done
 done
 check "gemm_sm90_ws with an external oracle (tests/gpu/gemm_oracle.py, numpy)" 0 "$CAKE" run \
   kernels/gemm/gemm_sm90_ws.cake --workload tests/gpu/gemm_external.workload.json --reps 3 --warmup 1
@@ -62,9 +70,9 @@ note "## compute-sanitizer on small shapes"
 note "(API errors are not reported: the runner counts a kernel's parameters with cuFuncGetParamInfo until it"
 note "answers CUDA_ERROR_INVALID_VALUE, which memcheck would count; every device-side error still fails.)"
 for tool in memcheck racecheck synccheck; do
-  check "$tool kmeans_assign_sm90 B=2 N=300 K=256" 0 compute-sanitizer --tool $tool --error-exitcode 9 \
+  check "$tool kmeans_assign_sm90 B=2 N=300 K=300" 0 compute-sanitizer --tool $tool --error-exitcode 9 \
     --report-api-errors no "$CAKE" run kernels/kmeans/assign_sm90.cake --workload kernels/kmeans/assign.workload.json \
-    --size B=2 --size N=300 --size K=256 --reps 1 --warmup 0 --no-watchdog
+    --size B=2 --size N=300 --size K=300 --size KP=512 --reps 1 --warmup 0 --no-watchdog
   for kernel in kernels/gemm/gemm_sm90_ws.cake kernels/gemm/gemm_sm80.cake; do
     check "$tool $(basename "$kernel" .cake) M=200 N=264 K=136" 0 compute-sanitizer --tool $tool --error-exitcode 9 \
       --report-api-errors no \

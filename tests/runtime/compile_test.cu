@@ -104,6 +104,34 @@ __global__ void k_mbarrier(u32* out, u32 parity, u32 spins, u32 peer) {
 #endif
 }
 
+// --- Atomics ------------------------------------------------------------------------
+
+__global__ void k_atomics(float* f, int* i, u32* u, float v, int n) {
+  red_global_add_f32(f, v);
+  red_global_add_f32<Scope::Cta>(f + 1, v);
+  red_global_add_f32<Scope::Sys>(f + 2, v);
+#if CAKE_RT_SM90
+  red_global_add_v2_f32(f + 4, v, v);
+  red_global_add_v4_f32(f + 8, v, v, v, v);
+  red_global_add_v4_f32<Scope::Cta>(f + 12, v, v, v, v);
+#endif
+  red_global_add_s32(i, n);
+  red_global_add_u32(u, u32(n));
+  red_global_max_s32(i + 1, n);
+  red_global_min_s32(i + 2, n);
+  red_global_max_u32(u + 1, u32(n));
+  red_global_min_u32(u + 2, u32(n));
+  red_global_max_f32(f + 16, v);
+  red_global_min_f32<Scope::Sys>(f + 17, v);
+  float a = atom_global_add_f32(f + 18, v) + atom_global_max_f32(f + 19, v) + atom_global_min_f32(f + 20, v);
+  int b = atom_global_add_s32(i + 3, n) + atom_global_max_s32(i + 4, n) + atom_global_min_s32<Scope::Cta>(i + 5, n);
+  u32 c = atom_global_add_u32(u + 3, u32(n)) + atom_global_max_u32(u + 4, u32(n)) + atom_global_min_u32(u + 5, u32(n)) +
+          atom_global_exch_b32(u + 6, u32(n)) + atom_global_cas_b32(u + 7, 0u, u32(n));
+  f[21] = a + round_bf16(v) + round_f16(v);
+  i[6] = b;
+  u[8] = c;
+}
+
 // --- TMA ------------------------------------------------------------------------
 
 __global__ void k_tma(const __grid_constant__ CUtensorMap map, int x, int y, u16 mask, u32* out) {

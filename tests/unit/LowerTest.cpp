@@ -199,7 +199,7 @@ TEST(LowerReview, UnsafeFormsAreRefused) {
 // of the block is lowered once per buffer; `assume CT % 2 == 0` lets the
 // unrolled loop drop its remainder copy.
 TEST(Lower, RunTimeBufferIndexAndDivisibleTripCount) {
-  auto l = lowerText("peeled.cake", readRepoFile("kernels/kmeans/variants/assign_sm90_peeled.cake"));
+  auto l = lowerText("peeled.cake", readRepoFile("tests/unit/Inputs/kmeans_peeled.cake"));
   ASSERT_TRUE(l->diags.empty());
   const std::string &src = l->module.source;
   EXPECT_NE(src.find("% 2);"), std::string::npos);
@@ -207,6 +207,185 @@ TEST(Lower, RunTimeBufferIndexAndDivisibleTripCount) {
   EXPECT_NE(src.find("else if (cake_buf"), std::string::npos);
   EXPECT_EQ(src.find("if (j_base + 0 < CT)"), std::string::npos) << "no remainder copy when CT % 2 == 0";
   // without the fact, the remainder is there
-  auto plain = lowerText("assign.cake", readRepoFile("kernels/kmeans/assign_sm90.cake"));
+  auto plain = lowerText("assign.cake", readRepoFile("tests/unit/Inputs/kmeans_unrolled.cake"));
   EXPECT_NE(plain->module.source.find("if (j_base + 0 < CT)"), std::string::npos);
+}
+
+// argmin.fold keeps its state in the rows vectors it names (four chains per
+// row); folding into a vector that is not an fp32/i32 state pair is refused.
+TEST(Lower, ArgminFoldStateAndRefusals) {
+  auto l = lowerText("assign.cake", readRepoFile("kernels/kmeans/assign_sm90.cake"));
+  ASSERT_TRUE(l->diags.empty());
+  EXPECT_NE(l->module.source.find("float best[8];"), std::string::npos);
+  EXPECT_NE(l->module.source.find("int best_id[8];"), std::string::npos);
+  auto text = readRepoFile("kernels/kmeans/assign_sm90.cake");
+  // swap the state's roles: the ids vector first
+  std::string from = "argmin.finish(best, best_id)";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "argmin.finish(best_id, best)");
+  SourceManager sm;
+  FileId file = sm.addBuffer("swapped.cake", text);
+  CheckResult check = checkSource(sm, file);
+  std::vector<Diagnostic> diags;
+  if (check.model)
+    lower::lowerModule(sm, file, *check.model, diags);
+  bool refused = countErrors(check.diagnostics) > 0;
+  for (const Diagnostic &d : diags)
+    refused |= d.code == "lower.unsupported" && d.message.find("argmin state") != std::string::npos;
+  EXPECT_TRUE(refused);
+}
+
+// The KMeans update kernels lower completely: vector reductions of a warp's
+// row (red.global.add.v4.f32), scalar reductions by one lane, the fp32 max of
+// the shift, scalar loads, stores of a broadcast scalar and of a bf16 row.
+TEST(LowerAtomics, KMeansUpdateLowers) {
+  auto l = lowerText("update.cake", readRepoFile("kernels/kmeans/update.cake"));
+  ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
+  ASSERT_EQ(l->module.kernels.size(), 3u);
+  const std::string &src = l->module.source;
+  EXPECT_NE(src.find("cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 0, "), std::string::npos);
+  EXPECT_NE(src.find("cake::rt::red_global_add_s32<cake::rt::Scope::Gpu>((counts + "), std::string::npos);
+  EXPECT_NE(src.find("cake::rt::red_global_max_f32<cake::rt::Scope::Gpu>((shift + size_t(b)), float(moved));"),
+            std::string::npos);
+  EXPECT_NE(src.find("const int cake_ld0 = *(ids + "), std::string::npos);
+  EXPECT_NE(src.find("cake::rt::st_global_bytes<16>((sums + "), std::string::npos);       // the zeroed row
+  EXPECT_NE(src.find("cake::rt::st_global_bytes<8>((c_new + "), std::string::npos);       // 4 bf16 per lane
+  EXPECT_NE(src.find("cake::rt::round_bf16("), std::string::npos);                         // shift of the stored value
+  EXPECT_EQ(src.find("atom_global"), std::string::npos) << "statements reduce (red), they do not return";
+}
+
+namespace {
+
+/// A one-warp-role kernel around \p body, lowered; the diagnostics' messages.
+std::vector<std::string> lowerBody(const std::string &params, const std::string &body, std::string *source = nullptr,
+                                   const std::string &target = "sm_90a") {
+  auto l = lowerText("t.cake", "kernel t(\n" + params + ") target(" + target +
+                                   ") grid(1) block(32) {\n  role w warps(0) issue(warp) {\n" + body + "  }\n}\n");
+  std::vector<std::string> out;
+  for (const Diagnostic &d : l->diags)
+    out.push_back(d.code + ": " + d.message);
+  if (source)
+    *source = l->module.source;
+  return out;
+}
+
+} // namespace
+
+// Scalars: a statement reduces (red), a value returns the old value (atom);
+// scope and the fp32 min/max through the integers' order.
+TEST(LowerAtomics, ScalarForms) {
+  std::string src;
+  auto d = lowerBody("  f: global fp32[8],\n  i: global i32[8],\n  u: global u32[8],\n",
+                     "    atomic.add(1.5, f[0], scope = cta)\n"
+                     "    atomic.min(-2.0, f[1], scope = sys, sem = relaxed)\n"
+                     "    let o = atomic.add(3, i[2])\n"
+                     "    atomic.max(o, i[3])\n"
+                     "    let e = atomic.exch(7, u[4])\n"
+                     "    let c = atomic.cas(e, 9, u[5])\n"
+                     "    st.global(c, u[6])\n",
+                     &src);
+  EXPECT_TRUE(d.empty()) << d[0];
+  EXPECT_NE(src.find("cake::rt::red_global_add_f32<cake::rt::Scope::Cta>((f + size_t(0)), float(1.5));"),
+            std::string::npos);
+  EXPECT_NE(src.find("cake::rt::red_global_min_f32<cake::rt::Scope::Sys>((f + size_t(1)), float(-2.0));"),
+            std::string::npos);
+  EXPECT_NE(src.find("= cake::rt::atom_global_add_s32<cake::rt::Scope::Gpu>((i + size_t(2)), int(3));"),
+            std::string::npos);
+  EXPECT_NE(src.find("cake::rt::red_global_max_s32<cake::rt::Scope::Gpu>((i + size_t(3)), int(o));"),
+            std::string::npos);
+  EXPECT_NE(src.find("cake::rt::atom_global_exch_b32<cake::rt::Scope::Gpu>(reinterpret_cast<u32 *>((u + size_t(4))), "
+                     "u32(7))"),
+            std::string::npos);
+  EXPECT_NE(src.find("cake::rt::atom_global_cas_b32<cake::rt::Scope::Gpu>(reinterpret_cast<u32 *>((u + size_t(5))), "
+                     "u32(e), u32(9))"),
+            std::string::npos);
+}
+
+// A warp's row: the widest vector reduction the chunk and the alignment allow
+// (v4 with align(16), v2 with align(8), scalar reductions without; none on
+// sm_80), each element once.
+TEST(LowerAtomics, RowFormsFollowAlignment) {
+  std::string src;
+  const std::string body = "    let v = ld.global(x[0, :])\n    atomic.add(v * 2.0, s[1, :])\n    atomic.max(v, s[2, :])\n";
+  EXPECT_TRUE(lowerBody("  x: global fp32[4, 128] align(16),\n  s: global fp32[4, 128] align(16),\n", body, &src).empty());
+  EXPECT_NE(src.find("red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 0, "), std::string::npos);
+  EXPECT_NE(src.find("red_global_max_f32<cake::rt::Scope::Gpu>(cake_p + 3, "), std::string::npos);
+  EXPECT_TRUE(lowerBody("  x: global fp32[4, 128] align(16),\n  s: global fp32[4, 128] align(8),\n", body, &src).empty());
+  EXPECT_NE(src.find("red_global_add_v2_f32<cake::rt::Scope::Gpu>(cake_p + 2, "), std::string::npos);
+  EXPECT_EQ(src.find("red_global_add_v4_f32"), std::string::npos);
+  EXPECT_TRUE(lowerBody("  x: global fp32[4, 128] align(16),\n  s: global fp32[4, 128],\n", body, &src).empty());
+  EXPECT_NE(src.find("red_global_add_f32<cake::rt::Scope::Gpu>(cake_p + 3, "), std::string::npos);
+  EXPECT_EQ(src.find("red_global_add_v2_f32"), std::string::npos);
+  // a row of 132 floats: rows after the first start 16 bytes apart only every 4th row
+  EXPECT_TRUE(lowerBody("  x: global fp32[4, 128] align(16),\n  s: global fp32[4, 130] align(16),\n",
+                        "    let v = ld.global(x[0, :])\n    atomic.add(v, s[1, 0:128])\n", &src)
+                  .empty());
+  EXPECT_NE(src.find("red_global_add_v2_f32"), std::string::npos);
+  EXPECT_EQ(src.find("red_global_add_v4_f32"), std::string::npos);
+  EXPECT_TRUE(lowerBody("  x: global fp32[4, 128] align(16),\n  s: global fp32[4, 128] align(16),\n", body, &src,
+                        "sm_80")
+                  .empty());
+  EXPECT_EQ(src.find("red_global_add_v"), std::string::npos);
+}
+
+// What the atomics' lowering does not cover is refused at the call.
+TEST(LowerAtomics, UnsupportedFormsAreRefused) {
+  const std::string params = "  x: global fp32[4, 128] align(16),\n  s: global fp32[4, 128] align(16),\n"
+                             "  h: global bf16[4, 128] align(16),\n";
+  auto refused = [&](const std::string &body, const std::string &what) {
+    auto d = lowerBody(params, body);
+    ASSERT_FALSE(d.empty()) << body;
+    EXPECT_NE(d[0].find("lower.unsupported"), std::string::npos) << d[0];
+    EXPECT_NE(d[0].find(what), std::string::npos) << d[0];
+  };
+  refused("    atomic.add(1.0, s[0, 0], sem = acq_rel)\n", "sem = acq_rel");
+  refused("    let v = ld.global(x[0, :])\n    let o = atomic.add(v, s[1, :])\n", "old values of a vector atomic");
+  refused("    let v = ld.global(x[0, :])\n    atomic.exch(v, s[1, :])\n", "a vector atomic other than add");
+  refused("    let v = ld.global(x[0, :])\n    atomic.add(v, h[1, :])\n", "value type differs");
+  refused("    atomic.add(1.0, h[0, 0])\n", "on this element type");
+  refused("    atomic.add(1.0, s[0, :])\n", "an atomic value other than a warp's blocked row");
+}
+
+// A bf16 and an fp32 row of 256 elements are spread differently over the
+// lanes (16-byte chunks: 8 bf16, 4 fp32): combining them needs `like =`.
+TEST(LowerAtomics, BlockedDistributionsAreNotMixed) {
+  const std::string params = "  a: global fp32[2, 256] align(16),\n  c: global bf16[2, 256] align(16),\n"
+                             "  o: global fp32[2] align(16),\n";
+  auto d = lowerBody(params, "    let s = ld.global(a[0, :])\n    let h = math.cast(ld.global(c[0, :]), fp32)\n"
+                             "    st.global(reduce.sum(s * h, axis = 0), o[0])\n");
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].find("different distributions"), std::string::npos) << d[0];
+  std::string src;
+  d = lowerBody(params,
+                "    let s = ld.global(a[0, :])\n    let h = math.cast(ld.global(c[0, :], like = s), fp32)\n"
+                "    st.global(reduce.sum(s * h, axis = 0), o[0])\n",
+                &src);
+  EXPECT_TRUE(d.empty()) << d[0];
+  EXPECT_NE(src.find("cake::rt::ld_global_bytes<8>(&"), std::string::npos); // 4 bf16 per chunk, like the fp32 row
+}
+
+// A scalar stored into a row is broadcast to every element (it used to write
+// only the first); a store into a view that is neither is refused.
+TEST(LowerAtomics, ScalarStoreIntoARowIsBroadcast) {
+  std::string src;
+  auto d = lowerBody("  s: global fp32[4, 128] align(16),\n  t: global i32[4, 64],\n",
+                     "    st.global(0.0, s[1, :])\n    st.global(7, t[2, :])\n", &src);
+  EXPECT_TRUE(d.empty()) << d[0];
+  EXPECT_NE(src.find("cake_c[cake_j] = float(0.0);"), std::string::npos);
+  EXPECT_NE(src.find("cake::rt::st_global_bytes<16>((s + "), std::string::npos);
+  EXPECT_NE(src.find("cake::rt::st_global_bytes<4>((t + "), std::string::npos); // i32 rows: alignment 4 only
+  d = lowerBody("  s: global fp32[4, 128] align(16),\n", "    st.global(0.0, s[0:2, :])\n");
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].find("more than one element, other than a row"), std::string::npos) << d[0];
+}
+
+// A scalar var keeps its declared type (it was always an int: `var a: fp32 = 0.5` truncated).
+TEST(LowerReview, ScalarVarsKeepTheirType) {
+  std::string src;
+  auto d = lowerBody("  o: global fp32[8],\n", "    var a: fp32 = 0.5\n    a += 0.25\n    var n: i32 = 3\n"
+                                               "    st.global(a * math.cast(n, fp32), o[0])\n",
+                     &src);
+  EXPECT_TRUE(d.empty()) << d[0];
+  EXPECT_NE(src.find("float a = 0.5;"), std::string::npos);
+  EXPECT_NE(src.find("int n = 3;"), std::string::npos);
 }

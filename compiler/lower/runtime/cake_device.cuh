@@ -438,6 +438,21 @@ __device__ __forceinline__ void ld_global_bytes(T* dst, const void* src) {
   }
 }
 
+/// Copies `Bytes` (2, 4, 8 or 16, naturally aligned) from registers into global memory.
+template <int Bytes, class T>
+__device__ __forceinline__ void st_global_bytes(void* dst, const T* src) {
+  static_assert(Bytes == 2 || Bytes == 4 || Bytes == 8 || Bytes == 16, "st_global_bytes: 2, 4, 8 or 16 bytes");
+  if constexpr (Bytes == 16) {
+    *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
+  } else if constexpr (Bytes == 8) {
+    *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<const uint2*>(src);
+  } else if constexpr (Bytes == 4) {
+    *reinterpret_cast<u32*>(dst) = *reinterpret_cast<const u32*>(src);
+  } else {
+    *reinterpret_cast<u16*>(dst) = *reinterpret_cast<const u16*>(src);
+  }
+}
+
 /// Ceiling division of non-negative integers.
 __host__ __device__ __forceinline__ constexpr int cdiv(int a, int b) { return (a + b - 1) / b; }
 
@@ -500,6 +515,171 @@ __device__ __noinline__ void watched_wait(u32 bar, u32 parity, HangRecord* recor
     }
   }
 }
+
+// ============================================================================
+// Atomics and reductions (language.md 10.12)
+// ============================================================================
+//
+// red.* when the old value is not needed (an atomic used as a statement),
+// atom.* when it is. Every form is .relaxed at the scope `S` (the language's
+// defaults: scope = gpu, sem = relaxed); the generated code passes the scope
+// as a template argument. Vector forms (.v2/.v4.f32) exist on sm_90+ and need
+// an address aligned to the vector's bytes. PTX has no fp32 min/max atomics:
+// red/atom_global_{min,max}_f32 order the bit patterns as integers (sign bit
+// clear: signed max/min; sign bit set: unsigned min/max), which is exact for
+// every non-NaN float, -0.0 included.
+
+/// The scope of an atomic: .cta, .gpu or .sys.
+enum class Scope { Cta, Gpu, Sys };
+
+// asm volatile(HEAD ".cta" TAIL OPERANDS) for the scope S (one asm per scope:
+// PTX wants the qualifier in the instruction text).
+#define CAKE_RT_SCOPED_ASM(S, HEAD, TAIL, ...)                                        \
+  do {                                                                              \
+    if constexpr ((S) == ::cake::rt::Scope::Cta) asm volatile(HEAD ".cta" TAIL __VA_ARGS__); \
+    else if constexpr ((S) == ::cake::rt::Scope::Gpu) asm volatile(HEAD ".gpu" TAIL __VA_ARGS__); \
+    else asm volatile(HEAD ".sys" TAIL __VA_ARGS__);                                \
+  } while (0)
+
+/// red.relaxed.S.global.add.f32: *p += v.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_f32(float* p, float v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.f32 [%0], %1;", ::"l"(p), "f"(v) : "memory");
+}
+
+#if CAKE_RT_SM90
+/// red.relaxed.S.global.add.v2.f32: p[0] += a, p[1] += b (p 8-byte aligned).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_v2_f32(float* p, float a, float b) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.v2.f32 [%0], {%1, %2};", ::"l"(p), "f"(a), "f"(b) : "memory");
+}
+
+/// red.relaxed.S.global.add.v4.f32: p[0..3] += a, b, c, d (p 16-byte aligned).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_v4_f32(float* p, float a, float b, float c, float d) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.v4.f32 [%0], {%1, %2, %3, %4};", ::"l"(p), "f"(a), "f"(b),
+                     "f"(c), "f"(d)
+                     : "memory");
+}
+#endif  // CAKE_RT_SM90
+
+/// red.relaxed.S.global.add.s32: *p += v.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_s32(int* p, int v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.s32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.add.u32: *p += v.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_add_u32(u32* p, u32 v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.add.u32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.max.s32: *p = max(*p, v).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_max_s32(int* p, int v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.max.s32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.min.s32: *p = min(*p, v).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_min_s32(int* p, int v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.min.s32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.max.u32: *p = max(*p, v).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_max_u32(u32* p, u32 v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.max.u32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// red.relaxed.S.global.min.u32: *p = min(*p, v).
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_min_u32(u32* p, u32 v) {
+  CAKE_RT_SCOPED_ASM(S, "red.relaxed", ".global.min.u32 [%0], %1;", ::"l"(p), "r"(v) : "memory");
+}
+
+/// fp32 *p = max(*p, v) through integer reductions on the bit patterns (exact
+/// for non-NaN values): red.global.max.s32 when v's sign bit is clear, else
+/// red.global.min.u32.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_max_f32(float* p, float v) {
+  if (__float_as_uint(v) >> 31)
+    red_global_min_u32<S>(reinterpret_cast<u32*>(p), __float_as_uint(v));
+  else
+    red_global_max_s32<S>(reinterpret_cast<int*>(p), __float_as_int(v));
+}
+
+/// fp32 *p = min(*p, v) as above: red.global.min.s32 when v's sign bit is
+/// clear, else red.global.max.u32.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ void red_global_min_f32(float* p, float v) {
+  if (__float_as_uint(v) >> 31)
+    red_global_max_u32<S>(reinterpret_cast<u32*>(p), __float_as_uint(v));
+  else
+    red_global_min_s32<S>(reinterpret_cast<int*>(p), __float_as_int(v));
+}
+
+/// atom.relaxed.S.global.add.f32: *p += v; returns the old value.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ float atom_global_add_f32(float* p, float v) {
+  float old;
+  CAKE_RT_SCOPED_ASM(S, "atom.relaxed", ".global.add.f32 %0, [%1], %2;", : "=f"(old) : "l"(p), "f"(v) : "memory");
+  return old;
+}
+
+// atom.relaxed.S.global.OP.TYPE on 32-bit integers: *p = OP(*p, v); returns the old value.
+#define CAKE_RT_ATOM_INT(NAME, OP, T, PTX)                                                                  \
+  template <Scope S = Scope::Gpu>                                                                           \
+  __device__ __forceinline__ T NAME(T* p, T v) {                                                            \
+    T old;                                                                                                  \
+    CAKE_RT_SCOPED_ASM(S, "atom.relaxed", ".global." OP "." PTX " %0, [%1], %2;", : "=r"(old) : "l"(p), "r"(v) \
+                       : "memory");                                                                         \
+    return old;                                                                                             \
+  }
+/// atom.global.add.s32 / .u32, .max/.min.s32 / .u32, .exch.b32 (old value returned).
+CAKE_RT_ATOM_INT(atom_global_add_s32, "add", int, "s32")
+CAKE_RT_ATOM_INT(atom_global_add_u32, "add", u32, "u32")
+CAKE_RT_ATOM_INT(atom_global_max_s32, "max", int, "s32")
+CAKE_RT_ATOM_INT(atom_global_min_s32, "min", int, "s32")
+CAKE_RT_ATOM_INT(atom_global_max_u32, "max", u32, "u32")
+CAKE_RT_ATOM_INT(atom_global_min_u32, "min", u32, "u32")
+CAKE_RT_ATOM_INT(atom_global_exch_b32, "exch", u32, "b32")
+#undef CAKE_RT_ATOM_INT
+
+/// fp32 max with the old value, as red_global_max_f32.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ float atom_global_max_f32(float* p, float v) {
+  u32 old = (__float_as_uint(v) >> 31)
+                ? atom_global_min_u32<S>(reinterpret_cast<u32*>(p), __float_as_uint(v))
+                : u32(atom_global_max_s32<S>(reinterpret_cast<int*>(p), __float_as_int(v)));
+  return __uint_as_float(old);
+}
+
+/// fp32 min with the old value, as red_global_min_f32.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ float atom_global_min_f32(float* p, float v) {
+  u32 old = (__float_as_uint(v) >> 31)
+                ? atom_global_max_u32<S>(reinterpret_cast<u32*>(p), __float_as_uint(v))
+                : u32(atom_global_min_s32<S>(reinterpret_cast<int*>(p), __float_as_int(v)));
+  return __uint_as_float(old);
+}
+
+/// atom.relaxed.S.global.cas.b32: if *p == expected then *p = v; returns the old value.
+template <Scope S = Scope::Gpu>
+__device__ __forceinline__ u32 atom_global_cas_b32(u32* p, u32 expected, u32 v) {
+  u32 old;
+  CAKE_RT_SCOPED_ASM(S, "atom.relaxed", ".global.cas.b32 %0, [%1], %2, %3;", : "=r"(old) : "l"(p), "r"(expected),
+                     "r"(v)
+                     : "memory");
+  return old;
+}
+
+/// cvt.rn.bf16.f32 and back: v rounded to the nearest bf16 (ties to even), as a float.
+__device__ __forceinline__ float round_bf16(float v) { return __uint_as_float(pack_bf16x2(v, 0.f) << 16); }
+
+/// cvt.rn.f16.f32 and back: v rounded to the nearest fp16 (ties to even), as a float.
+__device__ __forceinline__ float round_f16(float v) { return f16_to_f32(u16(pack_f16x2(v, 0.f) & 0xffffu)); }
 
 // ============================================================================
 // Named barriers, warp sync
@@ -1158,96 +1338,107 @@ __device__ __forceinline__ void wgmma_wait_group() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
 
-/// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16, both operands in shared
-/// memory: acc (+)= A[64, 16] * B[16, N], N in {64, 128, 256}. `accumulate`
+/// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (.f16.f16 when F16), both
+/// operands in shared memory: acc (+)= A[64, 16] * B[16, N], N in {64, 128, 256}. `accumulate`
 /// false (the scale-d predicate) overwrites acc. TransA/TransB = 1 for
 /// MN-major tiles; ScaleA/ScaleB = 1 or -1. acc holds N / 2 floats per thread
 /// in the wgmma accumulator layout.
-template <int N, int TransA = 0, int TransB = 0, int ScaleA = 1, int ScaleB = 1>
+// The shared-shared wgmma of one N, its operand type (bf16 or f16) as a string literal.
+#define CAKE_RT_WGMMA_SS_N64(TY) \
+  asm volatile( \
+  "{\n.reg .pred p;\n" \
+  "setp.ne.b32 p, %34, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n64k16.f32." TY "." TY " {" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31" \
+  "}, %32, %33, p, %35, %36, %37, %38;\n}\n" \
+  : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]), \
+  "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]), "+f"(acc[10]), "+f"(acc[11]), \
+  "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]), "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), \
+  "+f"(acc[18]), "+f"(acc[19]), "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), \
+  "+f"(acc[24]), "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]), \
+  "+f"(acc[30]), "+f"(acc[31]) \
+  : "l"(desc_a), "l"(desc_b), "r"(static_cast<u32>(accumulate)), "n"(ScaleA), "n"(ScaleB), \
+  "n"(TransA), "n"(TransB) \
+  : "memory")
+#define CAKE_RT_WGMMA_SS_N128(TY) \
+  asm volatile( \
+  "{\n.reg .pred p;\n" \
+  "setp.ne.b32 p, %66, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n128k16.f32." TY "." TY " {" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63" \
+  "}, %64, %65, p, %67, %68, %69, %70;\n}\n" \
+  : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]), \
+  "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]), "+f"(acc[10]), "+f"(acc[11]), \
+  "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]), "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), \
+  "+f"(acc[18]), "+f"(acc[19]), "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), \
+  "+f"(acc[24]), "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]), \
+  "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]), "+f"(acc[35]), \
+  "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]), "+f"(acc[40]), "+f"(acc[41]), \
+  "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]), "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]), \
+  "+f"(acc[48]), "+f"(acc[49]), "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), \
+  "+f"(acc[54]), "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]), \
+  "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63]) \
+  : "l"(desc_a), "l"(desc_b), "r"(static_cast<u32>(accumulate)), "n"(ScaleA), "n"(ScaleB), \
+  "n"(TransA), "n"(TransB) \
+  : "memory")
+#define CAKE_RT_WGMMA_SS_N256(TY) \
+  asm volatile( \
+  "{\n.reg .pred p;\n" \
+  "setp.ne.b32 p, %130, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n256k16.f32." TY "." TY " {" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15," \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31," \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47," \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63," \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79," \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95," \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111," \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127" \
+  "}, %128, %129, p, %131, %132, %133, %134;\n}\n" \
+  : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]), \
+  "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]), "+f"(acc[10]), "+f"(acc[11]), \
+  "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]), "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]), \
+  "+f"(acc[18]), "+f"(acc[19]), "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]), \
+  "+f"(acc[24]), "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]), \
+  "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]), "+f"(acc[35]), \
+  "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]), "+f"(acc[40]), "+f"(acc[41]), \
+  "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]), "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]), \
+  "+f"(acc[48]), "+f"(acc[49]), "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]), \
+  "+f"(acc[54]), "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]), \
+  "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63]), "+f"(acc[64]), "+f"(acc[65]), \
+  "+f"(acc[66]), "+f"(acc[67]), "+f"(acc[68]), "+f"(acc[69]), "+f"(acc[70]), "+f"(acc[71]), \
+  "+f"(acc[72]), "+f"(acc[73]), "+f"(acc[74]), "+f"(acc[75]), "+f"(acc[76]), "+f"(acc[77]), \
+  "+f"(acc[78]), "+f"(acc[79]), "+f"(acc[80]), "+f"(acc[81]), "+f"(acc[82]), "+f"(acc[83]), \
+  "+f"(acc[84]), "+f"(acc[85]), "+f"(acc[86]), "+f"(acc[87]), "+f"(acc[88]), "+f"(acc[89]), \
+  "+f"(acc[90]), "+f"(acc[91]), "+f"(acc[92]), "+f"(acc[93]), "+f"(acc[94]), "+f"(acc[95]), \
+  "+f"(acc[96]), "+f"(acc[97]), "+f"(acc[98]), "+f"(acc[99]), "+f"(acc[100]), "+f"(acc[101]), \
+  "+f"(acc[102]), "+f"(acc[103]), "+f"(acc[104]), "+f"(acc[105]), "+f"(acc[106]), "+f"(acc[107]), \
+  "+f"(acc[108]), "+f"(acc[109]), "+f"(acc[110]), "+f"(acc[111]), "+f"(acc[112]), "+f"(acc[113]), \
+  "+f"(acc[114]), "+f"(acc[115]), "+f"(acc[116]), "+f"(acc[117]), "+f"(acc[118]), "+f"(acc[119]), \
+  "+f"(acc[120]), "+f"(acc[121]), "+f"(acc[122]), "+f"(acc[123]), "+f"(acc[124]), "+f"(acc[125]), \
+  "+f"(acc[126]), "+f"(acc[127]) \
+  : "l"(desc_a), "l"(desc_b), "r"(static_cast<u32>(accumulate)), "n"(ScaleA), "n"(ScaleB), \
+  "n"(TransA), "n"(TransB) \
+  : "memory")
+
+template <int N, int TransA = 0, int TransB = 0, int ScaleA = 1, int ScaleB = 1, bool F16 = false>
 __device__ __forceinline__ void wgmma_m64nNk16_f32_bf16(float (&acc)[N / 2], u64 desc_a, u64 desc_b, bool accumulate) {
   static_assert(N == 64 || N == 128 || N == 256, "wgmma_m64nNk16_f32_bf16: N is 64, 128 or 256");
   static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
   static_assert((ScaleA == 1 || ScaleA == -1) && (ScaleB == 1 || ScaleB == -1), "scales are 1 or -1");
     if constexpr (N == 64) {
-      asm volatile(
-          "{\n.reg .pred p;\n"
-          "setp.ne.b32 p, %34, 0;\n"
-          "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
-          "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-          "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
-          "}, %32, %33, p, %35, %36, %37, %38;\n}\n"
-          : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]),
-            "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]), "+f"(acc[10]), "+f"(acc[11]),
-            "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]), "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]),
-            "+f"(acc[18]), "+f"(acc[19]), "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]),
-            "+f"(acc[24]), "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-            "+f"(acc[30]), "+f"(acc[31])
-          : "l"(desc_a), "l"(desc_b), "r"(static_cast<u32>(accumulate)), "n"(ScaleA), "n"(ScaleB),
-            "n"(TransA), "n"(TransB)
-          : "memory");
+      if constexpr (F16)
+        CAKE_RT_WGMMA_SS_N64("f16");
+      else
+        CAKE_RT_WGMMA_SS_N64("bf16");
     } else if constexpr (N == 128) {
-      asm volatile(
-          "{\n.reg .pred p;\n"
-          "setp.ne.b32 p, %66, 0;\n"
-          "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-          "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-          "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-          "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-          "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
-          "}, %64, %65, p, %67, %68, %69, %70;\n}\n"
-          : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]),
-            "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]), "+f"(acc[10]), "+f"(acc[11]),
-            "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]), "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]),
-            "+f"(acc[18]), "+f"(acc[19]), "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]),
-            "+f"(acc[24]), "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-            "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]), "+f"(acc[35]),
-            "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]), "+f"(acc[40]), "+f"(acc[41]),
-            "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]), "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]),
-            "+f"(acc[48]), "+f"(acc[49]), "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]),
-            "+f"(acc[54]), "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
-            "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63])
-          : "l"(desc_a), "l"(desc_b), "r"(static_cast<u32>(accumulate)), "n"(ScaleA), "n"(ScaleB),
-            "n"(TransA), "n"(TransB)
-          : "memory");
+      if constexpr (F16) CAKE_RT_WGMMA_SS_N128("f16"); else CAKE_RT_WGMMA_SS_N128("bf16");
     } else if constexpr (N == 256) {
-      asm volatile(
-          "{\n.reg .pred p;\n"
-          "setp.ne.b32 p, %130, 0;\n"
-          "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 {"
-          "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-          "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-          "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-          "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63,"
-          "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79,"
-          "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95,"
-          "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111,"
-          "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
-          "}, %128, %129, p, %131, %132, %133, %134;\n}\n"
-          : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]),
-            "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]), "+f"(acc[10]), "+f"(acc[11]),
-            "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]), "+f"(acc[15]), "+f"(acc[16]), "+f"(acc[17]),
-            "+f"(acc[18]), "+f"(acc[19]), "+f"(acc[20]), "+f"(acc[21]), "+f"(acc[22]), "+f"(acc[23]),
-            "+f"(acc[24]), "+f"(acc[25]), "+f"(acc[26]), "+f"(acc[27]), "+f"(acc[28]), "+f"(acc[29]),
-            "+f"(acc[30]), "+f"(acc[31]), "+f"(acc[32]), "+f"(acc[33]), "+f"(acc[34]), "+f"(acc[35]),
-            "+f"(acc[36]), "+f"(acc[37]), "+f"(acc[38]), "+f"(acc[39]), "+f"(acc[40]), "+f"(acc[41]),
-            "+f"(acc[42]), "+f"(acc[43]), "+f"(acc[44]), "+f"(acc[45]), "+f"(acc[46]), "+f"(acc[47]),
-            "+f"(acc[48]), "+f"(acc[49]), "+f"(acc[50]), "+f"(acc[51]), "+f"(acc[52]), "+f"(acc[53]),
-            "+f"(acc[54]), "+f"(acc[55]), "+f"(acc[56]), "+f"(acc[57]), "+f"(acc[58]), "+f"(acc[59]),
-            "+f"(acc[60]), "+f"(acc[61]), "+f"(acc[62]), "+f"(acc[63]), "+f"(acc[64]), "+f"(acc[65]),
-            "+f"(acc[66]), "+f"(acc[67]), "+f"(acc[68]), "+f"(acc[69]), "+f"(acc[70]), "+f"(acc[71]),
-            "+f"(acc[72]), "+f"(acc[73]), "+f"(acc[74]), "+f"(acc[75]), "+f"(acc[76]), "+f"(acc[77]),
-            "+f"(acc[78]), "+f"(acc[79]), "+f"(acc[80]), "+f"(acc[81]), "+f"(acc[82]), "+f"(acc[83]),
-            "+f"(acc[84]), "+f"(acc[85]), "+f"(acc[86]), "+f"(acc[87]), "+f"(acc[88]), "+f"(acc[89]),
-            "+f"(acc[90]), "+f"(acc[91]), "+f"(acc[92]), "+f"(acc[93]), "+f"(acc[94]), "+f"(acc[95]),
-            "+f"(acc[96]), "+f"(acc[97]), "+f"(acc[98]), "+f"(acc[99]), "+f"(acc[100]), "+f"(acc[101]),
-            "+f"(acc[102]), "+f"(acc[103]), "+f"(acc[104]), "+f"(acc[105]), "+f"(acc[106]), "+f"(acc[107]),
-            "+f"(acc[108]), "+f"(acc[109]), "+f"(acc[110]), "+f"(acc[111]), "+f"(acc[112]), "+f"(acc[113]),
-            "+f"(acc[114]), "+f"(acc[115]), "+f"(acc[116]), "+f"(acc[117]), "+f"(acc[118]), "+f"(acc[119]),
-            "+f"(acc[120]), "+f"(acc[121]), "+f"(acc[122]), "+f"(acc[123]), "+f"(acc[124]), "+f"(acc[125]),
-            "+f"(acc[126]), "+f"(acc[127])
-          : "l"(desc_a), "l"(desc_b), "r"(static_cast<u32>(accumulate)), "n"(ScaleA), "n"(ScaleB),
-            "n"(TransA), "n"(TransB)
-          : "memory");
+      if constexpr (F16) CAKE_RT_WGMMA_SS_N256("f16"); else CAKE_RT_WGMMA_SS_N256("bf16");
     }
 }
 

@@ -5,7 +5,7 @@ const BM = 128
 const BN = 256
 const BK = 64
 
-// expected-error@+1:8 res.smem {{needs 279552 B of shared memory, more than the 232448 B}}
+// expected-error@+1:8 res.smem {{needs 280576 B of shared memory, more than the 232448 B}}
 kernel gemm_sm90_ws(
   A: global bf16[M, K] align(16),
   B: global bf16[N, K] align(16),

@@ -6,7 +6,7 @@ const BN = 128
 const BK = 32
 const STAGES = 11
 
-// expected-error@+1:8 res.smem {{needs 180224 B of shared memory, more than the 166912 B}}
+// expected-error@+1:8 res.smem {{needs 181248 B of shared memory, more than the 166912 B}}
 kernel gemm_sm80(
   A: global bf16[M, K] align(16),
   B: global bf16[N, K] align(16),

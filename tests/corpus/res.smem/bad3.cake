@@ -6,7 +6,7 @@ const BN = 128
 const BK = 32
 const STAGES = 6
 
-// expected-error@+1:8 res.smem {{needs 98304 B of shared memory, more than the 83456 B a CTA may use on sm_80 at occupancy(2)}}
+// expected-error@+1:8 res.smem {{needs 99328 B of shared memory, more than the 83456 B a CTA may use on sm_80 at occupancy(2)}}
 kernel gemm_sm80(
   A: global bf16[M, K] align(16),
   B: global bf16[N, K] align(16),

@@ -1,8 +1,13 @@
-// Variant of kernels/kmeans/assign_sm90.cake that folds the last centroid tile after the loop
-// instead of under `if j == CT - 1` inside it (the buffer `acc[(CT + 1) % 2]` is resolved by
-// lowering the rest of the tile once per buffer), with an even tile count so the unrolled loop
-// needs no remainder. An experiment on ptxas's wgmma serialization: the library kernel gets
-// C7518, this one C7514. Compiled and checked here; not yet run on a GPU.
+// Test input (tests/unit/LowerTest.cpp): an earlier KMeans schedule, kept for the lowering of
+// run-time buffer indices and unrolled loops it exercises.
+// Flash-KMeans assignment for Hopper: ids[b, n] = argmin_k (||c_k||^2 - 2 x_n . c_k).
+// The x tile (128 rows) stays resident while centroid tiles of 128 stream through a TMA ring
+// into wgmma; the distance matrix never leaves registers. Each compute warpgroup owns 64 rows
+// and double-buffers its accumulator, so the argmin of tile j - 1 overlaps the MMA of tile j.
+// The centroid norms travel in their own ring, consumed one tile later than the centroids.
+// Shared memory: 2 x 32 KiB (x) + 4 x 32 KiB (c) + 4 x 512 B (norms) = 194 KiB of 227 KiB.
+// Registers: 128 x 40 + 256 x 232 = 64512 of 65536.
+
 const BM = 128
 const BN = 128
 const D = 128
@@ -22,7 +27,7 @@ kernel kmeans_cnorm(
   }
 }
 
-kernel kmeans_assign_peeled(
+kernel kmeans_assign_sm90(
   x: global bf16[B, N, D] align(16),
   c: global bf16[B, K, D] align(16),
   cn: global fp32[B, K] align(16),
@@ -30,7 +35,6 @@ kernel kmeans_assign_peeled(
 ) target(sm_90a) grid(persistent) block(384) cluster(1) {
   assume K % BN == 0, K >= BN
   let CT = K / BN
-  assume CT >= 1, CT % 2 == 0
   let tiles = sched.tiles(b = B, m = math.cdiv(N, BM))
 
   ring xs stages(2) producer(load) consumer(compute) {
@@ -68,9 +72,9 @@ kernel kmeans_assign_peeled(
       let sx = xs.consume()
       best = inf
       best_id = 0
-      // iteration j issues the MMA of tile j and folds tile j - 1; the last tile is folded after
-      // the loop, so no wgmma wait sits under a condition inside it (ptxas then keeps the wgmma
-      // pipeline asynchronous: no C7514/C7518 serialization)
+      // iteration j issues the MMA of tile j and folds tile j - 1 into the running argmin
+      // (the last iteration also folds its own tile): the MMA is never behind a condition,
+      // so ptxas can keep the wgmma pipeline asynchronous
       for j in 0 .. CT unroll(2) {
         let sc = cs.consume()
         wgmma.mma(sx.x[r0:r0 + 64, :], sc.c, acc[j % 2], shape = m64n128k16, accumulate = false)
@@ -87,16 +91,18 @@ kernel kmeans_assign_peeled(
           best = math.select(better, v, best)
           best_id = math.select(better, i + (j - 1) * BN, best_id)
         }
+        if j == CT - 1 {
+          wgmma.wait(0)
+          let sn = ns.consume()
+          let norms = ld.shared(sn.cn, like = acc[j % 2], axis = 1)
+          fence.proxy_async(sn.cn)
+          ns.release(sn)
+          let v, i = reduce.argmin(norms - 2.0 * acc[j % 2], axis = 1)
+          let better = v < best
+          best = math.select(better, v, best)
+          best_id = math.select(better, i + j * BN, best_id)
+        }
       }
-      wgmma.wait(0)
-      let sn = ns.consume()
-      let norms = ld.shared(sn.cn, like = acc[(CT + 1) % 2], axis = 1)
-      fence.proxy_async(sn.cn)
-      ns.release(sn)
-      let v, i = reduce.argmin(norms - 2.0 * acc[(CT + 1) % 2], axis = 1)
-      let better = v < best
-      best = math.select(better, v, best)
-      best_id = math.select(better, i + (CT - 1) * BN, best_id)
       xs.release(sx)
       st.global(best_id, ids[t.b, t.m * BM + r0], clip = true)
     }

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Everything issue #7 measures, in one call on the device machine (each step under its own time limit,
+# every output packed into $OUT/kmeans-all.tgz, since only a few files come back from a run):
+#   1. build cake, libcake_kmeans and its GPU tests (scripts/device_build.sh);
+#   2. the sweep over the public shape list through the library beside both peers, with Lloyd
+#      iterations at two shapes (bench/kmeans/sweep.py), and 10 random shapes it was not fitted on;
+#   3. every KMeans kernel file against its oracle through `cake run` at ragged shapes, and
+#      compute-sanitizer (memcheck, racecheck) on a small shape of each;
+#   4. the library's GPU tests and the Python module's (tests/gpu/kmeans_lib.sh).
+# Usage: [OUT=dir] bench/kmeans/device_all.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-out}
+R="$OUT/kmeans-all"
+mkdir -p "$R"
+export PATH=/usr/local/cuda/bin:$PATH
+pack() { tar czf "$OUT/kmeans-all.tgz" -C "$OUT" kmeans-all; }
+step() { echo "== $* ($(date -u +%T))"; }
+
+step build
+scripts/device_build.sh "$R" cake cake_kmeans cake_kmeans_gpu_tests || { pack; exit 1; }
+export CAKE_LIB=$PWD/build-dev/lib/libcake_kmeans.so PEERS_DIR=.peers
+
+step sweep
+timeout 300 python3 bench/kmeans/sweep.py bench/kmeans/kmeans_shapes.json \
+  --lloyd "32,65536,1024,128;1,1048576,1024,128" > "$R/sweep.json" 2> "$R/sweep.log"
+echo "sweep exit $?"; python3 -c "import json;print(json.load(open('$R/sweep.json'))['summary'])"
+timeout 60 python3 bench/kmeans/sweep.py bench/kmeans/kmeans_shapes.json --random 10 \
+  > "$R/sweep_random.json" 2> "$R/sweep_random.log"
+echo "random exit $?"; python3 -c "import json;print(json.load(open('$R/sweep_random.json'))['summary'])"
+pack
+
+step oracles
+: > "$R/oracles.md"
+fails=0
+run() { # description, command...
+  local what=$1; shift
+  if timeout 120 "$@" > "$R/one.log" 2>&1; then echo "- ok: $what" >> "$R/oracles.md"
+  else echo "- FAIL: $what: $(tail -2 "$R/one.log" | tr '\n' ' ')" >> "$R/oracles.md"; fails=$((fails + 1)); fi
+}
+FILES="kernels/kmeans/assign_sm90.cake:kernels/kmeans/assign.workload.json"
+for f in kernels/kmeans/variants/assign_sm90_d*.cake; do
+  v=${f#kernels/kmeans/variants/assign_sm90_}
+  FILES="$FILES $f:kernels/kmeans/variants/assign_${v%.cake}.workload.json"
+done
+for fw in $FILES; do
+  f=${fw%%:*} w=${fw#*:}
+  for s in 2,300,300 3,4097,1000 1,65537,1024 5,20000,2500; do
+    IFS=, read -r b n k <<< "$s"
+    run "$(basename "$f" .cake) B=$b N=$n K=$k" build-dev/cake run "$f" --workload "$w" --size B=$b --size N=$n \
+      --size K=$k --size KP=$(( (k + 255) / 256 * 256 )) --seed $((b * n + k)) --reps 2 --warmup 1
+  done
+  for tool in memcheck racecheck; do
+    run "$tool $(basename "$f" .cake) B=2 N=300 K=300" compute-sanitizer --tool $tool --error-exitcode 9 \
+      --report-api-errors no build-dev/cake run "$f" --workload "$w" --size B=2 --size N=300 --size K=300 \
+      --size KP=512 --reps 1 --warmup 0 --no-watchdog
+  done
+done
+for u in kernels/kmeans/update*.cake; do
+  w=${u%.cake}.workload.json
+  [ -f "$w" ] || continue
+  for s in 32,65536,1024 4,65537,257 1,1000,100; do
+    IFS=, read -r b n k <<< "$s"
+    run "$(basename "$u" .cake) B=$b N=$n K=$k" build-dev/cake run "$u" --workload "$w" --size B=$b --size N=$n \
+      --size K=$k --reps 5 --warmup 1 --format json
+    [ "$s" = 32,65536,1024 ] && cp "$R/one.log" "$R/$(basename "$u" .cake)-paper.json"
+  done
+  run "memcheck $(basename "$u" .cake) B=2 N=1000 K=100" compute-sanitizer --tool memcheck --error-exitcode 9 \
+    --report-api-errors no build-dev/cake run "$u" --workload "$w" --size B=2 --size N=1000 --size K=100 --reps 1 \
+    --warmup 0 --no-watchdog
+done
+echo "oracle and sanitizer failures: $fails"; grep FAIL "$R/oracles.md" | head
+pack
+
+step library
+OUT="$R" timeout 150 tests/gpu/kmeans_lib.sh > "$R/kmeans_lib.out" 2>&1
+echo "kmeans_lib exit $?"; tail -3 "$R/kmeans_lib.out"
+pack

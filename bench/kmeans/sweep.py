@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""KMeans assignment sweep on the device: CAKE through its library call (`cake.kmeans.assign`, the
+dispatcher and the norms kernel included) beside svg-project/flash-kmeans and FlashML-org/flashlib
+(Triton assign, their norms precomputed and not timed), same process, same inputs.
+
+Every CAKE result is checked on fresh random inputs: a sample of rows against fp64 distances
+computed on the GPU from the same bf16 inputs (an id is right when its distance is within 1e-3
+relative of the true minimum, plus the fp32 cancellation slack of the oracle in
+compiler/oracle/KMeans.cpp). Times: CUDA events around each call, median after warm-up; reps
+adapt to the shape (at least 5, about 60 ms of samples, at most 50).
+
+Usage: PEERS_DIR=.peers CAKE_LIB=... sweep.py SHAPES.json [--only I:J] [--random N] [--lloyd B,N,K,D]
+       > results.json
+SHAPES.json: ../shared/workloads/kmeans_shapes.json's format ({"shapes": [[B, N, K, D], ...]}).
+"""
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+sys.path.insert(0, os.path.dirname(__file__))
+import cake.kmeans as ck  # noqa: E402
+import peers_assign  # noqa: E402,F401  (stubs flashlib's CuTe-DSL modules, puts the peers on sys.path)
+
+TENSOR_TFLOPS = 989.0  # H200 dense bf16 (the target description's figure)
+DRAM_TBPS = 4.25       # measured device-to-device copy (../shared/workloads/README.md)
+
+
+def timed(fn, budget_ms=60.0, warmup=2, min_reps=5, max_reps=50):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    one = (time.perf_counter() - t0) * 1e3
+    reps = max(min_reps, min(max_reps, int(budget_ms / max(one, 1e-3))))
+    samples = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        samples.append(a.elapsed_time(b))
+    return statistics.median(samples), reps
+
+
+def check_ids(x, c, ids, rows=2048, rtol=1e-3):
+    """Sampled rows: the chosen centroid's distance is within tolerance of the fp64 minimum."""
+    B, N, D = x.shape
+    g = torch.Generator(device="cuda").manual_seed(N * 31 + c.shape[1])
+    bad = 0
+    for b in range(B if B <= 4 else 4):
+        r = torch.randint(0, N, (min(rows, N),), device="cuda", generator=g)
+        r[0] = N - 1  # the ragged tail
+        xs = x[b, r].double()
+        cb = c[b].double()
+        d = (xs * xs).sum(1, keepdim=True) + (cb * cb).sum(1)[None] - 2 * xs @ cb.T
+        dmin = d.min(1).values
+        got = ids[b, r].long()
+        if (got < 0).any() or (got >= c.shape[1]).any():
+            return False
+        dgot = d.gather(1, got[:, None])[:, 0]
+        slack = rtol * dmin.abs() + D * 2.0 ** -24 * ((xs * xs).sum(1) + (cb[got] * cb[got]).sum(1)) * 4
+        bad += int((dgot - dmin > slack).sum())
+    return bad == 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("shapes")
+    ap.add_argument("--only", default="", help="I:J, a slice of the shape list")
+    ap.add_argument("--lloyd", default="", help="B,N,K,D[;...]: at these shapes also time one Lloyd iteration "
+                    "(assign + update) beside flash-kmeans's assign + sorted update")
+    ap.add_argument("--random", type=int, default=0,
+                    help="instead of the list, this many random ragged shapes from the same domain (seeded)")
+    args = ap.parse_args()
+    shapes = json.load(open(args.shapes))["shapes"]
+    lloyd = [list(map(int, s.split(","))) for s in args.lloyd.split(";") if s]
+    if args.random:
+        import random
+        rng = random.Random(7)
+        shapes = [[rng.choice([1, 2, 3, 5, 8, 16]), rng.randint(3000, 300000), rng.randint(100, 20000),
+                   rng.choice([64, 128, 256])] for _ in range(args.random)]
+        shapes = [[b, n if b * n <= 2_000_000 else 2_000_000 // b, k, d] for b, n, k, d in shapes]
+    if args.only:
+        i, j = (int(v) if v else None for v in args.only.split(":"))
+        shapes = shapes[i:j]
+
+    from flash_kmeans.assign_euclid_triton import euclid_assign_triton as fk_assign
+    from flash_kmeans.centroid_update_triton import triton_centroid_update_sorted_euclid as fk_update
+    from flashlib.primitives.kmeans import euclid_assign_triton as fl_assign
+
+    rows = []
+    for B, N, K, D in shapes:
+        torch.manual_seed(B * 1000003 + N + K + D)
+        x = torch.randn(B, N, D, device="cuda", dtype=torch.bfloat16)
+        c = x[:, torch.randperm(N, device="cuda")[:K]].clone() if K <= N else \
+            torch.randn(B, K, D, device="cuda", dtype=torch.bfloat16)
+        row = {"B": B, "N": N, "K": K, "D": D}
+        flops = 2.0 * B * N * K * D
+        bytes_ = 2.0 * B * (N + K) * D + 4.0 * B * N
+        row["floor_ms"] = max(flops / (TENSOR_TFLOPS * 1e12), bytes_ / (DRAM_TBPS * 1e12)) * 1e3
+        try:
+            ids = ck.assign(x, c)
+            torch.cuda.synchronize()
+            row["ok"] = check_ids(x, c, ids)
+            row["variant"] = ck.variant(B, N, K, D)
+            row["cake_ms"], row["cake_reps"] = timed(lambda: ck.assign(x, c))
+        except Exception as e:  # noqa: BLE001
+            row["ok"], row["cake_error"] = False, repr(e)[:300]
+        x_sq = (x.float() ** 2).sum(-1)
+        c_sq = (c.float() ** 2).sum(-1)
+        out = torch.empty(B, N, device="cuda", dtype=torch.int32)
+        for name, fn in (("flash_kmeans", lambda: fk_assign(x, c, x_sq, out, c_sq)),
+                         ("flashlib", lambda: fl_assign(x, c, out, c_sq))):
+            try:
+                row[name + "_ms"], _ = timed(fn)
+            except Exception as e:  # noqa: BLE001
+                row[name + "_error"] = repr(e)[:300]
+        peers = [row[k] for k in ("flash_kmeans_ms", "flashlib_ms") if k in row]
+        if "cake_ms" in row and peers:
+            row["speedup_vs_best_peer"] = min(peers) / row["cake_ms"]
+            row["fraction_of_floor"] = row["floor_ms"] / row["cake_ms"]
+        if [B, N, K, D] in lloyd:
+            try:  # flash-kmeans's own iteration (kmeans_triton_impl._euclid_iter) without its shift
+                row["flash_kmeans_lloyd_ms"], _ = timed(lambda: fk_update(x, fk_assign(x, c, x_sq, out, c_sq), c))
+                row["cake_lloyd_ms"], _ = timed(lambda: ck.update(x, ck.assign(x, c), c, check_ids=False))
+                row["lloyd_speedup"] = row["flash_kmeans_lloyd_ms"] / row["cake_lloyd_ms"]
+            except Exception as e:  # noqa: BLE001
+                row["lloyd_error"] = repr(e)[:300]
+        rows.append(row)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        del x, c, out, x_sq, c_sq
+        torch.cuda.empty_cache()
+    ratios = [r["speedup_vs_best_peer"] for r in rows if "speedup_vs_best_peer" in r]
+    summary = {"shapes": len(rows), "timed": len(ratios), "all_ok": all(r.get("ok") for r in rows)}
+    if ratios:
+        summary.update(geomean=math.exp(sum(map(math.log, ratios)) / len(ratios)), min=min(ratios),
+                       below_0_9=sum(r < 0.9 for r in ratios))
+    print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+                      "commit": os.environ.get("COMMIT", ""), "date": time.strftime("%Y-%m-%d"),
+                      "summary": summary, "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
