@@ -133,7 +133,11 @@ bool check(const char *oracleName, const oracle::TensorMap &tensors, uint64_t se
   oracle::CheckOptions options = o->defaults;
   options.seed = seed;
   oracle::CheckReport r = o->check(tensors, options);
-  std::printf("  %s: %s: %s\n", what.c_str(), r.ok ? "ok" : "MISMATCH", r.summary.c_str());
+  if (r.ok)
+    std::printf("  %s: ok: %s\n", what.c_str(), r.summary.c_str());
+  else
+    std::printf("  %s: MISMATCH (%lld mismatches, %lld unwritten): %s\n", what.c_str(), (long long)r.mismatches,
+                (long long)r.unwritten, (r.firstMismatch.empty() ? r.summary : r.firstMismatch).c_str());
   if (!r.ok) {
     ++failures;
     std::cerr << currentTest << ": " << what << ": " << (r.firstMismatch.empty() ? r.summary : r.firstMismatch)
