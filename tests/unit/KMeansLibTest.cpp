@@ -121,7 +121,8 @@ TEST(KMeansDispatch, WarpgroupsFollowTheWaves) {
 TEST(KMeansDispatch, UpdateRule) {
   Dispatched d = dispatch(problem(Op::Update, 4, 1000, 100, 128));
   ASSERT_FALSE(d.failure);
-  EXPECT_EQ(d.variant->name, "update");
+  EXPECT_EQ(d.variant->name, "update_sorted");
+  EXPECT_EQ(dispatch(problem(Op::Update, 4, 1000, 100, 64)).variant->name, "update_d64");
 }
 
 TEST(KMeansDispatch, TableIsConsistent) {
@@ -294,8 +295,11 @@ TEST(KMeansEmbedded, UpdatePipelineWhenBuilt) {
                               {"c_new", sema::Elem::BF16, {B, K, 128}}},
                              pipe);
     ASSERT_FALSE(e) << e->message;
-    ASSERT_EQ(pipe.kernels.size(), 3u);
-    EXPECT_EQ(pipe.kernels[0]->name, "kmeans_update_zero");
+    // the counting-sort pipeline: its zero kernel first
+    EXPECT_EQ(d.variant->name, "update_sorted");
+    ASSERT_EQ(pipe.kernels.size(), 5u);
+    EXPECT_EQ(pipe.kernels[0]->name, "kmeans_sort_zero");
+    EXPECT_EQ(pipe.kernels[4]->name, "kmeans_sort_means");
     EXPECT_FALSE(pipe.zeroFill);
     const ScratchBuffer *shift = pipe.findScratch("shift");
     ASSERT_NE(shift, nullptr);
