@@ -144,6 +144,11 @@ def _centroids(name, c, x, batched):
 
 
 def _stream(x):
+    # the raw handle of the current stream in one C call (what Triton's launcher uses); the public
+    # API builds a torch.cuda.Stream object first
+    get = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if get is not None:
+        return ctypes.c_void_p(get(x.device.index))
     return ctypes.c_void_p(torch.cuda.current_stream(x.device).cuda_stream)
 
 
