@@ -25,7 +25,7 @@
 // the zero and the scan divides the counts by them, the scatter wraps ranks past a cluster's size,
 // and the last chunk of a big cluster leaves its sums row and ticket zeroed.
 // Traffic at B = 32, N = 65536, K = 1024, D = 128: x is read once, gathered by rows of 256 bytes
-// (512 MiB); ids twice, rank, order and the per-cluster arrays once or twice (about 40 MiB).
+// (512 MiB); ids, rank and order twice each (48 MiB), c_old and c_new once (16 MiB).
 
 const D = 128
 // rows per chunk: one warp sums at most R rows of a cluster
