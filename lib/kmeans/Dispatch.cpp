@@ -32,6 +32,21 @@ Variant assignVariant(std::string_view name, std::string_view kernel, std::strin
           .covers = covers};
 }
 
+// Split-K: the centroid range in 4 parts over 4x the work tiles, partials
+// merged by kmeans_argmin_merge; KP a multiple of 2 x 128 x 4.
+Variant splitVariant(std::string_view name, std::string_view kernel, std::string_view covers) {
+  return {.name = name,
+          .op = Op::Assign,
+          .file = name,
+          .kernels = {"kmeans_cnorm", kernel, "kmeans_argmin_merge"},
+          .scratch = {"cn", "pv", "pi"},
+          .zeroKernel = "",
+          .kPad = 1024,
+          .target = "sm_90a",
+          .computeCapability = 90,
+          .covers = covers};
+}
+
 // kernels/kmeans/update.cake (and its D = 64, 256 instances): sums and counts
 // per cluster, then the means and each batch's largest centroid shift.
 Variant updateVariant(std::string_view name, std::string_view covers) {
@@ -69,6 +84,8 @@ const Variant kVariants[] = {
     assignVariant("assign_d128_wg2", "kmeans_assign_d128_wg2", "kmeans_cnorm", "bf16, D = 128, two compute warpgroups"),
     assignVariant("assign_d64_wg3", "kmeans_assign_d64_wg3", "kmeans_cnorm", "bf16, D = 64, three compute warpgroups"),
     assignVariant("assign_d64_wg2", "kmeans_assign_d64_wg2", "kmeans_cnorm", "bf16, D = 64, two compute warpgroups"),
+    splitVariant("assign_d128_split4", "kmeans_assign_d128_split4", "bf16, D = 128, split-K"),
+    splitVariant("assign_d64_split4", "kmeans_assign_d64_split4", "bf16, D = 64, split-K"),
     assignVariant("assign_d256_wg2", "kmeans_assign_d256_wg2", "kmeans_cnorm", "bf16, D = 256"),
     assignVariant("assign_d128_f16", "kmeans_assign_d128_f16", "kmeans_cnorm_f16", "fp16, D = 128"),
     sortedUpdateVariant(),
@@ -80,14 +97,19 @@ const Variant kVariants[] = {
 } // namespace
 
 bool threeWarpgroupsPay(const Problem &p);
+bool splitPays(const Problem &p);
 
 namespace {
 
 // The rules, first match wins.
 const Rule kRules[] = {
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .when = splitPays,
+     .variant = "assign_d128_split4"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .when = threeWarpgroupsPay,
      .variant = "assign_sm90"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .variant = "assign_d128_wg2"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .when = splitPays,
+     .variant = "assign_d64_split4"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .when = threeWarpgroupsPay,
      .variant = "assign_d64_wg3"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .variant = "assign_d64_wg2"},
@@ -125,6 +147,15 @@ bool threeWarpgroupsPay(const Problem &p) {
     return double((tiles + sms - 1) / sms) * double(bm) * perRow;
   };
   return rowTime(192, 0.90) < rowTime(128, 1.0);
+}
+
+/// Whether splitting the centroid range 4 ways pays: the 128-row work tiles
+/// fill at most half the SMs, and K is large enough (>= 1024) that padding
+/// it to a multiple of 1024 costs little.
+bool splitPays(const Problem &p) {
+  const int64_t sms = p.smCount > 0 ? p.smCount : 132;
+  const int64_t tiles = p.B * ((p.N + 127) / 128);
+  return 2 * tiles <= sms && p.K >= 1024;
 }
 
 std::string_view dtypeName(DType t) {
