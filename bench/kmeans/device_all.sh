@@ -45,15 +45,16 @@ for f in kernels/kmeans/variants/assign_sm90_d*.cake; do
 done
 for fw in $FILES; do
   f=${fw%%:*} w=${fw#*:}
+  pad=256; case $f in *split*) pad=1024;; esac # KP: a multiple of 2 x BN (x S for split-K)
   for s in 2,300,300 3,4097,1000 1,65537,1024 5,20000,2500; do
     IFS=, read -r b n k <<< "$s"
     run "$(basename "$f" .cake) B=$b N=$n K=$k" build-dev/cake run "$f" --workload "$w" --size B=$b --size N=$n \
-      --size K=$k --size KP=$(( (k + 255) / 256 * 256 )) --seed $((b * n + k)) --reps 2 --warmup 1
+      --size K=$k --size KP=$(( (k + pad - 1) / pad * pad )) --seed $((b * n + k)) --reps 2 --warmup 1
   done
   for tool in memcheck racecheck; do
     run "$tool $(basename "$f" .cake) B=2 N=300 K=300" compute-sanitizer --tool $tool --error-exitcode 9 \
       --report-api-errors no build-dev/cake run "$f" --workload "$w" --size B=2 --size N=300 --size K=300 \
-      --size KP=512 --reps 1 --warmup 0 --no-watchdog
+      --size KP=$(( (300 + pad - 1) / pad * pad )) --reps 1 --warmup 0 --no-watchdog
   done
 done
 for u in kernels/kmeans/update*.cake; do

@@ -101,15 +101,15 @@ bool splitPays(const Problem &p);
 
 namespace {
 
-// The rules, first match wins.
+// The rules, first match wins. The split-K variants (assign_d64_split4,
+// assign_d128_split4) are built, embedded and lowered, but no rule sends
+// problems to them yet: they compile warning-free and check clean, and were
+// never run on a GPU (the session's device time ran out). Once measured, they
+// go first for D = 64 and 128 with `.when = splitPays`.
 const Rule kRules[] = {
-    {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .when = splitPays,
-     .variant = "assign_d128_split4"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .when = threeWarpgroupsPay,
      .variant = "assign_sm90"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .variant = "assign_d128_wg2"},
-    {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .when = splitPays,
-     .variant = "assign_d64_split4"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .when = threeWarpgroupsPay,
      .variant = "assign_d64_wg3"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .variant = "assign_d64_wg2"},

@@ -48,9 +48,10 @@ for f in kernels/kmeans/variants/assign_sm90_d*.cake; do
 done
 for kw in $KMEANS; do
   kernel=${kw%%:*} workload=${kw#*:}
+  pad=256; case $kernel in *split*) pad=1024;; esac # KP: a multiple of 2 x BN (x S for split-K)
   for s in 2,300,256 1,1000,128 3,4097,1000 8,16384,256 1,65537,1024; do
     IFS=, read -r b n k <<< "$s"
-    kp=$(( (k + 255) / 256 * 256 ))
+    kp=$(( (k + pad - 1) / pad * pad ))
     check "$(basename "$kernel" .cake) B=$b N=$n K=$k" 0 "$CAKE" run "$kernel" --workload "$workload" \
       --size B=$b --size N=$n --size K=$k --size KP=$kp --seed $((b + n + k)) --reps 3 --warmup 1
   done

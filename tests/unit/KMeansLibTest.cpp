@@ -104,13 +104,15 @@ TEST(KMeansDispatch, WarpgroupsFollowTheWaves) {
   };
   EXPECT_EQ(pick(32, 65536, 1024, 128), "assign_sm90");
   EXPECT_EQ(pick(1, 262144, 16384, 128), "assign_sm90");
-  EXPECT_EQ(pick(1, 4096, 1024, 128), "assign_d128_split4"); // 32 tiles: split-K
-  EXPECT_EQ(pick(1, 4096, 256, 128), "assign_d128_wg2");     // 32 tiles, but K too small to split
+  EXPECT_EQ(pick(1, 4096, 1024, 128), "assign_d128_wg2"); // 32 tiles: one short wave
   EXPECT_EQ(pick(4, 4096, 4096, 128), "assign_d128_wg2");
   EXPECT_EQ(pick(1, 65536, 4096, 128), "assign_d128_wg2");  // 4 waves of 128 vs 3 of 192
   EXPECT_EQ(pick(32, 65536, 1024, 64), "assign_d64_wg3");
-  EXPECT_EQ(pick(1, 4096, 16384, 64), "assign_d64_split4");
-  EXPECT_EQ(pick(8, 4096, 16384, 64), "assign_d64_wg2"); // 256 tiles fill the GPU
+  EXPECT_EQ(pick(1, 4096, 16384, 64), "assign_d64_wg2");
+  // the split-K condition (not dispatched yet: the split variants are unmeasured)
+  EXPECT_TRUE(splitPays(problem(Op::Assign, 1, 4096, 16384, 64)));
+  EXPECT_FALSE(splitPays(problem(Op::Assign, 1, 4096, 256, 64)));  // K too small to split
+  EXPECT_FALSE(splitPays(problem(Op::Assign, 8, 4096, 16384, 64))); // 256 tiles fill the GPU
   EXPECT_EQ(pick(8, 16384, 256, 256), "assign_d256_wg2");
   EXPECT_EQ(pick(1, 65536, 4096, 128, DType::F16), "assign_d128_f16");
   // more SMs turn a two-wave problem into a one-wave one
@@ -348,8 +350,7 @@ TEST(KMeansEmbedded, ARuleToTheWrongVariantIsCaught) {
 
 TEST(KMeansCApi, VariantQueryNeedsNoGpu) {
   EXPECT_STREQ(cake_kmeans_variant(0, 32, 65536, 1024, 128, CAKE_KMEANS_BF16, 0), "assign_sm90");
-  EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 128, CAKE_KMEANS_BF16, 132), "assign_d128_split4");
-  EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 256, 128, CAKE_KMEANS_BF16, 132), "assign_d128_wg2");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 128, CAKE_KMEANS_BF16, 132), "assign_d128_wg2");
   EXPECT_STREQ(cake_kmeans_variant(1, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "update_d64");
   EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 96, CAKE_KMEANS_BF16, 0), nullptr);
   EXPECT_NE(std::string(cake_kmeans_last_error()).find("D = 96"), std::string::npos) << cake_kmeans_last_error();
