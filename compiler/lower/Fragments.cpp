@@ -489,6 +489,18 @@ std::optional<Val> lowerReduce(Lowerer &L, const Expr &call) {
 
 } // namespace
 
+/// The quad that holds a row merges its lanes' (cake_best, cake_at): two
+/// butterfly steps, ties to the smaller index; \p better is "<" or ">".
+static void quadArgReduce(CudaWriter &w, const std::string &better) {
+  w.line("#pragma unroll");
+  w.open("for (int cake_o = 1; cake_o < 4; cake_o *= 2)");
+  w.line("const float cake_ov = __shfl_xor_sync(0xffffffffu, cake_best, cake_o);");
+  w.line("const int cake_oi = __shfl_xor_sync(0xffffffffu, cake_at, cake_o);");
+  w.line("const bool cake_t = cake_ov " + better + " cake_best || (cake_ov == cake_best && cake_oi < cake_at);");
+  w.line("cake_best = cake_t ? cake_ov : cake_best; cake_at = cake_t ? cake_oi : cake_at;");
+  w.close();
+}
+
 /// `let v, i = reduce.argmin(x, axis = 1)` over a wgmma.acc context.
 bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::string &indices) {
   std::string op = calleeName(call);
@@ -540,14 +552,7 @@ bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::
   w.line("cake_best = cake_t ? cake_b[cake_p] : cake_best; cake_at = cake_t ? cake_a[cake_p] : cake_at;");
   w.close();
   w.line("cake_at += int(cake::rt::lane_id()) % 4 * 2;");
-  // the quad holds the row: two butterfly steps, ties to the smaller index
-  w.line("#pragma unroll");
-  w.open("for (int cake_o = 1; cake_o < 4; cake_o *= 2)");
-  w.line("const float cake_ov = __shfl_xor_sync(0xffffffffu, cake_best, cake_o);");
-  w.line("const int cake_oi = __shfl_xor_sync(0xffffffffu, cake_at, cake_o);");
-  w.line("const bool cake_t = cake_ov " + better + " cake_best || (cake_ov == cake_best && cake_oi < cake_at);");
-  w.line("cake_best = cake_t ? cake_ov : cake_best; cake_at = cake_t ? cake_oi : cake_at;");
-  w.close();
+  quadArgReduce(w, better);
   w.line(values + "[cake_h] = cake_best; " + indices + "[cake_h] = cake_at;");
   w.close();
   return true;
@@ -674,13 +679,7 @@ std::optional<Val> lowerArgminFinish(Lowerer &L, const Expr &call) {
   L.w.line("const bool cake_t = cake_v < cake_best || (cake_v == cake_best && cake_i < cake_at);");
   L.w.line("cake_best = cake_t ? cake_v : cake_best; cake_at = cake_t ? cake_i : cake_at;");
   L.w.close();
-  L.w.line("#pragma unroll");
-  L.w.open("for (int cake_o = 1; cake_o < 4; cake_o *= 2)");
-  L.w.line("const float cake_ov = __shfl_xor_sync(0xffffffffu, cake_best, cake_o);");
-  L.w.line("const int cake_oi = __shfl_xor_sync(0xffffffffu, cake_at, cake_o);");
-  L.w.line("const bool cake_t = cake_ov < cake_best || (cake_ov == cake_best && cake_oi < cake_at);");
-  L.w.line("cake_best = cake_t ? cake_ov : cake_best; cake_at = cake_t ? cake_oi : cake_at;");
-  L.w.close();
+  quadArgReduce(L.w, "<");
   L.w.line("cake_fv[cake_h] = cake_best; cake_fi[cake_h] = cake_at;");
   L.w.close();
   L.w.line("#pragma unroll");

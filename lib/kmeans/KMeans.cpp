@@ -127,6 +127,30 @@ private:
 
 } // namespace
 
+/// Dispatches \p p, opens the GPU that holds \p tensors' buffers (named as
+/// the IR names them), and enqueues the variant's pipeline on the caller's
+/// stream with scratch of its own.
+Result runPipeline(Problem &p, const std::vector<TensorSpec> &tensors, std::initializer_list<Located> buffers,
+                   void *streamHandle, const std::string &scratchWhat) {
+  PipelinePtr pipe;
+  if (auto f = choose(p, tensors, pipe))
+    return f;
+  Stream stream{streamHandle};
+  Device *device = nullptr;
+  if (auto f = openDevice(buffers, stream, device))
+    return f;
+  std::lock_guard lock(device->mutex);
+  if (auto f = refine(p, *device, tensors, pipe))
+    return f;
+  StreamBuffer scratch(*device->runner, stream);
+  if (auto f = scratch.allocate(pipe->scratchBytes, scratchWhat))
+    return f;
+  runner::Buffers addresses;
+  for (const Located &l : buffers)
+    addresses[std::string(l.name)] = dev(l.address);
+  return enqueue(*device, stream, *pipe, addresses, scratch.address());
+}
+
 Result assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
               void *streamHandle) {
   Problem p;
@@ -134,21 +158,7 @@ Result assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, 
     return f;
   if (auto f = checkArgs({{"x", x, xBytes(p)}, {"c", c, cBytes(p)}, {"ids", ids, idsBytes(p), true, 4}}))
     return f;
-  const std::vector<TensorSpec> tensors = assignTensors(p);
-  PipelinePtr pipe;
-  if (auto f = choose(p, tensors, pipe))
-    return f;
-  Stream stream{streamHandle};
-  Device *device = nullptr;
-  if (auto f = openDevice({{"x", x}, {"c", c}, {"ids", ids}}, stream, device))
-    return f;
-  std::lock_guard lock(device->mutex);
-  if (auto f = refine(p, *device, tensors, pipe))
-    return f;
-  StreamBuffer scratch(*device->runner, stream);
-  if (auto f = scratch.allocate(pipe->scratchBytes, "the assign scratch"))
-    return f;
-  return enqueue(*device, stream, *pipe, {{"x", dev(x)}, {"c", dev(c)}, {"ids", dev(ids)}}, scratch.address());
+  return runPipeline(p, assignTensors(p), {{"x", x}, {"c", c}, {"ids", ids}}, streamHandle, "the assign scratch");
 }
 
 Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, int64_t B, int64_t N, int64_t K,
@@ -161,22 +171,8 @@ Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, i
                           {"c_old", cOld, cBytes(p)},
                           {"c_new", cNew, cBytes(p), true}}))
     return f;
-  const std::vector<TensorSpec> tensors = updateTensors(p);
-  PipelinePtr pipe;
-  if (auto f = choose(p, tensors, pipe))
-    return f;
-  Stream stream{streamHandle};
-  Device *device = nullptr;
-  if (auto f = openDevice({{"x", x}, {"ids", ids}, {"c_old", cOld}, {"c_new", cNew}}, stream, device))
-    return f;
-  std::lock_guard lock(device->mutex);
-  if (auto f = refine(p, *device, tensors, pipe))
-    return f;
-  StreamBuffer scratch(*device->runner, stream);
-  if (auto f = scratch.allocate(pipe->scratchBytes, "the update scratch (sums, counts, shifts)"))
-    return f;
-  return enqueue(*device, stream, *pipe, {{"x", dev(x)}, {"ids", dev(ids)}, {"c_old", dev(cOld)}, {"c_new", dev(cNew)}},
-                 scratch.address());
+  return runPipeline(p, updateTensors(p), {{"x", x}, {"ids", ids}, {"c_old", cOld}, {"c_new", cNew}}, streamHandle,
+                     "the update scratch (sums, counts, shifts)");
 }
 
 Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, int maxIters,
