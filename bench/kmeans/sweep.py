@@ -9,8 +9,8 @@ relative of the true minimum, plus the fp32 cancellation slack of the oracle in
 compiler/oracle/KMeans.cpp). Times: CUDA events around each call, median after warm-up; reps
 adapt to the shape (at least 5, about 60 ms of samples, at most 50).
 
-Usage: PEERS_DIR=.peers CAKE_LIB=... sweep.py SHAPES.json [--only I:J] [--random N] [--lloyd B,N,K,D]
-       > results.json
+Usage: PEERS_DIR=.peers CAKE_LIB=... sweep.py SHAPES.json [--only I:J] [--where "B * N <= 4096"]
+       [--random N] [--lloyd B,N,K,D] [--force VARIANT] > results.json
 SHAPES.json: ../shared/workloads/kmeans_shapes.json's format ({"shapes": [[B, N, K, D], ...]}).
 """
 import argparse
@@ -81,7 +81,12 @@ def main():
                     "(assign + update) beside flash-kmeans's assign + sorted update")
     ap.add_argument("--random", type=int, default=0,
                     help="instead of the list, this many random ragged shapes from the same domain (seeded)")
+    ap.add_argument("--where", default="", help="a Python condition on B, N, K, D: only the shapes it holds for")
+    ap.add_argument("--force", default="", help="send every assign to this variant (cake.kmeans.force_variant), "
+                    "e.g. assign_d64_split4: measures a variant through the library call")
     args = ap.parse_args()
+    if args.force:
+        ck.force_variant(args.force)
     shapes = json.load(open(args.shapes))["shapes"]
     lloyd = [list(map(int, s.split(","))) for s in args.lloyd.split(";") if s]
     if args.random:
@@ -90,6 +95,8 @@ def main():
         shapes = [[rng.choice([1, 2, 3, 5, 8, 16]), rng.randint(3000, 300000), rng.randint(100, 20000),
                    rng.choice([64, 128, 256])] for _ in range(args.random)]
         shapes = [[b, n if b * n <= 2_000_000 else 2_000_000 // b, k, d] for b, n, k, d in shapes]
+    if args.where:
+        shapes = [s for s in shapes if eval(args.where, {}, dict(zip("BNKD", s)))]  # noqa: S307 (our own flag)
     if args.only:
         i, j = (int(v) if v else None for v in args.only.split(":"))
         shapes = shapes[i:j]
@@ -147,6 +154,7 @@ def main():
                        below_0_9=sum(r < 0.9 for r in ratios))
     print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
                       "commit": os.environ.get("COMMIT", ""), "date": time.strftime("%Y-%m-%d"),
+                      "forced_variant": args.force or None,
                       "summary": summary, "rows": rows}, indent=1))
 
 

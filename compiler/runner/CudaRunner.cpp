@@ -249,8 +249,15 @@ public:
       return Error{Error::InvalidArgument, "no such module"};
     if (auto s = waitStream(defaultTimeout_, "the launches before unloading a module"); !s)
       return s;
-    for (auto it = functions_.begin(); it != functions_.end();)
-      it = it->first.first == id.value ? functions_.erase(it) : std::next(it);
+    // the module's handles may be reused by a later module: forget what was learned of them
+    for (auto it = functions_.begin(); it != functions_.end();) {
+      if (it->first.first != id.value) {
+        ++it;
+        continue;
+      }
+      facts_.erase(it->second);
+      it = functions_.erase(it);
+    }
     CUresult r = d_.cuModuleUnload(*m);
     *m = nullptr;
     return check(r, "cuModuleUnload");
@@ -719,21 +726,41 @@ private:
     return sizes;
   }
 
+  /// What the driver says of a function that does not change while its
+  /// module is loaded, asked once: a library's repeated launches then make
+  /// no driver call but the launch.
+  struct FunctionFacts {
+    std::vector<size_t> paramSizes;
+    int staticShared = 0;
+    uint32_t optedShared = 0; ///< the dynamic shared memory opted into so far
+  };
+
+  FunctionFacts &factsOf(CUfunction f) {
+    auto [it, fresh] = facts_.try_emplace(f);
+    if (fresh) {
+      it->second.paramSizes = paramSizes(f);
+      d_.cuFuncGetAttribute(&it->second.staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+    }
+    return it->second;
+  }
+
   /// Checks the configuration and parameters against the kernel and the
   /// device; opts the kernel into large dynamic shared memory and clusters.
   Status prepare(CUfunction f, std::string_view kernel, const LaunchConfig &c, KernelParams &params) {
-    std::string k = "kernel '" + baseName(kernel) + "'";
+    // built only for a message: a launch that is fine allocates nothing here
+    auto k = [&] { return "kernel '" + baseName(kernel) + "'"; };
     if (c.grid.count() == 0 || c.block.count() == 0 || c.cluster.count() == 0)
-      return Error{Error::InvalidArgument, k + ": grid, block and cluster dimensions must be at least 1"};
+      return Error{Error::InvalidArgument, k() + ": grid, block and cluster dimensions must be at least 1"};
     if (c.block.count() > 1024)
-      return Error{Error::InvalidArgument, k + ": a block has at most 1024 threads, not " +
+      return Error{Error::InvalidArgument, k() + ": a block has at most 1024 threads, not " +
                                                std::to_string(c.block.count()) + " (" + dims(c.block) + ")"};
     if (c.grid.x % c.cluster.x || c.grid.y % c.cluster.y || c.grid.z % c.cluster.z)
       return Error{Error::InvalidArgument,
-                   k + ": the grid " + dims(c.grid) + " is not a multiple of the cluster " + dims(c.cluster)};
+                   k() + ": the grid " + dims(c.grid) + " is not a multiple of the cluster " + dims(c.cluster)};
     // A kernel the driver reports no parameters for is not checked: old
     // drivers and some images cannot say.
-    std::vector<size_t> expected = paramSizes(f);
+    FunctionFacts &facts = factsOf(f);
+    const std::vector<size_t> &expected = facts.paramSizes;
     if (!expected.empty()) {
       bool same = expected.size() == params.count();
       for (size_t i = 0; same && i < expected.size(); ++i)
@@ -745,30 +772,29 @@ private:
             s += (i ? ", " : "") + std::to_string(sizeAt(i));
           return s;
         };
-        return Error{Error::InvalidArgument, k + " takes " + std::to_string(expected.size()) + " parameters of " +
+        return Error{Error::InvalidArgument, k() + " takes " + std::to_string(expected.size()) + " parameters of " +
                                                  list([&](size_t i) { return expected[i]; }, expected.size()) +
                                                  " bytes; " + std::to_string(params.count()) + " were given, of " +
                                                  list([&](size_t i) { return params.size(i); }, params.count()) +
                                                  " bytes"};
       }
     }
-    int staticShared = 0;
-    d_.cuFuncGetAttribute(&staticShared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f);
+    const int staticShared = facts.staticShared;
     if (uint64_t(c.dynamicShared) + uint64_t(staticShared) > info_.sharedPerBlockOptin)
-      return Error{Error::InvalidArgument, k + " asks for " + std::to_string(c.dynamicShared) +
+      return Error{Error::InvalidArgument, k() + " asks for " + std::to_string(c.dynamicShared) +
                                                " bytes of dynamic shared memory plus " + std::to_string(staticShared) +
                                                " static; this GPU allows " + std::to_string(info_.sharedPerBlockOptin) +
                                                " per block"};
-    if (c.dynamicShared > 48 * 1024 && c.dynamicShared > optedShared_[f]) {
+    if (c.dynamicShared > 48 * 1024 && c.dynamicShared > facts.optedShared) {
       if (CUresult r = d_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                              static_cast<int>(c.dynamicShared));
           r != CUDA_SUCCESS)
         return fail(r, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
-      optedShared_[f] = c.dynamicShared;
+      facts.optedShared = c.dynamicShared;
     }
     if (c.cluster.count() > 1) {
       if (!info_.clusters || !d_.cuLaunchKernelEx)
-        return Error{Error::Unsupported, k + ": this GPU or driver cannot launch clusters (compute capability 9.0 "
+        return Error{Error::Unsupported, k() + ": this GPU or driver cannot launch clusters (compute capability 9.0 "
                                              "and CUDA 12 are needed)"};
       if (c.cluster.count() > 8)
         if (CUresult r = d_.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
@@ -836,7 +862,7 @@ private:
   DeviceInfo info_;
   std::vector<CUmodule> modules_;
   std::map<std::pair<uint32_t, std::string>, CUfunction> functions_;
-  std::map<CUfunction, uint32_t> optedShared_;
+  std::map<CUfunction, FunctionFacts> facts_;
   std::vector<CUevent> events_;
   CUdeviceptr scratch_ = 0;
   size_t scratchBytes_ = 0;

@@ -119,6 +119,10 @@ const char *cake_kmeans_variant(int update, int64_t B, int64_t N, int64_t K, int
   return d.variant->name.data(); // a string literal of the variants table
 }
 
+int cake_kmeans_force_variant(const char *name) {
+  return call("cake_kmeans_force_variant", [&] { return cake::kmeans::forceVariant(name ? name : ""); });
+}
+
 int cake_kmeans_has_update(void) {
   const cake::kmeans::EmbeddedFile *f = cake::kmeans::findEmbedded("update");
   return f && !f->cubin.empty() ? 1 : 0;

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "lib/kmeans/Dispatch.h"
 
+#include <atomic>
+
 namespace cake::kmeans {
 
 namespace {
@@ -197,7 +199,34 @@ bool matches(const Rule &r, const Problem &p) {
   return !r.when || r.when(p);
 }
 
+namespace {
+std::atomic<const Variant *> forcedAssign{nullptr}, forcedUpdate{nullptr};
+std::atomic<uint64_t> generation{0};
+} // namespace
+
+Result forceVariant(std::string_view name) {
+  if (name.empty()) {
+    forcedAssign = nullptr, forcedUpdate = nullptr;
+    ++generation;
+    return std::nullopt;
+  }
+  const Variant *v = findVariant(name);
+  if (!v) {
+    std::string known;
+    for (const Variant &k : kVariants)
+      known += (known.empty() ? "" : ", ") + std::string(k.name);
+    return invalid("there is no variant '" + std::string(name) + "'; the library's variants are " + known);
+  }
+  (v->op == Op::Assign ? forcedAssign : forcedUpdate) = v;
+  ++generation;
+  return std::nullopt;
+}
+
+uint64_t forcingGeneration() { return generation; }
+
 Dispatched dispatch(const Problem &p) {
+  if (const Variant *forced = p.op == Op::Assign ? forcedAssign.load() : forcedUpdate.load())
+    return {forced, std::nullopt};
   for (const Rule &r : kRules)
     if (matches(r, p)) {
       const Variant *v = findVariant(r.variant);

@@ -99,8 +99,17 @@ struct Dispatched {
   Result failure; ///< CAKE_KMEANS_UNSUPPORTED when no rule matches
 };
 
-/// The variant for \p problem: the first matching rule's.
+/// The variant for \p problem: the forced one of its operation when there
+/// is one (forceVariant), else the first matching rule's.
 Dispatched dispatch(const Problem &problem);
+
+/// Sends every problem of \p name's operation to that variant (for sweeps that
+/// measure variants through the library), or, with an empty name, clears
+/// both operations' forcing. Fails on an unknown name. A forced variant that
+/// cannot take a problem fails that call with CAKE_KMEANS_UNSUPPORTED.
+Result forceVariant(std::string_view name);
+/// A number that changes whenever the forcing does (for caches keyed by dispatch).
+uint64_t forcingGeneration();
 
 /// Whether \p rule covers \p problem (unknown SM count and compute
 /// capability match).

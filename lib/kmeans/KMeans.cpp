@@ -48,9 +48,9 @@ using PipelinePtr = std::shared_ptr<const Pipeline>;
 /// embedded files, which live as long as the process.
 PipelinePtr cachedPipeline(const Problem &p, const std::vector<TensorSpec> &tensors, Result &failure) {
   static std::mutex mutex;
-  static std::map<std::array<int64_t, 8>, PipelinePtr> cache;
-  const std::array<int64_t, 8> key = {int64_t(p.op), p.B, p.N, p.K, p.D, int64_t(p.dtype), p.smCount,
-                                      p.computeCapability};
+  static std::map<std::array<int64_t, 9>, PipelinePtr> cache;
+  const std::array<int64_t, 9> key = {int64_t(p.op), p.B,       p.N,         p.K, p.D, int64_t(p.dtype), p.smCount,
+                                      p.computeCapability, int64_t(forcingGeneration())};
   {
     std::lock_guard lock(mutex);
     if (auto it = cache.find(key); it != cache.end())

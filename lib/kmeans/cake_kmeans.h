@@ -98,6 +98,14 @@ CAKE_KMEANS_API const char *cake_kmeans_build_info(void);
 CAKE_KMEANS_API const char *cake_kmeans_variant(int update, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
                                                 int sm_count);
 
+/* Sends every problem of the named variant's operation (assign or update) to
+ * it, bypassing the dispatch rules, e.g. "assign_d64_split4" (for sweeps that
+ * measure variants through the library); NULL or "" clears the forcing of
+ * both operations. CAKE_KMEANS_INVALID_ARGUMENT for an unknown name; a forced
+ * variant that cannot take a call's problem fails that call with
+ * CAKE_KMEANS_UNSUPPORTED. Process-wide. */
+CAKE_KMEANS_API int cake_kmeans_force_variant(const char *name);
+
 /* 1 when this build has the update kernels (cake_kmeans_update and
  * cake_kmeans_fit work), else 0. */
 CAKE_KMEANS_API int cake_kmeans_has_update(void);

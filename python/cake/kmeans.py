@@ -21,7 +21,8 @@ import pathlib
 
 import torch
 
-__all__ = ["assign", "update", "fit", "build_info", "has_update", "CakeKMeansError", "library_path"]
+__all__ = ["assign", "update", "fit", "variant", "force_variant", "build_info", "has_update", "CakeKMeansError",
+           "library_path"]
 
 _DTYPES = {torch.bfloat16: 0, torch.float16: 1}  # cake_kmeans_dtype
 
@@ -71,6 +72,8 @@ def _library():
         for f in (lib.cake_kmeans_assign, lib.cake_kmeans_update, lib.cake_kmeans_fit, lib.cake_kmeans_has_update):
             f.restype = cint
         lib.cake_kmeans_has_update.argtypes = []
+        lib.cake_kmeans_force_variant.argtypes = [ctypes.c_char_p]
+        lib.cake_kmeans_force_variant.restype = cint
         for f in (lib.cake_kmeans_last_error, lib.cake_kmeans_build_info):
             f.argtypes = []
             f.restype = ctypes.c_char_p
@@ -100,6 +103,12 @@ def variant(B, N, K, D, dtype=torch.bfloat16, op="assign", sm_count=0):
     if name is None:
         raise CakeKMeansError(2, "CAKE_KMEANS_UNSUPPORTED", _library().cake_kmeans_last_error().decode())
     return name.decode()
+
+
+def force_variant(name):
+    """Send every call of the named variant's operation to it, bypassing the dispatcher (e.g.
+    "assign_d64_split4", for measuring variants through the library call); None clears the forcing."""
+    _check(_library().cake_kmeans_force_variant(name.encode() if name else None))
 
 
 def has_update():
@@ -143,17 +152,38 @@ def _centroids(name, c, x, batched):
     return cb
 
 
+_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+
+
 def _stream(x):
     # the raw handle of the current stream in one C call (what Triton's launcher uses); the public
     # API builds a torch.cuda.Stream object first
-    get = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if get is not None:
-        return ctypes.c_void_p(get(x.device.index))
-    return ctypes.c_void_p(torch.cuda.current_stream(x.device).cuda_stream)
+    if _raw_stream is not None:
+        return _raw_stream(x.get_device())
+    return torch.cuda.current_stream(x.device).cuda_stream
 
 
 def _ptr(t):
-    return ctypes.c_void_p(t.data_ptr())
+    return t.data_ptr()
+
+
+def _assign_shape(x, c):
+    """(B, N, K, D) when x and c are what assign takes, else None (then the checks that explain run).
+    Only cheap attributes, no message built: for a small problem a call's host time is its time."""
+    if type(x) is not torch.Tensor or type(c) is not torch.Tensor or x.dtype is not c.dtype \
+            or x.dtype not in _DTYPES or not (x.is_cuda and c.is_cuda and x.is_contiguous() and c.is_contiguous()):
+        return None
+    xs, cs = x.shape, c.shape
+    if len(xs) == 3 and len(cs) == 3:
+        (B, N, D), (Bc, K, Dc) = xs, cs
+    elif len(xs) == 2 and len(cs) == 2:
+        (N, D), (K, Dc) = xs, cs
+        B = Bc = 1
+    else:
+        return None
+    if Bc != B or Dc != D or not (B and N and K and D) or x.get_device() != c.get_device():
+        return None
+    return B, N, K, D
 
 
 def assign(x, c):
@@ -162,13 +192,18 @@ def assign(x, c):
     x: [N, D] or [B, N, D], c: [K, D] or [B, K, D] of the same dtype (bfloat16; float16 where the
     dispatcher has a kernel), contiguous, on one CUDA device. Returns int32 ids of shape [N] or [B, N].
     Near ties (within fp32 rounding of the distances) may go either way."""
-    xb, batched = _points(x)
-    cb = _centroids("c", c, x, batched)
-    B, N, D = xb.shape
-    K = cb.shape[1]
-    ids = torch.empty((B, N), dtype=torch.int32, device=x.device)
-    _check(_library().cake_kmeans_assign(_ptr(xb), _ptr(cb), _ptr(ids), B, N, K, D, _DTYPES[x.dtype], _stream(x)))
-    return ids if batched else ids.squeeze(0)
+    shape = _assign_shape(x, c)
+    if shape is None:  # something is wrong (or a tensor subclass): the checks that say what
+        xb, batched = _points(x)
+        cb = _centroids("c", c, x, batched)
+        shape = (*xb.shape[:2], cb.shape[1], xb.shape[2])
+    B, N, K, D = shape
+    ids = x.new_empty((B, N) if x.dim() == 3 else (N,), dtype=torch.int32)
+    status = (_lib or _library()).cake_kmeans_assign(x.data_ptr(), c.data_ptr(), ids.data_ptr(), B, N, K, D,
+                                                      _DTYPES[x.dtype], _stream(x))
+    if status:
+        _check(status)
+    return ids
 
 
 def update(x, ids, c, check_ids=True):

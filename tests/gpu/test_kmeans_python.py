@@ -94,6 +94,34 @@ def assign_matches_torch():
 
 
 @test
+def every_variant_forced():
+    """Each assign variant of bf16 through the library (cake.kmeans.force_variant), at its D, against torch:
+    the ones the dispatcher picks only for some shapes (split-K, three warpgroups) at shapes it would not."""
+    try:
+        for name, D in [("assign_sm90", 128), ("assign_d128_wg2", 128), ("assign_d128_split4", 128),
+                        ("assign_d64_wg3", 64), ("assign_d64_wg2", 64), ("assign_d64_split4", 64),
+                        ("assign_d256_wg2", 256)]:
+            km.force_variant(name)
+            for shape_x, K in [((300, D), 300), ((3, 4097, D), 1000), ((4096, D), 5000), ((2, 129, D), 1025)]:
+                x, c = inputs(shape_x, K, seed=D + K + shape_x[-2])
+                ids = km.assign(x, c)
+                torch.cuda.synchronize()
+                try:
+                    reference_check(x, c, ids)
+                except AssertionError as e:
+                    raise AssertionError(f"{name} at x {shape_x}, K = {K}: {e}") from None
+        km.force_variant("assign_d64_wg2")
+        x, c = inputs((300, 128), 300, seed=1)
+        try:
+            km.assign(x, c)
+            raise AssertionError("a D = 64 variant took D = 128 tensors")
+        except km.CakeKMeansError as e:
+            assert e.status_name == "CAKE_KMEANS_UNSUPPORTED" and "cannot take this problem" in str(e), str(e)
+    finally:
+        km.force_variant(None)
+
+
+@test
 def assign_on_a_side_stream():
     x, c = inputs((4, 5000, 128), 700, seed=3)
     s = torch.cuda.Stream()
@@ -219,8 +247,8 @@ def main():
             return 0
         print("the library ran on a GPU it has no kernels for")
         return 1
-    for t in (assign_matches_torch, assign_on_a_side_stream, argument_errors, current_device_left_alone,
-              update_matches_torch, fit_improves_the_objective):
+    for t in (assign_matches_torch, every_variant_forced, assign_on_a_side_stream, argument_errors,
+              current_device_left_alone, update_matches_torch, fit_improves_the_objective):
         t()
     print(f"{len(failures)} failures" + (f": {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0

@@ -357,6 +357,20 @@ TEST(KMeansCApi, VariantQueryNeedsNoGpu) {
   EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 128, 7, 0), nullptr);
 }
 
+TEST(KMeansCApi, ForcedVariantBypassesTheRules) {
+  ASSERT_EQ(cake_kmeans_force_variant("assign_d64_split4"), CAKE_KMEANS_OK) << cake_kmeans_last_error();
+  EXPECT_STREQ(cake_kmeans_variant(0, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "assign_d64_split4");
+  EXPECT_STREQ(cake_kmeans_variant(1, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "update_d64"); // its op only
+  EXPECT_EQ(cake_kmeans_force_variant("assign_d48"), CAKE_KMEANS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("there is no variant 'assign_d48'; the library's variants are "
+                                                       "assign_sm90, "),
+            std::string::npos)
+      << cake_kmeans_last_error();
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 64, CAKE_KMEANS_BF16, 0), "assign_d64_split4"); // still forced
+  ASSERT_EQ(cake_kmeans_force_variant(nullptr), CAKE_KMEANS_OK);
+  EXPECT_STREQ(cake_kmeans_variant(0, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "assign_d64_wg3");
+}
+
 TEST(KMeansCApi, ArgumentErrorsComeFirst) {
   int32_t *ids = reinterpret_cast<int32_t *>(0x30000);
   EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 0, 10, 10, 128, CAKE_KMEANS_BF16, nullptr),
@@ -458,6 +472,26 @@ TEST_F(KMeansFakeDriver, HostPathIsCheap) {
   RecordProperty("host_us_per_assign", std::to_string(us));
   std::printf("host path: %.2f us per cake_kmeans_assign\n", us);
   EXPECT_LT(us, 20.0); // 31 us before the pipeline and launch caches, 1.6 us after (2-core CI machine)
+}
+
+// A forced variant is checked against the call like a dispatched one: the
+// D = 64 kernels refuse D = 128 tensors with a message, and clearing the
+// forcing is seen by the pipeline cache.
+TEST_F(KMeansFakeDriver, ForcedVariantIsChecked) {
+  const int B = 1, N = 4096, K = 1024;
+  void *x = alloc(size_t(B) * N * 128 * 2), *c = alloc(size_t(B) * K * 128 * 2);
+  auto *ids = static_cast<int32_t *>(alloc(size_t(B) * N * 4));
+  ASSERT_EQ(cake_kmeans_force_variant("assign_d128_split4"), CAKE_KMEANS_OK);
+  EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_OK)
+      << cake_kmeans_last_error();
+  ASSERT_EQ(cake_kmeans_force_variant("assign_d64_wg2"), CAKE_KMEANS_OK);
+  EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_UNSUPPORTED);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("variant 'assign_d64_wg2' cannot take this problem"),
+            std::string::npos)
+      << cake_kmeans_last_error();
+  ASSERT_EQ(cake_kmeans_force_variant(""), CAKE_KMEANS_OK);
+  EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_OK)
+      << cake_kmeans_last_error();
 }
 
 TEST_F(KMeansFakeDriver, WhereThePointersAre) {
