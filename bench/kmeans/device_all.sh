@@ -6,8 +6,10 @@
 #      iterations at two shapes (bench/kmeans/sweep.py), and 10 random shapes it was not fitted on;
 #   3. every KMeans kernel file against its oracle through `cake run` at ragged shapes, and
 #      compute-sanitizer (memcheck, racecheck) on a small shape of each;
-#   4. the library's GPU tests and the Python module's (tests/gpu/kmeans_lib.sh).
-# Usage: [OUT=dir] bench/kmeans/device_all.sh
+#   4. the library's GPU tests and the Python module's (tests/gpu/kmeans_lib.sh);
+#   5. split-K beside two warpgroups at few-tile shapes (`cake bench bench/kmeans/split_plan.json`).
+# STEPS picks some (a call has 10 minutes): e.g. STEPS="sweep split" then STEPS="oracles library".
+# Usage: [OUT=dir] [STEPS="sweep oracles library split"] COMMIT=sha bench/kmeans/device_all.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}
@@ -21,6 +23,10 @@ step build
 scripts/device_build.sh "$R" cake cake_kmeans cake_kmeans_gpu_tests || { pack; exit 1; }
 export CAKE_LIB=$PWD/build-dev/lib/libcake_kmeans.so PEERS_DIR=.peers
 
+STEPS=${STEPS:-sweep oracles library split}
+want() { [[ " $STEPS " == *" $1 "* ]]; }
+
+if want sweep; then
 step sweep
 timeout 300 python3 bench/kmeans/sweep.py bench/kmeans/kmeans_shapes.json \
   --lloyd "32,65536,1024,128;1,1048576,1024,128" > "$R/sweep.json" 2> "$R/sweep.log"
@@ -29,6 +35,17 @@ timeout 60 python3 bench/kmeans/sweep.py bench/kmeans/kmeans_shapes.json --rando
   > "$R/sweep_random.json" 2> "$R/sweep_random.log"
 echo "random exit $?"; python3 -c "import json;print(json.load(open('$R/sweep_random.json'))['summary'])"
 pack
+fi
+
+if want split; then
+step split bench
+timeout 150 build-dev/cake bench bench/kmeans/split_plan.json -o "$R/split_bench.json" --commit "${COMMIT:-}" \
+  > "$R/split_bench.log" 2>&1
+echo "split bench exit $?"; grep -c FAIL "$R/split_bench.log"
+pack
+fi
+
+if want oracles; then
 
 step oracles
 : > "$R/oracles.md"
@@ -72,8 +89,11 @@ for u in kernels/kmeans/update*.cake; do
 done
 echo "oracle and sanitizer failures: $fails"; grep FAIL "$R/oracles.md" | head
 pack
+fi
 
+if want library; then
 step library
 OUT="$R" timeout 150 tests/gpu/kmeans_lib.sh > "$R/kmeans_lib.out" 2>&1
 echo "kmeans_lib exit $?"; tail -3 "$R/kmeans_lib.out"
 pack
+fi

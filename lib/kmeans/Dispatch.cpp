@@ -103,15 +103,16 @@ bool splitPays(const Problem &p);
 
 namespace {
 
-// The rules, first match wins. The split-K variants (assign_d64_split4,
-// assign_d128_split4) are built, embedded and lowered, but no rule sends
-// problems to them yet: they compile warning-free and check clean, and were
-// never run on a GPU (the session's device time ran out). Once measured, they
-// go first for D = 64 and 128 with `.when = splitPays`.
+// The rules, first match wins: for D = 64 and 128 split-K when few work tiles
+// leave SMs idle, else three compute warpgroups when they pay, else two.
 const Rule kRules[] = {
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .when = splitPays,
+     .variant = "assign_d128_split4"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .when = threeWarpgroupsPay,
      .variant = "assign_sm90"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .variant = "assign_d128_wg2"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .when = splitPays,
+     .variant = "assign_d64_split4"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .when = threeWarpgroupsPay,
      .variant = "assign_d64_wg3"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .variant = "assign_d64_wg2"},
@@ -151,13 +152,23 @@ bool threeWarpgroupsPay(const Problem &p) {
   return rowTime(192, 0.90) < rowTime(128, 1.0);
 }
 
-/// Whether splitting the centroid range 4 ways pays: the 128-row work tiles
-/// fill at most half the SMs, and K is large enough (>= 1024) that padding
-/// it to a multiple of 1024 costs little.
+/// Whether splitting the centroid range S = 4 ways pays: a persistent CTA
+/// folds ceil(tiles / SMs) x KP / BN centroid tiles unsplit and
+/// ceil(S x tiles / SMs) x KP / (S x BN) split; the split pays when that at
+/// least halves the centroid tiles per CTA (not a wave-quantization crumb of a
+/// large problem) and saves at least 24 of them, what its third kernel (the
+/// merge) and its shorter work tiles cost. Fitted on the split-K sweep in
+/// bench/results/kmeans/split_h200.md (1 x 4096 points, 32 work tiles: K =
+/// 1024 saves 6 and loses, K = 4096 saves 24 and wins; 4 x 4096 points, 128
+/// work tiles: saves nothing).
 bool splitPays(const Problem &p) {
+  constexpr int64_t S = 4, BN = 128, BM = 128, kSplitKPad = 1024;
   const int64_t sms = p.smCount > 0 ? p.smCount : 132;
-  const int64_t tiles = p.B * ((p.N + 127) / 128);
-  return 2 * tiles <= sms && p.K >= 1024;
+  const int64_t tiles = p.B * ((p.N + BM - 1) / BM);
+  const int64_t centroidTiles = (p.K + kSplitKPad - 1) / kSplitKPad * kSplitKPad / BN;
+  const double unsplit = double((tiles + sms - 1) / sms);
+  const double split = double((S * tiles + sms - 1) / sms) / double(S);
+  return split <= unsplit / 2 && (unsplit - split) * double(centroidTiles) >= 24.0;
 }
 
 std::string_view dtypeName(DType t) {

@@ -69,7 +69,8 @@ struct Variant {
 /// Whether three compute warpgroups (192-row x tiles) beat two (128) at this
 /// problem on its SM count (132 when unknown); fitted on a sweep (Dispatch.cpp).
 bool threeWarpgroupsPay(const Problem &p);
-/// Whether splitting the centroid range pays (few work tiles, K >= 1024).
+/// Whether splitting the centroid range 4 ways pays at this problem on its SM
+/// count: the centroid tiles it saves each CTA (Dispatch.cpp).
 bool splitPays(const Problem &p);
 
 /// One row of the rules table: a problem matches when every condition holds.

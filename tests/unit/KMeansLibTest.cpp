@@ -104,15 +104,25 @@ TEST(KMeansDispatch, WarpgroupsFollowTheWaves) {
   };
   EXPECT_EQ(pick(32, 65536, 1024, 128), "assign_sm90");
   EXPECT_EQ(pick(1, 262144, 16384, 128), "assign_sm90");
-  EXPECT_EQ(pick(1, 4096, 1024, 128), "assign_d128_wg2"); // 32 tiles: one short wave
-  EXPECT_EQ(pick(4, 4096, 4096, 128), "assign_d128_wg2");
+  EXPECT_EQ(pick(1, 4096, 1024, 128), "assign_d128_wg2"); // 32 tiles: one short wave, too few centroids to split
+  EXPECT_EQ(pick(1, 4096, 4096, 128), "assign_d128_split4"); // 32 tiles: 4 x 32 still one wave
+  EXPECT_EQ(pick(4, 4096, 4096, 128), "assign_d128_wg2");    // 128 tiles: split, 4 waves
+  EXPECT_EQ(pick(4, 4096, 65536, 128), "assign_d128_wg2");
   EXPECT_EQ(pick(1, 65536, 4096, 128), "assign_d128_wg2");  // 4 waves of 128 vs 3 of 192
   EXPECT_EQ(pick(32, 65536, 1024, 64), "assign_d64_wg3");
-  EXPECT_EQ(pick(1, 4096, 16384, 64), "assign_d64_wg2");
-  // the split-K condition (not dispatched yet: the split variants are unmeasured)
-  EXPECT_TRUE(splitPays(problem(Op::Assign, 1, 4096, 16384, 64)));
-  EXPECT_FALSE(splitPays(problem(Op::Assign, 1, 4096, 256, 64)));  // K too small to split
+  EXPECT_EQ(pick(1, 4096, 16384, 64), "assign_d64_split4");
+  EXPECT_EQ(pick(1, 4096, 256, 64), "assign_d64_wg2");
+  // split-K: the centroid tiles it saves each CTA, at least 24
+  EXPECT_TRUE(splitPays(problem(Op::Assign, 1, 4096, 3073, 64)));  // 32 tiles: 3/4 of 32 saved
+  EXPECT_FALSE(splitPays(problem(Op::Assign, 1, 4096, 3072, 64))); // 3/4 of 24
+  EXPECT_FALSE(splitPays(problem(Op::Assign, 1, 8448, 5120, 64))); // 66 tiles: 1/2 of 40 saved...
+  EXPECT_TRUE(splitPays(problem(Op::Assign, 1, 8448, 5121, 64)));  // ...and of 48
+  EXPECT_FALSE(splitPays(problem(Op::Assign, 1, 262144, 16384, 128))); // 2048 tiles: 1/4 of a round of 16
   EXPECT_FALSE(splitPays(problem(Op::Assign, 8, 4096, 16384, 64))); // 256 tiles fill the GPU
+  EXPECT_FALSE(splitPays(problem(Op::Assign, 5, 3000, 65536, 128))); // 120 tiles: 4 x 120 is 4 waves
+  Problem few = problem(Op::Assign, 1, 4096, 16384, 128);
+  few.smCount = 16; // 32 tiles on 16 SMs: 2 rounds unsplit, 8 / 4 split: nothing saved
+  EXPECT_FALSE(splitPays(few));
   EXPECT_EQ(pick(8, 16384, 256, 256), "assign_d256_wg2");
   EXPECT_EQ(pick(1, 65536, 4096, 128, DType::F16), "assign_d128_f16");
   // more SMs turn a two-wave problem into a one-wave one
@@ -351,6 +361,7 @@ TEST(KMeansEmbedded, ARuleToTheWrongVariantIsCaught) {
 TEST(KMeansCApi, VariantQueryNeedsNoGpu) {
   EXPECT_STREQ(cake_kmeans_variant(0, 32, 65536, 1024, 128, CAKE_KMEANS_BF16, 0), "assign_sm90");
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 128, CAKE_KMEANS_BF16, 132), "assign_d128_wg2");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 16384, 128, CAKE_KMEANS_BF16, 132), "assign_d128_split4");
   EXPECT_STREQ(cake_kmeans_variant(1, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "update_d64");
   EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 96, CAKE_KMEANS_BF16, 0), nullptr);
   EXPECT_NE(std::string(cake_kmeans_last_error()).find("D = 96"), std::string::npos) << cake_kmeans_last_error();

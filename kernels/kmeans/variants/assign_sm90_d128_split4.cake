@@ -151,7 +151,7 @@ kernel kmeans_assign_d128_split4(
     }
     let nl = ns.consume()
     let cnl = ld.shared(nl.cn, like = acc[1], axis = 1)
-    argmin.fold(best, best_id, cnl - 2.0 * acc[1], offset = (CT - 1) * BN)
+    argmin.fold(best, best_id, cnl - 2.0 * acc[1], offset = (ps * CT + CT - 1) * BN)
     fence.proxy_async(nl.cn)
     ns.release(nl)
     argmin.finish(best, best_id)
