@@ -6,8 +6,9 @@ dispatcher and the norms kernel included) beside svg-project/flash-kmeans and Fl
 Every CAKE result is checked on fresh random inputs: a sample of rows against fp64 distances
 computed on the GPU from the same bf16 inputs (an id is right when its distance is within 1e-3
 relative of the true minimum, plus the fp32 cancellation slack of the oracle in
-compiler/oracle/KMeans.cpp). Times: CUDA events around each call, median after warm-up; reps
-adapt to the shape (at least 5, about 60 ms of samples, at most 50).
+compiler/oracle/KMeans.cpp). Times: CUDA events around each call, median after warm-up, the
+three contenders' samples interleaved (one of each in turn); reps adapt to the shape (at least 5,
+about 60 ms of samples each, at most 50, or 200 for calls under 0.2 ms).
 
 Usage: PEERS_DIR=.peers CAKE_LIB=... sweep.py SHAPES.json [--only I:J] [--where "B * N <= 4096"]
        [--random N] [--lloyd B,N,K,D] [--force VARIANT] > results.json
@@ -32,24 +33,40 @@ TENSOR_TFLOPS = 989.0  # H200 dense bf16 (the target description's figure)
 DRAM_TBPS = 4.25       # measured device-to-device copy (../shared/workloads/README.md)
 
 
-def timed(fn, budget_ms=60.0, warmup=2, min_reps=5, max_reps=50):
-    for _ in range(warmup):
-        fn()
-    torch.cuda.synchronize()
+def timed(fns, budget_ms=60.0, warmup=2, min_reps=5, max_reps=50, small_reps=200):
+    """Median time of each of fns ({name: callable}), interleaved: one sample of each in turn, rotating
+    which goes first, so that a slow spell of the host or the GPU falls on all of them alike (a small
+    problem's time is mostly its host time). Returns ({name: (median_ms, reps)}, {name: error})."""
+    errors, live = {}, {}
+    for name, fn in fns.items():
+        try:
+            for _ in range(warmup):
+                fn()
+            torch.cuda.synchronize()
+            live[name] = fn
+        except Exception as e:  # noqa: BLE001
+            errors[name] = repr(e)[:300]
+    if not live:
+        return {}, errors
     t0 = time.perf_counter()
-    fn()
-    torch.cuda.synchronize()
-    one = (time.perf_counter() - t0) * 1e3
-    reps = max(min_reps, min(max_reps, int(budget_ms / max(one, 1e-3))))
-    samples = []
-    for _ in range(reps):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
+    for fn in live.values():
         fn()
-        b.record()
-        b.synchronize()
-        samples.append(a.elapsed_time(b))
-    return statistics.median(samples), reps
+    torch.cuda.synchronize()
+    one = (time.perf_counter() - t0) * 1e3 / len(live)
+    # tiny problems are the noisy ones and cheap: more samples for them
+    cap = small_reps if one < 0.2 else max_reps
+    reps = max(min_reps, min(cap, int(budget_ms / max(one, 1e-3))))
+    samples = {name: [] for name in live}
+    names = list(live)
+    for rep in range(reps):
+        for name in names[rep % len(names):] + names[:rep % len(names)]:
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            live[name]()
+            b.record()
+            b.synchronize()
+            samples[name].append(a.elapsed_time(b))
+    return {name: (statistics.median(v), reps) for name, v in samples.items()}, errors
 
 
 def check_ids(x, c, ids, rows=2048, rtol=1e-3):
@@ -120,29 +137,33 @@ def main():
             torch.cuda.synchronize()
             row["ok"] = check_ids(x, c, ids)
             row["variant"] = ck.variant(B, N, K, D)
-            row["cake_ms"], row["cake_reps"] = timed(lambda: ck.assign(x, c))
         except Exception as e:  # noqa: BLE001
             row["ok"], row["cake_error"] = False, repr(e)[:300]
         x_sq = (x.float() ** 2).sum(-1)
         c_sq = (c.float() ** 2).sum(-1)
         out = torch.empty(B, N, device="cuda", dtype=torch.int32)
-        for name, fn in (("flash_kmeans", lambda: fk_assign(x, c, x_sq, out, c_sq)),
-                         ("flashlib", lambda: fl_assign(x, c, out, c_sq))):
-            try:
-                row[name + "_ms"], _ = timed(fn)
-            except Exception as e:  # noqa: BLE001
-                row[name + "_error"] = repr(e)[:300]
+        fns = {"flash_kmeans": lambda: fk_assign(x, c, x_sq, out, c_sq), "flashlib": lambda: fl_assign(x, c, out, c_sq)}
+        if "cake_error" not in row:
+            fns["cake"] = lambda: ck.assign(x, c)
+        times, errors = timed(fns)
+        for name, (ms, reps) in times.items():
+            row[name + "_ms"], row[name + "_reps"] = ms, reps
+        for name, e in errors.items():
+            row[name + "_error"] = e
         peers = [row[k] for k in ("flash_kmeans_ms", "flashlib_ms") if k in row]
         if "cake_ms" in row and peers:
             row["speedup_vs_best_peer"] = min(peers) / row["cake_ms"]
             row["fraction_of_floor"] = row["floor_ms"] / row["cake_ms"]
         if [B, N, K, D] in lloyd:
-            try:  # flash-kmeans's own iteration (kmeans_triton_impl._euclid_iter) without its shift
-                row["flash_kmeans_lloyd_ms"], _ = timed(lambda: fk_update(x, fk_assign(x, c, x_sq, out, c_sq), c))
-                row["cake_lloyd_ms"], _ = timed(lambda: ck.update(x, ck.assign(x, c), c, check_ids=False))
+            # flash-kmeans's own iteration (kmeans_triton_impl._euclid_iter) without its shift
+            times, errors = timed({"flash_kmeans_lloyd": lambda: fk_update(x, fk_assign(x, c, x_sq, out, c_sq), c),
+                                   "cake_lloyd": lambda: ck.update(x, ck.assign(x, c), c, check_ids=False)})
+            for name, (ms, _) in times.items():
+                row[name + "_ms"] = ms
+            if len(times) == 2:
                 row["lloyd_speedup"] = row["flash_kmeans_lloyd_ms"] / row["cake_lloyd_ms"]
-            except Exception as e:  # noqa: BLE001
-                row["lloyd_error"] = repr(e)[:300]
+            if errors:
+                row["lloyd_error"] = str(errors)[:300]
         rows.append(row)
         print(json.dumps(row), file=sys.stderr, flush=True)
         del x, c, out, x_sq, c_sq

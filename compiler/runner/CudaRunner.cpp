@@ -73,6 +73,7 @@ namespace {
   X(cuCtxGetCurrent)                                                                                                   \
   X(cuStreamGetCtx)                                                                                                    \
   X(cuPointerGetAttribute)                                                                                             \
+  X(cuPointerGetAttributes)                                                                                            \
   X(cuMemPoolCreate)                                                                                                   \
   X(cuMemPoolSetAttribute)                                                                                             \
   X(cuMemPoolDestroy)                                                                                                  \
@@ -952,6 +953,17 @@ Expected<int> deviceOfAddress(DevicePtr address) {
   if (address == 0)
     return Error{Error::InvalidArgument, "is a null pointer"};
   auto ptr = static_cast<CUdeviceptr>(address);
+  if (d.cuPointerGetAttributes) {
+    // the common case in one driver call (a library call checks every tensor); anything but plain
+    // device memory takes the path below, which tells the cases apart
+    CUpointer_attribute asked[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+    unsigned int memoryType = 0;
+    int ordinal = -1;
+    void *answers[] = {&memoryType, &ordinal};
+    if (d.cuPointerGetAttributes(2, asked, answers, ptr) == CUDA_SUCCESS && memoryType == CU_MEMORYTYPE_DEVICE &&
+        ordinal >= 0)
+      return ordinal;
+  }
   unsigned int type = 0;
   CUresult r = d.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr);
   if (r == CUDA_ERROR_INVALID_CONTEXT && d.cuCtxGetCurrent) {
