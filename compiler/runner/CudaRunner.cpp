@@ -79,7 +79,8 @@ namespace {
   X(cuMemPoolDestroy)                                                                                                  \
   X(cuMemAllocFromPoolAsync)                                                                                           \
   X(cuMemFreeAsync)                                                                                                    \
-  X(cuMemcpyAsync)
+  X(cuMemcpyAsync)                                                                                                     \
+  X(cuMemcpy2DAsync)
 
 struct Driver {
   void *handle = nullptr;
@@ -547,6 +548,25 @@ public:
       return Error{Error::Unsupported, "the CUDA driver has no cuMemcpyAsync"};
     return check(d_.cuMemcpyAsync(static_cast<CUdeviceptr>(dst), static_cast<CUdeviceptr>(src), bytes, cu(stream)),
                  "cuMemcpyAsync");
+  }
+
+  Status copy2DOn(Stream stream, DevicePtr dst, size_t dstPitch, DevicePtr src, size_t srcPitch, size_t rowBytes,
+                  size_t rows) override {
+    Scope scope(*this);
+    if (auto s = ready(); !s)
+      return s;
+    if (!d_.cuMemcpy2DAsync)
+      return Error{Error::Unsupported, "the CUDA driver has no cuMemcpy2DAsync"};
+    CUDA_MEMCPY2D copy{};
+    copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    copy.srcDevice = static_cast<CUdeviceptr>(src);
+    copy.srcPitch = srcPitch;
+    copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    copy.dstDevice = static_cast<CUdeviceptr>(dst);
+    copy.dstPitch = dstPitch;
+    copy.WidthInBytes = rowBytes;
+    copy.Height = rows;
+    return check(d_.cuMemcpy2DAsync(&copy, cu(stream)), "cuMemcpy2DAsync");
   }
 
   Status waitFor(Stream stream) override {

@@ -312,6 +312,11 @@ public:
   /// memory, or the device address of a MappedBuffer (to read results on the
   /// host after waitFor).
   virtual Status copyOn(Stream stream, DevicePtr dst, DevicePtr src, size_t bytes) = 0;
+  /// cuMemcpy2DAsync of \p rows rows of \p rowBytes bytes between device
+  /// addresses whose rows lie \p dstPitch and \p srcPitch bytes apart (e.g.
+  /// rows copied into a wider, zero-padded buffer).
+  virtual Status copy2DOn(Stream stream, DevicePtr dst, size_t dstPitch, DevicePtr src, size_t srcPitch,
+                          size_t rowBytes, size_t rows) = 0;
   /// Waits, with the default timeout, until the work enqueued on \p stream
   /// so far has finished (an event recorded now and polled).
   virtual Status waitFor(Stream stream) = 0;

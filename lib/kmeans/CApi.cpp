@@ -10,6 +10,7 @@
 #include "lib/kmeans/Dispatch.h"
 #include "lib/kmeans/Embedded.h"
 #include "lib/kmeans/KMeans.h"
+#include "lib/kmeans/Padding.h"
 
 #include <exception>
 #include <new>
@@ -104,7 +105,7 @@ const char *cake_kmeans_variant(int update, int64_t B, int64_t N, int64_t K, int
   lastError.clear();
   cake::kmeans::Problem p;
   p.op = update ? cake::kmeans::Op::Update : cake::kmeans::Op::Assign;
-  p.B = B, p.N = N, p.K = K, p.D = D;
+  p.B = B, p.N = N, p.K = K, p.D = cake::kmeans::kernelD(D); // the D it runs at (Padding.h)
   p.dtype = static_cast<cake::kmeans::DType>(dtype);
   p.smCount = sm_count;
   if (dtype != CAKE_KMEANS_BF16 && dtype != CAKE_KMEANS_F16 && dtype != CAKE_KMEANS_F32) {

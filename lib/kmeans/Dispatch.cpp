@@ -89,11 +89,24 @@ const Variant kVariants[] = {
     splitVariant("assign_d128_split4", "kmeans_assign_d128_split4", "bf16, D = 128, split-K"),
     splitVariant("assign_d64_split4", "kmeans_assign_d64_split4", "bf16, D = 64, split-K"),
     assignVariant("assign_d256_wg2", "kmeans_assign_d256_wg2", "kmeans_cnorm", "bf16, D = 256"),
+    assignVariant("assign_d32_wg2", "kmeans_assign_d32_wg2", "kmeans_cnorm", "bf16, D = 32"),
+    assignVariant("assign_d512_wg1", "kmeans_assign_d512_wg1", "kmeans_cnorm", "bf16, D = 512"),
     assignVariant("assign_d128_f16", "kmeans_assign_d128_f16", "kmeans_cnorm_f16", "fp16, D = 128"),
+    assignVariant("assign_d32_f16", "kmeans_assign_d32_f16", "kmeans_cnorm_f16", "fp16, D = 32"),
+    assignVariant("assign_d64_f16", "kmeans_assign_d64_f16", "kmeans_cnorm_f16", "fp16, D = 64"),
+    assignVariant("assign_d256_f16", "kmeans_assign_d256_f16", "kmeans_cnorm_f16", "fp16, D = 256"),
+    assignVariant("assign_d512_f16", "kmeans_assign_d512_f16", "kmeans_cnorm_f16", "fp16, D = 512"),
     sortedUpdateVariant(),
     updateVariant("update", "bf16, D = 128"),
+    updateVariant("update_d32", "bf16, D = 32"),
     updateVariant("update_d64", "bf16, D = 64"),
     updateVariant("update_d256", "bf16, D = 256"),
+    updateVariant("update_d512", "bf16, D = 512"),
+    updateVariant("update_d32_f16", "fp16, D = 32"),
+    updateVariant("update_d64_f16", "fp16, D = 64"),
+    updateVariant("update_d128_f16", "fp16, D = 128"),
+    updateVariant("update_d256_f16", "fp16, D = 256"),
+    updateVariant("update_d512_f16", "fp16, D = 512"),
 };
 
 } // namespace
@@ -117,12 +130,25 @@ const Rule kRules[] = {
      .variant = "assign_d64_wg3"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .variant = "assign_d64_wg2"},
     {.op = Op::Assign, .dtype = DType::BF16, .D = 256, .computeCapability = 90, .variant = "assign_d256_wg2"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 32, .computeCapability = 90, .variant = "assign_d32_wg2"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 512, .computeCapability = 90, .variant = "assign_d512_wg1"},
     {.op = Op::Assign, .dtype = DType::F16, .D = 128, .computeCapability = 90, .variant = "assign_d128_f16"},
+    {.op = Op::Assign, .dtype = DType::F16, .D = 32, .computeCapability = 90, .variant = "assign_d32_f16"},
+    {.op = Op::Assign, .dtype = DType::F16, .D = 64, .computeCapability = 90, .variant = "assign_d64_f16"},
+    {.op = Op::Assign, .dtype = DType::F16, .D = 256, .computeCapability = 90, .variant = "assign_d256_f16"},
+    {.op = Op::Assign, .dtype = DType::F16, .D = 512, .computeCapability = 90, .variant = "assign_d512_f16"},
     // the counting sort: no contention cliff when many rows share a cluster (the reductions of
     // `update` serialize on one row: 8.2 ms with every row in one cluster at the paper cell)
     {.op = Op::Update, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .variant = "update_sorted"},
     {.op = Op::Update, .dtype = DType::BF16, .D = 64, .computeCapability = 90, .variant = "update_d64"},
     {.op = Op::Update, .dtype = DType::BF16, .D = 256, .computeCapability = 90, .variant = "update_d256"},
+    {.op = Op::Update, .dtype = DType::BF16, .D = 32, .computeCapability = 90, .variant = "update_d32"},
+    {.op = Op::Update, .dtype = DType::BF16, .D = 512, .computeCapability = 90, .variant = "update_d512"},
+    {.op = Op::Update, .dtype = DType::F16, .D = 32, .computeCapability = 90, .variant = "update_d32_f16"},
+    {.op = Op::Update, .dtype = DType::F16, .D = 64, .computeCapability = 90, .variant = "update_d64_f16"},
+    {.op = Op::Update, .dtype = DType::F16, .D = 128, .computeCapability = 90, .variant = "update_d128_f16"},
+    {.op = Op::Update, .dtype = DType::F16, .D = 256, .computeCapability = 90, .variant = "update_d256_f16"},
+    {.op = Op::Update, .dtype = DType::F16, .D = 512, .computeCapability = 90, .variant = "update_d512_f16"},
 };
 
 std::string describe(const Problem &p) {

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 #include "lib/kmeans/KMeans.h"
 
+#include "lib/kmeans/Padding.h"
 #include "lib/kmeans/Pipeline.h"
 #include "lib/kmeans/Validate.h"
 
@@ -127,28 +128,48 @@ private:
 
 } // namespace
 
-/// Dispatches \p p, opens the GPU that holds \p tensors' buffers (named as
-/// the IR names them), and enqueues the variant's pipeline on the caller's
-/// stream with scratch of its own.
-Result runPipeline(Problem &p, const std::vector<TensorSpec> &tensors, std::initializer_list<Located> buffers,
-                   void *streamHandle, const std::string &scratchWhat) {
+/// The tensors of an operation (named as its kernels' IR names them) at \p p's sizes.
+using TensorsOf = std::vector<TensorSpec> (*)(const Problem &p);
+
+/// Dispatches \p p at the D its kernels run at (kernelD: padded when the
+/// kernels are not built for p.D), opens the GPU that holds \p buffers (named
+/// as the IR names them), and enqueues the variant's pipeline on the caller's
+/// stream with scratch of its own; \p wide are the buffers whose rows are D
+/// wide (copied into padded rows and back when padded).
+Result runPipeline(Problem &p, TensorsOf tensorsOf, std::initializer_list<Located> buffers,
+                   std::vector<WideTensor> wide, void *streamHandle, const std::string &scratchWhat) {
+  Problem q = p;
+  q.D = kernelD(p.D);
+  const std::vector<TensorSpec> tensors = tensorsOf(q);
   PipelinePtr pipe;
-  if (auto f = choose(p, tensors, pipe))
+  if (auto f = choose(q, tensors, pipe))
     return f;
   Stream stream{streamHandle};
   Device *device = nullptr;
   if (auto f = openDevice(buffers, stream, device))
     return f;
   std::lock_guard lock(device->mutex);
-  if (auto f = refine(p, *device, tensors, pipe))
+  if (auto f = refine(q, *device, tensors, pipe))
     return f;
+  const bool padded = q.D != p.D;
+  const size_t eb = dtypeBytes(p.dtype);
   StreamBuffer scratch(*device->runner, stream);
-  if (auto f = scratch.allocate(pipe->scratchBytes, scratchWhat))
+  if (auto f = scratch.allocate(pipe->scratchBytes + (padded ? paddedBytes(wide, q.D, eb) : 0), scratchWhat))
     return f;
   runner::Buffers addresses;
   for (const Located &l : buffers)
     addresses[std::string(l.name)] = dev(l.address);
-  return enqueue(*device, stream, *pipe, addresses, scratch.address());
+  if (padded) {
+    for (WideTensor &w : wide)
+      w.address = addresses.at(std::string(w.name));
+    if (auto f = padIn(*device->runner, stream, wide, scratch.address() + pipe->scratchBytes, p.D, q.D, eb))
+      return f;
+    for (const WideTensor &w : wide)
+      addresses[std::string(w.name)] = w.padded;
+  }
+  if (auto f = enqueue(*device, stream, *pipe, addresses, scratch.address()))
+    return f;
+  return padded ? padOut(*device->runner, stream, wide, p.D, q.D, eb) : std::nullopt;
 }
 
 Result assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
@@ -158,7 +179,8 @@ Result assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, 
     return f;
   if (auto f = checkArgs({{"x", x, xBytes(p)}, {"c", c, cBytes(p)}, {"ids", ids, idsBytes(p), true, 4}}))
     return f;
-  return runPipeline(p, assignTensors(p), {{"x", x}, {"c", c}, {"ids", ids}}, streamHandle, "the assign scratch");
+  return runPipeline(p, assignTensors, {{"x", x}, {"c", c}, {"ids", ids}},
+                     {{.name = "x", .rows = B * N}, {.name = "c", .rows = B * K}}, streamHandle, "the assign scratch");
 }
 
 Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, int64_t B, int64_t N, int64_t K,
@@ -171,8 +193,11 @@ Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, i
                           {"c_old", cOld, cBytes(p)},
                           {"c_new", cNew, cBytes(p), true}}))
     return f;
-  return runPipeline(p, updateTensors(p), {{"x", x}, {"ids", ids}, {"c_old", cOld}, {"c_new", cNew}}, streamHandle,
-                     "the update scratch (sums, counts, shifts)");
+  return runPipeline(p, updateTensors, {{"x", x}, {"ids", ids}, {"c_old", cOld}, {"c_new", cNew}},
+                     {{.name = "x", .rows = B * N},
+                      {.name = "c_old", .rows = B * K},
+                      {.name = "c_new", .rows = B * K, .in = false, .out = true}},
+                     streamHandle, "the update scratch (sums, counts, shifts)");
 }
 
 Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, int maxIters,
@@ -186,6 +211,8 @@ Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
     return f;
   if (auto f = checkFit(maxIters, tol))
     return f;
+  const int64_t userD = p.D;
+  p.D = kernelD(userD); // the kernels' D from here on (padded copies when it is not the caller's)
   Problem up = asOp(p, Op::Update);
   PipelinePtr assignPtr, updatePtr;
   if (auto f = choose(p, assignTensors(p), assignPtr))
@@ -217,8 +244,12 @@ Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
     return f;
   const Pipeline &assignPipe = *assignPtr, &updatePipe = *updatePtr;
   runner::Runner &gpu = *device->runner;
-  StreamBuffer assignScratch(gpu, stream), updateScratch(gpu, stream), other(gpu, stream);
+  StreamBuffer assignScratch(gpu, stream), updateScratch(gpu, stream), other(gpu, stream), wide(gpu, stream);
   HostBuffer shifts(gpu);
+  const bool padded = p.D != userD;
+  const size_t eb = dtypeBytes(p.dtype);
+  std::vector<WideTensor> wideTensors = {{.name = "x", .address = dev(x), .rows = p.B * p.N},
+                                         {.name = "c_inout", .address = dev(c), .rows = p.B * p.K, .out = true}};
   if (auto f = assignScratch.allocate(assignPipe.scratchBytes, "the assign scratch"))
     return f;
   if (auto f = updateScratch.allocate(updatePipe.scratchBytes, "the update scratch (sums, counts, shifts)"))
@@ -228,15 +259,24 @@ Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
   if (auto f = shifts.allocate(size_t(p.B) * sizeof(float)))
     return f;
   DevicePtr shiftAddress = updateScratch.address() + updatePipe.findScratch("shift")->offset;
+  // the kernels' x and centroids: the caller's, or their padded copies
+  DevicePtr xk = dev(x), ck = dev(c);
+  if (padded) {
+    if (auto f = wide.allocate(paddedBytes(wideTensors, p.D, eb), "the padded copies of x and the centroids"))
+      return f;
+    if (auto f = padIn(gpu, stream, wideTensors, wide.address(), userD, p.D, eb))
+      return f;
+    xk = wideTensors[0].padded, ck = wideTensors[1].padded;
+  }
 
-  DevicePtr current = dev(c), next = other.address();
+  DevicePtr current = ck, next = other.address();
   std::vector<float> shift(size_t(p.B));
   for (int it = 0; it < maxIters; ++it) {
-    if (auto f = enqueue(*device, stream, assignPipe, {{"x", dev(x)}, {"c", current}, {"ids", dev(ids)}},
+    if (auto f = enqueue(*device, stream, assignPipe, {{"x", xk}, {"c", current}, {"ids", dev(ids)}},
                          assignScratch.address()))
       return f;
     if (auto f = enqueue(*device, stream, updatePipe,
-                         {{"x", dev(x)}, {"ids", dev(ids)}, {"c_old", current}, {"c_new", next}},
+                         {{"x", xk}, {"ids", dev(ids)}, {"c_old", current}, {"c_new", next}},
                          updateScratch.address()))
       return f;
     if (auto s = gpu.copyOn(stream, shifts.get().device, shiftAddress, shift.size() * sizeof(float)); !s)
@@ -251,12 +291,15 @@ Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
     if (std::all_of(shift.begin(), shift.end(), [&](float s) { return s <= tol; }))
       break;
   }
-  if (current != dev(c))
-    if (auto s = gpu.copyOn(stream, dev(c), current, cBytes(p)); !s)
+  if (current != ck)
+    if (auto s = gpu.copyOn(stream, ck, current, cBytes(p)); !s)
       return fromRunner(s.error(), "copying the final centroids to c_inout");
-  if (auto f = enqueue(*device, stream, assignPipe, {{"x", dev(x)}, {"c", dev(c)}, {"ids", dev(ids)}},
+  if (auto f = enqueue(*device, stream, assignPipe, {{"x", xk}, {"c", ck}, {"ids", dev(ids)}},
                        assignScratch.address()))
     return f;
+  if (padded)
+    if (auto f = padOut(gpu, stream, wideTensors, userD, p.D, eb))
+      return f;
   if (auto s = gpu.waitFor(stream); !s)
     return fromRunner(s.error(), "the last assign of fit");
   return std::nullopt;

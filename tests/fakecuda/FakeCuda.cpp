@@ -253,6 +253,12 @@ CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream)
   std::memcpy(reinterpret_cast<void *>(dst), reinterpret_cast<const void *>(src), bytes);
   return CUDA_SUCCESS;
 }
+CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D *c, CUstream) {
+  for (size_t r = 0; r < c->Height; ++r)
+    std::memcpy(reinterpret_cast<char *>(c->dstDevice) + r * c->dstPitch,
+                reinterpret_cast<const char *>(c->srcDevice) + r * c->srcPitch, c->WidthInBytes);
+  return CUDA_SUCCESS;
+}
 CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t bytes) {
   std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
   return CUDA_SUCCESS;

@@ -160,8 +160,8 @@ def argument_errors():
         else:
             raise AssertionError(f"no {kind.__name__} (expected: {text})")
     # the library's own refusals
-    for xx, cc, what in [(x[:, :, :96].contiguous(), c[:, :, :96].contiguous(), "D = 96"),
-                         (x[:, :, :64].half().contiguous(), c[:, :, :64].half().contiguous(), "fp16 at D = 64")]:
+    wide = torch.zeros(1, 10, 600, device="cuda", dtype=torch.bfloat16)
+    for xx, cc, what in [(wide, wide[:, :5].contiguous(), "D = 600")]:
         try:
             km.assign(xx, cc)
         except km.CakeKMeansError as e:
@@ -184,6 +184,26 @@ def current_device_left_alone():
 
 
 @test
+def update_reference(x, ids, c):
+    B, N, D = x.shape
+    K = c.shape[1]
+    sums = torch.zeros(B, K, D, dtype=torch.float64, device="cuda")
+    counts = torch.zeros(B, K, dtype=torch.float64, device="cuda")
+    for b in range(B):
+        sums[b].index_add_(0, ids[b].long(), x[b].double())
+        counts[b].index_add_(0, ids[b].long(), torch.ones(N, dtype=torch.float64, device="cuda"))
+    return torch.where(counts[..., None] > 0, sums / counts.clamp_min(1)[..., None], c.double())
+
+
+def check_update(x, ids, c, what):
+    c_new = km.update(x, ids, c)
+    want = update_reference(x, ids, c)
+    err = (c_new.double() - want).abs()
+    tol = 2.0 ** -8 * want.abs() + 1e-3
+    assert bool((err <= tol).all()), f"{what}: max error {float(err.max())}"
+    print(f"  update {what}: ok (max error {float(err.max()):.3g})")
+
+
 def update_matches_torch():
     if not km.has_update():
         print(f"  skipped: {km.build_info()}")
@@ -193,17 +213,32 @@ def update_matches_torch():
         x = torch.randn(B, N, 128, generator=g, device="cuda").bfloat16()
         ids = torch.randint(0, K, (B, N), generator=g, device="cuda", dtype=torch.int32)
         c = torch.randn(B, K, 128, generator=g, device="cuda").bfloat16()
-        c_new = km.update(x, ids, c)
-        sums = torch.zeros(B, K, 128, dtype=torch.float64, device="cuda")
-        counts = torch.zeros(B, K, dtype=torch.float64, device="cuda")
-        for b in range(B):
-            sums[b].index_add_(0, ids[b].long(), x[b].double())
-            counts[b].index_add_(0, ids[b].long(), torch.ones(N, dtype=torch.float64, device="cuda"))
-        want = torch.where(counts[..., None] > 0, sums / counts.clamp_min(1)[..., None], c.double())
-        err = (c_new.double() - want).abs()
-        tol = 2.0 ** -8 * want.abs() + 1e-3
-        assert bool((err <= tol).all()), f"B={B} N={N} K={K}: max error {float(err.max())}"
-        print(f"  update B={B} N={N} K={K}: ok (max error {float(err.max()):.3g})")
+        check_update(x, ids, c, f"B={B} N={N} K={K}")
+
+
+@test
+def every_width_and_dtype():
+    """D from 16 to 512, bf16 and fp16: the built widths (32, 64, 128, 256, 512) and the padded ones between,
+    assign against torch, update against index_add means, and one fit of a padded D."""
+    for dtype in (torch.bfloat16, torch.float16):
+        for D in (16, 20, 32, 64, 96, 128, 200, 256, 384, 512):
+            x, c = inputs((2, 3001, D), 700, seed=D, dtype=dtype)
+            ids = km.assign(x, c)
+            torch.cuda.synchronize()
+            try:
+                reference_check(x, c, ids)
+            except AssertionError as e:
+                raise AssertionError(f"assign {dtype} D = {D}: {e}") from None
+            if km.has_update():
+                check_update(x, ids, c, f"{dtype} D = {D}")
+        print(f"  assign and update {dtype} at D = 16 .. 512: ok")
+    if km.has_update():
+        x, _ = inputs((2, 5000, 20), 1, seed=5, dtype=torch.float16)
+        c, ids = km.fit(x, 50, 30, seed=1)
+        reference_check(x, c, ids)
+        want = update_reference(x, ids, c)
+        assert tuple(c.shape) == (2, 50, 20), c.shape
+        print(f"  fit fp16 D = 20: ids nearest, centroid vs its cluster mean max {float((c.double() - want).abs().max()):.3g}")
 
 
 @test
@@ -247,8 +282,8 @@ def main():
             return 0
         print("the library ran on a GPU it has no kernels for")
         return 1
-    for t in (assign_matches_torch, every_variant_forced, assign_on_a_side_stream, argument_errors,
-              current_device_left_alone, update_matches_torch, fit_improves_the_objective):
+    for t in (assign_matches_torch, every_variant_forced, every_width_and_dtype, assign_on_a_side_stream,
+              argument_errors, current_device_left_alone, update_matches_torch, fit_improves_the_objective):
         t()
     print(f"{len(failures)} failures" + (f": {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0

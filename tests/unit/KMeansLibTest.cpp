@@ -17,6 +17,7 @@
 #include "compiler/runner/Runner.h"
 #include "lib/kmeans/Dispatch.h"
 #include "lib/kmeans/Embedded.h"
+#include "lib/kmeans/Padding.h"
 #include "lib/kmeans/Pipeline.h"
 #include "lib/kmeans/Validate.h"
 #include "lib/kmeans/cake_kmeans.h"
@@ -78,14 +79,15 @@ TEST(KMeansDispatch, AssignBf16D128OnHopper) {
 }
 
 TEST(KMeansDispatch, UnsupportedSaysWhatExists) {
-  Dispatched fp16 = dispatch(problem(Op::Assign, 1, 100, 10, 64, DType::F16));
-  ASSERT_TRUE(fp16.failure);
-  EXPECT_EQ(fp16.failure->code, CAKE_KMEANS_UNSUPPORTED);
-  EXPECT_NE(fp16.failure->message.find("no assign kernel for fp16 with D = 64"), std::string::npos)
-      << fp16.failure->message;
-  EXPECT_NE(fp16.failure->message.find("bf16, D = 128, three compute warpgroups on compute capability 9.0 (sm_90a)"),
+  Dispatched fp32 = dispatch(problem(Op::Assign, 1, 100, 10, 64, DType::F32));
+  ASSERT_TRUE(fp32.failure);
+  EXPECT_EQ(fp32.failure->code, CAKE_KMEANS_UNSUPPORTED);
+  EXPECT_NE(fp32.failure->message.find("no assign kernel for fp32 with D = 64"), std::string::npos)
+      << fp32.failure->message;
+  EXPECT_NE(fp32.failure->message.find("bf16, D = 128, three compute warpgroups on compute capability 9.0 (sm_90a)"),
             std::string::npos)
-      << fp16.failure->message;
+      << fp32.failure->message;
+  // the library pads other D to a built width before it dispatches (kernelD); the rules take only those
   Dispatched d96 = dispatch(problem(Op::Assign, 1, 100, 10, 96));
   ASSERT_TRUE(d96.failure);
   EXPECT_NE(d96.failure->message.find("D = 96"), std::string::npos);
@@ -363,9 +365,30 @@ TEST(KMeansCApi, VariantQueryNeedsNoGpu) {
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 128, CAKE_KMEANS_BF16, 132), "assign_d128_wg2");
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 16384, 128, CAKE_KMEANS_BF16, 132), "assign_d128_split4");
   EXPECT_STREQ(cake_kmeans_variant(1, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "update_d64");
-  EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 96, CAKE_KMEANS_BF16, 0), nullptr);
-  EXPECT_NE(std::string(cake_kmeans_last_error()).find("D = 96"), std::string::npos) << cake_kmeans_last_error();
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 96, CAKE_KMEANS_BF16, 0), "assign_d128_wg2"); // padded to 128
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 20, CAKE_KMEANS_F16, 0), "assign_d32_f16");
+  EXPECT_STREQ(cake_kmeans_variant(1, 1, 100, 10, 400, CAKE_KMEANS_BF16, 0), "update_d512");
+  EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 600, CAKE_KMEANS_BF16, 0), nullptr);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("D = 600"), std::string::npos) << cake_kmeans_last_error();
   EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 128, 7, 0), nullptr);
+}
+
+TEST(KMeansPadding, KernelDIsTheNextBuiltWidth) {
+  EXPECT_EQ(kernelD(1), 32);
+  EXPECT_EQ(kernelD(16), 32);
+  EXPECT_EQ(kernelD(32), 32);
+  EXPECT_EQ(kernelD(33), 64);
+  EXPECT_EQ(kernelD(96), 128);
+  EXPECT_EQ(kernelD(300), 512);
+  EXPECT_EQ(kernelD(512), 512);
+  EXPECT_EQ(kernelD(513), 513); // no kernel: dispatch says so
+  // every built width has an assign and an update kernel for bf16 and fp16
+  for (int64_t D : {32, 64, 128, 256, 512})
+    for (DType t : {DType::BF16, DType::F16})
+      for (Op op : {Op::Assign, Op::Update}) {
+        Dispatched d = dispatch(problem(op, 2, 4096, 1000, D, t));
+        EXPECT_FALSE(d.failure) << opName(op) << " " << dtypeName(t) << " D = " << D << ": " << d.failure->message;
+      }
 }
 
 TEST(KMeansCApi, ForcedVariantBypassesTheRules) {
@@ -390,10 +413,10 @@ TEST(KMeansCApi, ArgumentErrorsComeFirst) {
   EXPECT_EQ(cake_kmeans_assign(nullptr, at(0x20000), ids, 1, 10, 10, 128, CAKE_KMEANS_BF16, nullptr),
             CAKE_KMEANS_INVALID_ARGUMENT);
   EXPECT_STREQ(cake_kmeans_last_error(), "cake_kmeans_assign: x is a null pointer");
-  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 96, CAKE_KMEANS_BF16, nullptr),
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 600, CAKE_KMEANS_BF16, nullptr),
             CAKE_KMEANS_UNSUPPORTED);
-  EXPECT_NE(std::string(cake_kmeans_last_error()).find("no assign kernel for bf16 with D = 96"), std::string::npos);
-  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 64, CAKE_KMEANS_F16, nullptr),
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("no assign kernel for bf16 with D = 600"), std::string::npos);
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 64, CAKE_KMEANS_F32, nullptr),
             CAKE_KMEANS_UNSUPPORTED);
   int iters = 7;
   EXPECT_EQ(cake_kmeans_fit(at(0x10000), const_cast<void *>(at(0x20000)), ids, 1, 10, 10, 128, CAKE_KMEANS_BF16, -2,
@@ -503,6 +526,26 @@ TEST_F(KMeansFakeDriver, ForcedVariantIsChecked) {
   ASSERT_EQ(cake_kmeans_force_variant(""), CAKE_KMEANS_OK);
   EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_OK)
       << cake_kmeans_last_error();
+}
+
+// A D the kernels are not built for runs padded: x and the centroids copied
+// into zero-padded rows (cuMemcpy2DAsync, which the stand-in performs), the
+// new centroids copied back; assign, update and fit alike.
+TEST_F(KMeansFakeDriver, PaddedD) {
+  const int B = 2, N = 300, K = 100;
+  for (int D : {20, 96, 300}) {
+    void *x = alloc(size_t(B) * N * D * 2), *c = alloc(size_t(B) * K * D * 2), *cNew = alloc(size_t(B) * K * D * 2);
+    auto *ids = static_cast<int32_t *>(alloc(size_t(B) * N * 4));
+    EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, D, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_OK)
+        << "D = " << D << ": " << cake_kmeans_last_error();
+    if (!cake_kmeans_has_update())
+      continue;
+    EXPECT_EQ(cake_kmeans_update(x, ids, c, cNew, B, N, K, D, CAKE_KMEANS_F16, nullptr), CAKE_KMEANS_OK)
+        << "D = " << D << ": " << cake_kmeans_last_error();
+    int iters = -1;
+    EXPECT_EQ(cake_kmeans_fit(x, c, ids, B, N, K, D, CAKE_KMEANS_BF16, 2, 0.0f, &iters, nullptr), CAKE_KMEANS_OK)
+        << "D = " << D << ": " << cake_kmeans_last_error();
+  }
 }
 
 TEST_F(KMeansFakeDriver, WhereThePointersAre) {

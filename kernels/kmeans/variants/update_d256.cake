@@ -1,5 +1,5 @@
-// Generated from kernels/kmeans/update.cake with D = 256 (kernels/kmeans/variants/generate.py): read
-// that file's comments. Do not edit: change the main file and regenerate.
+// Generated from kernels/kmeans/update.cake with D = 256, bf16 (kernels/kmeans/variants/generate.py):
+// read that file's comments. Do not edit: change the main file and regenerate.
 
 // KMeans update for Hopper: c_new[b, k, :] = the mean of the rows x[b, n, :] with ids[b, n] = k,
 // accumulated in fp32; an empty cluster keeps c_old[b, k, :]. Three kernels, run in order:
