@@ -55,8 +55,12 @@ run() { # description, command...
   if timeout 120 "$@" > "$R/one.log" 2>&1; then echo "- ok: $what" >> "$R/oracles.md"
   else echo "- FAIL: $what: $(tail -2 "$R/one.log" | tr '\n' ' ')" >> "$R/oracles.md"; fails=$((fails + 1)); fi
 }
-FILES="kernels/kmeans/assign_sm90.cake:kernels/kmeans/assign.workload.json"
-for f in kernels/kmeans/variants/assign_sm90_d*.cake; do
+# ASSIGN_FILES / UPDATE_FILES: the files to check (default: every one); UPDATE_SHAPES: B,N,K of the updates
+ASSIGN_FILES=${ASSIGN_FILES:-kernels/kmeans/assign_sm90.cake kernels/kmeans/variants/assign_sm90_d*.cake}
+UPDATE_FILES=${UPDATE_FILES:-kernels/kmeans/update*.cake kernels/kmeans/variants/update_*.cake}
+FILES=""
+for f in $ASSIGN_FILES; do
+  [ "$f" = kernels/kmeans/assign_sm90.cake ] && { FILES="$FILES $f:kernels/kmeans/assign.workload.json"; continue; }
   v=${f#kernels/kmeans/variants/assign_sm90_}
   FILES="$FILES $f:kernels/kmeans/variants/assign_${v%.cake}.workload.json"
 done
@@ -74,10 +78,10 @@ for fw in $FILES; do
       --size KP=$(( (300 + pad - 1) / pad * pad )) --reps 1 --warmup 0 --no-watchdog
   done
 done
-for u in kernels/kmeans/update*.cake; do
+for u in $UPDATE_FILES; do
   w=${u%.cake}.workload.json
   [ -f "$w" ] || continue
-  for s in 32,65536,1024 4,65537,257 1,1000,100; do
+  for s in ${UPDATE_SHAPES:-32,65536,1024 4,65537,257 1,1000,100}; do
     IFS=, read -r b n k <<< "$s"
     run "$(basename "$u" .cake) B=$b N=$n K=$k" build-dev/cake run "$u" --workload "$w" --size B=$b --size N=$n \
       --size K=$k --reps 5 --warmup 1 --format json
