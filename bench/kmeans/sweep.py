@@ -101,7 +101,9 @@ def main():
     ap.add_argument("--where", default="", help="a Python condition on B, N, K, D: only the shapes it holds for")
     ap.add_argument("--force", default="", help="send every assign to this variant (cake.kmeans.force_variant), "
                     "e.g. assign_d64_split4: measures a variant through the library call")
+    ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"], help="the inputs' element type")
     args = ap.parse_args()
+    dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     if args.force:
         ck.force_variant(args.force)
     shapes = json.load(open(args.shapes))["shapes"]
@@ -125,9 +127,9 @@ def main():
     rows = []
     for B, N, K, D in shapes:
         torch.manual_seed(B * 1000003 + N + K + D)
-        x = torch.randn(B, N, D, device="cuda", dtype=torch.bfloat16)
+        x = torch.randn(B, N, D, device="cuda", dtype=dtype)
         c = x[:, torch.randperm(N, device="cuda")[:K]].clone() if K <= N else \
-            torch.randn(B, K, D, device="cuda", dtype=torch.bfloat16)
+            torch.randn(B, K, D, device="cuda", dtype=dtype)
         row = {"B": B, "N": N, "K": K, "D": D}
         flops = 2.0 * B * N * K * D
         bytes_ = 2.0 * B * (N + K) * D + 4.0 * B * N
@@ -136,7 +138,7 @@ def main():
             ids = ck.assign(x, c)
             torch.cuda.synchronize()
             row["ok"] = check_ids(x, c, ids)
-            row["variant"] = ck.variant(B, N, K, D)
+            row["variant"] = ck.variant(B, N, K, D, dtype=dtype)
         except Exception as e:  # noqa: BLE001
             row["ok"], row["cake_error"] = False, repr(e)[:300]
         x_sq = (x.float() ** 2).sum(-1)
@@ -175,7 +177,7 @@ def main():
                        below_0_9=sum(r < 0.9 for r in ratios))
     print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
                       "commit": os.environ.get("COMMIT", ""), "date": time.strftime("%Y-%m-%d"),
-                      "forced_variant": args.force or None,
+                      "forced_variant": args.force or None, "dtype": args.dtype,
                       "summary": summary, "rows": rows}, indent=1))
 
 
