@@ -189,8 +189,8 @@ def _assign_shape(x, c):
 def assign(x, c):
     """The nearest centroid of every point: ids[b, n] = argmin_k ||x[b, n] - c[b, k]||^2.
 
-    x: [N, D] or [B, N, D], c: [K, D] or [B, K, D] of the same dtype (bfloat16; float16 where the
-    dispatcher has a kernel), contiguous, on one CUDA device. Returns int32 ids of shape [N] or [B, N].
+    x: [N, D] or [B, N, D], c: [K, D] or [B, K, D] of the same dtype (bfloat16 or float16, D up to 512),
+    contiguous, on one CUDA device. Returns int32 ids of shape [N] or [B, N].
     Near ties (within fp32 rounding of the distances) may go either way."""
     shape = _assign_shape(x, c)
     if shape is None:  # something is wrong (or a tensor subclass): the checks that say what
