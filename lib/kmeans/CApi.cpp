@@ -46,7 +46,17 @@ extern "C" {
 
 int cake_kmeans_assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D,
                        int dtype, void *stream) {
-  return call("cake_kmeans_assign", [&] { return cake::kmeans::assign(x, c, ids, B, N, K, D, dtype, stream); });
+  return call("cake_kmeans_assign",
+              [&] { return cake::kmeans::assign(x, c, ids, nullptr, B, N, K, D, dtype, stream); });
+}
+
+int cake_kmeans_assign_with_distance(const void *x, const void *c, int32_t *ids, float *dist, int64_t B, int64_t N,
+                                     int64_t K, int64_t D, int dtype, void *stream) {
+  return call("cake_kmeans_assign_with_distance", [&]() -> cake::kmeans::Result {
+    if (!dist)
+      return cake::kmeans::invalid("dist is a null pointer (cake_kmeans_assign takes no distances)");
+    return cake::kmeans::assign(x, c, ids, dist, B, N, K, D, dtype, stream);
+  });
 }
 
 int cake_kmeans_update(const void *x, const int32_t *ids, const void *c_old, void *c_new, int64_t B, int64_t N,

@@ -51,6 +51,8 @@ struct Variant {
   std::string_view file; ///< the embedded kernel file (EmbeddedFile::name)
   /// The kernels, in launch order.
   std::vector<std::string_view> kernels;
+  /// Run last when the call asks for the distances (passes a "dist" tensor).
+  std::string_view distanceKernel;
   /// Global parameters the library allocates (per call, stream ordered),
   /// shaped by the IR at the bound sizes.
   std::vector<std::string_view> scratch;

@@ -49,9 +49,10 @@ using PipelinePtr = std::shared_ptr<const Pipeline>;
 /// embedded files, which live as long as the process.
 PipelinePtr cachedPipeline(const Problem &p, const std::vector<TensorSpec> &tensors, Result &failure) {
   static std::mutex mutex;
-  static std::map<std::array<int64_t, 9>, PipelinePtr> cache;
-  const std::array<int64_t, 9> key = {int64_t(p.op), p.B,       p.N,         p.K, p.D, int64_t(p.dtype), p.smCount,
-                                      p.computeCapability, int64_t(forcingGeneration())};
+  static std::map<std::array<int64_t, 10>, PipelinePtr> cache;
+  // the tensors differ only by the optional outputs (assign's dist): their count tells them apart
+  const std::array<int64_t, 10> key = {int64_t(p.op),        p.B, p.N, p.K, p.D, int64_t(p.dtype), p.smCount,
+                                       p.computeCapability, int64_t(forcingGeneration()), int64_t(tensors.size())};
   {
     std::lock_guard lock(mutex);
     if (auto it = cache.find(key); it != cache.end())
@@ -93,6 +94,9 @@ Result refine(Problem &p, const Device &device, const std::vector<TensorSpec> &t
 }
 
 std::vector<TensorSpec> assignTensors(const Problem &p) { return {xSpec(p), cSpec("c", p), idsSpec(p)}; }
+std::vector<TensorSpec> assignDistanceTensors(const Problem &p) {
+  return {xSpec(p), cSpec("c", p), idsSpec(p), {"dist", sema::Elem::FP32, {p.B, p.N}}};
+}
 std::vector<TensorSpec> updateTensors(const Problem &p) {
   return {xSpec(p), idsSpec(p), cSpec("c_old", p), cSpec("c_new", p)};
 }
@@ -172,15 +176,25 @@ Result runPipeline(Problem &p, TensorsOf tensorsOf, std::initializer_list<Locate
   return padded ? padOut(*device->runner, stream, wide, p.D, q.D, eb) : std::nullopt;
 }
 
-Result assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
-              void *streamHandle) {
+Result assign(const void *x, const void *c, int32_t *ids, float *dist, int64_t B, int64_t N, int64_t K, int64_t D,
+              int dtype, void *streamHandle) {
   Problem p;
   if (auto f = checkProblem(Op::Assign, B, N, K, D, dtype, p))
     return f;
-  if (auto f = checkArgs({{"x", x, xBytes(p)}, {"c", c, cBytes(p)}, {"ids", ids, idsBytes(p), true, 4}}))
+  std::vector<WideTensor> wide = {{.name = "x", .rows = B * N}, {.name = "c", .rows = B * K}};
+  if (!dist) {
+    if (auto f = checkArgs({{"x", x, xBytes(p)}, {"c", c, cBytes(p)}, {"ids", ids, idsBytes(p), true, 4}}))
+      return f;
+    return runPipeline(p, assignTensors, {{"x", x}, {"c", c}, {"ids", ids}}, std::move(wide), streamHandle,
+                       "the assign scratch");
+  }
+  if (auto f = checkArgs({{"x", x, xBytes(p)},
+                          {"c", c, cBytes(p)},
+                          {"ids", ids, idsBytes(p), true, 4},
+                          {"dist", dist, idsBytes(p), true, 4}}))
     return f;
-  return runPipeline(p, assignTensors, {{"x", x}, {"c", c}, {"ids", ids}},
-                     {{.name = "x", .rows = B * N}, {.name = "c", .rows = B * K}}, streamHandle, "the assign scratch");
+  return runPipeline(p, assignDistanceTensors, {{"x", x}, {"c", c}, {"ids", ids}, {"dist", dist}}, std::move(wide),
+                     streamHandle, "the assign scratch");
 }
 
 Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, int64_t B, int64_t N, int64_t K,

@@ -14,8 +14,9 @@
 
 namespace cake::kmeans {
 
-Result assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
-              void *stream);
+/// \p dist may be null; when given it receives ||x - c[id]||^2 of each row.
+Result assign(const void *x, const void *c, int32_t *ids, float *dist, int64_t B, int64_t N, int64_t K, int64_t D,
+              int dtype, void *stream);
 
 Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, int64_t B, int64_t N, int64_t K,
               int64_t D, int dtype, void *stream);

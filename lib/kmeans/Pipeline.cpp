@@ -54,7 +54,14 @@ Result preparePipeline(const Variant &v, const Problem &p, std::vector<TensorSpe
     else
       out.zeroFill = true;
   }
-  for (std::string_view name : v.kernels) {
+  std::vector<std::string_view> launched = v.kernels;
+  const bool distances = std::any_of(tensors.begin(), tensors.end(), [](const TensorSpec &t) { return t.name == "dist"; });
+  if (distances) {
+    if (v.distanceKernel.empty())
+      return unsupported("variant '" + std::string(v.name) + "' cannot compute the distances");
+    launched.push_back(v.distanceKernel);
+  }
+  for (std::string_view name : launched) {
     const lower::LoweredKernel *k = file.module.kernel(name);
     if (!k)
       return internal(where + " has no kernel '" + std::string(name) + "', which variant '" + std::string(v.name) +

@@ -61,6 +61,12 @@ typedef enum cake_kmeans_dtype {
 CAKE_KMEANS_API int cake_kmeans_assign(const void *x, const void *c, int32_t *ids, int64_t B, int64_t N, int64_t K,
                                        int64_t D, int dtype, void *stream);
 
+/* cake_kmeans_assign, and dist[b, n] = ||x[b, n] - c[b, ids[b, n]]||^2 (float32
+ * [B, N], 4-byte aligned, computed in fp32 from the inputs by one more kernel). */
+CAKE_KMEANS_API int cake_kmeans_assign_with_distance(const void *x, const void *c, int32_t *ids, float *dist,
+                                                     int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
+                                                     void *stream);
+
 /* c_new[b, k] = the mean of the points x[b, n] with ids[b, n] == k; an empty
  * cluster keeps c_old[b, k]. c_new must not overlap the other arguments.
  * Every ids[b, n] must lie in [0, K): the kernels do not check (ids from

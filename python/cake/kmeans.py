@@ -6,6 +6,7 @@
     x = torch.randn(32, 65536, 128, device="cuda", dtype=torch.bfloat16)   # [B, N, D] or [N, D]
     c, ids = cake.kmeans.fit(x, k=1024, iters=20)                          # c: [B, K, D], ids: [B, N] int32
     ids = cake.kmeans.assign(x, c)                                         # nearest centroid of each point
+    ids, dist = cake.kmeans.assign(x, c, return_distance=True)            # and ||x - c[id]||^2 (float32)
     c_new = cake.kmeans.update(x, ids, c)                                  # the means of the clusters
 
 Pure Python over ctypes: the library is the project's CMake build output, found through the
@@ -66,10 +67,12 @@ def _library():
         lib = ctypes.CDLL(str(path))
         i64, ptr, cint = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int
         lib.cake_kmeans_assign.argtypes = [ptr, ptr, ptr, i64, i64, i64, i64, cint, ptr]
+        lib.cake_kmeans_assign_with_distance.argtypes = [ptr, ptr, ptr, ptr, i64, i64, i64, i64, cint, ptr]
         lib.cake_kmeans_update.argtypes = [ptr, ptr, ptr, ptr, i64, i64, i64, i64, cint, ptr]
         lib.cake_kmeans_fit.argtypes = [ptr, ptr, ptr, i64, i64, i64, i64, cint, cint, ctypes.c_float,
                                         ctypes.POINTER(cint), ptr]
-        for f in (lib.cake_kmeans_assign, lib.cake_kmeans_update, lib.cake_kmeans_fit, lib.cake_kmeans_has_update):
+        for f in (lib.cake_kmeans_assign, lib.cake_kmeans_assign_with_distance, lib.cake_kmeans_update,
+                  lib.cake_kmeans_fit, lib.cake_kmeans_has_update):
             f.restype = cint
         lib.cake_kmeans_has_update.argtypes = []
         lib.cake_kmeans_force_variant.argtypes = [ctypes.c_char_p]
@@ -186,11 +189,12 @@ def _assign_shape(x, c):
     return B, N, K, D
 
 
-def assign(x, c):
+def assign(x, c, return_distance=False):
     """The nearest centroid of every point: ids[b, n] = argmin_k ||x[b, n] - c[b, k]||^2.
 
     x: [N, D] or [B, N, D], c: [K, D] or [B, K, D] of the same dtype (bfloat16 or float16, D up to 512),
-    contiguous, on one CUDA device. Returns int32 ids of shape [N] or [B, N].
+    contiguous, on one CUDA device. Returns int32 ids of shape [N] or [B, N]; with return_distance=True,
+    (ids, dist): dist float32 like ids, ||x - c[id]||^2 computed in fp32 from the inputs.
     Near ties (within fp32 rounding of the distances) may go either way."""
     shape = _assign_shape(x, c)
     if shape is None:  # something is wrong (or a tensor subclass): the checks that say what
@@ -198,12 +202,19 @@ def assign(x, c):
         cb = _centroids("c", c, x, batched)
         shape = (*xb.shape[:2], cb.shape[1], xb.shape[2])
     B, N, K, D = shape
-    ids = x.new_empty((B, N) if x.dim() == 3 else (N,), dtype=torch.int32)
-    status = (_lib or _library()).cake_kmeans_assign(x.data_ptr(), c.data_ptr(), ids.data_ptr(), B, N, K, D,
-                                                      _DTYPES[x.dtype], _stream(x))
-    if status:
-        _check(status)
-    return ids
+    out_shape = (B, N) if x.dim() == 3 else (N,)
+    ids = x.new_empty(out_shape, dtype=torch.int32)
+    lib = _lib or _library()
+    if not return_distance:
+        status = lib.cake_kmeans_assign(x.data_ptr(), c.data_ptr(), ids.data_ptr(), B, N, K, D, _DTYPES[x.dtype],
+                                        _stream(x))
+        if status:
+            _check(status)
+        return ids
+    dist = x.new_empty(out_shape, dtype=torch.float32)
+    _check(lib.cake_kmeans_assign_with_distance(x.data_ptr(), c.data_ptr(), ids.data_ptr(), dist.data_ptr(), B, N, K,
+                                                D, _DTYPES[x.dtype], _stream(x)))
+    return ids, dist
 
 
 def update(x, ids, c, check_ids=True):

@@ -175,6 +175,31 @@ void assignAgainstTheOracle() {
   }
 }
 
+/// cake_kmeans_assign_with_distance: ids and dist both judged by the
+/// kmeans.assign oracle (dist: the distance of the returned centroid).
+void assignWithDistance() {
+  struct Shape {
+    int64_t B, N, K;
+  };
+  for (const Shape &s : {Shape{2, 300, 256}, Shape{3, 4097, 513}, Shape{1, 65537, 1000}}) {
+    Problem p;
+    uint64_t seed = uint64_t(s.B * 5 + s.N + s.K);
+    if (!make(p, {{"B", s.B}, {"N", s.N}, {"K", s.K}},
+              {spec("x", oracle::DType::BF16, {"B", "N", "128"}, "normal(0,1)"),
+               spec("c", oracle::DType::BF16, {"B", "K", "128"}, "normal(0,1)"),
+               spec("ids", oracle::DType::I32, {"B", "N"}, "", oracle::Role::Output),
+               spec("dist", oracle::DType::F32, {"B", "N"}, "", oracle::Role::Output)},
+              seed))
+      return;
+    REQUIRE_CAKE(cake_kmeans_assign_with_distance(p.ptr("x"), p.ptr("c"), static_cast<int32_t *>(p.ptr("ids")),
+                                                  static_cast<float *>(p.ptr("dist")), s.B, s.N, s.K, D,
+                                                  CAKE_KMEANS_BF16, nullptr));
+    if (!p.fetch("ids") || !p.fetch("dist"))
+      return;
+    check("kmeans.assign", p.host, seed, "assign with distances " + shapeName(s.B, s.N, s.K));
+  }
+}
+
 void errorsOnTheGpu() {
   Problem p;
   if (!make(p, {{"B", 1}, {"N", 300}, {"K", 256}},
@@ -378,6 +403,7 @@ struct Test {
 
 const Test kTests[] = {
     {"AssignAgainstTheOracle", assignAgainstTheOracle},
+    {"AssignWithDistance", assignWithDistance},
     {"ErrorsOnTheGpu", errorsOnTheGpu},
     {"RepeatedCallsTimed", repeatedCallsTimed},
     {"UpdateAgainstTheOracle", updateAgainstTheOracle},

@@ -94,6 +94,28 @@ def assign_matches_torch():
 
 
 @test
+def assign_returns_distances():
+    """return_distance=True: dist = ||x - c[id]||^2 of the returned ids, against fp64, at a built and a padded D,
+    bf16 and fp16, 2D and 3D, and through split-K (few work tiles)."""
+    for shape_x, K, dtype in [((2, 3001, 128), 700, torch.bfloat16), ((4096, 64), 16384, torch.bfloat16),
+                              ((5000, 96), 300, torch.float16), ((1, 1, 512), 1, torch.bfloat16)]:
+        x, c = inputs(shape_x, K, seed=K, dtype=dtype)
+        ids, dist = km.assign(x, c, return_distance=True)
+        assert dist.dtype == torch.float32 and dist.shape == ids.shape, (dist.dtype, dist.shape, ids.shape)
+        reference_check(x, c, ids)
+        xb = x if x.dim() == 3 else x.unsqueeze(0)
+        cb = c if c.dim() == 3 else c.unsqueeze(0)
+        ib = (ids if ids.dim() == 2 else ids.unsqueeze(0)).long()
+        chosen = torch.gather(cb.double(), 1, ib[..., None].expand(-1, -1, xb.shape[2]))
+        want = ((xb.double() - chosen) ** 2).sum(-1)
+        got = (dist if dist.dim() == 2 else dist.unsqueeze(0)).double()
+        err = (got - want).abs()
+        assert bool((err <= 1e-4 * want + 1e-6).all()), f"x {shape_x} K={K}: max error {float(err.max())}"
+        print(f"  assign x{shape_x} K={K} {dtype} with distances: ok (max relative error "
+              f"{float((err / want.clamp_min(1e-12)).max()):.2g})")
+
+
+@test
 def every_variant_forced():
     """Each assign variant of bf16 through the library (cake.kmeans.force_variant), at its D, against torch:
     the ones the dispatcher picks only for some shapes (split-K, three warpgroups) at shapes it would not."""
@@ -282,8 +304,8 @@ def main():
             return 0
         print("the library ran on a GPU it has no kernels for")
         return 1
-    for t in (assign_matches_torch, every_variant_forced, every_width_and_dtype, assign_on_a_side_stream,
-              argument_errors, current_device_left_alone, update_matches_torch, fit_improves_the_objective):
+    for t in (assign_matches_torch, assign_returns_distances, every_variant_forced, every_width_and_dtype,
+              assign_on_a_side_stream, argument_errors, current_device_left_alone, update_matches_torch, fit_improves_the_objective):
         t()
     print(f"{len(failures)} failures" + (f": {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0

@@ -240,6 +240,38 @@ TEST(KMeansEmbedded, AssignFileIsThere) {
             std::filesystem::exists(std::string(CAKE_SOURCE_DIR) + "/kernels/kmeans/update.cake"));
 }
 
+// Asking for the distances adds the variant's kmeans_distance kernel, last,
+// planned like the others; every assign variant of every width has it.
+TEST(KMeansEmbedded, DistancePipelineOfEveryAssignVariant) {
+  for (const Variant &v : variants()) {
+    if (v.op != Op::Assign)
+      continue;
+    const int64_t D = v.name.find("d32") != std::string_view::npos    ? 32
+                      : v.name.find("d64") != std::string_view::npos  ? 64
+                      : v.name.find("d256") != std::string_view::npos ? 256
+                      : v.name.find("d512") != std::string_view::npos ? 512
+                                                                        : 128;
+    const sema::Elem elem = v.name.find("f16") != std::string_view::npos ? sema::Elem::FP16 : sema::Elem::BF16;
+    const int64_t B = 2, N = 4097, K = 1500;
+    Problem p = problem(Op::Assign, B, N, K, D, elem == sema::Elem::FP16 ? DType::F16 : DType::BF16);
+    Pipeline pipe;
+    auto f = preparePipeline(v, p,
+                             {{"x", elem, {B, N, D}}, {"c", elem, {B, K, D}}, {"ids", sema::Elem::I32, {B, N}},
+                              {"dist", sema::Elem::FP32, {B, N}}},
+                             pipe);
+    ASSERT_FALSE(f) << v.name << ": " << f->message;
+    ASSERT_EQ(pipe.kernels.size(), v.kernels.size() + 1) << v.name;
+    EXPECT_EQ(pipe.kernels.back()->name, "kmeans_distance") << v.name;
+    runner::Buffers buffers = {{"x", 0x100000}, {"c", 0x200000}, {"ids", 0x300000}, {"dist", 0x400000}};
+    for (const ScratchBuffer &s : pipe.scratch)
+      buffers[s.name] = 0x500000 + s.offset;
+    runner::LaunchPlan plan;
+    auto e = runner::planLowered(*pipe.kernels.back(), buffers, pipe.sizes, 132, plan);
+    ASSERT_FALSE(e) << v.name << ": " << *e;
+    EXPECT_EQ(plan.config.grid, (runner::Dim3{uint32_t((N + 7) / 8), uint32_t(B), 1})) << v.name;
+  }
+}
+
 TEST(KMeansEmbedded, AssignPipelinePlansAtRealSizes) {
   for (auto [B, N, K, D] : {std::tuple{2, 300, 256, 128}, {1, 1, 1, 128}, {3, 4097, 513, 64}, {32, 65536, 1024, 128},
                             {4, 1000, 300, 256}}) {
@@ -487,6 +519,17 @@ TEST_F(KMeansFakeDriver, AssignEndToEnd) {
     EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, reinterpret_cast<void *>(0x1234)),
               CAKE_KMEANS_OK)
         << cake_kmeans_last_error();
+    // with the distances: one more kernel (kmeans_distance), dist checked like ids
+    auto *dist = static_cast<float *>(alloc(size_t(B) * N * 4));
+    EXPECT_EQ(cake_kmeans_assign_with_distance(x, c, ids, dist, B, N, K, 128, CAKE_KMEANS_BF16, nullptr),
+              CAKE_KMEANS_OK)
+        << cake_kmeans_last_error();
+    EXPECT_EQ(cake_kmeans_assign_with_distance(x, c, ids, reinterpret_cast<float *>(ids), B, N, K, 128,
+                                               CAKE_KMEANS_BF16, nullptr),
+              CAKE_KMEANS_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(cake_kmeans_last_error()).find("overlaps"), std::string::npos) << cake_kmeans_last_error();
+    EXPECT_EQ(cake_kmeans_assign_with_distance(x, c, ids, nullptr, B, N, K, 128, CAKE_KMEANS_BF16, nullptr),
+              CAKE_KMEANS_INVALID_ARGUMENT);
   }
 }
 

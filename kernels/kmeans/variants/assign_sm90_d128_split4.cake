@@ -185,3 +185,24 @@ kernel kmeans_argmin_merge(
     }
   }
 }
+
+// dist[b, n] = ||x[b, n] - c[b, ids[b, n]]||^2 in fp32, one warp per row: the distance to the
+// assigned centroid, in full and from the inputs (not the fast form's ||c||^2 - 2 x.c), for
+// callers that ask for it (run after the assignment).
+kernel kmeans_distance(
+  x: global bf16[B, N, D] align(16),
+  c: global bf16[B, K, D] align(16),
+  ids: global i32[B, N],
+  dist: global fp32[B, N],
+) target(sm_90a) grid(math.cdiv(N, 8), B) block(256) {
+  role rows warps(0 .. 8) issue(warp) {
+    let b = cta.id(1)
+    let n = cta.id(0) * 8 + self.warp()
+    if n < N {
+      let k = ld.global(ids[b, n])
+      let xr = math.cast(ld.global(x[b, n, :]), fp32)
+      let cr = math.cast(ld.global(c[b, k, :]), fp32)
+      st.global(reduce.sum((xr - cr) * (xr - cr), axis = 0), dist[b, n])
+    }
+  }
+}
