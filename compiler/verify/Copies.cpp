@@ -279,9 +279,18 @@ private:
     int64_t inner = *box.back(), innerBytes = 0;
     if (inner <= 0 || __builtin_mul_overflow(inner, int64_t(eb), &innerBytes))
       return;
-    std::string problem;
+    std::string problem, consequence = "encoding the tensor map fails";
     std::optional<uint32_t> fixSwizzle;
-    if (s.swizzle && innerBytes > s.swizzle) {
+    if (s.swizzle && innerBytes < s.swizzle && innerBytes % 16 == 0) {
+      // legal to encode, but the swizzle permutes the 16-byte chunks of a whole span, which these rows
+      // do not fill: no MMA operand layout matches, and the lowering has none
+      problem = "its inner extent " + std::to_string(inner) + " (" + std::to_string(innerBytes) +
+                " B) is narrower than the " + std::to_string(s.swizzle) + "B swizzle span";
+      consequence = "the swizzle's rows would not be the tile's rows";
+      for (uint32_t sw : kSwizzles)
+        if (sw == innerBytes)
+          fixSwizzle = sw;
+    } else if (s.swizzle && innerBytes > s.swizzle) {
       int64_t panel = s.swizzle / eb;
       if (inner % panel != 0) {
         problem = "its inner extent " + std::to_string(inner) + " (" + std::to_string(innerBytes) +
@@ -322,7 +331,7 @@ private:
     std::string operand(textOf(ctx_.sm, sharedExpr.range));
     Diagnostic &d = ctx_.sink.report("tma.box", sharedExpr.range,
                                      "illegal TMA box " + shape + " " + std::string(sema::elemName(*s.elem)) +
-                                         " for '" + operand + "': " + problem + "; encoding the tensor map fails");
+                                         " for '" + operand + "': " + problem + "; " + consequence);
     if (s.decl)
       d.notes.push_back({s.decl->range, "'" + s.declName + "' is declared here"});
     const Clause *swizzle = nullptr;
@@ -332,9 +341,10 @@ private:
           swizzle = &c;
     if (fixSwizzle && swizzle) {
       std::string tag = std::to_string(*fixSwizzle) + "B";
-      d.fixes.push_back(replaceFix("use swizzle(" + tag + "): its " + std::to_string(*fixSwizzle / eb) +
-                                       "-element panels divide the inner extent",
-                                   swizzle->args[0]->range, tag));
+      std::string why = *fixSwizzle == innerBytes ? "the span of one row"
+                                                  : "its " + std::to_string(*fixSwizzle / eb) +
+                                                        "-element panels divide the inner extent";
+      d.fixes.push_back(replaceFix("use swizzle(" + tag + "): " + why, swizzle->args[0]->range, tag));
     }
   }
 
