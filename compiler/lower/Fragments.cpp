@@ -6,6 +6,10 @@
 //              column 8c + 2(l%4) + e, with c = i / 4, h = i % 4 / 2, e = i % 2;
 //   rows       2 elements per thread (h = 0, 1): the thread's two rows;
 //   cols       N / 4 elements per thread (2c + e): the thread's columns;
+// A warp's mma.sync accumulator [16, N] (mma.acc) holds the same elements as
+// one warp's slice of wgmma.acc (element i at [0][i / 4][i % 4]), so rows and
+// cols vectors derive from it alike (Val::warpTile), counted from the warp's
+// own 16 rows;
 // and a warp's `blocked` vector (ld.global of a row): consecutive chunks of
 // min(16 B, bytes / 32) per lane. Elementwise expressions are evaluated per
 // element in the layout of their largest operand; rows and cols operands
@@ -51,6 +55,8 @@ int64_t fragCount(const Val &f) {
   switch (f.layout) {
   case Layout::WgmmaAcc:
     return f.shape[1] / 2;
+  case Layout::MmaAcc:
+    return f.shape[0] * f.shape[1] / 32;
   case Layout::Rows:
     return f.chains ? 2 * f.chains : 2;
   case Layout::Cols:
@@ -65,15 +71,20 @@ int64_t fragCount(const Val &f) {
 /// Element \p idx (C++) of fragment \p f read in a context of layout \p ctx.
 std::optional<std::string> Lowerer::fragElement(const Val &f, Layout ctx, const std::string &idx) {
   std::string at;
+  const bool accCtx = ctx == Layout::WgmmaAcc || ctx == Layout::MmaAcc;
   if (f.layout == ctx)
     at = f.fragOffset == "0" ? idx : f.fragOffset + " + " + idx;
-  else if (f.layout == Layout::Rows && ctx == Layout::WgmmaAcc)
+  else if (f.layout == Layout::Rows && accCtx)
     at = "(" + idx + ") % 4 / 2";
-  else if (f.layout == Layout::Cols && ctx == Layout::WgmmaAcc)
+  else if (f.layout == Layout::Cols && accCtx)
     at = "(" + idx + ") / 4 * 2 + (" + idx + ") % 2";
   else
     return std::nullopt;
   std::string v = f.cxx + "[" + at + "]";
+  if (f.layout == Layout::MmaAcc) { // [R / 16][N / 8][4], element i of the flat order
+    const std::string half = std::to_string(f.shape[1] / 2);
+    v = f.cxx + "[(" + at + ") / " + half + "][(" + at + ") % " + half + " / 4][(" + at + ") % 4]";
+  }
   if (f.elem == Elem::BF16)
     v = "cake::rt::bf16_to_f32(" + v + ")";
   else if (f.elem == Elem::FP16)
@@ -254,7 +265,9 @@ static void collectFrags(Lowerer &L, const Expr &e, std::vector<Val> &out) {
 /// The widest layout among \p frags (wgmma.acc over cols over rows).
 static std::optional<Val> contextOf(const std::vector<Val> &frags) {
   std::optional<Val> best;
-  auto rank = [](Layout l) { return l == Layout::WgmmaAcc ? 3 : l == Layout::Cols ? 2 : l == Layout::Blocked ? 2 : 1; };
+  auto rank = [](Layout l) {
+    return l == Layout::WgmmaAcc || l == Layout::MmaAcc ? 3 : l == Layout::Cols ? 2 : l == Layout::Blocked ? 2 : 1;
+  };
   for (const Val &f : frags)
     if (!best || rank(f.layout) > rank(best->layout))
       best = f;
@@ -351,14 +364,17 @@ std::optional<Val> lowerLdShared(Lowerer &L, const Expr &call) {
   const Expr *like = keywordArg(call, "like"), *axis = keywordArg(call, "axis");
   auto pattern = like ? L.value(*like) : std::nullopt;
   auto ax = axis ? L.constant(*axis) : std::nullopt;
+  const bool warpTile = pattern && pattern->layout == Layout::MmaAcc && pattern->shape[0] == 16;
   if (!src || src->kind != Val::SharedView || src->viewShape().size() != 1 || *src->type->elem != Elem::FP32 ||
-      !pattern || pattern->kind != Val::Frag || pattern->layout != Layout::WgmmaAcc || !ax || *ax != 1 ||
-      src->viewShape()[0] != pattern->shape[1]) {
-    L.unsupported(call.range, "ld.shared other than an fp32 column vector like a wgmma accumulator (axis = 1)");
+      !pattern || pattern->kind != Val::Frag || (pattern->layout != Layout::WgmmaAcc && !warpTile) || !ax ||
+      *ax != 1 || src->viewShape()[0] != pattern->shape[1]) {
+    L.unsupported(call.range, "ld.shared other than an fp32 column vector like a wgmma accumulator or a warp's "
+                              "[16, N] mma.sync accumulator (axis = 1)");
     return std::nullopt;
   }
   Val f;
   f.kind = Val::Frag;
+  f.warpTile = warpTile;
   f.layout = Layout::Cols;
   f.shape = {pattern->shape[1]};
   f.elem = Elem::FP32;
@@ -581,7 +597,7 @@ std::optional<std::pair<Val, Val>> argminState(Lowerer &L, const Expr &call) {
   if (!best || !ids || best->kind != Val::Frag || ids->kind != Val::Frag || best->layout != Layout::Rows ||
       ids->layout != Layout::Rows || !best->chains || !ids->chains || best->elem != Elem::FP32 ||
       ids->elem != Elem::I32) {
-    L.unsupported(call.range, "an argmin state other than an fp32 and an i32 rows vector of a wgmma tile");
+    L.unsupported(call.range, "an argmin state other than an fp32 and an i32 rows vector of an MMA tile");
     return std::nullopt;
   }
   return std::pair{*best, *ids};
@@ -611,8 +627,10 @@ std::optional<Val> lowerArgminFold(Lowerer &L, const Expr &call) {
   std::vector<Val> frags;
   collectFrags(L, *args[2], frags);
   auto ctx = contextOf(frags);
-  if (!ctx || ctx->layout != Layout::WgmmaAcc || ctx->shape[1] != best.chainColumns) {
-    L.unsupported(call.range, "argmin.fold of other than an expression over the role's wgmma accumulator tile");
+  const bool accTile = ctx && (ctx->layout == Layout::WgmmaAcc || (ctx->layout == Layout::MmaAcc && ctx->shape[0] == 16));
+  if (!accTile || ctx->shape[1] != best.chainColumns) {
+    L.unsupported(call.range, "argmin.fold of other than an expression over the role's wgmma accumulator tile or a "
+                              "warp's [16, N] mma.sync accumulator");
     return std::nullopt;
   }
   const Expr *offsetArg = keywordArg(call, "offset");
@@ -634,7 +652,7 @@ std::optional<Val> lowerArgminFold(Lowerer &L, const Expr &call) {
   L.w.open("for (int cake_c = 0; cake_c < " + std::to_string(chunks) + "; ++cake_c)");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_x = 0; cake_x < 2; ++cake_x)");
-  auto v = L.elementwise(*args[2], Layout::WgmmaAcc, "cake_c * 4 + cake_h * 2 + cake_x");
+  auto v = L.elementwise(*args[2], ctx->layout, "cake_c * 4 + cake_h * 2 + cake_x");
   if (!v)
     return std::nullopt;
   L.w.line("const int cake_k = cake_c * 2 + cake_x;");
@@ -691,7 +709,8 @@ std::optional<Val> lowerArgminFinish(Lowerer &L, const Expr &call) {
 
 } // namespace
 
-/// st.global of a rows vector (the thread's two rows, written by lane % 4 == 0).
+/// st.global of a rows vector (the thread's two rows, written by lane % 4 == 0;
+/// of the warpgroup's 64, or of the warp's 16 for an mma.sync tile).
 std::optional<Val> storeFragmentRows(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
   bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
   std::string last = dst.origin.back();
@@ -704,7 +723,8 @@ std::optional<Val> storeFragmentRows(Lowerer &L, const Expr &call, const Val &v,
   L.w.open("if (cake::rt::lane_id() % 4 == 0)");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
-  L.w.line("const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;");
+  L.w.line(std::string("const int cake_r = ") + (v.warpTile ? "" : "cake_role_warp % 4 * 16 + ") +
+           "int(cake::rt::lane_id()) / 4 + cake_h * 8;");
   std::string elem = v.cxx + "[cake_h]";
   if (v.elem != *dst.type->elem)
     elem = cxxType(*dst.type->elem) + "(" + elem + ")";

@@ -82,6 +82,10 @@ struct Val {
   /// per-lane partial chains (the quad is reduced by argmin.finish).
   int64_t chains = 0;
   int64_t chainColumns = 0; ///< and the columns of the wgmma tile it folds
+  /// Rows and cols of a warp's mma.sync accumulator [16, N] (its own 16
+  /// rows), not of a warpgroup's wgmma [64, N]: the same per-thread
+  /// elements, rows counted from the warp's.
+  bool warpTile = false;
 
   // Schedules: one extent per dimension, with its name.
   std::vector<std::pair<std::string, std::string>> dims;

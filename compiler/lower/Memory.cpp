@@ -205,8 +205,18 @@ std::optional<Val> lowerTmaStoreWait(Lowerer &L, const Expr &call) {
 }
 
 /// Element (row, col) of a 2-D global parameter as a C++ pointer expression.
+/// The address of element (row, col) of the last two dimensions of global
+/// view \p g; its leading dimensions (a batch) at their scalar indices.
 std::string globalElement(Lowerer &L, const Val &g, const std::string &row, const std::string &col) {
-  return "(" + g.base + " + size_t(" + row + ") * size_t(" + dimCxx(L, g.type->dims[1]) + ") + size_t(" + col +
+  const size_t rank = g.type->dims.size();
+  std::string flat = "size_t(" + row + ")";
+  if (rank > 2) {
+    std::string lead = "size_t(" + g.origin[0] + ")";
+    for (size_t d = 1; d + 2 < rank; ++d)
+      lead = "(" + lead + " * size_t(" + dimCxx(L, g.type->dims[d]) + ") + size_t(" + g.origin[d] + "))";
+    flat = "(" + lead + " * size_t(" + dimCxx(L, g.type->dims[rank - 2]) + ") + " + flat + ")";
+  }
+  return "(" + g.base + " + " + flat + " * size_t(" + dimCxx(L, g.type->dims[rank - 1]) + ") + size_t(" + col +
          "))";
 }
 
@@ -216,7 +226,8 @@ std::optional<Val> lowerCpAsync(Lowerer &L, const Expr &call) {
   if (!src || !dst)
     return std::nullopt;
   std::vector<int64_t> box = dst->viewShape();
-  if (src->kind != Val::GlobalView || dst->kind != Val::SharedView || src->origin.size() != 2 || box.size() != 2) {
+  // a 2-D tile of the last two dimensions; leading ones (a batch) are indexed by scalars
+  if (src->kind != Val::GlobalView || dst->kind != Val::SharedView || src->origin.size() < 2 || box.size() != 2) {
     L.unsupported(call.range, "cp.async other than a 2-D global tile into shared memory");
     return std::nullopt;
   }
@@ -240,7 +251,8 @@ std::optional<Val> lowerCpAsync(Lowerer &L, const Expr &call) {
                   : unitWarp ? std::string("int(cake::rt::lane_id())")
                              : std::string("int(threadIdx.x % 128)");
   bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
-  std::string R = dimCxx(L, src->type->dims[0]), C = dimCxx(L, src->type->dims[1]);
+  const size_t rank = src->origin.size();
+  std::string R = dimCxx(L, src->type->dims[rank - 2]), C = dimCxx(L, src->type->dims[rank - 1]);
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_i = 0; cake_i < " + std::to_string((chunks + threads - 1) / threads) + "; ++cake_i)");
   L.w.line("const int cake_c = cake_i * " + std::to_string(threads) + " + " + me + ";");
@@ -248,7 +260,8 @@ std::optional<Val> lowerCpAsync(Lowerer &L, const Expr &call) {
     L.w.line("if (cake_c >= " + std::to_string(chunks) + ") break;");
   L.w.line("const int cake_r = cake_c / " + std::to_string(rowChunks) + ", cake_col = cake_c % " +
            std::to_string(rowChunks) + " * " + std::to_string(16 / eb) + ";");
-  L.w.line("const int cake_gr = " + src->origin[0] + " + cake_r, cake_gc = " + src->origin[1] + " + cake_col;");
+  L.w.line("const int cake_gr = " + src->origin[rank - 2] + " + cake_r, cake_gc = " + src->origin[rank - 1] +
+           " + cake_col;");
   std::string dstAddr = L.sharedAddress(*dst, {"cake_r", "cake_col"});
   L.w.line("const u32 cake_dst = cake::rt::swizzle<" + std::to_string(dst->type->swizzle) + ">(" + dstAddr + ");");
   if (clip) {

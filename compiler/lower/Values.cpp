@@ -340,13 +340,26 @@ void Lowerer::varStmt(const VarStmt &v) {
           accColumns = std::stoll(t.substr(n + 1, k - n - 1));
       }
     });
+  // ... or the rows (16) or columns (N) of a warp's mma.sync accumulator [16, N] declared before it
+  bool warpTile = false;
+  if (!layout && !accColumns && role && shape.size() == 1)
+    verify::forEachCall(role->role->decl->body, [&](const Expr &call) {
+      auto args = positionalArgs(call);
+      if (calleeName(call) != "mma.sync" || accColumns || args.size() < 3 || args[2]->kind != ExprKind::Name)
+        return;
+      if (const Val *acc = lookup(args[2]->text);
+          acc && acc->kind == Val::Frag && acc->layout == Layout::MmaAcc && acc->shape[0] == 16)
+        accColumns = acc->shape[1], warpTile = true;
+    });
+  const int64_t tileRows = warpTile ? 16 : 64;
   Val f;
   f.kind = Val::Frag;
   f.cxx = cxxName(name);
   f.elem = elem.value_or(Elem::FP32);
-  if (!layout && accColumns && shape.size() == 1 && (shape[0] == 64 || shape[0] == *accColumns) &&
+  if (!layout && accColumns && shape.size() == 1 && (shape[0] == tileRows || shape[0] == *accColumns) &&
       (f.elem == Elem::FP32 || f.elem == Elem::I32)) {
-    f.layout = shape[0] == 64 ? Layout::Rows : Layout::Cols;
+    f.layout = shape[0] == tileRows ? Layout::Rows : Layout::Cols;
+    f.warpTile = warpTile;
     f.shape = shape;
     if (f.layout == Layout::Rows && isArgminState(name))
       f.chains = kArgminChains, f.chainColumns = *accColumns;

@@ -254,6 +254,31 @@ TEST(LowerAtomics, KMeansUpdateLowers) {
   EXPECT_EQ(src.find("atom_global"), std::string::npos) << "statements reduce (red), they do not return";
 }
 
+// The Ampere KMeans assignment: cp.async of batched (3-D) global tiles and of
+// a [1, N] norms row, and the running argmin over a warp's [16, N] mma.sync
+// accumulator (rows and cols vectors of a warp tile).
+TEST(LowerMmaSyncArgmin, KMeansSm80Lowers) {
+  auto l = lowerText("assign_sm80.cake", readRepoFile("kernels/kmeans/assign_sm80.cake"));
+  ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
+  ASSERT_EQ(l->module.kernels.size(), 2u);
+  const std::string &src = l->module.source;
+  // the batch index leads the flat address of a 3-D tile; rows and columns are its last two dimensions
+  EXPECT_NE(src.find("(c + (size_t(b) * size_t(K) + size_t(cake_gr)) * size_t(128) + size_t(cake_gc))"),
+            std::string::npos);
+  EXPECT_NE(src.find("const int cake_bytes = cake_gr < K && cake_gc < 128 ?"), std::string::npos);
+  EXPECT_NE(src.find("(cn + size_t(cake_gr) * size_t(KP) + size_t(cake_gc))"), std::string::npos);
+  EXPECT_NE(src.find("float acc[1][8][4];"), std::string::npos);
+  EXPECT_NE(src.find("float best[8];"), std::string::npos); // 2 rows x 4 chains
+  EXPECT_NE(src.find("cake::rt::mma_m16n8k16_bf16(acc[cake_i][cake_j]"), std::string::npos);
+  // the fold reads element i of the accumulator at [i / 32][i % 32 / 4][i % 4]
+  EXPECT_NE(src.find("acc[(cake_c * 4 + cake_h * 2 + cake_x) / 32][(cake_c * 4 + cake_h * 2 + cake_x) % 32 / 4]"
+                     "[(cake_c * 4 + cake_h * 2 + cake_x) % 4]"),
+            std::string::npos);
+  // a warp tile's rows are the warp's own 16: no warpgroup offset
+  EXPECT_NE(src.find("const int cake_r = int(cake::rt::lane_id()) / 4 + cake_h * 8;"), std::string::npos);
+  EXPECT_EQ(src.find("cake_role_warp % 4 * 16 +"), std::string::npos);
+}
+
 namespace {
 
 /// A one-warp-role kernel around \p body, lowered; the diagnostics' messages.
