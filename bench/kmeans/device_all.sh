@@ -56,13 +56,17 @@ run() { # description, command...
   else echo "- FAIL: $what: $(tail -2 "$R/one.log" | tr '\n' ' ')" >> "$R/oracles.md"; fails=$((fails + 1)); fi
 }
 # ASSIGN_FILES / UPDATE_FILES: the files to check (default: every one); UPDATE_SHAPES: B,N,K of the updates
-ASSIGN_FILES=${ASSIGN_FILES:-kernels/kmeans/assign_sm90.cake kernels/kmeans/variants/assign_sm90_d*.cake}
+ASSIGN_FILES=${ASSIGN_FILES:-kernels/kmeans/assign_sm90.cake kernels/kmeans/variants/assign_sm90_d*.cake
+  kernels/kmeans/assign_sm80.cake kernels/kmeans/variants/assign_sm80_*.cake}
 UPDATE_FILES=${UPDATE_FILES:-kernels/kmeans/update*.cake kernels/kmeans/variants/update_*.cake}
 FILES=""
 for f in $ASSIGN_FILES; do
-  [ "$f" = kernels/kmeans/assign_sm90.cake ] && { FILES="$FILES $f:kernels/kmeans/assign.workload.json"; continue; }
-  v=${f#kernels/kmeans/variants/assign_sm90_}
-  FILES="$FILES $f:kernels/kmeans/variants/assign_${v%.cake}.workload.json"
+  case $f in
+    kernels/kmeans/assign_sm90.cake) w=kernels/kmeans/assign.workload.json;;
+    kernels/kmeans/assign_sm80.cake|kernels/kmeans/variants/assign_sm80_*) w=${f%.cake}.workload.json;;
+    *) v=${f#kernels/kmeans/variants/assign_sm90_}; w=kernels/kmeans/variants/assign_${v%.cake}.workload.json;;
+  esac
+  FILES="$FILES $f:$w"
 done
 for fw in $FILES; do
   f=${fw%%:*} w=${fw#*:}

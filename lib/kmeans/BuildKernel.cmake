@@ -1,21 +1,23 @@
 # Compiles one kernel file of libcake_kmeans with the project's own compiler:
-#   cmake -DCAKE=<cake> -DSOURCE=<file.cake> -DTARGET=sm_90a -DOUT=<file.cubin>
+#   cmake -DCAKE=<cake> -DSOURCE=<file.cake> -DTARGET=sm_90a -DOUT=<file.cubin or file.ptx>
 #         -DOPTIONAL=ON|OFF -P BuildKernel.cmake
 # `cake build` checks, lowers and compiles the file with NVRTC (no GPU needed)
-# and writes the cubin. Its output goes to OUT.log. When it fails, a required
+# and writes the cubin (or PTX, by OUT's extension). Its output goes to OUT.log. When it fails, a required
 # file stops the build; an optional one (a kernel file still being written)
 # leaves an empty cubin, and the library reports the log at run time.
+get_filename_component(ext ${OUT} LAST_EXT)
+set(partial ${OUT}.partial${ext})
 execute_process(
-  COMMAND ${CAKE} build ${SOURCE} --target ${TARGET} --color never -o ${OUT}.partial.cubin
+  COMMAND ${CAKE} build ${SOURCE} --target ${TARGET} --color never -o ${partial}
   RESULT_VARIABLE rc
   OUTPUT_VARIABLE out
   ERROR_VARIABLE out)
 file(WRITE ${OUT}.log "${out}")
 if(rc EQUAL 0)
-  file(RENAME ${OUT}.partial.cubin ${OUT})
+  file(RENAME ${partial} ${OUT})
   return()
 endif()
-file(REMOVE ${OUT}.partial.cubin)
+file(REMOVE ${partial})
 if(OPTIONAL)
   message(WARNING "libcake_kmeans: ${SOURCE} did not build (the library will report it):\n${out}")
   file(WRITE ${OUT} "")

@@ -35,6 +35,23 @@ Variant assignVariant(std::string_view name, std::string_view kernel, std::strin
           .covers = covers};
 }
 
+// kernels/kmeans/assign_sm80.cake and its variants: Ampere (compute
+// capability 8.x), cp.async and mma.sync, KP a multiple of BN = 64.
+Variant ampereVariant(std::string_view name, std::string_view kernel, std::string_view cnorm,
+                      std::string_view covers) {
+  return {.name = name,
+          .op = Op::Assign,
+          .file = name,
+          .kernels = {cnorm, kernel},
+          .distanceKernel = "kmeans_distance",
+          .scratch = {"cn"},
+          .zeroKernel = "",
+          .kPad = 64,
+          .target = "sm_80",
+          .computeCapability = 80,
+          .covers = covers};
+}
+
 // Split-K: the centroid range in 4 parts over 4x the work tiles, partials
 // merged by kmeans_argmin_merge; KP a multiple of 2 x 128 x 4.
 Variant splitVariant(std::string_view name, std::string_view kernel, std::string_view covers) {
@@ -100,6 +117,14 @@ const Variant kVariants[] = {
     assignVariant("assign_d64_f16", "kmeans_assign_d64_f16", "kmeans_cnorm_f16", "fp16, D = 64"),
     assignVariant("assign_d256_f16", "kmeans_assign_d256_f16", "kmeans_cnorm_f16", "fp16, D = 256"),
     assignVariant("assign_d512_f16", "kmeans_assign_d512_f16", "kmeans_cnorm_f16", "fp16, D = 512"),
+    ampereVariant("assign_sm80", "kmeans_assign_sm80", "kmeans_cnorm", "bf16, D = 128"),
+    ampereVariant("assign_sm80_d32", "kmeans_assign_sm80_d32", "kmeans_cnorm", "bf16, D = 32"),
+    ampereVariant("assign_sm80_d64", "kmeans_assign_sm80_d64", "kmeans_cnorm", "bf16, D = 64"),
+    ampereVariant("assign_sm80_d256", "kmeans_assign_sm80_d256", "kmeans_cnorm", "bf16, D = 256"),
+    ampereVariant("assign_sm80_d32_f16", "kmeans_assign_sm80_d32_f16", "kmeans_cnorm_f16", "fp16, D = 32"),
+    ampereVariant("assign_sm80_d64_f16", "kmeans_assign_sm80_d64_f16", "kmeans_cnorm_f16", "fp16, D = 64"),
+    ampereVariant("assign_sm80_d128_f16", "kmeans_assign_sm80_d128_f16", "kmeans_cnorm_f16", "fp16, D = 128"),
+    ampereVariant("assign_sm80_d256_f16", "kmeans_assign_sm80_d256_f16", "kmeans_cnorm_f16", "fp16, D = 256"),
     sortedUpdateVariant(),
     updateVariant("update", "bf16, D = 128"),
     updateVariant("update_d32", "bf16, D = 32"),
@@ -141,6 +166,15 @@ const Rule kRules[] = {
     {.op = Op::Assign, .dtype = DType::F16, .D = 64, .computeCapability = 90, .variant = "assign_d64_f16"},
     {.op = Op::Assign, .dtype = DType::F16, .D = 256, .computeCapability = 90, .variant = "assign_d256_f16"},
     {.op = Op::Assign, .dtype = DType::F16, .D = 512, .computeCapability = 90, .variant = "assign_d512_f16"},
+    // Ampere and later 8.x parts (A100, A10, L4, RTX 30/40): the mma.sync schedule
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 128, .computeCapability = 80, .variant = "assign_sm80"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 32, .computeCapability = 80, .variant = "assign_sm80_d32"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 64, .computeCapability = 80, .variant = "assign_sm80_d64"},
+    {.op = Op::Assign, .dtype = DType::BF16, .D = 256, .computeCapability = 80, .variant = "assign_sm80_d256"},
+    {.op = Op::Assign, .dtype = DType::F16, .D = 32, .computeCapability = 80, .variant = "assign_sm80_d32_f16"},
+    {.op = Op::Assign, .dtype = DType::F16, .D = 64, .computeCapability = 80, .variant = "assign_sm80_d64_f16"},
+    {.op = Op::Assign, .dtype = DType::F16, .D = 128, .computeCapability = 80, .variant = "assign_sm80_d128_f16"},
+    {.op = Op::Assign, .dtype = DType::F16, .D = 256, .computeCapability = 80, .variant = "assign_sm80_d256_f16"},
     // the counting sort: no contention cliff when many rows share a cluster (the reductions of
     // `update` serialize on one row: 8.2 ms with every row in one cluster at the paper cell)
     {.op = Op::Update, .dtype = DType::BF16, .D = 128, .computeCapability = 90, .variant = "update_sorted"},
@@ -232,7 +266,8 @@ std::span<const Rule> rules() { return kRules; }
 bool matches(const Rule &r, const Problem &p) {
   if (r.op != p.op || r.dtype != p.dtype || (r.D && r.D != p.D))
     return false;
-  if (r.computeCapability && p.computeCapability && r.computeCapability != p.computeCapability)
+  // a rule for 8.0 covers the 8.x family (8.6, 8.9 run sm_80 code); 9.0's sm_90a code runs on 9.0 only
+  if (r.computeCapability && p.computeCapability && r.computeCapability / 10 != p.computeCapability / 10)
     return false;
   if (p.N < r.minN || p.N > r.maxN || p.K < r.minK || p.K > r.maxK || p.B < r.minB || p.B > r.maxB)
     return false;

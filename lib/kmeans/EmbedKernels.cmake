@@ -1,7 +1,7 @@
 # Writes EmbeddedKernels.cpp (lib/kmeans/Embedded.h): each kernel file's IR
 # text, cubin and build log as byte arrays.
 #   cmake -DOUT=<EmbeddedKernels.cpp> -DROOT=<repository> -DTARGET=sm_90a
-#         -DFILES="name=<file.cake>=<file.cubin>|..." -P EmbedKernels.cmake
+#         -DFILES="name=<file.cake>=<file.cubin or .ptx>=<target>|..." -P EmbedKernels.cmake
 function(bytes var path)
   file(READ ${path} hex HEX)
   string(LENGTH "${hex}" n)
@@ -25,6 +25,7 @@ foreach(entry ${FILES})
   list(GET parts 0 name)
   list(GET parts 1 source)
   list(GET parts 2 cubin)
+  list(GET parts 3 target)
   file(RELATIVE_PATH rel ${ROOT} ${source})
   file(SIZE ${cubin} cubin_size)
   file(SIZE ${source} ir_size)
@@ -40,7 +41,7 @@ foreach(entry ${FILES})
   string(APPEND cpp "const unsigned char ${name}_ir[] = {\n${ir}};\n")
   string(APPEND cpp "alignas(64) const unsigned char ${name}_cubin[] = {\n${bin}};\n")
   string(APPEND cpp "const unsigned char ${name}_log[] = {\n${log}};\n\n")
-  string(APPEND table "    {\"${name}\", \"${rel}\", \"${TARGET}\", view(${name}_ir, ${ir_size}), "
+  string(APPEND table "    {\"${name}\", \"${rel}\", \"${target}\", view(${name}_ir, ${ir_size}), "
                       "view(${name}_cubin, ${cubin_size}), view(${name}_log, ${log_size})},\n")
 endforeach()
 string(APPEND cpp "std::string_view view(const unsigned char *bytes, size_t n) {\n")

@@ -79,6 +79,7 @@ def inputs(shape_x, K, seed, dtype=torch.bfloat16):
 
 
 SUPPORTED = torch.cuda.get_device_capability() == (9, 0)
+AMPERE = torch.cuda.get_device_capability()[0] == 8  # the assignment only (update and fit are sm_90a)
 
 
 @test
@@ -120,12 +121,18 @@ def every_variant_forced():
     """Each assign variant of bf16 through the library (cake.kmeans.force_variant), at its D, against torch:
     the ones the dispatcher picks only for some shapes (split-K, three warpgroups) at shapes it would not."""
     try:
-        for name, D in [("assign_sm90", 128), ("assign_d128_wg2", 128), ("assign_d128_split4", 128),
-                        ("assign_d64_wg3", 64), ("assign_d64_wg2", 64), ("assign_d64_split4", 64),
-                        ("assign_d256_wg2", 256)]:
+        bf, f16 = torch.bfloat16, torch.float16
+        for name, D, dtype in [("assign_sm90", 128, bf), ("assign_d128_wg2", 128, bf), ("assign_d128_split4", 128, bf),
+                               ("assign_d64_wg3", 64, bf), ("assign_d64_wg2", 64, bf), ("assign_d64_split4", 64, bf),
+                               ("assign_d256_wg2", 256, bf),
+                               # the Ampere schedule (PTX, compiled by the driver for this GPU)
+                               ("assign_sm80", 128, bf), ("assign_sm80_d32", 32, bf), ("assign_sm80_d64", 64, bf),
+                               ("assign_sm80_d256", 256, bf), ("assign_sm80_d32_f16", 32, f16),
+                               ("assign_sm80_d64_f16", 64, f16), ("assign_sm80_d128_f16", 128, f16),
+                               ("assign_sm80_d256_f16", 256, f16)]:
             km.force_variant(name)
             for shape_x, K in [((300, D), 300), ((3, 4097, D), 1000), ((4096, D), 5000), ((2, 129, D), 1025)]:
-                x, c = inputs(shape_x, K, seed=D + K + shape_x[-2])
+                x, c = inputs(shape_x, K, seed=D + K + shape_x[-2], dtype=dtype)
                 ids = km.assign(x, c)
                 torch.cuda.synchronize()
                 try:
@@ -295,6 +302,11 @@ def fit_improves_the_objective():
 def main():
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, library {km.library_path()}")
     print(km.build_info())
+    if AMPERE:
+        for t in (assign_matches_torch, assign_returns_distances):
+            t()
+        print(f"{len(failures)} failures (compute capability 8.x: the assignment)")
+        return 1 if failures else 0
     if not SUPPORTED:
         x, c = inputs((100, 128), 10, seed=0)
         try:

@@ -91,9 +91,34 @@ TEST(KMeansDispatch, UnsupportedSaysWhatExists) {
   Dispatched d96 = dispatch(problem(Op::Assign, 1, 100, 10, 96));
   ASSERT_TRUE(d96.failure);
   EXPECT_NE(d96.failure->message.find("D = 96"), std::string::npos);
-  Dispatched ampere = dispatch(problem(Op::Assign, 1, 100, 10, 128, DType::BF16, 80, 108));
+  // Ampere: the assignment only (the update kernels are sm_90a), up to D = 256
+  Dispatched ampere = dispatch(problem(Op::Update, 1, 100, 10, 128, DType::BF16, 80, 108));
   ASSERT_TRUE(ampere.failure);
-  EXPECT_NE(ampere.failure->message.find("compute capability 8.0"), std::string::npos) << ampere.failure->message;
+  EXPECT_NE(ampere.failure->message.find("no update kernel for bf16 with D = 128 (B = 1, N = 100, K = 10) on a GPU of "
+                                         "compute capability 8.0"),
+            std::string::npos)
+      << ampere.failure->message;
+  Dispatched wide = dispatch(problem(Op::Assign, 1, 100, 10, 512, DType::BF16, 86, 84));
+  ASSERT_TRUE(wide.failure);
+  EXPECT_NE(wide.failure->message.find("compute capability 8.6"), std::string::npos) << wide.failure->message;
+}
+
+// Compute capability 8.x gets the mma.sync schedule (built as PTX for sm_80:
+// 8.0, 8.6 and 8.9 run it), 9.0 the wgmma ones; rules for 9.0 never reach 8.x.
+TEST(KMeansDispatch, AmpereFamily) {
+  for (int cc : {80, 86, 89})
+    for (auto [D, t, want] : {std::tuple{128, DType::BF16, "assign_sm80"}, {32, DType::BF16, "assign_sm80_d32"},
+                              {64, DType::F16, "assign_sm80_d64_f16"}, {256, DType::F16, "assign_sm80_d256_f16"}}) {
+      Dispatched d = dispatch(problem(Op::Assign, 32, 65536, 1024, D, t, cc, 108));
+      ASSERT_FALSE(d.failure) << cc << " D = " << D << ": " << d.failure->message;
+      EXPECT_EQ(d.variant->name, want) << cc;
+      EXPECT_EQ(d.variant->target, "sm_80");
+    }
+  const EmbeddedFile *f = findEmbedded("assign_sm80");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->target, "sm_80");
+  EXPECT_NE(f->cubin.find(".target sm_80"), std::string_view::npos) << "embedded as PTX, compiled by the driver";
+  EXPECT_EQ(dispatch(problem(Op::Assign, 32, 65536, 1024, 128, DType::BF16, 90, 132)).variant->name, "assign_sm90");
 }
 
 // The fitted rule (bench/results/kmeans/variants_h200.md): three compute
