@@ -198,6 +198,8 @@ std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const
     return "(" + *a + " " + std::string(tokenSpelling(x->op)) + " " + *b + ")";
   }
   case ExprKind::Call: {
+    if (auto m = materialized.find(x); m != materialized.end())
+      return fragElement(m->second, ctx, idx);
     std::string op = calleeName(*x);
     auto args = positionalArgs(*x);
     if (op == "math.select" && args.size() == 3) {
@@ -226,6 +228,8 @@ std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const
         return std::nullopt;
       return std::string(op == "math.min" ? "min(" : "max(") + *a + ", " + *b + ")";
     }
+    if (auto m = materialized.find(x); m != materialized.end())
+      return fragElement(m->second, ctx, idx);
     return scalar(*x);
   }
   default:
@@ -250,6 +254,10 @@ static void collectFrags(Lowerer &L, const Expr &e, std::vector<Val> &out) {
     return;
   }
   if (x->kind == ExprKind::Call) {
+    if (auto m = L.materialized.find(x); m != L.materialized.end()) {
+      out.push_back(m->second);
+      return;
+    }
     auto args = positionalArgs(*x);
     std::string op = calleeName(*x);
     if (op == "math.select" || op == "math.cast" || op == "math.min" || op == "math.max")
@@ -328,6 +336,26 @@ std::optional<Val> Lowerer::fragExpression(const Expr &e) {
   w.line(out.cxx + "[cake_e] = " + *v + ";");
   w.close();
   return out;
+}
+
+void Lowerer::materializeCalls(const Expr &e) {
+  const Expr *x = stripParens(&e);
+  if (x->kind == ExprKind::Call) {
+    std::vector<Val> inside;
+    collectFrags(*this, *x, inside);
+    // a call over no register tensor that yields one (ld.global of a row, a cast of it): evaluate it once
+    if (inside.empty() && !materialized.count(x)) {
+      std::string op = calleeName(*x);
+      if (op == "ld.global" || op == "math.cast")
+        if (auto v = value(*x); v && v->kind == Val::Frag)
+          materialized[x] = *v;
+    }
+    return;
+  }
+  if (x->kind == ExprKind::Binary || x->kind == ExprKind::Unary)
+    for (const ExprPtr &c : x->operands)
+      if (c)
+        materializeCalls(*c);
 }
 
 /// Assigns \p e elementwise to fragment \p target (`best = math.select(...)`, `best = inf`).

@@ -16,6 +16,7 @@
 #include "diagnostics/Sink.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -226,6 +227,12 @@ public:
   sema::Elem elemType(const syntax::Expr &e);
   std::optional<std::string> elementwise(const syntax::Expr &e, Layout ctx, const std::string &idx);
   std::optional<Val> fragExpression(const syntax::Expr &e);
+  /// Evaluates the calls inside \p e that produce register tensors (a row's
+  /// ld.global, its math.cast) into temporaries that elementwise math then
+  /// reads: `let d = math.cast(ld.global(x[r, :]), fp32) - math.cast(...)`.
+  void materializeCalls(const syntax::Expr &e);
+  /// Calls already evaluated to register tensors (materializeCalls).
+  std::map<const syntax::Expr *, Val> materialized;
   bool fragAssign(const Val &target, const syntax::Expr &e);
   bool argReduce(const syntax::Expr &call, const std::string &values, const std::string &indices);
   /// Whether the blocked vectors among \p frags share one distribution; reports at \p at if not.

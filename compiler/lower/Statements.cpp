@@ -239,6 +239,8 @@ void Lowerer::stmt(const Stmt &s) {
     bool elementwiseCall = let.value->kind == ExprKind::Call &&
                            (calleeName(*let.value) == "math.select" || calleeName(*let.value) == "math.min" ||
                             calleeName(*let.value) == "math.max");
+    if (let.value->kind == ExprKind::Binary || let.value->kind == ExprKind::Unary)
+      materializeCalls(*let.value);
     if ((let.value->kind != ExprKind::Call || elementwiseCall) && let.value->kind != ExprKind::Index)
       if (auto f = fragExpression(*let.value)) {
         bind(name, *f);

@@ -260,7 +260,7 @@ TEST(LowerAtomics, KMeansUpdateLowers) {
 TEST(LowerMmaSyncArgmin, KMeansSm80Lowers) {
   auto l = lowerText("assign_sm80.cake", readRepoFile("kernels/kmeans/assign_sm80.cake"));
   ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
-  ASSERT_EQ(l->module.kernels.size(), 2u);
+  ASSERT_EQ(l->module.kernels.size(), 3u); // cnorm, the assignment, the distances
   const std::string &src = l->module.source;
   // the batch index leads the flat address of a 3-D tile; rows and columns are its last two dimensions
   EXPECT_NE(src.find("(c + (size_t(b) * size_t(K) + size_t(cake_gr)) * size_t(128) + size_t(cake_gc))"),
@@ -433,6 +433,21 @@ bool aloneOnALine(const std::string &src, const std::string &stmt) {
 // make per-thread views: a store into one is made by every executing thread.
 // A store into a uniform element is made once per warp, by its first active
 // lane (lane 0 may be skipping the branch the store is in).
+// Regression: `let d = math.cast(ld.global(...)) - math.cast(ld.global(...))`
+// checked clean but failed to lower (the loads were not register tensors
+// yet); kmeans_distance had to name each row. The loads are now evaluated
+// first and the difference is elementwise over them.
+TEST(LowerFragments, LetOfLoadedRowsDifference) {
+  std::string src;
+  auto d = lowerBody("  x: global bf16[8, 128] align(16),\n  c: global bf16[8, 128] align(16),\n  o: global fp32[8],\n",
+                     "    let d = math.cast(ld.global(x[1, :]), fp32) - math.cast(ld.global(c[2, :]), fp32)\n"
+                     "    st.global(reduce.sum(d * d, axis = 0), o[3])\n",
+                     &src);
+  ASSERT_TRUE(d.empty()) << d[0];
+  EXPECT_NE(src.find("(float(cake::rt::bf16_to_f32(cake_row"), std::string::npos) << src;
+  EXPECT_NE(src.find("__shfl_xor_sync"), std::string::npos);
+}
+
 TEST(LowerScalars, StoresIntoPerThreadViewsAreMadeByEveryThread) {
   std::string src;
   auto d = lowerBody("  o: global i32[64],\n  u: global i32[4],\n",
