@@ -3,13 +3,15 @@
 // Drives a plan of runs (kernels x shapes) through `cake run --format json`,
 // one child process per run (each with its own watchdog, so a hang or a crash
 // costs one entry, not the sweep), and writes one results file: the format
-// that `cake cost --validate` and `cake calibrate` read.
+// that `cake cost --validate` and `cake calibrate` read. With --peers, each
+// run is put beside the peers measured at its shape (BenchPeers.h).
 //
 // Plan:
 //   {"runs": [{"file": "kernels/gemm/gemm_sm90_ws.cake",
 //              "workload": "kernels/gemm/gemm.workload.json",
 //              "family": "gemm_sm90", "problem": "gemm",
 //              "shapes": [{"M": 4096, "N": 4096, "K": 4096}, ...],
+//              "constants": {"D": 128},   (optional: for matching peers)
 //              "reps": 50, "warmup": 10, "check": true}]}
 // Results:
 //   {"version": 1, "device": ..., "commit": ..., "date": ...,
@@ -17,6 +19,7 @@
 //              "p10_ms", "p90_ms", "min_ms", "tflops", "gbps", "ok"}, ...]}
 //
 //===----------------------------------------------------------------------===//
+#include "cli/BenchPeers.h"
 #include "cli/Commands.h"
 #include "cli/Input.h"
 #include "cli/Options.h"
@@ -28,6 +31,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 namespace cake::cli {
 namespace {
@@ -64,6 +68,8 @@ json runOne(const std::string &cake, const json &entry, const json &shape, std::
               {"family", entry.value("family", "")},
               {"problem", entry.value("problem", entry.value("family", ""))},
               {"sizes", shape}};
+  if (entry.contains("constants"))
+    out["constants"] = entry["constants"];
   size_t brace = r.output.find("{\n");
   json report = brace == std::string::npos ? json() : json::parse(r.output.substr(brace), nullptr, false);
   if (r.exitCode != 0 || report.is_discarded() || !report.is_object()) {
@@ -104,6 +110,9 @@ int runBench(int argc, char **argv) {
                                    "--validate` and `cake calibrate` read.");
   o.add_options()("o,output", "The results file", cxxopts::value<std::string>())(
       "commit", "The commit to record", cxxopts::value<std::string>()->default_value(""))(
+      "peers", "Peers' times at the plan's shapes (JSON rows, e.g. from bench/kmeans/peers_assign.py): each run "
+               "gets them, the faster one and its speedup over it",
+      cxxopts::value<std::string>())(
       "h,help", "Show this help")("plan", "The plan (JSON)", cxxopts::value<std::string>());
   o.parse_positional({"plan"});
   o.positional_help("PLAN.json");
@@ -118,6 +127,17 @@ int runBench(int argc, char **argv) {
   json plan = json::parse(text, nullptr, false);
   if (plan.is_discarded() || !plan.contains("runs") || !plan["runs"].is_array())
     return fail("the plan must be a JSON object with a \"runs\" array", UsageError);
+  // the peers file is read first: a bad one costs no GPU time
+  std::optional<json> peers;
+  if (args.count("peers")) {
+    std::string peersText;
+    if (auto error = readInput(args["peers"].as<std::string>(), peersText))
+      return fail(*error, UsageError);
+    json empty = {{"runs", json::array()}};
+    peers = json::parse(peersText, nullptr, false);
+    if (std::string error = joinPeers(empty, *peers); !error.empty())
+      return fail(args["peers"].as<std::string>() + ": " + error, UsageError);
+  }
   std::error_code ec;
   std::string cake = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec)
@@ -140,6 +160,15 @@ int runBench(int argc, char **argv) {
     return fail(std::string("bad plan: ") + e.what(), UsageError);
   }
   results["device"] = device;
+  if (peers) {
+    joinPeers(results, *peers);
+    const json &sum = results["peer_summary"];
+    std::cerr << "beside the peers: " << sum["compared"].get<int>() << " runs compared";
+    if (sum.contains("geomean"))
+      std::cerr << ", geometric mean " << sum["geomean"].get<double>() << "x, minimum " << sum["min"].get<double>()
+                << "x, " << sum["below_0_9"].get<int>() << " below 0.9x";
+    std::cerr << "\n";
+  }
   std::ofstream out(args["output"].as<std::string>(), std::ios::trunc);
   if (!(out << results.dump(2) << "\n"))
     return fail("cannot write " + args["output"].as<std::string>(), UsageError);
