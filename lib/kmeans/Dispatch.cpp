@@ -18,8 +18,8 @@ namespace cake::kmeans {
 
 namespace {
 
-// KP: the assign kernels stream centroid tiles of BN = 128 in pairs, so the
-// padded count is a multiple of 256 (kernels/kmeans/assign_sm90.cake).
+// KP: the Hopper assign kernels stream centroid tiles of BN = 128 in pairs, so
+// the padded count is a multiple of 256 (kernels/kmeans/assign_sm90.cake).
 Variant assignVariant(std::string_view name, std::string_view kernel, std::string_view cnorm,
                       std::string_view covers) {
   return {.name = name,
@@ -39,17 +39,11 @@ Variant assignVariant(std::string_view name, std::string_view kernel, std::strin
 // capability 8.x), cp.async and mma.sync, KP a multiple of BN = 64.
 Variant ampereVariant(std::string_view name, std::string_view kernel, std::string_view cnorm,
                       std::string_view covers) {
-  return {.name = name,
-          .op = Op::Assign,
-          .file = name,
-          .kernels = {cnorm, kernel},
-          .distanceKernel = "kmeans_distance",
-          .scratch = {"cn"},
-          .zeroKernel = "",
-          .kPad = 64,
-          .target = "sm_80",
-          .computeCapability = 80,
-          .covers = covers};
+  Variant v = assignVariant(name, kernel, cnorm, covers);
+  v.kPad = 64;
+  v.target = "sm_80";
+  v.computeCapability = 80;
+  return v;
 }
 
 // Split-K: the centroid range in 4 parts over 4x the work tiles, partials

@@ -70,6 +70,17 @@ def reference_check(x, c, ids):
     return exact
 
 
+def assign_checked(x, c, what):
+    """km.assign(x, c), checked against fp64 (reference_check), failures named by `what`; returns the ids."""
+    ids = km.assign(x, c)
+    torch.cuda.synchronize()
+    try:
+        reference_check(x, c, ids)
+    except AssertionError as e:
+        raise AssertionError(f"{what}: {e}") from None
+    return ids
+
+
 def inputs(shape_x, K, seed, dtype=torch.bfloat16):
     g = torch.Generator(device="cuda").manual_seed(seed)
     x = torch.randn(shape_x, generator=g, device="cuda").to(dtype)
@@ -133,12 +144,7 @@ def every_variant_forced():
             km.force_variant(name)
             for shape_x, K in [((300, D), 300), ((3, 4097, D), 1000), ((4096, D), 5000), ((2, 129, D), 1025)]:
                 x, c = inputs(shape_x, K, seed=D + K + shape_x[-2], dtype=dtype)
-                ids = km.assign(x, c)
-                torch.cuda.synchronize()
-                try:
-                    reference_check(x, c, ids)
-                except AssertionError as e:
-                    raise AssertionError(f"{name} at x {shape_x}, K = {K}: {e}") from None
+                assign_checked(x, c, f"{name} at x {shape_x}, K = {K}")
         km.force_variant("assign_d64_wg2")
         x, c = inputs((300, 128), 300, seed=1)
         try:
@@ -252,12 +258,7 @@ def every_width_and_dtype():
     for dtype in (torch.bfloat16, torch.float16):
         for D in (16, 20, 32, 64, 96, 128, 200, 256, 384, 512):
             x, c = inputs((2, 3001, D), 700, seed=D, dtype=dtype)
-            ids = km.assign(x, c)
-            torch.cuda.synchronize()
-            try:
-                reference_check(x, c, ids)
-            except AssertionError as e:
-                raise AssertionError(f"assign {dtype} D = {D}: {e}") from None
+            ids = assign_checked(x, c, f"assign {dtype} D = {D}")
             if km.has_update():
                 check_update(x, ids, c, f"{dtype} D = {D}")
         print(f"  assign and update {dtype} at D = 16 .. 512: ok")
