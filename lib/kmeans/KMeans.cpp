@@ -132,6 +132,15 @@ private:
 
 } // namespace
 
+/// \p f, which names the width a problem runs at, with where that came from
+/// when it is not the caller's D.
+static Failure paddedNote(Failure f, int64_t userD, int64_t kernelWidth) {
+  if (userD != kernelWidth)
+    f.message += " (D = " + std::to_string(userD) + " runs padded with zeros to D = " + std::to_string(kernelWidth) +
+                 ")";
+  return f;
+}
+
 /// The tensors of an operation (named as its kernels' IR names them) at \p p's sizes.
 using TensorsOf = std::vector<TensorSpec> (*)(const Problem &p);
 
@@ -144,18 +153,19 @@ Result runPipeline(Problem &p, TensorsOf tensorsOf, std::initializer_list<Locate
                    std::vector<WideTensor> wide, void *streamHandle, const std::string &scratchWhat) {
   Problem q = p;
   q.D = kernelD(p.D);
+  const bool padded = q.D != p.D;
+  auto said = [&](const Failure &f) { return paddedNote(f, p.D, q.D); };
   const std::vector<TensorSpec> tensors = tensorsOf(q);
   PipelinePtr pipe;
   if (auto f = choose(q, tensors, pipe))
-    return f;
+    return said(*f);
   Stream stream{streamHandle};
   Device *device = nullptr;
   if (auto f = openDevice(buffers, stream, device))
     return f;
   std::lock_guard lock(device->mutex);
   if (auto f = refine(q, *device, tensors, pipe))
-    return f;
-  const bool padded = q.D != p.D;
+    return said(*f);
   const size_t eb = dtypeBytes(p.dtype);
   StreamBuffer scratch(*device->runner, stream);
   if (auto f = scratch.allocate(pipe->scratchBytes + (padded ? paddedBytes(wide, q.D, eb) : 0), scratchWhat))
@@ -230,9 +240,9 @@ Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
   Problem up = asOp(p, Op::Update);
   PipelinePtr assignPtr, updatePtr;
   if (auto f = choose(p, assignTensors(p), assignPtr))
-    return f;
+    return paddedNote(*f, userD, p.D);
   if (auto f = choose(up, updateTensors(up), updatePtr))
-    return f;
+    return paddedNote(*f, userD, p.D);
   auto checkShift = [&]() -> Result {
     const Pipeline &updatePipe = *updatePtr;
     const ScratchBuffer *shift = updatePipe.findScratch("shift");
@@ -251,9 +261,9 @@ Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
     return f;
   std::lock_guard lock(device->mutex);
   if (auto f = refine(p, *device, assignTensors(p), assignPtr))
-    return f;
+    return paddedNote(*f, userD, p.D);
   if (auto f = refine(up, *device, updateTensors(up), updatePtr))
-    return f;
+    return paddedNote(*f, userD, p.D);
   if (auto f = checkShift())
     return f;
   const Pipeline &assignPipe = *assignPtr, &updatePipe = *updatePtr;

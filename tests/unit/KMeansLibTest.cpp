@@ -458,6 +458,14 @@ TEST(KMeansCApi, ForcedVariantBypassesTheRules) {
             std::string::npos)
       << cake_kmeans_last_error();
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 64, CAKE_KMEANS_BF16, 0), "assign_d64_split4"); // still forced
+  // a forced variant that cannot take the (padded) problem: refused before any GPU work, the padding named
+  ASSERT_EQ(cake_kmeans_force_variant("assign_d128_wg2"), CAKE_KMEANS_OK);
+  int32_t *ids = reinterpret_cast<int32_t *>(0x30000);
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 300, 256, 40, CAKE_KMEANS_BF16, nullptr),
+            CAKE_KMEANS_UNSUPPORTED);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("(D = 40 runs padded with zeros to D = 64)"),
+            std::string::npos)
+      << cake_kmeans_last_error();
   ASSERT_EQ(cake_kmeans_force_variant(nullptr), CAKE_KMEANS_OK);
   EXPECT_STREQ(cake_kmeans_variant(0, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "assign_d64_wg3");
 }
