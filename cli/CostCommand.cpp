@@ -259,8 +259,15 @@ int runCost(int argc, char **argv) {
   for (const sema::Kernel &candidate : kernels)
     if (candidate.decl->name.name == name)
       k = &candidate;
-  if (!k)
-    return fail("which kernel? '" + name + "' is not a kernel of the file (--kernel)", UsageError);
+  if (!k) {
+    std::string names;
+    for (const sema::Kernel &candidate : kernels)
+      names += (names.empty() ? "" : ", ") + candidate.decl->name.name;
+    return fail(name.empty() ? "which kernel? the file has " + std::to_string(kernels.size()) + " (" + names +
+                                   "): name one with --kernel"
+                             : "which kernel? '" + name + "' is not a kernel of the file; it has " + names,
+                UsageError);
+  }
   std::string note;
   cost::Calibration cal = calibrationFor(k->target, given, note);
   cost::Estimate e = cost::estimate(*k, sizes, cal);
