@@ -3,6 +3,7 @@
 #include "cli/Options.h"
 #include "cli/Input.h"
 #include "cli/JsonRenderer.h"
+#include "cli/Lowering.h"
 #include "cli/SarifRenderer.h"
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Fixes.h"
@@ -58,6 +59,8 @@ cxxopts::Options makeOptions() {
                                      "Compare diagnostics with expected-* annotations in comments (for tests)")(
       "split-input-file", "Check each part between '// -----' lines as its own file")(
       "fix", "Apply the fix-its in place, then check again and print what is left")(
+      "lower", "Also report what the lowering cannot generate yet (lower.unsupported): what `cake build` would "
+               "refuse")(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
       "h,help", "Show this help")("files", "Input files", cxxopts::value<std::vector<std::string>>());
   o.parse_positional({"files"});
@@ -89,6 +92,8 @@ int runCheck(int argc, char **argv) {
     if (!checkOptions.target)
       return usage("unknown target '" + args["target"].as<std::string>() + "' (expected sm_80, sm_90a or sm_100a)");
   }
+  if (args.count("lower"))
+    checkOptions.lowering = lowerForCheck;
   std::vector<std::string> files{"-"};
   if (args.count("files"))
     files = args["files"].as<std::vector<std::string>>();

@@ -33,4 +33,9 @@ std::string runtimeIncludeDir() {
   return CAKE_RUNTIME_DIR;
 }
 
+void lowerForCheck(const SourceManager &sm, FileId file, const sema::Module &model,
+                   std::vector<Diagnostic> &diagnostics) {
+  lower::lowerModule(sm, file, model, diagnostics);
+}
+
 } // namespace cake::cli

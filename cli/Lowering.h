@@ -30,6 +30,11 @@ struct LoweredFile {
 std::unique_ptr<LoweredFile> lowerCakeFile(SourceManager &sm, FileId file, const lower::LowerOptions &options,
                                            bool verify, std::optional<Target> target = std::nullopt);
 
+/// CheckOptions::lowering: lowers \p model and adds its findings
+/// (lower.unsupported) to \p diagnostics; the generated code is dropped.
+void lowerForCheck(const SourceManager &sm, FileId file, const sema::Module &model,
+                   std::vector<Diagnostic> &diagnostics);
+
 /// The folder holding cake_device.cuh: $CAKE_RUNTIME_DIR, else the source tree's.
 std::string runtimeIncludeDir();
 

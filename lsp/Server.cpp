@@ -1,6 +1,8 @@
 //===- Server.cpp - The CAKE language server ------------------------------===//
 #include "lsp/Server.h"
 
+#include "cli/Lowering.h"
+
 #include "lsp/Transport.h"
 
 #include <unistd.h>
@@ -154,6 +156,10 @@ json Server::initialize(const json &params) {
   const json options = params.value("initializationOptions", json::object());
   if (options.is_object() && options.contains("target"))
     state_.check.target = parseTarget(field<std::string>(options, "target", "params.initializationOptions"));
+  // {"lower": true}: diagnostics also say what `cake build` would refuse (lower.unsupported)
+  if (options.is_object() && options.contains("lower") &&
+      field<bool>(options, "lower", "params.initializationOptions"))
+    state_.check.lowering = cli::lowerForCheck;
 
   return {{"capabilities",
            {{"positionEncoding", encodingName(c.encoding)},
