@@ -133,9 +133,8 @@ int runBench(int argc, char **argv) {
     std::string peersText;
     if (auto error = readInput(args["peers"].as<std::string>(), peersText))
       return fail(*error, UsageError);
-    json empty = {{"runs", json::array()}};
     peers = json::parse(peersText, nullptr, false);
-    if (std::string error = joinPeers(empty, *peers); !error.empty())
+    if (std::string error = checkPeers(*peers); !error.empty())
       return fail(args["peers"].as<std::string>() + ": " + error, UsageError);
   }
   std::error_code ec;

@@ -35,9 +35,15 @@ json peerTimes(const json &row) {
 
 } // namespace
 
-std::string joinPeers(json &results, const json &peers) {
+std::string checkPeers(const json &peers) {
   if (!peers.is_object() || !peers.contains("rows") || !peers["rows"].is_array())
     return "the peers file must be a JSON object with a \"rows\" array (bench/kmeans/peers_assign.py writes one)";
+  return "";
+}
+
+std::string joinPeers(json &results, const json &peers) {
+  if (std::string error = checkPeers(peers); !error.empty())
+    return error;
   double logSum = 0, worst = INFINITY;
   int compared = 0, below = 0;
   for (json &run : results["runs"]) {

@@ -19,10 +19,13 @@
 
 namespace cake::cli {
 
+/// An error sentence for a peers file of the wrong shape, else "".
+std::string checkPeers(const nlohmann::ordered_json &peers);
+
 /// Adds "peers", "best_peer_ms" and "speedup_vs_best_peer" to every run of
 /// \p results that a row of \p peers matches (the run's time: its pipeline's,
-/// else its kernel's), and "peer_summary" to \p results. Returns an error
-/// sentence for a peers file of the wrong shape.
+/// else its kernel's), and "peer_summary" to \p results. Returns checkPeers'
+/// sentence, changing nothing, for a peers file of the wrong shape.
 std::string joinPeers(nlohmann::ordered_json &results, const nlohmann::ordered_json &peers);
 
 } // namespace cake::cli

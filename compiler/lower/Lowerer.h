@@ -231,7 +231,8 @@ public:
   /// ld.global, its math.cast) into temporaries that elementwise math then
   /// reads: `let d = math.cast(ld.global(x[r, :]), fp32) - math.cast(...)`.
   void materializeCalls(const syntax::Expr &e);
-  /// Calls already evaluated to register tensors (materializeCalls).
+  /// Calls evaluated to register tensors by materializeCalls, for the
+  /// statement being lowered (cleared after it).
   std::map<const syntax::Expr *, Val> materialized;
   bool fragAssign(const Val &target, const syntax::Expr &e);
   bool argReduce(const syntax::Expr &call, const std::string &values, const std::string &indices);

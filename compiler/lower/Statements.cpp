@@ -239,13 +239,17 @@ void Lowerer::stmt(const Stmt &s) {
     bool elementwiseCall = let.value->kind == ExprKind::Call &&
                            (calleeName(*let.value) == "math.select" || calleeName(*let.value) == "math.min" ||
                             calleeName(*let.value) == "math.max");
-    if (let.value->kind == ExprKind::Binary || let.value->kind == ExprKind::Unary)
-      materializeCalls(*let.value);
-    if ((let.value->kind != ExprKind::Call || elementwiseCall) && let.value->kind != ExprKind::Index)
-      if (auto f = fragExpression(*let.value)) {
+    if ((let.value->kind != ExprKind::Call || elementwiseCall) && let.value->kind != ExprKind::Index) {
+      if (let.value->kind == ExprKind::Binary || let.value->kind == ExprKind::Unary)
+        materializeCalls(*let.value);
+      auto f = fragExpression(*let.value);
+      // the evaluated calls are this statement's: a body lowered again (an unrolled copy) loads again
+      materialized.clear();
+      if (f) {
         bind(name, *f);
         return;
       }
+    }
     if (auto c = constant(*let.value)) {
       w.line("const int " + cxxName(name) + " = " + std::to_string(*c) + ";");
       bind(name, scalarVal(std::to_string(*c)));

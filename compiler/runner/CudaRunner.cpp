@@ -291,15 +291,7 @@ public:
   }
 
   Status launch(ModuleId module, std::string_view kernel, const LaunchConfig &config, KernelParams &params) override {
-    Scope scope(*this);
-    if (auto s = ready(); !s)
-      return s;
-    auto f = function(module, kernel);
-    if (!f)
-      return f.error();
-    if (auto s = prepare(*f, kernel, config, params); !s)
-      return s;
-    return enqueue(*f, config, params);
+    return launchOn(Stream{stream_}, module, kernel, config, params);
   }
 
   Status synchronize(double timeoutSeconds) override {

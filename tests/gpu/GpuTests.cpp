@@ -7,7 +7,7 @@
 // with and without 128B swizzle, and the launch timeout (last: it wedges the
 // runner). Exits 77 (ctest's SKIP_RETURN_CODE) when makeRunner reports no GPU.
 //
-// A small harness of its own rather than GoogleTest, so that it builds on a
+// A small harness (GpuHarness.h) rather than GoogleTest, so that it builds on a
 // GPU machine with nothing but a C++ compiler and the CUDA toolkit:
 //
 //   g++ -std=c++20 -O2 -I. -I/usr/local/cuda/include -DCAKE_HAVE_NVRTC=1
@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/runner/Build.h"
+#include "tests/gpu/GpuHarness.h"
 #include "compiler/runner/Runner.h"
 
 #include <algorithm>
@@ -32,31 +33,11 @@
 
 using namespace cake;
 using namespace cake::runner;
+using namespace cake::gputest;
 
 namespace {
 
-int failures = 0;
-std::string currentTest;
 
-#define EXPECT(cond)                                                                                                   \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      ++failures;                                                                                                      \
-      std::cerr << __FILE__ << ":" << __LINE__ << ": " << currentTest << ": failed: " #cond "\n";                      \
-    }                                                                                                                  \
-  } while (0)
-
-/// Fails the test (and returns from it) when an Expected or Status holds an error.
-#define REQUIRE_OK(expr)                                                                                               \
-  do {                                                                                                                 \
-    auto &&r_ = (expr);                                                                                                \
-    if (!r_) {                                                                                                         \
-      ++failures;                                                                                                      \
-      std::cerr << __FILE__ << ":" << __LINE__ << ": " << currentTest << ": " #expr ": " << r_.error().message         \
-                << "\n";                                                                                               \
-      return;                                                                                                          \
-    }                                                                                                                  \
-  } while (0)
 
 Runner *gpu = nullptr;
 
@@ -449,11 +430,6 @@ extern "C" __global__ void spin(unsigned long long ns) {
     std::printf("  afterwards: %s\n", after.error().message.c_str());
 }
 
-struct Test {
-  const char *name;
-  void (*run)();
-};
-
 const Test kTests[] = {
     {"VectorAddWithTiming", vectorAddWithTiming},
     {"LaunchChecks", launchChecks},
@@ -481,21 +457,7 @@ int main(int argc, char **argv) {
     std::printf("cake_gpu_tests: skipped: CAKE has no target for compute capability %d.%d\n", d.major, d.minor);
     return 77;
   }
-  int ran = 0;
-  for (const Test &t : kTests) {
-    if (argc > 1 && std::string(argv[1]) != t.name)
-      continue;
-    currentTest = t.name;
-    int before = failures;
-    std::printf("[ RUN  ] %s\n", t.name);
-    std::fflush(stdout);
-    t.run();
-    std::printf("[ %s ] %s\n", failures == before ? " OK " : "FAIL", t.name);
-    std::fflush(stdout);
-    ++ran;
-  }
-  std::printf("%d tests, %d failures\n", ran, failures);
-  std::fflush(stdout);
+  int status = runTests(kTests, argc, argv);
   // After LaunchTimeout the runner is wedged: leave without touching the GPU.
-  std::_Exit(failures ? 1 : ran ? 0 : 1);
+  std::_Exit(status);
 }

@@ -20,6 +20,7 @@
 #include "compiler/oracle/Workload.h"
 #include "compiler/runner/Runner.h"
 #include "lib/kmeans/cake_kmeans.h"
+#include "tests/gpu/GpuHarness.h"
 
 #include <algorithm>
 #include <chrono>
@@ -34,20 +35,12 @@
 
 using namespace cake;
 using namespace cake::runner;
+using namespace cake::gputest;
 
 namespace {
 
-int failures = 0;
-std::string currentTest;
 Runner *gpu = nullptr;
 
-#define EXPECT(cond)                                                                                                   \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      ++failures;                                                                                                      \
-      std::cerr << __FILE__ << ":" << __LINE__ << ": " << currentTest << ": failed: " #cond "\n";                      \
-    }                                                                                                                  \
-  } while (0)
 
 /// A status of the C API: fails the test (and returns) unless it is OK.
 #define REQUIRE_CAKE(call)                                                                                             \
@@ -61,16 +54,6 @@ Runner *gpu = nullptr;
     }                                                                                                                  \
   } while (0)
 
-#define REQUIRE_OK(expr)                                                                                               \
-  do {                                                                                                                 \
-    auto &&r_ = (expr);                                                                                                \
-    if (!r_) {                                                                                                         \
-      ++failures;                                                                                                      \
-      std::cerr << __FILE__ << ":" << __LINE__ << ": " << currentTest << ": " #expr ": " << r_.error().message         \
-                << "\n";                                                                                               \
-      return;                                                                                                          \
-    }                                                                                                                  \
-  } while (0)
 
 constexpr int64_t D = 128;
 
@@ -397,11 +380,6 @@ void smallForSanitizers() {
   std::printf("  update and fit (%d iterations) B=2 N=300 K=200: ran\n", iters);
 }
 
-struct Test {
-  const char *name;
-  void (*run)();
-};
-
 const Test kTests[] = {
     {"AssignAgainstTheOracle", assignAgainstTheOracle},
     {"AssignWithDistance", assignWithDistance},
@@ -438,22 +416,8 @@ int main(int argc, char **argv) {
                 cake_kmeans_status_name(s), cake_kmeans_last_error());
     return s == CAKE_KMEANS_UNSUPPORTED ? 77 : 1;
   }
-  int ran = 0;
-  for (const Test &t : kTests) {
-    if (argc > 1 && std::string(argv[1]) != t.name)
-      continue;
-    if (ampere && std::string_view(t.name).find("Assign") == std::string_view::npos)
-      continue;
-    currentTest = t.name;
-    int before = failures;
-    std::printf("[ RUN  ] %s\n", t.name);
-    std::fflush(stdout);
-    t.run();
-    std::printf("[ %s ] %s\n", failures == before ? " OK " : "FAIL", t.name);
-    std::fflush(stdout);
-    ++ran;
-  }
-  std::printf("%d tests, %d failures\n", ran, failures);
-  std::fflush(stdout);
-  return failures ? 1 : ran ? 0 : 1;
+  // 8.x: the assignment tests only
+  return runTests(kTests, argc, argv, ampere ? +[](const Test &t) {
+    return std::string_view(t.name).find("Assign") == std::string_view::npos;
+  } : nullptr);
 }

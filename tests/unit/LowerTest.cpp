@@ -448,6 +448,29 @@ TEST(LowerFragments, LetOfLoadedRowsDifference) {
   EXPECT_NE(src.find("__shfl_xor_sync"), std::string::npos);
 }
 
+// Regression: the evaluated loads were remembered past their statement, so a
+// second lowering of the same body (an unrolled copy) read the first copy's
+// temporaries, out of scope there. Each copy loads its own rows.
+TEST(LowerFragments, LetOfLoadedRowsInAnUnrolledLoop) {
+  std::string src;
+  auto d = lowerBody("  x: global bf16[8, 128] align(16),\n  c: global bf16[8, 128] align(16),\n  o: global fp32[8],\n",
+                     "    for i in 0 .. 2 unroll(2) {\n"
+                     "      let d = math.cast(ld.global(x[i, :]), fp32) - math.cast(ld.global(c[i, :]), fp32)\n"
+                     "      st.global(reduce.sum(d * d, axis = 0), o[i])\n"
+                     "    }\n",
+                     &src);
+  ASSERT_TRUE(d.empty()) << d[0];
+  auto count = [&](std::string_view needle) {
+    size_t n = 0;
+    for (size_t at = src.find(needle); at != std::string::npos; at = src.find(needle, at + 1))
+      ++n;
+    return n;
+  };
+  const size_t copies = count("float cake_v"); // one difference per lowered copy of the body
+  EXPECT_GE(copies, 2u) << src;
+  EXPECT_EQ(count("ld_global_bytes<8>(&cake_row"), 2 * copies) << "each copy loads its own two rows\n" << src;
+}
+
 TEST(LowerScalars, StoresIntoPerThreadViewsAreMadeByEveryThread) {
   std::string src;
   auto d = lowerBody("  o: global i32[64],\n  u: global i32[4],\n",
