@@ -285,7 +285,7 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
   // inputs, poisoned outputs, device buffers
   auto tensors = oracle::makeTensors(run.workload);
   if (!tensors)
-    return fail(tensors.error(), UsageError);
+    return fail(tensors.error().message, UsageError);
   Buffers buffers;
   for (auto &[name, t] : *tensors) {
     auto p = gpu.alloc(t.byteSize());
@@ -301,9 +301,10 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
   // (compiler/runner/LaunchLowered.h, the path libcake_kmeans shares).
   std::vector<LoweredLaunch> launches;
   for (const lower::LoweredKernel *k : run.pipeline) {
-    LaunchPlan plan;
-    if (auto e = planLowered(*k, buffers, sizes, gpu.device().smCount, plan))
-      return fail(*e, UsageError);
+    auto planned = planLowered(*k, buffers, sizes, gpu.device().smCount);
+    if (!planned)
+      return fail(planned.error().message, UsageError);
+    const LaunchPlan &plan = *planned;
     if (plan.needsHangRecord && !hang) {
       auto m = gpu.allocMapped(sizeof(HangRecord));
       if (!m)

@@ -518,7 +518,8 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
   }
   for (DevicePtr p : buffers)
     if (p)
-      gpu.free(p);
+      if (Status freed = gpu.free(p); !freed)
+        return fail(freed.error().message, InputErrors);
   return Success;
 }
 

@@ -13,6 +13,11 @@
 
 namespace cake::lower {
 
+namespace {
+/// A launch the sizes do not allow.
+Error launchError(std::string message) { return Error(Error::InvalidArgument, std::move(message)); }
+} // namespace
+
 using namespace cake::syntax;
 using namespace cake::sema;
 
@@ -50,23 +55,24 @@ std::optional<std::vector<int64_t>> paramShape(const Kernel &k, std::string_view
   return shape;
 }
 
-std::optional<LaunchError> planLaunch(const LoweredKernel &lk, const Bindings &sizes, int smCount, LaunchDims &out) {
+Expected<LaunchDims> planLaunch(const LoweredKernel &lk, const Bindings &sizes, int smCount) {
+  LaunchDims out;
   const Kernel &k = *lk.kernel;
   for (const std::string &s : k.sizeSymbols) {
     auto it = sizes.find(s);
     if (it == sizes.end())
-      return LaunchError{"size '" + s + "' of kernel '" + lk.name + "' is not bound"};
+      return launchError("size '" + s + "' of kernel '" + lk.name + "' is not bound");
     if (it->second < 1 || it->second > INT32_MAX)
-      return LaunchError{"size " + s + " = " + std::to_string(it->second) + " is outside 1 .. 2^31 - 1"};
+      return launchError("size " + s + " = " + std::to_string(it->second) + " is outside 1 .. 2^31 - 1");
   }
   for (const StmtPtr &s : k.decl->body.stmts)
     if (s->kind == StmtKind::Assume)
       for (const ExprPtr &fact : static_cast<const AssumeStmt &>(*s).facts) {
         auto v = evalBound(k, *fact, sizes);
         if (!v)
-          return LaunchError{"cannot evaluate the fact '" + print(*fact) + "' at these sizes"};
+          return launchError("cannot evaluate the fact '" + print(*fact) + "' at these sizes");
         if (!*v)
-          return LaunchError{"the sizes violate the kernel's fact '" + print(*fact) + "'"};
+          return launchError("the sizes violate the kernel's fact '" + print(*fact) + "'");
       }
   for (size_t i = 0; i < 3 && i < k.cluster.size(); ++i)
     out.cluster[i] = uint32_t(k.cluster[i].value_or(1));
@@ -84,29 +90,29 @@ std::optional<LaunchError> planLaunch(const LoweredKernel &lk, const Bindings &s
         if (a->kind == ExprKind::Keyword && a->text != "group") {
           auto n = evalBound(k, *a->operands[0], sizes);
           if (!n)
-            return LaunchError{"cannot evaluate the schedule's extent '" + a->text + "'"};
+            return launchError("cannot evaluate the schedule's extent '" + a->text + "'");
           *tiles *= *n;
         }
     }
     if (!tiles)
-      return LaunchError{"a persistent kernel without a sched.tiles schedule"};
+      return launchError("a persistent kernel without a sched.tiles schedule");
     int64_t slots = int64_t(smCount) * k.occupancy;
     int64_t cluster = int64_t(out.cluster[0]) * out.cluster[1] * out.cluster[2];
     int64_t ctas = std::max<int64_t>(1, std::min(slots, *tiles));
     out.grid[0] = uint32_t((ctas + cluster - 1) / cluster * cluster);
-    return std::nullopt;
+    return out;
   }
   const Clause *grid = k.gridClause;
   if (!grid)
-    return LaunchError{"kernel '" + lk.name + "' has no grid clause"};
+    return launchError("kernel '" + lk.name + "' has no grid clause");
   for (size_t i = 0; i < grid->args.size() && i < 3; ++i) {
     auto v = evalBound(k, *grid->args[i], sizes);
     if (!v || *v < 1 || *v > INT32_MAX)
-      return LaunchError{"grid dimension " + std::to_string(i) + " ('" + print(*grid->args[i]) +
-                         "') does not evaluate to 1 .. 2^31 - 1"};
+      return launchError("grid dimension " + std::to_string(i) + " ('" + print(*grid->args[i]) +
+                         "') does not evaluate to 1 .. 2^31 - 1");
     out.grid[i] = uint32_t(*v);
   }
-  return std::nullopt;
+  return out;
 }
 
 } // namespace cake::lower

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "compiler/sema/Model.h"
+#include "diagnostics/Expected.h"
 #include "diagnostics/Diagnostic.h"
 #include "diagnostics/Source.h"
 
@@ -95,11 +96,7 @@ struct LaunchDims {
 /// The grid of \p kernel at \p sizes on a GPU with \p smCount SMs, after
 /// checking that every size symbol is bound and positive, fits in a 32-bit
 /// index, and satisfies the kernel's `assume` facts. Errors are one sentence.
-struct LaunchError {
-  std::string message;
-};
-std::optional<LaunchError> planLaunch(const LoweredKernel &kernel, const Bindings &sizes, int smCount,
-                                      LaunchDims &out);
+[[nodiscard]] Expected<LaunchDims> planLaunch(const LoweredKernel &kernel, const Bindings &sizes, int smCount);
 
 /// The shape of global parameter \p param at \p sizes (outermost first).
 std::optional<std::vector<int64_t>> paramShape(const sema::Kernel &kernel, std::string_view param,

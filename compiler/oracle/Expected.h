@@ -1,40 +1,21 @@
-//===- Expected.h - A value or an error message -----------------*- C++ -*-===//
+//===- Expected.h - The oracle library's results ----------------*- C++ -*-===//
 //
-// Part of CAKE. The oracle library's result type: a value, or one sentence
-// saying what is wrong (std::expected is C++23).
+// Part of CAKE. The oracles return the project's one result type
+// (diagnostics/Expected.h); their errors are bad workloads: InvalidArgument.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include <string>
-#include <utility>
-#include <variant>
+#include "diagnostics/Expected.h"
 
 namespace cake::oracle {
 
-/// The error side of an Expected: one sentence, no trailing period.
-struct Error {
-  std::string message;
-};
+using cake::Error;
+using cake::Expected;
+using cake::Ok;
+using cake::Status;
 
-/// A value or an Error.
-template <class T> class Expected {
-public:
-  Expected(T value) : v_(std::move(value)) {}
-  Expected(Error error) : v_(std::move(error)) {}
-  explicit operator bool() const { return v_.index() == 0; }
-  T &operator*() { return std::get<0>(v_); }
-  const T &operator*() const { return std::get<0>(v_); }
-  T *operator->() { return &std::get<0>(v_); }
-  const T *operator->() const { return &std::get<0>(v_); }
-  const std::string &error() const { return std::get<1>(v_).message; }
-
-private:
-  std::variant<T, Error> v_;
-};
-
-struct Ok {};
-/// Success, or the Error that stopped the call.
-using Status = Expected<Ok>;
+/// A workload the oracles cannot use: one sentence, no trailing period.
+inline Error invalid(std::string message) { return Error(Error::InvalidArgument, std::move(message)); }
 
 } // namespace cake::oracle

@@ -42,17 +42,17 @@ CheckReport compareGemm(const TensorMap &tensors, const CheckOptions &options) {
   const HostTensor &A = *find(tensors, "A"), &B = *find(tensors, "B"), &C = *find(tensors, "C");
   for (const HostTensor *t : {&A, &B, &C})
     if (Status s = expectFloat(*t); !s)
-      return failure(s.error());
+      return failure(s.error().message);
   if (Status s = expectRank(A, 2, "[M, K]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   int64_t M = A.shape[0], K = A.shape[1];
   if (Status s = expectRank(B, 2, "[N, K]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   int64_t N = B.shape[0];
   if (Status s = expectShape(B, {N, K}, "[N, K]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (Status s = expectShape(C, {M, N}, "[M, N]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
 
   std::vector<int64_t> picked = pickElements(M, N, K, options);
   double u = unitRoundoff(C.dtype);

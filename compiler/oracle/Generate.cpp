@@ -147,7 +147,7 @@ Expected<double> parseArgument(std::string_view arg, std::string_view text,
     return parseArgument(arg.substr(1), text, sizes);
   if (auto it = sizes.find(std::string(arg)); it != sizes.end())
     return static_cast<double>(it->second);
-  return Error{"init '" + std::string(text) + "': '" + std::string(arg) + "' is neither a number nor a size"};
+  return invalid("init '" + std::string(text) + "': '" + std::string(arg) + "' is neither a number nor a size");
 }
 
 } // namespace
@@ -159,22 +159,22 @@ Expected<InitSpec> parseInit(std::string_view text, const std::map<std::string, 
   if (open == std::string_view::npos) {
     auto v = parseArgument(s, text, sizes);
     if (!v)
-      return Error{"init '" + std::string(text) + "' is not uniform(a, b), normal(m, s), randint(a, b) or a number"};
+      return invalid("init '" + std::string(text) + "' is not uniform(a, b), normal(m, s), randint(a, b) or a number");
     spec = {InitSpec::Constant, *v, 0};
   } else {
     std::string_view name = trim(s.substr(0, open));
     if (s.back() != ')')
-      return Error{"init '" + std::string(text) + "' lacks its closing ')'"};
+      return invalid("init '" + std::string(text) + "' lacks its closing ')'");
     std::string_view args = s.substr(open + 1, s.size() - open - 2);
     size_t comma = args.find(',');
     if (comma == std::string_view::npos || args.find(',', comma + 1) != std::string_view::npos)
-      return Error{"init '" + std::string(text) + "' takes exactly two arguments"};
+      return invalid("init '" + std::string(text) + "' takes exactly two arguments");
     auto a = parseArgument(args.substr(0, comma), text, sizes);
     if (!a)
-      return Error{a.error()};
+      return a.error();
     auto b = parseArgument(args.substr(comma + 1), text, sizes);
     if (!b)
-      return Error{b.error()};
+      return b.error();
     if (name == "uniform")
       spec = {InitSpec::Uniform, *a, *b};
     else if (name == "normal")
@@ -182,18 +182,18 @@ Expected<InitSpec> parseInit(std::string_view text, const std::map<std::string, 
     else if (name == "randint")
       spec = {InitSpec::RandInt, *a, *b};
     else
-      return Error{"init '" + std::string(text) + "': unknown distribution '" + std::string(name) +
-                   "' (uniform, normal, randint)"};
+      return invalid("init '" + std::string(text) + "': unknown distribution '" + std::string(name) +
+                   "' (uniform, normal, randint)");
   }
   if (spec.kind == InitSpec::Uniform && !(spec.a < spec.b) && !(spec.a == 0 && spec.b == 0))
-    return Error{"init '" + std::string(text) + "': uniform needs lo < hi"};
+    return invalid("init '" + std::string(text) + "': uniform needs lo < hi");
   if (spec.kind == InitSpec::Normal && !(spec.b >= 0))
-    return Error{"init '" + std::string(text) + "': the standard deviation is negative"};
+    return invalid("init '" + std::string(text) + "': the standard deviation is negative");
   if (spec.kind == InitSpec::RandInt &&
       (spec.a != std::trunc(spec.a) || spec.b != std::trunc(spec.b) || !(spec.a < spec.b)))
-    return Error{"init '" + std::string(text) + "': randint needs integers lo < hi"};
+    return invalid("init '" + std::string(text) + "': randint needs integers lo < hi");
   if (std::string why = onlyZeros(spec); !why.empty())
-    return Error{"init '" + std::string(text) + "': " + why};
+    return invalid("init '" + std::string(text) + "': " + why);
   return spec;
 }
 
@@ -238,7 +238,7 @@ bool allZero(const HostTensor &t) {
 
 Status fill(HostTensor &t, const InitSpec &spec, uint64_t seed) {
   if (std::string why = onlyZeros(spec); !why.empty())
-    return Error{"tensor '" + t.name + "': " + why};
+    return invalid("tensor '" + t.name + "': " + why);
   if (t.elements() == 0)
     return Ok{};
   // Redraw from derived seeds while the draw is all zero (see Generate.h).
@@ -249,7 +249,7 @@ Status fill(HostTensor &t, const InitSpec &spec, uint64_t seed) {
     if (spec.kind == InitSpec::Constant)
       break;
   }
-  return Error{"tensor '" + t.name + "': its init gives only zeros in " + std::string(dtypeName(t.dtype))};
+  return invalid("tensor '" + t.name + "': its init gives only zeros in " + std::string(dtypeName(t.dtype)));
 }
 
 Status fillUniform(HostTensor &t, double lo, double hi, uint64_t seed) {
@@ -260,7 +260,7 @@ Status fillNormal(HostTensor &t, double mean, double stddev, uint64_t seed) {
 }
 Status fillRandInt(HostTensor &t, int64_t lo, int64_t hi, uint64_t seed) {
   if (!(lo < hi))
-    return Error{"tensor '" + t.name + "': randint needs lo < hi"};
+    return invalid("tensor '" + t.name + "': randint needs lo < hi");
   return fill(t, {InitSpec::RandInt, static_cast<double>(lo), static_cast<double>(hi)}, seed);
 }
 

@@ -34,18 +34,18 @@ struct KMeansShape {
 Expected<KMeansShape> kmeansShape(const HostTensor &x, const HostTensor &c, const HostTensor &ids) {
   for (const HostTensor *t : {&x, &c})
     if (Status s = expectFloat(*t); !s)
-      return Error{s.error()};
+      return s.error();
   if (Status s = expectInt(ids); !s)
-    return Error{s.error()};
+    return s.error();
   if (Status s = expectRank(x, 3, "[B, N, D]"); !s)
-    return Error{s.error()};
+    return s.error();
   if (Status s = expectRank(c, 3, "[B, K, D]"); !s)
-    return Error{s.error()};
+    return s.error();
   KMeansShape k{x.shape[0], x.shape[1], c.shape[1], x.shape[2]};
   if (Status s = expectShape(c, {k.B, k.K, k.D}, "[B, K, D]"); !s)
-    return Error{s.error()};
+    return s.error();
   if (Status s = expectShape(ids, {k.B, k.N}, "[B, N]"); !s)
-    return Error{s.error()};
+    return s.error();
   return k;
 }
 
@@ -63,11 +63,11 @@ CheckReport compareKMeansAssign(const TensorMap &tensors, const CheckOptions &op
   const HostTensor *dist = find(tensors, "dist");
   auto shape = kmeansShape(x, c, ids);
   if (!shape)
-    return failure(shape.error());
+    return failure(shape.error().message);
   auto [B, N, K, D] = *shape;
   if (dist)
     if (Status s = expectShape(*dist, {B, N}, "[B, N]"); !s)
-      return failure(s.error());
+      return failure(s.error().message);
 
   std::vector<float> cs = decodeAll(c);
   std::vector<double> cnorm(static_cast<size_t>(B * K));
@@ -155,12 +155,12 @@ CheckReport compareKMeansUpdate(const TensorMap &tensors, const CheckOptions &op
   const HostTensor &cOld = *find(tensors, "c_old"), &cNew = *find(tensors, "c_new");
   auto shape = kmeansShape(x, cOld, ids);
   if (!shape)
-    return failure(shape.error());
+    return failure(shape.error().message);
   auto [B, N, K, D] = *shape;
   if (Status s = expectFloat(cNew); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (Status s = expectShape(cNew, {B, K, D}, "[B, K, D]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
 
   // Sums over every row, one accumulator per (batch, row chunk), reduced in
   // chunk order: the result does not depend on the thread count.

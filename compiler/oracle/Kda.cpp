@@ -143,11 +143,11 @@ CheckReport compareKdaFwd(const TensorMap &tensors, const CheckOptions &options)
                0};
   for (const HostTensor *t : {in.q, in.k, in.v, in.g, in.beta, in.aLog, in.dtBias, in.o})
     if (Status s = expectFloat(*t); !s)
-      return failure(s.error());
+      return failure(s.error().message);
   if (Status s = expectRank(*in.q, 4, "[B, T, H, K]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (Status s = expectRank(*in.v, 4, "[B, T, H, V]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   in.B = in.q->shape[0];
   in.T = in.q->shape[1];
   in.H = in.q->shape[2];
@@ -156,16 +156,16 @@ CheckReport compareKdaFwd(const TensorMap &tensors, const CheckOptions &options)
   const int64_t B = in.B, T = in.T, H = in.H, K = in.K, V = in.V;
   for (const HostTensor *t : {in.k, in.g})
     if (Status s = expectShape(*t, {B, T, H, K}, "[B, T, H, K]"); !s)
-      return failure(s.error());
+      return failure(s.error().message);
   for (const HostTensor *t : {in.v, in.o})
     if (Status s = expectShape(*t, {B, T, H, V}, "[B, T, H, V]"); !s)
-      return failure(s.error());
+      return failure(s.error().message);
   if (Status s = expectShape(*in.beta, {B, T, H}, "[B, T, H]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (Status s = expectShape(*in.aLog, {H}, "[H]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (Status s = expectShape(*in.dtBias, {H, K}, "[H, K]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
 
   std::vector<Segment> segments;
   if (const HostTensor *cu = find(tensors, "cu_seqlens")) {
@@ -186,7 +186,7 @@ CheckReport compareKdaFwd(const TensorMap &tensors, const CheckOptions &options)
   for (const HostTensor *t : {in.h0, in.ht})
     if (t)
       if (Status s = expectShape(*t, {nseq, H, V, K}, "[N, H, V, K]"); !s)
-        return failure(s.error());
+        return failure(s.error().message);
   const HostTensor *scaleTensor = find(tensors, "scale");
   in.scale = scaleTensor && scaleTensor->elements() ? scaleTensor->at(0)
              : options.scale != 0                   ? options.scale

@@ -44,23 +44,23 @@ CheckReport compareKnn(const TensorMap &tensors, const CheckOptions &options) {
   const HostTensor &dist = *find(tensors, "dist"), &ids = *find(tensors, "ids");
   for (const HostTensor *t : {&q, &db, &dist})
     if (Status s = expectFloat(*t); !s)
-      return failure(s.error());
+      return failure(s.error().message);
   if (Status s = expectInt(ids); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (Status s = expectRank(q, 2, "[Q, D]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (Status s = expectRank(dist, 2, "[Q, k]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   int64_t Q = q.shape[0], D = q.shape[1], k = dist.shape[1];
   if (Status s = expectRank(db, 2, "[N, D]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   int64_t N = db.shape[0];
   if (Status s = expectShape(db, {N, D}, "[N, D]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (Status s = expectShape(dist, {Q, k}, "[Q, k]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (Status s = expectShape(ids, {Q, k}, "[Q, k]"); !s)
-    return failure(s.error());
+    return failure(s.error().message);
   if (k == 0)
     return failure("dist has shape " + shapeString(dist.shape) + ": k is 0");
   if (k > N)

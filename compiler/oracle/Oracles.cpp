@@ -143,26 +143,26 @@ const HostTensor *find(const TensorMap &tensors, const std::string &name) {
 
 Status expectRank(const HostTensor &t, size_t rank, std::string_view what) {
   if (t.shape.size() != rank)
-    return Error{"tensor '" + t.name + "' has shape " + shapeString(t.shape) + ", expected " + std::string(what)};
+    return invalid("tensor '" + t.name + "' has shape " + shapeString(t.shape) + ", expected " + std::string(what));
   return Ok{};
 }
 
 Status expectShape(const HostTensor &t, const std::vector<int64_t> &shape, std::string_view what) {
   if (t.shape != shape)
-    return Error{"tensor '" + t.name + "' has shape " + shapeString(t.shape) + ", expected " + std::string(what) +
-                 " = " + shapeString(shape)};
+    return invalid("tensor '" + t.name + "' has shape " + shapeString(t.shape) + ", expected " + std::string(what) +
+                 " = " + shapeString(shape));
   return Ok{};
 }
 
 Status expectFloat(const HostTensor &t) {
   if (!isFloat(t.dtype))
-    return Error{"tensor '" + t.name + "' is " + std::string(dtypeName(t.dtype)) + ", expected a float type"};
+    return invalid("tensor '" + t.name + "' is " + std::string(dtypeName(t.dtype)) + ", expected a float type");
   return Ok{};
 }
 
 Status expectInt(const HostTensor &t) {
   if (t.dtype != DType::I32 && t.dtype != DType::I64)
-    return Error{"tensor '" + t.name + "' is " + std::string(dtypeName(t.dtype)) + ", expected i32 or i64"};
+    return invalid("tensor '" + t.name + "' is " + std::string(dtypeName(t.dtype)) + ", expected i32 or i64");
   return Ok{};
 }
 

@@ -19,11 +19,11 @@ Expected<std::vector<int64_t>> resolveShape(const TensorSpec &spec, const std::m
     if (ec != std::errc() || end != dim.data() + dim.size()) {
       auto it = sizes.find(dim);
       if (it == sizes.end())
-        return Error{"tensor '" + spec.name + "': size '" + dim + "' of its shape is not defined in sizes"};
+        return invalid("tensor '" + spec.name + "': size '" + dim + "' of its shape is not defined in sizes");
       v = it->second;
     }
     if (v < 0)
-      return Error{"tensor '" + spec.name + "': size '" + dim + "' is negative (" + std::to_string(v) + ")"};
+      return invalid("tensor '" + spec.name + "': size '" + dim + "' is negative (" + std::to_string(v) + ")");
     shape.push_back(v);
   }
   return shape;
@@ -39,7 +39,7 @@ uint64_t tensorSeed(uint64_t seed, std::string_view name) {
 Expected<HostTensor> makeTensor(const TensorSpec &spec, const Workload &workload) {
   auto shape = resolveShape(spec, workload.sizes);
   if (!shape)
-    return Error{shape.error()};
+    return shape.error();
   HostTensor t = HostTensor::zeros(spec.name, spec.dtype, *shape);
   if (spec.role == Role::Output) {
     poison(t);
@@ -48,15 +48,15 @@ Expected<HostTensor> makeTensor(const TensorSpec &spec, const Workload &workload
   std::string init = spec.init;
   if (init.empty()) {
     if (!isFloat(spec.dtype))
-      return Error{"tensor '" + spec.name + "' is an " + std::string(dtypeName(spec.dtype)) +
-                   " input without an init (say randint(lo, hi))"};
+      return invalid("tensor '" + spec.name + "' is an " + std::string(dtypeName(spec.dtype)) +
+                   " input without an init (say randint(lo, hi))");
     init = "uniform(-1,1)";
   }
   auto parsed = parseInit(init, workload.sizes);
   if (!parsed)
-    return Error{"tensor '" + spec.name + "': " + parsed.error()};
+    return invalid("tensor '" + spec.name + "': " + parsed.error().message);
   if (Status s = fill(t, *parsed, tensorSeed(workload.seed, spec.name)); !s)
-    return Error{s.error()};
+    return s.error();
   return t;
 }
 
@@ -64,10 +64,10 @@ Expected<TensorMap> makeTensors(const Workload &workload) {
   TensorMap out;
   for (const TensorSpec &spec : workload.tensors) {
     if (out.count(spec.name))
-      return Error{"tensor '" + spec.name + "' is declared twice"};
+      return invalid("tensor '" + spec.name + "' is declared twice");
     auto t = makeTensor(spec, workload);
     if (!t)
-      return Error{t.error()};
+      return t.error();
     out.emplace(spec.name, std::move(*t));
   }
   return out;
@@ -79,7 +79,7 @@ Status validate(const Workload &workload) {
     std::string known;
     for (const Oracle &o : allOracles())
       known += (known.empty() ? "" : ", ") + std::string(o.name);
-    return Error{"unknown oracle '" + workload.oracle + "' (known: " + known + ")"};
+    return invalid("unknown oracle '" + workload.oracle + "' (known: " + known + ")");
   }
   for (const OracleTensor &want : oracle->tensors) {
     const TensorSpec *have = nullptr;
@@ -87,11 +87,11 @@ Status validate(const Workload &workload) {
       if (spec.name == want.name)
         have = &spec;
     if (!have && !want.optional)
-      return Error{"oracle '" + workload.oracle + "' needs tensor '" + std::string(want.name) + "' " +
-                   std::string(want.shape)};
+      return invalid("oracle '" + workload.oracle + "' needs tensor '" + std::string(want.name) + "' " +
+                   std::string(want.shape));
     if (have && have->role != want.role)
-      return Error{"tensor '" + have->name + "' must be an " + (want.role == Role::Input ? "input" : "output") +
-                   " of oracle '" + workload.oracle + "'"};
+      return invalid("tensor '" + have->name + "' must be an " + (want.role == Role::Input ? "input" : "output") +
+                   " of oracle '" + workload.oracle + "'");
   }
   return Ok{};
 }

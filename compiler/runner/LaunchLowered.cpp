@@ -24,14 +24,16 @@ std::optional<TensorDType> tensorMapDType(sema::Elem elem) {
   }
 }
 
-std::optional<std::string> planLowered(const lower::LoweredKernel &lk, const Buffers &buffers,
-                                       const lower::Bindings &sizes, int smCount, LaunchPlan &out) {
+Expected<LaunchPlan> planLowered(const lower::LoweredKernel &lk, const Buffers &buffers, const lower::Bindings &sizes,
+                                 int smCount) {
   std::string k = "kernel '" + lk.name + "': ";
-  out = LaunchPlan{};
+  auto invalid = [](std::string message) { return Error(Error::InvalidArgument, std::move(message)); };
+  LaunchPlan out;
   out.kernel = &lk;
-  lower::LaunchDims dims;
-  if (auto e = lower::planLaunch(lk, sizes, smCount, dims))
-    return k + e->message;
+  auto planned = lower::planLaunch(lk, sizes, smCount);
+  if (!planned)
+    return invalid(k + planned.error().message);
+  const lower::LaunchDims &dims = *planned;
   auto buffer = [&](const std::string &name) -> std::optional<DevicePtr> {
     if (auto it = buffers.find(name); it != buffers.end())
       return it->second;
@@ -47,15 +49,15 @@ std::optional<std::string> planLowered(const lower::LoweredKernel &lk, const Buf
       p.name = plan.param;
       auto address = buffer(plan.param);
       if (!address)
-        return k + "no buffer was given for '" + plan.param + "' (a tensor map)";
+        return invalid(k + "no buffer was given for '" + plan.param + "' (a tensor map)");
       const sema::Param *param = lk.kernel->param(plan.param);
       auto shape = lower::paramShape(*lk.kernel, plan.param, sizes);
       auto dtype = param && param->type.elem ? tensorMapDType(*param->type.elem) : std::nullopt;
       if (!param || !shape || !dtype)
-        return k + "cannot describe the tensor map of '" + plan.param + "' at these sizes";
+        return invalid(k + "cannot describe the tensor map of '" + plan.param + "' at these sizes");
       if (shape->size() < 1 || shape->size() > 5 || plan.box.size() != shape->size())
-        return k + "the tensor map of '" + plan.param + "' has rank " + std::to_string(shape->size()) +
-               " and a box of rank " + std::to_string(plan.box.size());
+        return invalid(k + "the tensor map of '" + plan.param + "' has rank " + std::to_string(shape->size()) +
+               " and a box of rank " + std::to_string(plan.box.size()));
       TensorMapDesc &d = p.map;
       d.dtype = *dtype;
       d.rank = uint32_t(shape->size());
@@ -71,19 +73,19 @@ std::optional<std::string> planLowered(const lower::LoweredKernel &lk, const Buf
     case lower::KernelArg::Pointer: {
       auto address = buffer(a.name);
       if (!address)
-        return k + "no buffer was given for '" + a.name + "'";
+        return invalid(k + "no buffer was given for '" + a.name + "'");
       p.pointer = *address;
       break;
     }
     case lower::KernelArg::Size: {
       auto it = sizes.find(a.name);
       if (it == sizes.end())
-        return k + "size '" + a.name + "' is not bound";
+        return invalid(k + "size '" + a.name + "' is not bound");
       p.size = int32_t(it->second); // planLaunch checked 1 .. 2^31 - 1
       break;
     }
     case lower::KernelArg::Scalar:
-      return k + "scalar parameters are not supported yet ('" + a.name + "')";
+      return invalid(k + "scalar parameters are not supported yet ('" + a.name + "')");
     case lower::KernelArg::HangRecord:
       out.needsHangRecord = true;
       break;
@@ -94,10 +96,12 @@ std::optional<std::string> planLowered(const lower::LoweredKernel &lk, const Buf
   out.config.block = Dim3{lk.block, 1, 1};
   out.config.cluster = Dim3{dims.cluster[0], dims.cluster[1], dims.cluster[2]};
   out.config.dynamicShared = lk.dynamicShared;
-  if (out.config.grid.y > 65535 || out.config.grid.z > 65535)
-    return k + "the grid " + std::to_string(out.config.grid.x) + "x" + std::to_string(out.config.grid.y) + "x" +
-           std::to_string(out.config.grid.z) + " has a y or z dimension over 65535";
-  return std::nullopt;
+  const TargetDesc &desc = *lk.kernel->desc;
+  if (out.config.grid.x > desc.maxGridX || out.config.grid.y > desc.maxGridYZ || out.config.grid.z > desc.maxGridYZ)
+    return invalid(k + "the grid " + std::to_string(out.config.grid.x) + "x" + std::to_string(out.config.grid.y) + "x" +
+           std::to_string(out.config.grid.z) + " is past the limits " + std::to_string(desc.maxGridX) + " x " +
+                   std::to_string(desc.maxGridYZ) + " x " + std::to_string(desc.maxGridYZ));
+  return out;
 }
 
 Expected<LoweredLaunch> packLowered(Runner &runner, const LaunchPlan &plan, DevicePtr hangRecord) {

@@ -55,9 +55,10 @@ std::optional<TensorDType> tensorMapDType(sema::Elem elem);
 
 /// Plans a launch of \p kernel with \p buffers (every global parameter that
 /// it passes as a pointer or a tensor map) at \p sizes on a GPU with
-/// \p smCount SMs. An error is one sentence that names the kernel.
-std::optional<std::string> planLowered(const lower::LoweredKernel &kernel, const Buffers &buffers,
-                                       const lower::Bindings &sizes, int smCount, LaunchPlan &out);
+/// \p smCount SMs. An error (InvalidArgument) is one sentence that names
+/// the kernel.
+[[nodiscard]] Expected<LaunchPlan> planLowered(const lower::LoweredKernel &kernel, const Buffers &buffers,
+                                               const lower::Bindings &sizes, int smCount);
 
 /// A planned launch with its tensor maps encoded and its parameters packed.
 struct LoweredLaunch {

@@ -21,6 +21,8 @@
 #pragma once
 
 #include <cstddef>
+#include "diagnostics/Expected.h"
+
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -38,42 +40,13 @@ namespace cake::runner {
 // Errors
 //===----------------------------------------------------------------------===//
 
-struct Error {
-  enum Kind {
-    NoDriver,        ///< libcuda.so.1 cannot be loaded, or it is the toolkit's stub
-    NoDevice,        ///< the driver is there, but cuInit failed or found no GPU
-    Driver,          ///< a driver call failed (the message names it and the CUresult)
-    Timeout,         ///< a kernel ran past the deadline; the Runner is now wedged
-    Wedged,          ///< an earlier timeout or fatal error left the context unusable
-    InvalidArgument, ///< a bad launch configuration, parameter list or tensor map
-    Unsupported,     ///< the device or driver lacks a feature (clusters, TMA)
-  };
-  Kind kind = Driver;
-  std::string message;
-
-  /// True for NoDriver and NoDevice: there is no GPU to run on.
-  bool noGpu() const { return kind == NoDriver || kind == NoDevice; }
-};
-
-/// A value or an Error (std::expected is C++23).
-template <class T> class Expected {
-public:
-  Expected(T value) : v_(std::move(value)) {}
-  Expected(Error error) : v_(std::move(error)) {}
-  explicit operator bool() const { return v_.index() == 0; }
-  T &operator*() { return std::get<0>(v_); }
-  const T &operator*() const { return std::get<0>(v_); }
-  T *operator->() { return &std::get<0>(v_); }
-  const T *operator->() const { return &std::get<0>(v_); }
-  const Error &error() const { return std::get<1>(v_); }
-
-private:
-  std::variant<T, Error> v_;
-};
-
-struct Ok {};
-/// Success, or the Error that stopped the call.
-using Status = Expected<Ok>;
+// The project's one result type (diagnostics/Expected.h): the runner's
+// errors are the machine's kinds (NoDriver, NoDevice, Driver, Timeout,
+// Wedged) and the caller's (InvalidArgument, Unsupported).
+using cake::Error;
+using cake::Expected;
+using cake::Ok;
+using cake::Status;
 
 //===----------------------------------------------------------------------===//
 // Device, modules, launches

@@ -88,6 +88,12 @@ struct TargetDesc {
   double issueSecondsPerOp;        ///< issuing one operation of a role
   double smClockHz;                ///< sustained SM clock (4 schedulers issue one instruction per cycle each)
 
+  // Launch limits common to every CUDA GPU since sm_30 (CUDA C++ Programming
+  // Guide, "Features and Technical Specifications"); defaulted here rather
+  // than repeated in each row.
+  uint32_t maxGridX = 2147483647; ///< grid x: 2^31 - 1
+  uint32_t maxGridYZ = 65535;     ///< grid y and z
+
   /// The contract of MMA operation \p op ("wgmma.mma"), or nullptr.
   const MmaContract *mmaContract(std::string_view op) const;
 };

@@ -18,18 +18,18 @@
 
 namespace {
 
-using cake::kmeans::Result;
+using cake::Status;
 
 thread_local std::string lastError;
 
 template <class Op> int call(const char *name, Op op) {
   lastError.clear();
   try {
-    Result r = op();
-    if (!r)
+    Status r = op();
+    if (r)
       return CAKE_KMEANS_OK;
-    lastError = std::string(name) + ": " + r->message;
-    return r->code;
+    lastError = std::string(name) + ": " + r.error().message;
+    return cake::kmeans::statusCode(r.error());
   } catch (const std::bad_alloc &) {
     lastError = std::string(name) + ": out of host memory";
   } catch (const std::exception &e) {
@@ -52,7 +52,7 @@ int cake_kmeans_assign(const void *x, const void *c, int32_t *ids, int64_t B, in
 
 int cake_kmeans_assign_with_distance(const void *x, const void *c, int32_t *ids, float *dist, int64_t B, int64_t N,
                                      int64_t K, int64_t D, int dtype, void *stream) {
-  return call("cake_kmeans_assign_with_distance", [&]() -> cake::kmeans::Result {
+  return call("cake_kmeans_assign_with_distance", [&]() -> cake::kmeans::Status {
     if (!dist)
       return cake::kmeans::invalid("dist is a null pointer (cake_kmeans_assign takes no distances)");
     return cake::kmeans::assign(x, c, ids, dist, B, N, K, D, dtype, stream);
@@ -123,11 +123,11 @@ const char *cake_kmeans_variant(int update, int64_t B, int64_t N, int64_t K, int
     return nullptr;
   }
   cake::kmeans::Dispatched d = cake::kmeans::dispatch(p);
-  if (d.failure) {
-    lastError = "cake_kmeans_variant: " + d.failure->message;
+  if (!d) {
+    lastError = "cake_kmeans_variant: " + d.error().message;
     return nullptr;
   }
-  return d.variant->name.data(); // a string literal of the variants table
+  return (*d)->name.data(); // a string literal of the variants table
 }
 
 int cake_kmeans_force_variant(const char *name) {

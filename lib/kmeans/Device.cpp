@@ -5,25 +5,13 @@
 
 namespace cake::kmeans {
 
-Failure fromRunner(const runner::Error &e, const std::string &what) {
-  using runner::Error;
+Error fromRunner(const runner::Error &e, const std::string &what) {
+  if (e.noGpu())
+    return Error(e.kind, runner::describeNoGpu(e));
   std::string message = what.empty() ? e.message : what + ": " + e.message;
-  switch (e.kind) {
-  case Error::NoDriver:
-  case Error::NoDevice:
-    return {CAKE_KMEANS_NO_GPU, runner::describeNoGpu(e)};
-  case Error::Timeout:
-    return {CAKE_KMEANS_TIMEOUT, message + " (CAKE_KMEANS_TIMEOUT_S sets the limit; the GPU's context is unusable "
-                                           "from now on: start a new process)"};
-  case Error::InvalidArgument:
-    return {CAKE_KMEANS_INVALID_ARGUMENT, message};
-  case Error::Unsupported:
-    return {CAKE_KMEANS_UNSUPPORTED, message};
-  case Error::Driver:
-  case Error::Wedged:
-    break;
-  }
-  return {CAKE_KMEANS_CUDA_ERROR, message};
+  if (e.kind == Error::Timeout)
+    message += " (CAKE_KMEANS_TIMEOUT_S sets the limit; the GPU's context is unusable from now on: start a new process)";
+  return Error(e.kind, std::move(message));
 }
 
 double waitTimeoutSeconds() {
@@ -36,7 +24,7 @@ double waitTimeoutSeconds() {
   return 600;
 }
 
-Result openDevice(std::initializer_list<Located> tensors, runner::Stream stream, Device *&out) {
+Status openDevice(std::initializer_list<Located> tensors, runner::Stream stream, Device *&out) {
   int ordinal = -1;
   std::string_view first;
   for (const Located &t : tensors) {
@@ -76,13 +64,13 @@ Result openDevice(std::initializer_list<Located> tensors, runner::Stream stream,
       return fromRunner(s.error(), "");
   }
   out = device;
-  return std::nullopt;
+  return Ok{};
 }
 
-Result loadModule(Device &device, const KernelFile &file, runner::ModuleId &out) {
+Status loadModule(Device &device, const KernelFile &file, runner::ModuleId &out) {
   if (auto it = device.modules.find(file.embedded); it != device.modules.end()) {
     out = it->second;
-    return std::nullopt;
+    return Ok{};
   }
   auto m = device.runner->loadModule(file.embedded->cubin);
   if (!m)
@@ -91,7 +79,7 @@ Result loadModule(Device &device, const KernelFile &file, runner::ModuleId &out)
                                      std::to_string(device.ordinal) + ", " + device.runner->device().name);
   device.modules[file.embedded] = *m;
   out = *m;
-  return std::nullopt;
+  return Ok{};
 }
 
 } // namespace cake::kmeans

@@ -55,14 +55,14 @@ struct Located {
 
 /// The GPU holding \p tensors (all of them), with its runner; checks
 /// \p stream against it. Locks nothing; lock Device::mutex before using it.
-Result openDevice(std::initializer_list<Located> tensors, runner::Stream stream, Device *&out);
+Status openDevice(std::initializer_list<Located> tensors, runner::Stream stream, Device *&out);
 
 /// \p file's cubin loaded on \p device (once). Call with the device locked.
-Result loadModule(Device &device, const KernelFile &file, runner::ModuleId &out);
+Status loadModule(Device &device, const KernelFile &file, runner::ModuleId &out);
 
 /// A runner error as a failure of the C API: no GPU, a driver error, a
 /// timeout; \p what says what the library was doing.
-Failure fromRunner(const runner::Error &error, const std::string &what);
+Error fromRunner(const runner::Error &error, const std::string &what);
 
 /// How long the library waits for a stream (fit's read-backs): the
 /// environment variable CAKE_KMEANS_TIMEOUT_S, else 600 s.

@@ -275,11 +275,11 @@ std::atomic<const Variant *> forcedAssign{nullptr}, forcedUpdate{nullptr};
 std::atomic<uint64_t> generation{0};
 } // namespace
 
-Result forceVariant(std::string_view name) {
+Status forceVariant(std::string_view name) {
   if (name.empty()) {
     forcedAssign = nullptr, forcedUpdate = nullptr;
     ++generation;
-    return std::nullopt;
+    return Ok{};
   }
   const Variant *v = findVariant(name);
   if (!v) {
@@ -290,21 +290,21 @@ Result forceVariant(std::string_view name) {
   }
   (v->op == Op::Assign ? forcedAssign : forcedUpdate) = v;
   ++generation;
-  return std::nullopt;
+  return Ok{};
 }
 
 uint64_t forcingGeneration() { return generation; }
 
 Dispatched dispatch(const Problem &p) {
   if (const Variant *forced = p.op == Op::Assign ? forcedAssign.load() : forcedUpdate.load())
-    return {forced, std::nullopt};
+    return forced;
   for (const Rule &r : kRules)
     if (matches(r, p)) {
       const Variant *v = findVariant(r.variant);
       if (!v)
-        return {nullptr, internal("the dispatch rule for " + describe(p) + " names the unknown variant '" +
-                                  std::string(r.variant) + "'")};
-      return {v, std::nullopt};
+        return internal("the dispatch rule for " + describe(p) + " names the unknown variant '" +
+                        std::string(r.variant) + "'");
+      return v;
     }
   std::string have;
   for (const Variant &v : kVariants)
@@ -312,8 +312,8 @@ Dispatched dispatch(const Problem &p) {
       have += (have.empty() ? "" : "; ") + std::string(v.covers) + " on compute capability " +
               std::to_string(v.computeCapability / 10) + "." + std::to_string(v.computeCapability % 10) + " (" +
               std::string(v.target) + ")";
-  return {nullptr, unsupported("there is no " + describe(p) + "; the library's " + std::string(opName(p.op)) +
-                               " kernels take " + (have.empty() ? "nothing" : have))};
+  return unsupported("there is no " + describe(p) + "; the library's " + std::string(opName(p.op)) + " kernels take " +
+                     (have.empty() ? "nothing" : have));
 }
 
 } // namespace cake::kmeans

@@ -97,10 +97,8 @@ const Variant *findVariant(std::string_view name);
 /// The rules, in the order they are tried.
 std::span<const Rule> rules();
 
-struct Dispatched {
-  const Variant *variant = nullptr;
-  Result failure; ///< CAKE_KMEANS_UNSUPPORTED when no rule matches
-};
+/// The variant chosen, or Unsupported when no rule matches.
+using Dispatched = Expected<const Variant *>;
 
 /// The variant for \p problem: the forced one of its operation when there
 /// is one (forceVariant), else the first matching rule's.
@@ -110,7 +108,7 @@ Dispatched dispatch(const Problem &problem);
 /// measure variants through the library), or, with an empty name, clears
 /// both operations' forcing. Fails on an unknown name. A forced variant that
 /// cannot take a problem fails that call with CAKE_KMEANS_UNSUPPORTED.
-Result forceVariant(std::string_view name);
+Status forceVariant(std::string_view name);
 /// A number that changes whenever the forcing does (for caches keyed by dispatch).
 uint64_t forcingGeneration();
 

@@ -15,13 +15,13 @@
 namespace cake::kmeans {
 
 /// \p dist may be null; when given it receives ||x - c[id]||^2 of each row.
-Result assign(const void *x, const void *c, int32_t *ids, float *dist, int64_t B, int64_t N, int64_t K, int64_t D,
+Status assign(const void *x, const void *c, int32_t *ids, float *dist, int64_t B, int64_t N, int64_t K, int64_t D,
               int dtype, void *stream);
 
-Result update(const void *x, const int32_t *ids, const void *cOld, void *cNew, int64_t B, int64_t N, int64_t K,
+Status update(const void *x, const int32_t *ids, const void *cOld, void *cNew, int64_t B, int64_t N, int64_t K,
               int64_t D, int dtype, void *stream);
 
-Result fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, int maxIters,
+Status fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, int maxIters,
            float tol, int *itersDone, void *stream);
 
 } // namespace cake::kmeans

@@ -15,13 +15,13 @@ void lowerInto(KernelFile &f) {
     std::string log(e.log.substr(0, 2000));
     while (!log.empty() && (log.back() == '\n' || log.back() == ' '))
       log.pop_back();
-    f.failure = Failure{CAKE_KMEANS_NOT_AVAILABLE, std::string(e.path) + " did not build when the library was built" +
-                                                       (log.empty() ? std::string() : ": " + log)};
+    f.status = notAvailable( std::string(e.path) + " did not build when the library was built" +
+                                                       (log.empty() ? std::string() : ": " + log));
     return;
   }
   auto target = parseTarget(e.target);
   if (!target) {
-    f.failure = internal(std::string(e.path) + " was built for the unknown target '" + std::string(e.target) + "'");
+    f.status = internal(std::string(e.path) + " was built for the unknown target '" + std::string(e.target) + "'");
     return;
   }
   FileId id = f.sm.addBuffer(std::string(e.path), std::string(e.ir));
@@ -36,7 +36,7 @@ void lowerInto(KernelFile &f) {
     if (d.severity == Severity::Error) {
       std::string where = d.range.valid() ? " at line " + std::to_string(f.sm.lineColumn(d.range.file, d.range.begin).line)
                                           : std::string();
-      f.failure = internal("the embedded " + std::string(e.path) + " does not lower again (" + d.code + where + ": " +
+      f.status = internal("the embedded " + std::string(e.path) + " does not lower again (" + d.code + where + ": " +
                            d.message + ")");
       return;
     }

@@ -24,7 +24,7 @@ struct KernelFile {
   SourceManager sm;
   CheckResult check;
   lower::LoweredModule module;
-  Result failure; ///< why the file cannot be used (it did not build, or lower)
+  Status status = Ok{}; ///< why the file cannot be used (it did not build, or lower)
 };
 
 /// \p file checked and lowered, once per process (thread safe); the result

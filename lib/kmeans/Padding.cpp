@@ -23,7 +23,7 @@ uint64_t paddedBytes(const std::vector<WideTensor> &tensors, int64_t kernelD, si
   return bytes;
 }
 
-Result padIn(runner::Runner &gpu, runner::Stream stream, std::vector<WideTensor> &tensors, runner::DevicePtr scratch,
+Status padIn(runner::Runner &gpu, runner::Stream stream, std::vector<WideTensor> &tensors, runner::DevicePtr scratch,
              int64_t D, int64_t kernelD, size_t elemBytes) {
   const size_t row = size_t(D) * elemBytes, pitch = size_t(kernelD) * elemBytes;
   for (WideTensor &t : tensors) {
@@ -37,10 +37,10 @@ Result padIn(runner::Runner &gpu, runner::Stream stream, std::vector<WideTensor>
     if (auto s = gpu.copy2DOn(stream, t.padded, pitch, t.address, row, row, size_t(t.rows)); !s)
       return fromRunner(s.error(), "copying " + std::string(t.name) + " into rows of D = " + std::to_string(kernelD));
   }
-  return std::nullopt;
+  return Ok{};
 }
 
-Result padOut(runner::Runner &gpu, runner::Stream stream, const std::vector<WideTensor> &tensors, int64_t D,
+Status padOut(runner::Runner &gpu, runner::Stream stream, const std::vector<WideTensor> &tensors, int64_t D,
               int64_t kernelD, size_t elemBytes) {
   const size_t row = size_t(D) * elemBytes, pitch = size_t(kernelD) * elemBytes;
   for (const WideTensor &t : tensors)
@@ -48,7 +48,7 @@ Result padOut(runner::Runner &gpu, runner::Stream stream, const std::vector<Wide
       if (auto s = gpu.copy2DOn(stream, t.address, row, t.padded, pitch, row, size_t(t.rows)); !s)
         return fromRunner(s.error(), "copying " + std::string(t.name) + " back from rows of D = " +
                                          std::to_string(kernelD));
-  return std::nullopt;
+  return Ok{};
 }
 
 } // namespace cake::kmeans

@@ -36,11 +36,11 @@ uint64_t paddedBytes(const std::vector<WideTensor> &tensors, int64_t kernelD, si
 
 /// Places each tensor's padded copy in \p scratch (paddedBytes of it) and
 /// enqueues, for the inputs, zero fill then the rows' copy.
-Result padIn(runner::Runner &gpu, runner::Stream stream, std::vector<WideTensor> &tensors, runner::DevicePtr scratch,
+Status padIn(runner::Runner &gpu, runner::Stream stream, std::vector<WideTensor> &tensors, runner::DevicePtr scratch,
              int64_t D, int64_t kernelD, size_t elemBytes);
 
 /// Enqueues the copy of each output's padded rows back to the caller's.
-Result padOut(runner::Runner &gpu, runner::Stream stream, const std::vector<WideTensor> &tensors, int64_t D,
+Status padOut(runner::Runner &gpu, runner::Stream stream, const std::vector<WideTensor> &tensors, int64_t D,
               int64_t kernelD, size_t elemBytes);
 
 } // namespace cake::kmeans

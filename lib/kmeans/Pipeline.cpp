@@ -35,17 +35,17 @@ sema::Elem elemOf(DType t) {
   return sema::Elem::FP32;
 }
 
-Result preparePipeline(const Variant &v, const Problem &p, std::vector<TensorSpec> tensors, Pipeline &out) {
+Status preparePipeline(const Variant &v, const Problem &p, std::vector<TensorSpec> tensors, Pipeline &out) {
   out = Pipeline{};
   out.variant = &v;
   const EmbeddedFile *embedded = findEmbedded(v.file);
   if (!embedded)
-    return Failure{CAKE_KMEANS_NOT_AVAILABLE,
+    return notAvailable(
                    "this build of libcake_kmeans has no " + std::string(opName(v.op)) + " kernels: kernels/kmeans/" +
-                       std::string(v.file) + ".cake did not exist when it was built (rebuild the library once it does)"};
+                       std::string(v.file) + ".cake did not exist when it was built (rebuild the library once it does)");
   const KernelFile &file = kernelFile(*embedded);
-  if (file.failure)
-    return file.failure;
+  if (!file.status)
+    return file.status;
   out.file = &file;
   std::string where = std::string(embedded->path);
   if (!v.zeroKernel.empty()) {
@@ -111,7 +111,7 @@ Result preparePipeline(const Variant &v, const Problem &p, std::vector<TensorSpe
       out.scratch.push_back({param.name, elem, *shape, bytes, out.scratchBytes});
       out.scratchBytes += (bytes + 255) / 256 * 256;
     }
-  return std::nullopt;
+  return Ok{};
 }
 
 namespace {
@@ -129,23 +129,24 @@ std::vector<uint64_t> packKey(const Pipeline &pipe, runner::Stream stream, const
 
 /// The packed launches of \p pipe at \p buffers: from the device's recent
 /// calls, or planned and packed now (and remembered).
-Result packedCall(Device &device, runner::Stream stream, const Pipeline &pipe, const runner::Buffers &buffers,
+Status packedCall(Device &device, runner::Stream stream, const Pipeline &pipe, const runner::Buffers &buffers,
                   const PackedCall *&out) {
   std::vector<uint64_t> key = packKey(pipe, stream, buffers);
   for (auto it = device.packed.begin(); it != device.packed.end(); ++it)
     if (it->key == key) {
       device.packed.splice(device.packed.begin(), device.packed, it);
       out = &device.packed.front();
-      return std::nullopt;
+      return Ok{};
     }
   runner::Runner &gpu = *device.runner;
   PackedCall call;
   call.key = std::move(key);
   for (const lower::LoweredKernel *k : pipe.kernels) {
-    runner::LaunchPlan plan;
-    if (auto e = runner::planLowered(*k, buffers, pipe.sizes, gpu.device().smCount, plan))
-      return unsupported("variant '" + std::string(pipe.variant->name) + "' cannot run at these sizes: " + *e);
-    auto launch = runner::packLowered(gpu, plan);
+    auto plan = runner::planLowered(*k, buffers, pipe.sizes, gpu.device().smCount);
+    if (!plan)
+      return unsupported("variant '" + std::string(pipe.variant->name) + "' cannot run at these sizes: " +
+                         plan.error().message);
+    auto launch = runner::packLowered(gpu, *plan);
     if (!launch)
       return fromRunner(launch.error(), "kernel '" + k->name + "'");
     call.launches.push_back(std::move(*launch));
@@ -154,16 +155,16 @@ Result packedCall(Device &device, runner::Stream stream, const Pipeline &pipe, c
   if (device.packed.size() > Device::kPackedCalls)
     device.packed.pop_back();
   out = &device.packed.front();
-  return std::nullopt;
+  return Ok{};
 }
 
 } // namespace
 
-Result enqueue(Device &device, runner::Stream stream, const Pipeline &pipe, const runner::Buffers &addresses,
+Status enqueue(Device &device, runner::Stream stream, const Pipeline &pipe, const runner::Buffers &addresses,
                runner::DevicePtr scratch) {
   runner::Runner &gpu = *device.runner;
   runner::ModuleId module;
-  if (auto f = loadModule(device, *pipe.file, module))
+  if (auto f = loadModule(device, *pipe.file, module); !f)
     return f;
   runner::Buffers buffers = addresses;
   for (const ScratchBuffer &s : pipe.scratch)
@@ -172,7 +173,7 @@ Result enqueue(Device &device, runner::Stream stream, const Pipeline &pipe, cons
     if (auto s = gpu.fillOn(stream, scratch, 0, pipe.scratchBytes); !s)
       return fromRunner(s.error(), "zeroing the scratch of " + std::string(pipe.variant->name));
   const PackedCall *call = nullptr;
-  if (auto f = packedCall(device, stream, pipe, buffers, call))
+  if (auto f = packedCall(device, stream, pipe, buffers, call); !f)
     return f;
   for (const runner::LoweredLaunch &l : call->launches) {
     // launchOn takes the parameters by reference (their pointers): a copy keeps the cached ones intact
@@ -180,22 +181,22 @@ Result enqueue(Device &device, runner::Stream stream, const Pipeline &pipe, cons
     if (auto s = gpu.launchOn(stream, module, l.kernel->name, l.config, params); !s)
       return fromRunner(s.error(), "launching '" + l.kernel->name + "'");
   }
-  return std::nullopt;
+  return Ok{};
 }
 
 StreamBuffer::~StreamBuffer() {
   if (ptr_)
-    runner_.freeOn(stream_, ptr_);
+    (void)runner_.freeOn(stream_, ptr_); // a destructor cannot report; a failed free leaves nothing to undo
 }
 
-Result StreamBuffer::allocate(uint64_t bytes, const std::string &what) {
+Status StreamBuffer::allocate(uint64_t bytes, const std::string &what) {
   if (!bytes)
-    return std::nullopt;
+    return Ok{};
   auto p = runner_.allocOn(stream_, bytes);
   if (!p)
     return fromRunner(p.error(), "allocating " + what);
   ptr_ = *p;
-  return std::nullopt;
+  return Ok{};
 }
 
 } // namespace cake::kmeans

@@ -55,13 +55,13 @@ sema::Elem elemOf(DType t);
 
 /// See the file comment. Fails with CAKE_KMEANS_NOT_AVAILABLE when the build
 /// lacks the variant's file or it did not build.
-Result preparePipeline(const Variant &variant, const Problem &problem, std::vector<TensorSpec> tensors,
+Status preparePipeline(const Variant &variant, const Problem &problem, std::vector<TensorSpec> tensors,
                        Pipeline &out);
 
 /// Enqueues \p pipeline on \p stream: \p addresses gives every tensor's
 /// device address, \p scratch the start of a block of scratchBytes (256-byte
 /// aligned). Call with the device locked.
-Result enqueue(Device &device, runner::Stream stream, const Pipeline &pipeline, const runner::Buffers &addresses,
+Status enqueue(Device &device, runner::Stream stream, const Pipeline &pipeline, const runner::Buffers &addresses,
                runner::DevicePtr scratch);
 
 /// Stream-ordered device memory that goes back to the runner's pool when
@@ -73,7 +73,7 @@ public:
   StreamBuffer(const StreamBuffer &) = delete;
   StreamBuffer &operator=(const StreamBuffer &) = delete;
   /// Allocates \p bytes (nothing for 0).
-  Result allocate(uint64_t bytes, const std::string &what);
+  Status allocate(uint64_t bytes, const std::string &what);
   runner::DevicePtr address() const { return ptr_; }
 
 private:

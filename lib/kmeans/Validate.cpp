@@ -34,7 +34,7 @@ uint64_t xBytes(const Problem &p) { return product({uint64_t(p.B), uint64_t(p.N)
 uint64_t cBytes(const Problem &p) { return product({uint64_t(p.B), uint64_t(p.K), uint64_t(p.D), dtypeBytes(p.dtype)}); }
 uint64_t idsBytes(const Problem &p) { return product({uint64_t(p.B), uint64_t(p.N), 4}); }
 
-Result checkProblem(Op op, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, Problem &p) {
+Status checkProblem(Op op, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, Problem &p) {
   for (auto [name, v] : {std::pair{"B", B}, {"N", N}, {"K", K}, {"D", D}})
     if (v < 1 || v > INT32_MAX)
       return invalid(std::string(name) + " = " + std::to_string(v) + " is outside 1 .. 2^31 - 1");
@@ -48,10 +48,10 @@ Result checkProblem(Op op, int64_t B, int64_t N, int64_t K, int64_t D, int dtype
   if (!xBytes(p) || !cBytes(p) || !idsBytes(p))
     return invalid("the tensors of B = " + std::to_string(B) + ", N = " + std::to_string(N) + ", K = " +
                    std::to_string(K) + ", D = " + std::to_string(D) + " would exceed 2^48 bytes");
-  return std::nullopt;
+  return Ok{};
 }
 
-Result checkArgs(std::initializer_list<Arg> args) {
+Status checkArgs(std::initializer_list<Arg> args) {
   for (const Arg &a : args) {
     if (!a.address)
       return invalid(std::string(a.name) + " is a null pointer");
@@ -72,15 +72,15 @@ Result checkArgs(std::initializer_list<Arg> args) {
                        std::string(a.output ? b.name : a.name) + " (an output must not share memory with another "
                                                                  "argument)");
     }
-  return std::nullopt;
+  return Ok{};
 }
 
-Result checkFit(int maxIters, float tol) {
+Status checkFit(int maxIters, float tol) {
   if (maxIters < 0)
     return invalid("max_iters = " + std::to_string(maxIters) + " is negative");
   if (!(tol >= 0))
     return invalid("tol = " + std::to_string(tol) + " must be a non-negative number");
-  return std::nullopt;
+  return Ok{};
 }
 
 } // namespace cake::kmeans

@@ -30,7 +30,7 @@ struct Arg {
 
 /// B, N, K, D and dtype: each size 1 .. 2^31 - 1, dtype one of
 /// cake_kmeans_dtype, and no tensor of more than 2^48 bytes. Sets \p problem.
-Result checkProblem(Op op, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, Problem &problem);
+Status checkProblem(Op op, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, Problem &problem);
 
 /// The bytes of x, c and ids for \p p.
 uint64_t xBytes(const Problem &p);
@@ -39,9 +39,9 @@ uint64_t idsBytes(const Problem &p);
 
 /// Every pointer non-null and aligned, and no output overlapping another
 /// argument.
-Result checkArgs(std::initializer_list<Arg> args);
+Status checkArgs(std::initializer_list<Arg> args);
 
 /// fit: max_iters >= 0, tol >= 0 (not NaN).
-Result checkFit(int maxIters, float tol);
+Status checkFit(int maxIters, float tol);
 
 } // namespace cake::kmeans

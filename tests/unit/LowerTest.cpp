@@ -96,26 +96,28 @@ TEST(Lower, WatchedBuildsNameEveryWait) {
 TEST(Launch, PersistentGridAndFacts) {
   auto l = lowerText("gemm.cake", readRepoFile("kernels/gemm/gemm_sm90_ws.cake"));
   const lower::LoweredKernel &k = l->module.kernels[0];
-  lower::LaunchDims dims;
   // 64 x 32 tiles at 8192^2: one CTA per SM
-  EXPECT_FALSE(lower::planLaunch(k, {{"M", 8192}, {"N", 8192}, {"K", 8192}}, 132, dims));
-  EXPECT_EQ(dims.grid[0], 132u);
+  auto full = lower::planLaunch(k, {{"M", 8192}, {"N", 8192}, {"K", 8192}}, 132);
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->grid[0], 132u);
   // 2 x 1 tiles: never more CTAs than tiles
-  EXPECT_FALSE(lower::planLaunch(k, {{"M", 129}, {"N", 256}, {"K", 64}}, 132, dims));
-  EXPECT_EQ(dims.grid[0], 2u);
-  auto e = lower::planLaunch(k, {{"M", 128}, {"N", 100}, {"K", 64}}, 132, dims);
-  ASSERT_TRUE(e);
-  EXPECT_NE(e->message.find("N % 8 == 0"), std::string::npos) << e->message;
-  e = lower::planLaunch(k, {{"M", 128}, {"N", 128}}, 132, dims);
-  ASSERT_TRUE(e);
-  EXPECT_NE(e->message.find("'K'"), std::string::npos) << e->message;
+  auto small = lower::planLaunch(k, {{"M", 129}, {"N", 256}, {"K", 64}}, 132);
+  ASSERT_TRUE(small);
+  EXPECT_EQ(small->grid[0], 2u);
+  auto e = lower::planLaunch(k, {{"M", 128}, {"N", 100}, {"K", 64}}, 132);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message.find("N % 8 == 0"), std::string::npos) << e.error().message;
+  e = lower::planLaunch(k, {{"M", 128}, {"N", 128}}, 132);
+  ASSERT_FALSE(e);
+  EXPECT_NE(e.error().message.find("'K'"), std::string::npos) << e.error().message;
   EXPECT_EQ(lower::paramShape(*k.kernel, "B", {{"M", 1}, {"N", 24}, {"K", 40}}), (std::vector<int64_t>{24, 40}));
 }
 
 TEST(Launch, ExplicitGrid) {
   auto l = lowerText("gemm80.cake", readRepoFile("kernels/gemm/gemm_sm80.cake"));
-  lower::LaunchDims dims;
-  EXPECT_FALSE(lower::planLaunch(l->module.kernels[0], {{"M", 1000}, {"N", 1000}, {"K", 64}}, 132, dims));
+  auto planned = lower::planLaunch(l->module.kernels[0], {{"M", 1000}, {"N", 1000}, {"K", 64}}, 132);
+  ASSERT_TRUE(planned);
+  const lower::LaunchDims &dims = *planned;
   EXPECT_EQ(dims.grid[0], 8u); // cdiv(N, 128)
   EXPECT_EQ(dims.grid[1], 8u); // cdiv(M, 128)
 }
@@ -636,9 +638,10 @@ TEST(LowerAtomics, KMeansSortedUpdateLowers) {
   const lower::LoweredKernel *scan = l->module.kernel("kmeans_sort_scan");
   ASSERT_NE(scan, nullptr);
   EXPECT_EQ(scan->block, 1024u);
-  lower::LaunchDims dims;
   const lower::LoweredKernel *means = l->module.kernel("kmeans_sort_means");
-  EXPECT_FALSE(lower::planLaunch(*means, {{"B", 32}, {"N", 65536}, {"K", 1024}}, 132, dims));
+  auto planned = lower::planLaunch(*means, {{"B", 32}, {"N", 65536}, {"K", 1024}}, 132);
+  ASSERT_TRUE(planned);
+  const lower::LaunchDims &dims = *planned;
   EXPECT_EQ(dims.grid[0], 192u); // (K + N / 128) / 8 warps of chunks
   EXPECT_EQ(dims.grid[1], 32u);
 }

@@ -188,22 +188,22 @@ TEST(OracleGenerate, NeverAllZero) {
   HostTensor tiny = HostTensor::zeros("tiny", DType::F16, {64});
   Status s = fillUniform(tiny, -1e-9, 1e-9, 3);
   ASSERT_FALSE(s);
-  EXPECT_NE(s.error().find("only zeros in f16"), std::string::npos) << s.error();
+  EXPECT_NE(s.error().message.find("only zeros in f16"), std::string::npos) << s.error().message;
 }
 
 TEST(OracleGenerate, ParsesInits) {
   std::map<std::string, int64_t> sizes = {{"K", 17}};
   auto r = parseInit(" randint( 0 , K ) ", sizes);
-  ASSERT_TRUE(r) << r.error();
+  ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->kind, InitSpec::RandInt);
   EXPECT_EQ(r->b, 17);
   auto n = parseInit("normal(0,+0.5)");
-  ASSERT_TRUE(n) << n.error();
+  ASSERT_TRUE(n) << n.error().message;
   EXPECT_EQ(n->b, 0.5);
   auto c = parseInit("1.5");
   ASSERT_TRUE(c);
   EXPECT_EQ(c->kind, InitSpec::Constant);
-  EXPECT_NE(parseInit("randint(0,Q)", sizes).error().find("'Q' is neither a number nor a size"), std::string::npos);
+  EXPECT_NE(parseInit("randint(0,Q)", sizes).error().message.find("'Q' is neither a number nor a size"), std::string::npos);
   EXPECT_FALSE(parseInit("gauss(0,1)"));
   EXPECT_FALSE(parseInit("uniform(1)"));
   EXPECT_FALSE(parseInit("uniform(1,0)"));
@@ -796,7 +796,7 @@ TEST(OracleWorkload, BuildsFillsPoisonsAndChecks) {
   Workload w = gemmWorkload();
   ASSERT_TRUE(validate(w));
   auto tensors = makeTensors(w);
-  ASSERT_TRUE(tensors) << tensors.error();
+  ASSERT_TRUE(tensors) << tensors.error().message;
   TensorMap &t = *tensors;
   EXPECT_EQ(t["A"].shape, (std::vector<int64_t>{48, 96}));
   EXPECT_EQ(countUnwritten(t["C"]).count, 48 * 40);
@@ -816,20 +816,20 @@ TEST(OracleWorkload, ClearErrors) {
   w.sizes.erase("K");
   auto t = makeTensors(w);
   ASSERT_FALSE(t);
-  EXPECT_EQ(t.error(), "tensor 'A': size 'K' of its shape is not defined in sizes");
+  EXPECT_EQ(t.error().message, "tensor 'A': size 'K' of its shape is not defined in sizes");
   w = gemmWorkload();
   w.tensors[1].init = "uniform(0,0)";
-  EXPECT_NE(makeTensors(w).error().find("tensor 'B': init 'uniform(0,0)'"), std::string::npos);
+  EXPECT_NE(makeTensors(w).error().message.find("tensor 'B': init 'uniform(0,0)'"), std::string::npos);
   w = gemmWorkload();
   w.tensors.pop_back();
-  EXPECT_EQ(validate(w).error(), "oracle 'gemm' needs tensor 'C' [M, N]");
+  EXPECT_EQ(validate(w).error().message, "oracle 'gemm' needs tensor 'C' [M, N]");
   w = gemmWorkload();
   w.tensors[0].role = Role::Output;
-  EXPECT_NE(validate(w).error().find("'A' must be an input"), std::string::npos);
+  EXPECT_NE(validate(w).error().message.find("'A' must be an input"), std::string::npos);
   w.oracle = "conv";
-  EXPECT_NE(validate(w).error().find("unknown oracle 'conv'"), std::string::npos);
+  EXPECT_NE(validate(w).error().message.find("unknown oracle 'conv'"), std::string::npos);
   TensorSpec ids{"ids", DType::I32, {"4"}, Role::Input, ""};
-  EXPECT_NE(makeTensor(ids, w).error().find("without an init"), std::string::npos);
+  EXPECT_NE(makeTensor(ids, w).error().message.find("without an init"), std::string::npos);
 }
 
 //===----------------------------------------------------------------------===//

@@ -622,9 +622,9 @@ TEST(LaunchLowered, PlansEveryParameterInOrder) {
   ASSERT_NE(k, nullptr);
   Buffers buffers = {{"x", 0x10000}, {"c", 0x20000}, {"cn", 0x30000}, {"ids", 0x40000}};
   lower::Bindings sizes = {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 256}};
-  LaunchPlan plan;
-  auto e = planLowered(*k, buffers, sizes, 132, plan);
-  ASSERT_FALSE(e) << *e;
+  auto planned = planLowered(*k, buffers, sizes, 132);
+  ASSERT_TRUE(planned) << planned.error().message;
+  const LaunchPlan &plan = *planned;
   ASSERT_EQ(plan.args.size(), k->args.size());
   for (size_t i = 0; i < plan.args.size(); ++i)
     EXPECT_EQ(plan.args[i].kind, k->args[i].kind) << i;
@@ -658,21 +658,24 @@ TEST(LaunchLowered, SaysWhatIsWrong) {
   const lower::LoweredKernel *k = l->module.kernel("kmeans_assign_sm90");
   ASSERT_NE(k, nullptr);
   Buffers buffers = {{"x", 0x10000}, {"c", 0x20000}, {"cn", 0x30000}, {"ids", 0x40000}};
-  LaunchPlan plan;
-  auto unbound = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}}, 132, plan);
-  ASSERT_TRUE(unbound);
-  EXPECT_EQ(*unbound, "kernel 'kmeans_assign_sm90': size 'KP' of kernel 'kmeans_assign_sm90' is not bound");
-  auto fact = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 200}}, 132, plan);
-  ASSERT_TRUE(fact);
-  EXPECT_NE(fact->find("the sizes violate the kernel's fact"), std::string::npos) << *fact;
+  auto unbound = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}}, 132);
+  ASSERT_FALSE(unbound);
+  EXPECT_EQ(unbound.error().kind, Error::InvalidArgument);
+  EXPECT_EQ(unbound.error().message,
+            "kernel 'kmeans_assign_sm90': size 'KP' of kernel 'kmeans_assign_sm90' is not bound");
+  auto fact = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 200}}, 132);
+  ASSERT_FALSE(fact);
+  EXPECT_NE(fact.error().message.find("the sizes violate the kernel's fact"), std::string::npos)
+      << fact.error().message;
   Buffers missing = buffers;
   missing.erase("ids");
-  auto noBuffer = planLowered(*k, missing, {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 256}}, 132, plan);
-  ASSERT_TRUE(noBuffer);
-  EXPECT_EQ(*noBuffer, "kernel 'kmeans_assign_sm90': no buffer was given for 'ids'");
+  auto noBuffer = planLowered(*k, missing, {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 256}}, 132);
+  ASSERT_FALSE(noBuffer);
+  EXPECT_EQ(noBuffer.error().message, "kernel 'kmeans_assign_sm90': no buffer was given for 'ids'");
   const lower::LoweredKernel *cnorm = l->module.kernel("kmeans_cnorm");
   ASSERT_NE(cnorm, nullptr);
-  auto grid = planLowered(*cnorm, buffers, {{"B", 70000}, {"K", 200}, {"KP", 256}}, 132, plan);
-  ASSERT_TRUE(grid);
-  EXPECT_EQ(*grid, "kernel 'kmeans_cnorm': the grid 32x70000x1 has a y or z dimension over 65535");
+  auto grid = planLowered(*cnorm, buffers, {{"B", 70000}, {"K", 200}, {"KP", 256}}, 132);
+  ASSERT_FALSE(grid);
+  EXPECT_EQ(grid.error().message,
+            "kernel 'kmeans_cnorm': the grid 32x70000x1 is past the limits 2147483647 x 65535 x 65535");
 }
