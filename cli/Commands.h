@@ -15,6 +15,7 @@ enum ExitCode { Success = 0, InputErrors = 1, UsageError = 2 };
 int runCheck(int argc, char **argv);
 int runFmt(int argc, char **argv);
 int runRules(int argc, char **argv);
+int runTargets(int argc, char **argv);
 int runExplain(int argc, char **argv);
 int runCorpus(int argc, char **argv);
 int runLsp(int argc, char **argv);

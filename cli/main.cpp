@@ -17,6 +17,7 @@ constexpr Command kCommands[] = {
     {"check", "Parse and check CAKE IR files; print diagnostics", cake::cli::runCheck},
     {"fmt", "Format CAKE IR files in the canonical style", cake::cli::runFmt},
     {"rules", "List the rule catalog", cake::cli::runRules},
+    {"targets", "List the targets and their numbers", cake::cli::runTargets},
     {"explain", "Print the page of a rule", cake::cli::runExplain},
     {"corpus", "Run the rule corpus gate", cake::cli::runCorpus},
     {"emit", "Lower CAKE IR to CUDA C++", cake::cli::runEmit},

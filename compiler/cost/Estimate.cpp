@@ -142,7 +142,7 @@ Estimate estimate(const sema::Kernel &k, const Sizes &sizes, const Calibration &
     return e;
   }
 
-  const double sms = double(std::max(1, cal.smCount)), occ = double(std::max<int64_t>(1, k.occupancy));
+  const double sms = double(std::max(1, cal.smCount)), occ = double(k.residentCtas());
   const double slots = sms * occ;
   e.tiles = w.tiles;
   e.ctas = int64_t(w.scheduled ? std::max(1.0, std::min(slots, w.tiles)) : w.tiles);

@@ -237,7 +237,7 @@ void Lowerer::signature(CudaWriter &outer) {
   const KernelDecl &d = *k.decl;
   outer.at(d.range);
   outer.line("extern \"C\" __global__ void __launch_bounds__(" + std::to_string(out.block) + ", " +
-             std::to_string(k.occupancy) + ") " + cxxName(out.name) + "(");
+             std::to_string(k.residentCtas()) + ") " + cxxName(out.name) + "(");
   std::vector<std::string> params;
   for (size_t i = 0; i < out.maps.size(); ++i) {
     params.push_back("    const __grid_constant__ CUtensorMap cake_tmap" + std::to_string(i));
@@ -373,7 +373,7 @@ void Lowerer::roleBody(const RoleStmt &decl, bool first) {
          std::to_string(end) + ")");
   w.line("// role " + r->name + ": warps " + std::to_string(begin) + " .. " + std::to_string(end));
   if (r->regs && k.target != Target::SM80) {
-    int64_t share = std::min<int64_t>(256, 65536 / (int64_t(out.block) * k.occupancy) / 8 * 8);
+    int64_t share = *k.launchRegisterShare();
     if (*r->regs < share)
       w.line("cake::rt::setmaxnreg_dec<" + std::to_string(*r->regs) + ">();");
     else if (*r->regs > share)

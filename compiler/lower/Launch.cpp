@@ -96,7 +96,7 @@ Expected<LaunchDims> planLaunch(const LoweredKernel &lk, const Bindings &sizes, 
     }
     if (!tiles)
       return launchError("a persistent kernel without a sched.tiles schedule");
-    int64_t slots = int64_t(smCount) * k.occupancy;
+    int64_t slots = int64_t(smCount) * k.residentCtas();
     int64_t cluster = int64_t(out.cluster[0]) * out.cluster[1] * out.cluster[2];
     int64_t ctas = std::max<int64_t>(1, std::min(slots, *tiles));
     out.grid[0] = uint32_t((ctas + cluster - 1) / cluster * cluster);

@@ -177,8 +177,10 @@ int Lowerer::allocBarriers(const std::string &key, int count) {
     return it->second;
   int id = nextBarrierId;
   nextBarrierId += count;
-  if (nextBarrierId - 1 > 15) // hardware barriers are 0..15
-    unsupported(k.decl->name.range, "more named barriers than the 15 the hardware has (" + key + ")");
+  const int last = int(k.desc->namedBarriers) - 1; // id 0 is __syncthreads
+  if (nextBarrierId - 1 > last)
+    unsupported(k.decl->name.range,
+                "more named barriers than the " + std::to_string(last) + " the hardware has (" + key + ")");
   barrierIds.emplace(key, id);
   return id;
 }

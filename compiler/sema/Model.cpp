@@ -174,6 +174,16 @@ const Ring *Kernel::ring(std::string_view name) const { return byName(rings, nam
 const Buffer *Kernel::buffer(std::string_view name) const { return byName(buffers, name); }
 const Role *Kernel::role(std::string_view name) const { return byName(roles, name); }
 
+int64_t Kernel::residentCtas() const { return std::max<int64_t>(occupancy, 1); }
+
+std::optional<int64_t> Kernel::launchRegisterShare() const {
+  if (!block || *block <= 0 || !desc)
+    return std::nullopt;
+  int64_t share = int64_t(desc->registersPerSm) / (*block * residentCtas());
+  int64_t cap = desc->setmaxnregMax ? desc->setmaxnregMax : desc->maxRegsPerThread;
+  return std::min(share / 8 * 8, cap);
+}
+
 std::optional<int64_t> Kernel::clusterSize() const {
   int64_t n = 1;
   for (const auto &d : cluster) {

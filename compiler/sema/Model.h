@@ -142,6 +142,17 @@ struct Kernel {
   const Buffer *buffer(std::string_view name) const;
   const Role *role(std::string_view name) const;
   std::optional<int64_t> clusterSize() const;
+
+  /// CTAs per SM the kernel is built for: occupancy(n), at least 1.
+  int64_t residentCtas() const;
+  /// Registers per thread each warp holds at launch (the "launch share"): the
+  /// SM's register file split among the resident CTAs' threads, rounded down
+  /// to the allocation unit of 8, and capped at setmaxnreg's ceiling (256 on
+  /// sm_90a: the unit a 255-register kernel is allocated in) or, where
+  /// setmaxnreg is absent, at the per-thread maximum (255 on sm_80).
+  /// nullopt when the block size is unknown. The verifier's register ledger,
+  /// the lowering's setmaxnreg direction and the server's hover all read it.
+  std::optional<int64_t> launchRegisterShare() const;
 };
 
 //===-- The symbol index (for the language server) ---------------------------===//

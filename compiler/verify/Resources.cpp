@@ -36,9 +36,6 @@ std::string warpRange(int64_t begin, int64_t end) {
   return end - begin == 1 ? str(begin) : str(begin) + " .. " + str(end);
 }
 
-/// occupancy(n) of the kernel (sema validates the clause).
-int64_t occupancyOf(const sema::Kernel &k) { return std::max<int64_t>(k.occupancy, 1); }
-
 std::string atOccupancy(int64_t occ) { return occ > 1 ? " at occupancy(" + str(occ) + ")" : ""; }
 
 /// The range of a role's warps clause, or its name when it has none.
@@ -252,9 +249,9 @@ void checkRegisterLedger(const sema::Kernel &k, RuleContext &ctx) {
     return; // overlapping warps are role.overlap's finding, not a second one here
   if (std::none_of(roles.begin(), roles.end(), [](const sema::Role *r) { return r->regs.has_value(); }))
     return; // no setmaxnreg: every warp keeps the launch share, which fits by construction
-  int64_t occ = occupancyOf(k);
+  int64_t occ = k.residentCtas();
   int64_t limit = t.registersPerSm / occ;
-  int64_t share = std::min<int64_t>(t.maxRegsPerThread, t.registersPerSm / (*k.block * occ) / 8 * 8);
+  int64_t share = *k.launchRegisterShare();
   int64_t total = 0;
   const sema::Role *largest = nullptr;
   for (const sema::Role *r : roles) {
@@ -430,7 +427,7 @@ SmemLedger smemLedger(const sema::Kernel &k, const sema::Ring *override = nullpt
 
 void checkSmem(const sema::Kernel &k, RuleContext &ctx) {
   SmemLedger l = smemLedger(k);
-  int64_t occ = occupancyOf(k);
+  int64_t occ = k.residentCtas();
   int64_t cap = k.desc->smemPerBlock / occ;
   if (!l.known || l.total <= cap)
     return;

@@ -12,6 +12,8 @@
 //===----------------------------------------------------------------------===//
 #include "lib/kmeans/Dispatch.h"
 
+#include "compiler/target/Target.h"
+
 #include <atomic>
 
 namespace cake::kmeans {
@@ -202,7 +204,7 @@ std::string describe(const Problem &p) {
 /// bench/results/kmeans/variants_h200.md: right at all 26 of its cells
 /// (any factor from 0.90 to 0.95 is).
 bool threeWarpgroupsPay(const Problem &p) {
-  const int64_t sms = p.smCount > 0 ? p.smCount : 132;
+  const int64_t sms = p.smCount > 0 ? p.smCount : int64_t(targetDesc(Target::SM90a).smCount); // before the GPU is known: the H200 the rules were fitted on
   auto rowTime = [&](int64_t bm, double perRow) {
     int64_t tiles = p.B * ((p.N + bm - 1) / bm);
     return double((tiles + sms - 1) / sms) * double(bm) * perRow;
@@ -222,7 +224,7 @@ bool threeWarpgroupsPay(const Problem &p) {
 /// 0.004 ms.
 bool splitPays(const Problem &p) {
   constexpr int64_t S = 4, BN = 128, BM = 128, kSplitKPad = 1024;
-  const int64_t sms = p.smCount > 0 ? p.smCount : 132;
+  const int64_t sms = p.smCount > 0 ? p.smCount : int64_t(targetDesc(Target::SM90a).smCount); // before the GPU is known: the H200 the rules were fitted on
   const int64_t tiles = p.B * ((p.N + BM - 1) / BM);
   const int64_t centroidTiles = (p.K + kSplitKPad - 1) / kSplitKPad * kSplitKPad / BN;
   const double unsplit = double((tiles + sms - 1) / sms);

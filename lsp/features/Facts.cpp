@@ -56,13 +56,7 @@ std::string ringSummary(const sema::Ring &ring) {
 
 namespace {
 
-int64_t occupancyOf(const sema::Kernel &k) {
-  for (const Clause &c : k.decl->clauses)
-    if (c.name.name == "occupancy" && c.args.size() == 1)
-      if (auto n = sema::evalInt(*c.args[0], k.consts); n && *n >= 1)
-        return *n;
-  return std::max<int64_t>(k.occupancy, 1);
-}
+int64_t occupancyOf(const sema::Kernel &k) { return k.residentCtas(); }
 
 /// Whether some call of \p role's body invokes operation \p name.
 bool roleCalls(const sema::Role *role, std::string_view name) {
@@ -134,13 +128,7 @@ void registers(const sema::Kernel &k, Ledger &out) {
 
 } // namespace
 
-std::optional<int64_t> launchShare(const sema::Kernel &k) {
-  if (!k.block || *k.block <= 0)
-    return std::nullopt;
-  int64_t share = k.desc->registersPerSm / (*k.block * occupancyOf(k));
-  int64_t cap = k.desc->setmaxnregMax ? k.desc->setmaxnregMax : k.desc->maxRegsPerThread;
-  return std::min(share, cap) / 8 * 8;
-}
+std::optional<int64_t> launchShare(const sema::Kernel &k) { return k.launchRegisterShare(); }
 
 Ledger ledger(const sema::Kernel &k) {
   Ledger out;

@@ -54,3 +54,33 @@ TEST(Verify, MalformedAnnotationIsReported) {
 }
 
 } // namespace
+
+namespace {
+
+/// The launch share of the only kernel of \p text.
+std::optional<int64_t> shareOf(const std::string &text) {
+  SourceManager sm;
+  FileId f = sm.addBuffer("share.cake", text);
+  CheckResult r = checkSource(sm, f);
+  if (!r.model || r.model->kernels.size() != 1)
+    return std::nullopt;
+  return r.model->kernels[0].launchRegisterShare();
+}
+
+} // namespace
+
+// Issue #13: the verifier (255), the lowering and the server (256) computed
+// the register share of a role without regs(...) three ways at block(256);
+// now all three read Kernel::launchRegisterShare.
+TEST(LaunchRegisterShare, OneAnswerPerTarget) {
+  auto kernel = [](const std::string &target, int block, int occupancy) {
+    return "kernel k(A: global fp32[N]) target(" + target + ") block(" + std::to_string(block) + ") occupancy(" +
+           std::to_string(occupancy) + ") grid(1) {\n  role r warps(0 .. " + std::to_string(block / 32) +
+           ") {\n  }\n}\n";
+  };
+  EXPECT_EQ(shareOf(kernel("sm_90a", 256, 1)), 256); // setmaxnreg's ceiling, the unit a 255-register kernel gets
+  EXPECT_EQ(shareOf(kernel("sm_80", 256, 1)), 255);  // no setmaxnreg: the per-thread maximum
+  EXPECT_EQ(shareOf(kernel("sm_90a", 384, 1)), 168); // 65536 / 384 = 170, down to the unit of 8
+  EXPECT_EQ(shareOf(kernel("sm_90a", 128, 2)), 256);
+  EXPECT_EQ(shareOf(kernel("sm_90a", 256, 2)), 128);
+}

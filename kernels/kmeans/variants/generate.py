@@ -6,10 +6,14 @@ changing the main schedule; the files are committed (they are what the library e
 """
 import json
 import os
+import subprocess
 
 MAIN = "kernels/kmeans/assign_sm90.cake"
 OUT = "kernels/kmeans/variants"
-SMEM = 232448 - 2048  # the sm_90a limit less the barriers block and the base-alignment slack
+# The target's numbers come from its description (compiler/target/), through `cake targets`.
+CAKE = os.environ.get("CAKE", "build/cake")
+TARGETS = {t["name"]: t for t in json.loads(subprocess.check_output([CAKE, "targets", "--format", "json"]))["targets"]}
+SMEM = TARGETS["sm_90a"]["smemPerBlock"] - 2048  # less the barriers block and the base-alignment slack
 # (D, compute warpgroups, element type, centroid tile BN): the main file is (128, 3, bf16, 128).
 # At D = 256 only one x stage fits beside two 128-wide centroid stages; measured on the H200
 # (bench/results/kmeans/variants_h200.md) it beats 64-wide tiles with two x stages by 25-30%: the
