@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
+#include "compiler/sema/Ops.h"
 #include "compiler/target/Target.h"
 
 #include <cxxopts.hpp>
@@ -18,8 +19,11 @@ namespace {
 
 nlohmann::ordered_json describe(const TargetDesc &t) {
   nlohmann::ordered_json mma = nlohmann::ordered_json::array();
-  for (const MmaContract &c : t.mma)
-    mma.push_back(std::string(c.op));
+  for (const MmaContract &c : t.mma) // the operation each family's contract governs
+    mma.push_back(std::string(sema::opInfo(c.family == MmaFamily::Sync    ? sema::OpId::MmaSync
+                                           : c.family == MmaFamily::Wgmma ? sema::OpId::WgmmaMma
+                                                                          : sema::OpId::Tcgen05Mma)
+                                  .name));
   return {{"name", t.name},
           {"example", t.example},
           {"warpSize", t.warpSize},

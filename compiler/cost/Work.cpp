@@ -12,7 +12,7 @@
 #include "compiler/cost/Work.h"
 
 #include "compiler/sema/Ops.h"
-#include "compiler/verify/Util.h"
+#include "compiler/syntax/Walk.h"
 
 #include <cmath>
 
@@ -20,6 +20,13 @@ namespace cake::cost {
 namespace {
 
 using namespace syntax;
+using sema::OpId;
+
+/// The reductions along an axis (reduce.*): their result drops the axis.
+bool isReduction(OpId op) {
+  return op == OpId::ReduceArgmax || op == OpId::ReduceArgmin || op == OpId::ReduceMax || op == OpId::ReduceMin ||
+         op == OpId::ReduceSum;
+}
 
 struct Shape {
   std::vector<int64_t> dims;
@@ -111,7 +118,7 @@ private:
       return;
     const std::string &name = let.names[0].name;
     lets_[name] = let.value.get();
-    if (sema::calleeName(*let.value) == "sched.tiles")
+    if (opIdOf(*let.value, k_) == OpId::SchedTiles)
       return bindSchedule(*let.value);
     if (auto v = eval(*let.value))
       values_[name] = *v;
@@ -190,7 +197,7 @@ private:
       }
       return;
     }
-    verify::forEachCallShallow(s, [&](const Expr &call) { visitCall(call, mult); });
+    forEachCallShallow(s, [&](const Expr &call) { visitCall(call, mult); });
     elementwiseWork(s, mult);
   }
 
@@ -222,7 +229,7 @@ private:
     const Expr &it = *f.iterable;
     if (it.kind == ExprKind::Name) {
       auto let = lets_.find(it.text);
-      if (let != lets_.end() && sema::calleeName(*let->second) == "sched.tiles") {
+      if (let != lets_.end() && opIdOf(*let->second, k_) == OpId::SchedTiles) {
         tileVar_ = f.var.name;
         // the tile body's statements are the phases
         walkBlock(f.body, mult, top);
@@ -254,19 +261,20 @@ private:
   //===-- Operations -----------------------------------------------------------===//
 
   void visitCall(const Expr &call, double mult) {
-    const sema::OpInfo *info = verify::opOf(call, k_);
+    const sema::OpInfo *info = opOf(call, k_);
     if (!info)
       return;
-    std::string name(info->name);
+    OpId name = info->id;
     auto args = sema::positionalArgs(call);
-    if (name == "ring.produce" || name == "ring.consume") {
-      if (const sema::Ring *r = verify::ringOf(call, k_))
-        (name == "ring.produce" ? role_->produced : role_->consumed)[r->name] += mult;
+    if (name == OpId::RingProduce || name == OpId::RingConsume) {
+      if (const sema::Ring *r = ringOf(call, k_))
+        (name == OpId::RingProduce ? role_->produced : role_->consumed)[r->name] += mult;
       return;
     }
     OpWork w;
     w.call = &call;
-    w.op = name;
+    w.id = name;
+    w.op = info->name;
     w.phase = phase_;
     bool coop = sema::keywordArg(call, "by") != nullptr;
     w.count = mult * (coop ? 1 : units_);
@@ -274,7 +282,7 @@ private:
     switch (info->cls) {
     case C::TmaLoad:
     case C::CpAsync:
-      if (name != "tma.load" && name != "cp.async")
+      if (name != OpId::TmaLoad && name != OpId::CpAsync)
         return issueOnly(w);
       w.resource = Bottleneck::L2;
       w.load = true;
@@ -299,7 +307,7 @@ private:
     case C::Tmem:
       w.resource = Bottleneck::Smem;
       w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
-      if (name == "ld.shared" && sema::keywordArg(call, "like"))
+      if (name == OpId::LdShared && sema::keywordArg(call, "like"))
         // a cols vector: N / 4 floats per thread, read as N / 8 float2 loads
         instructionsOf(w, perThread(call) / 2, mult);
       break;
@@ -333,7 +341,7 @@ private:
     case C::View:
       return; // values, not issued work the model counts
     default:
-      out_.problems.push_back("the model does not cost '" + name + "'");
+      out_.problems.push_back("the model does not cost '" + w.op + "'");
       return;
     }
     w.bytes *= w.count;
@@ -369,16 +377,16 @@ private:
     }
     double rows = perThread(call); // the result's elements per thread
     double perThreadOps = 0;
-    if (w.op == "argmin.fold") {
+    if (w.id == OpId::ArgminFold) {
       // per element a pack (lop3) and an fminf; per chain (4 per row) a
       // compare and a select of the tile offset (Fragments.cpp)
       elems = args.size() > 2 ? perThread(*args[2]) : 0;
       perThreadOps = elems * 2 + elems / std::max(1.0, elems / 8) * 2;
-    } else if (w.op == "argmin.finish")
+    } else if (w.id == OpId::ArgminFinish)
       // per chain a decode (2), an index (3), compare and select (4); the quad in 2 steps of 2 shuffles,
       // 3 compares and 2 selects
       perThreadOps = 8 * 9 + 2 * 2 * 7;
-    else if (w.op == "reduce.argmin" || w.op == "reduce.argmax")
+    else if (w.id == OpId::ReduceArgmin || w.id == OpId::ReduceArgmax)
       perThreadOps = elems * 3 + rows * (3 * 5 + 2 * 7 + 1);
     else if (in->dims.size() == 1)
       perThreadOps = elems + std::log2(32.0) * 2;
@@ -432,17 +440,17 @@ private:
       return own + elementwiseOps(*e.operands[0], add, false) + elementwiseOps(*e.operands[1], add, false);
     }
     case ExprKind::Call: {
-      const sema::OpInfo *info = verify::opOf(e, k_);
+      const sema::OpInfo *info = opOf(e, k_);
       auto args = sema::positionalArgs(e);
       double own = 0;
       bool store = false;
       if (info && info->cls == sema::OpClass::Math)
-        own = (info->name == "math.cast" && storeValue) ? 0 : perThread(e);
+        own = (info->id == OpId::MathCast && storeValue) ? 0 : perThread(e);
       if (info && (info->cls == sema::OpClass::StoreGlobal || info->cls == sema::OpClass::StoreShared ||
                    info->cls == sema::OpClass::TmaStore))
         store = true;
       // reduce.sum adds each element into its partial sum: a multiply there fuses (FFMA)
-      bool sums = info && info->name == "reduce.sum";
+      bool sums = info && info->id == OpId::ReduceSum;
       double sum = own;
       for (size_t i = 0; i < args.size(); ++i)
         sum += elementwiseOps(*args[i], sums, store && i == 0);
@@ -483,16 +491,16 @@ private:
       return 0;
     }
     case ExprKind::Call: {
-      std::string callee = sema::calleeName(e);
+      OpId callee = opIdOf(e, k_);
       auto args = sema::positionalArgs(e);
-      if (callee == "ld.shared") {
+      if (callee == OpId::LdShared) {
         const Expr *like = sema::keywordArg(e, "like");
         auto s = like ? shapeOf(*like) : std::nullopt;
         return s && !s->dims.empty() ? double(s->dims.back()) / 4 : 0;
       }
-      if (callee == "ld.global")
+      if (callee == OpId::LdGlobal)
         return args.empty() ? 0 : countOf(shapeOf(*args[0]));
-      if (callee.rfind("reduce.", 0) == 0)
+      if (isReduction(callee))
         return countOf(shapeOf(e));
       double m = 0;
       for (const Expr *a : args)
@@ -524,7 +532,7 @@ private:
   /// dimension (else the shape's k).
   void mma(const Expr &call, const std::vector<const Expr *> &args, OpWork &w) {
     w.resource = Bottleneck::Tensor;
-    w.mma = w.op == "mma.sync" ? MmaKind::Sync : w.op == "wgmma.mma" ? MmaKind::Wgmma : MmaKind::Tcgen05;
+    w.mma = w.id == OpId::MmaSync ? MmaKind::Sync : w.id == OpId::WgmmaMma ? MmaKind::Wgmma : MmaKind::Tcgen05;
     int64_t kShape = 0;
     if (const Expr *shape = sema::keywordArg(call, "shape"); shape && shape->kind == ExprKind::Name) {
       auto pos = shape->text.rfind('k');
@@ -591,7 +599,7 @@ private:
       auto it = lets_.find(base->text);
       if (it == lets_.end())
         return std::nullopt;
-      const sema::Ring *r = verify::ringOf(*it->second, k_);
+      const sema::Ring *r = ringOf(*it->second, k_);
       const sema::Slot *slot = r ? r->slot(e.text) : nullptr;
       return slot && slot->decl ? typeShape(slot->decl->type) : std::nullopt;
     }
@@ -618,14 +626,14 @@ private:
       return out;
     }
     case ExprKind::Call: {
-      std::string callee = sema::calleeName(e);
+      OpId callee = opIdOf(e, k_);
       auto args = sema::positionalArgs(e);
       if (args.empty())
         return std::nullopt;
-      if (callee == "ld.shared") // like = acc, axis = 1: a cols vector of the view
+      if (callee == OpId::LdShared) // like = acc, axis = 1: a cols vector of the view
         return shapeOf(*args[0], depth + 1);
       auto s = shapeOf(*args[0], depth + 1);
-      if (callee.rfind("reduce.", 0) == 0 && s) {
+      if (isReduction(callee) && s) {
         const Expr *axis = sema::keywordArg(e, "axis");
         auto a = axis ? eval(*axis) : std::nullopt;
         if (a && *a >= 0 && size_t(*a) < s->dims.size())
@@ -634,15 +642,15 @@ private:
           s->dims.clear();
         return s;
       }
-      if (callee == "math.select" && args.size() > 1) {
+      if (callee == OpId::MathSelect && args.size() > 1) {
         auto b = shapeOf(*args[1], depth + 1);
         if (b && (!s || b->dims.size() > s->dims.size()))
           s = b;
       }
-      if (callee == "math.cast" && s && args.size() > 1 && args[1]->kind == ExprKind::Name)
+      if (callee == OpId::MathCast && s && args.size() > 1 && args[1]->kind == ExprKind::Name)
         if (auto elem = sema::parseElem(args[1]->text))
           s->elemBytes = sema::elemBytes(*elem);
-      if (callee == "tile.t" && s && s->dims.size() >= 2)
+      if (callee == OpId::TileT && s && s->dims.size() >= 2)
         std::swap(s->dims[s->dims.size() - 1], s->dims[s->dims.size() - 2]);
       return s;
     }
@@ -667,7 +675,7 @@ private:
       axes.insert(e.text);
       return;
     }
-    if (e.kind == ExprKind::Call && sema::calleeName(e) == "cta.id") {
+    if (e.kind == ExprKind::Call && opIdOf(e, k_) == OpId::CtaId) {
       auto args = sema::positionalArgs(e);
       if (!args.empty())
         if (auto d = eval(*args[0]))

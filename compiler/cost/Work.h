@@ -20,7 +20,8 @@ enum class MmaKind { None, Sync, Wgmma, Tcgen05 };
 
 struct OpWork {
   const syntax::Expr *call = nullptr;
-  std::string op;
+  sema::OpId id = sema::OpId::None; ///< None for a chain of elementwise math
+  std::string op;                   ///< its name, or "elementwise", for OpCost and messages
   Bottleneck resource = Bottleneck::Issue;
   MmaKind mma = MmaKind::None;
   bool load = false, store = false; ///< global traffic

@@ -28,7 +28,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lowerer.h"
 
-#include "compiler/verify/Util.h"
+#include "compiler/syntax/Walk.h"
 
 #include <algorithm>
 
@@ -43,7 +43,7 @@ namespace {
 bool isStatement(Lowerer &L, const Expr &call) {
   bool found = false;
   if (L.role)
-    verify::forEachStmt(L.role->role->decl->body, [&](const Stmt &s) {
+    forEachStmt(L.role->role->decl->body, [&](const Stmt &s) {
       if (s.kind == StmtKind::Expr && static_cast<const ExprStmt &>(s).expr.get() == &call)
         found = true;
     });
@@ -106,10 +106,17 @@ std::optional<Val> atomicAggregated(Lowerer &L, const Expr &call, const Val &dst
 }
 
 /// A scalar into one element of a global view.
-std::optional<Val> atomicScalar(Lowerer &L, const Expr &call, const std::string &op, const Val &dst,
+/// The operation's verb ("add" for atomic.add): the runtime's functions are
+/// named after it (cake::rt::atom_global_add_f32, red_global_add_...).
+std::string verbOf(OpId op) {
+  std::string_view name = opInfo(op).name;
+  return std::string(name.substr(name.find('.') + 1));
+}
+
+std::optional<Val> atomicScalar(Lowerer &L, const Expr &call, OpId op, const Val &dst,
                                 const std::string &scope) {
   auto args = positionalArgs(call);
-  bool cas = op == "cas";
+  bool cas = op == OpId::AtomicCas;
   Elem e = *dst.type->elem;
   std::string_view suffix = suffixOf(e);
   if (suffix.empty()) {
@@ -128,7 +135,7 @@ std::optional<Val> atomicScalar(Lowerer &L, const Expr &call, const std::string 
       return std::nullopt;
     }
     if (agg->text == "warp") {
-      if (op != "add" || (e != Elem::I32 && e != Elem::U32) || !L.constant(*args[0])) {
+      if (op != OpId::AtomicAdd || (e != Elem::I32 && e != Elem::U32) || !L.constant(*args[0])) {
         L.unsupported(call.range, "aggregate = warp other than an atomic.add of a constant into an i32 or u32 element");
         return std::nullopt;
       }
@@ -137,20 +144,20 @@ std::optional<Val> atomicScalar(Lowerer &L, const Expr &call, const std::string 
   }
   std::string tmpl = "<" + scope + ">";
   std::string text;
-  if (op == "exch" || cas) {
+  if (op == OpId::AtomicExch || cas) {
     // 32-bit bit patterns: atom.exch.b32 / atom.cas.b32 (no red form)
     auto bits = [&](const std::string &v) {
       return e == Elem::FP32 ? "__float_as_uint(float(" + v + "))" : "u32(" + v + ")";
     };
-    std::string call32 = "cake::rt::atom_global_" + op + "_b32" + tmpl + "(reinterpret_cast<u32 *>(" + ptr + "), " +
+    std::string call32 = "cake::rt::atom_global_" + verbOf(op) + "_b32" + tmpl + "(reinterpret_cast<u32 *>(" + ptr + "), " +
                          (cas ? bits(*expected) + ", " : "") + bits(*value) + ")";
     text = e == Elem::FP32 ? "__uint_as_float(" + call32 + ")" : type + "(" + call32 + ")";
   } else {
-    std::string fn = std::string(statement ? "red" : "atom") + "_global_" + op + "_" + std::string(suffix);
+    std::string fn = std::string(statement ? "red" : "atom") + "_global_" + verbOf(op) + "_" + std::string(suffix);
     text = "cake::rt::" + fn + tmpl + "(" + ptr + ", " + type + "(" + *value + "))";
   }
   if (statement) {
-    L.w.line((op == "exch" || cas ? "(void)" : "") + text + ";");
+    L.w.line((op == OpId::AtomicExch || cas ? "(void)" : "") + text + ";");
     return Val{};
   }
   std::string old = L.temp("old");
@@ -159,11 +166,11 @@ std::optional<Val> atomicScalar(Lowerer &L, const Expr &call, const std::string 
 }
 
 /// A warp's blocked vector into a 1-D global row, each element once.
-std::optional<Val> atomicRow(Lowerer &L, const Expr &call, const std::string &op, const Val &dst,
+std::optional<Val> atomicRow(Lowerer &L, const Expr &call, OpId op, const Val &dst,
                              const std::string &scope) {
   auto args = positionalArgs(call);
   std::vector<int64_t> shape = dst.viewShape();
-  if (!L.role || L.role->role->issue != IssueMode::Warp || shape.size() != 1 || op == "exch" || op == "cas") {
+  if (!L.role || L.role->role->issue != IssueMode::Warp || shape.size() != 1 || op == OpId::AtomicExch || op == OpId::AtomicCas) {
     L.unsupported(call.range, "a vector atomic other than add, min or max of a warp's row into a 1-D global row");
     return std::nullopt;
   }
@@ -199,7 +206,7 @@ std::optional<Val> atomicRow(Lowerer &L, const Expr &call, const std::string &op
   const int64_t perChunk = v->chunk, rounds = v->perThread / v->chunk;
   // the widest red.global.add.vN.f32 the chunk and the alignment allow
   int64_t vec = 1;
-  if (op == "add" && e == Elem::FP32 && L.k.target != Target::SM80)
+  if (op == OpId::AtomicAdd && e == Elem::FP32 && L.k.target != Target::SM80)
     for (int64_t w : {4, 2})
       if (perChunk % w == 0 && provenAlignment(dst) >= w * 4) {
         vec = w;
@@ -220,7 +227,7 @@ std::optional<Val> atomicRow(Lowerer &L, const Expr &call, const std::string &op
       }
       operands += ", " + *el;
     }
-    std::string fn = "red_global_" + op + (vec > 1 ? "_v" + std::to_string(vec) : "") + "_" + std::string(suffixOf(e));
+    std::string fn = "red_global_" + verbOf(op) + (vec > 1 ? "_v" + std::to_string(vec) : "") + "_" + std::string(suffixOf(e));
     L.w.line("cake::rt::" + fn + tmpl + "(cake_p + " + std::to_string(j) + operands + ");");
   }
   L.w.close();
@@ -228,8 +235,7 @@ std::optional<Val> atomicRow(Lowerer &L, const Expr &call, const std::string &op
 }
 
 std::optional<Val> lowerAtomic(Lowerer &L, const Expr &call) {
-  std::string name = calleeName(call);
-  std::string op = name.substr(name.find('.') + 1);
+  OpId op = opIdOf(call, L.k);
   auto args = positionalArgs(call);
   auto dst = L.view(*args.back());
   if (!dst)
@@ -250,7 +256,7 @@ std::optional<Val> lowerAtomic(Lowerer &L, const Expr &call) {
 } // namespace
 
 void addAtomicLowerings(OpLowerings &t) {
-  for (std::string_view op : {"atomic.add", "atomic.cas", "atomic.exch", "atomic.max", "atomic.min"})
+  for (OpId op : {OpId::AtomicAdd, OpId::AtomicCas, OpId::AtomicExch, OpId::AtomicMax, OpId::AtomicMin})
     t[op] = lowerAtomic;
 }
 

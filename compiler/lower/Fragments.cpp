@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lowerer.h"
 
-#include "compiler/verify/Util.h"
+#include "compiler/syntax/Walk.h"
 
 namespace cake::lower {
 
@@ -136,11 +136,11 @@ Elem Lowerer::elemType(const Expr &e) {
     return Elem::FP32;
   }
   case ExprKind::Call: {
-    std::string op = calleeName(*x);
+    OpId op = calleeOp(*x);
     auto args = positionalArgs(*x);
-    if (op == "math.select" && args.size() == 3)
+    if (op == OpId::MathSelect && args.size() == 3)
       return elemType(*args[1]);
-    if (op == "math.cast" && args.size() == 2 && args[1]->kind == ExprKind::Name)
+    if (op == OpId::MathCast && args.size() == 2 && args[1]->kind == ExprKind::Name)
       return parseElem(args[1]->text).value_or(Elem::FP32);
     return Elem::FP32;
   }
@@ -200,16 +200,16 @@ std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const
   case ExprKind::Call: {
     if (auto m = materialized.find(x); m != materialized.end())
       return fragElement(m->second, ctx, idx);
-    std::string op = calleeName(*x);
+    OpId op = calleeOp(*x);
     auto args = positionalArgs(*x);
-    if (op == "math.select" && args.size() == 3) {
+    if (op == OpId::MathSelect && args.size() == 3) {
       auto p = elementwise(*args[0], ctx, idx), a = elementwise(*args[1], ctx, idx),
            b = elementwise(*args[2], ctx, idx);
       if (!p || !a || !b)
         return std::nullopt;
       return "(" + *p + " ? " + *a + " : " + *b + ")";
     }
-    if (op == "math.cast" && args.size() == 2) {
+    if (op == OpId::MathCast && args.size() == 2) {
       auto a = elementwise(*args[0], ctx, idx);
       if (!a)
         return std::nullopt;
@@ -222,11 +222,11 @@ std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const
       }
       return cxxType(to) + "(" + *a + ")";
     }
-    if ((op == "math.min" || op == "math.max") && args.size() == 2) {
+    if ((op == OpId::MathMin || op == OpId::MathMax) && args.size() == 2) {
       auto a = elementwise(*args[0], ctx, idx), b = elementwise(*args[1], ctx, idx);
       if (!a || !b)
         return std::nullopt;
-      return std::string(op == "math.min" ? "min(" : "max(") + *a + ", " + *b + ")";
+      return std::string(op == OpId::MathMin ? "min(" : "max(") + *a + ", " + *b + ")";
     }
     if (auto m = materialized.find(x); m != materialized.end())
       return fragElement(m->second, ctx, idx);
@@ -259,8 +259,8 @@ static void collectFrags(Lowerer &L, const Expr &e, std::vector<Val> &out) {
       return;
     }
     auto args = positionalArgs(*x);
-    std::string op = calleeName(*x);
-    if (op == "math.select" || op == "math.cast" || op == "math.min" || op == "math.max")
+    OpId op = calleeOp(*x);
+    if (op == OpId::MathSelect || op == OpId::MathCast || op == OpId::MathMin || op == OpId::MathMax)
       for (const Expr *a : args)
         collectFrags(L, *a, out);
     return;
@@ -345,8 +345,8 @@ void Lowerer::materializeCalls(const Expr &e) {
     collectFrags(*this, *x, inside);
     // a call over no register tensor that yields one (ld.global of a row, a cast of it): evaluate it once
     if (inside.empty() && !materialized.count(x)) {
-      std::string op = calleeName(*x);
-      if (op == "ld.global" || op == "math.cast")
+      OpId op = calleeOp(*x);
+      if (op == OpId::LdGlobal || op == OpId::MathCast)
         if (auto v = value(*x); v && v->kind == Val::Frag)
           materialized[x] = *v;
     }
@@ -489,7 +489,7 @@ std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
 
 /// reduce.sum/min/max of a blocked warp vector along axis 0: a scalar.
 std::optional<Val> lowerReduce(Lowerer &L, const Expr &call) {
-  std::string op = calleeName(call);
+  OpId op = calleeOp(call);
   auto args = positionalArgs(call);
   const Expr *axis = keywordArg(call, "axis");
   std::vector<Val> frags;
@@ -506,15 +506,15 @@ std::optional<Val> lowerReduce(Lowerer &L, const Expr &call) {
   bool integer = e == Elem::I32 || e == Elem::U32;
   std::string type = integer ? std::string(cxxElem(e)) : "float";
   std::string acc = L.temp("sum");
-  std::string init = op == "reduce.sum" ? (integer ? "0" : "0.f")
-                     : op == "reduce.min" ? (integer ? "0x7fffffff" : "__int_as_float(0x7f800000)")
+  std::string init = op == OpId::ReduceSum ? (integer ? "0" : "0.f")
+                     : op == OpId::ReduceMin ? (integer ? "0x7fffffff" : "__int_as_float(0x7f800000)")
                                           : (integer ? "(-0x7fffffff - 1)" : "-__int_as_float(0x7f800000)");
-  if (integer && e == Elem::U32 && op != "reduce.sum")
-    init = op == "reduce.min" ? "0xffffffffu" : "0u";
+  if (integer && e == Elem::U32 && op != OpId::ReduceSum)
+    init = op == OpId::ReduceMin ? "0xffffffffu" : "0u";
   auto combine = [&](const std::string &a, const std::string &b) {
-    if (op == "reduce.sum")
+    if (op == OpId::ReduceSum)
       return a + " + " + b;
-    return std::string(integer ? (op == "reduce.min" ? "min(" : "max(") : (op == "reduce.min" ? "fminf(" : "fmaxf(")) +
+    return std::string(integer ? (op == OpId::ReduceMin ? "min(" : "max(") : (op == OpId::ReduceMin ? "fminf(" : "fmaxf(")) +
            a + ", " + b + ")";
   };
   L.w.line(type + " " + acc + " = " + init + ";");
@@ -547,18 +547,18 @@ static void quadArgReduce(CudaWriter &w, const std::string &better) {
 
 /// `let v, i = reduce.argmin(x, axis = 1)` over a wgmma.acc context.
 bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::string &indices) {
-  std::string op = calleeName(call);
+  OpId op = calleeOp(call);
   auto args = positionalArgs(call);
   const Expr *axis = keywordArg(call, "axis");
   std::vector<Val> frags;
   collectFrags(*this, *args[0], frags);
   auto ctx = contextOf(frags);
-  if ((op != "reduce.argmin" && op != "reduce.argmax") || !ctx || ctx->layout != Layout::WgmmaAcc || !axis ||
+  if ((op != OpId::ReduceArgmin && op != OpId::ReduceArgmax) || !ctx || ctx->layout != Layout::WgmmaAcc || !axis ||
       constant(*axis).value_or(-1) != 1) {
     unsupported(call.range, "this reduction (only argmin/argmax along axis 1 of a wgmma accumulator)");
     return false;
   }
-  bool min = op == "reduce.argmin";
+  bool min = op == OpId::ReduceArgmin;
   std::string better = min ? "<" : ">";
   int64_t chunks = ctx->shape[1] / 8;
   // Per row, four independent partial chains over the thread's columns (the
@@ -605,8 +605,8 @@ bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::
 bool Lowerer::isArgminState(std::string_view name) const {
   bool found = false;
   if (role)
-    verify::forEachCall(role->role->decl->body, [&](const Expr &call) {
-      if (calleeName(call) != "argmin.fold")
+    forEachCall(role->role->decl->body, [&](const Expr &call) {
+      if (calleeOp(call) != OpId::ArgminFold)
         return;
       auto args = positionalArgs(call);
       for (size_t a = 0; a < 2 && a < args.size(); ++a)
@@ -845,13 +845,13 @@ std::optional<Val> storeBlockedRow(Lowerer &L, const Expr &call, const Val &v, c
 }
 
 void addFragmentLowerings(OpLowerings &t) {
-  t["ld.shared"] = lowerLdShared;
-  t["ld.global"] = lowerLdGlobal;
-  t["reduce.sum"] = lowerReduce;
-  t["argmin.fold"] = lowerArgminFold;
-  t["argmin.finish"] = lowerArgminFinish;
-  t["reduce.min"] = lowerReduce;
-  t["reduce.max"] = lowerReduce;
+  t[OpId::LdShared] = lowerLdShared;
+  t[OpId::LdGlobal] = lowerLdGlobal;
+  t[OpId::ReduceSum] = lowerReduce;
+  t[OpId::ArgminFold] = lowerArgminFold;
+  t[OpId::ArgminFinish] = lowerArgminFinish;
+  t[OpId::ReduceMin] = lowerReduce;
+  t[OpId::ReduceMax] = lowerReduce;
 }
 
 } // namespace cake::lower

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lowerer.h"
 
-#include "compiler/verify/Util.h"
+#include "compiler/syntax/Walk.h"
 
 #include <algorithm>
 
@@ -153,9 +153,9 @@ uint32_t alignUp(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
 uint32_t tileAlign(const Type &t) { return t.swizzle ? t.swizzle * 8 : 128; }
 
 /// Whether role \p r calls operation \p op anywhere in its body.
-bool roleUses(const Kernel &k, const Role &r, std::string_view op) {
+bool roleUses(const Kernel &k, const Role &r, OpId op) {
   bool found = false;
-  verify::forEachCall(r.decl->body, [&](const Expr &call) { found |= verify::opName(call, k) == op; });
+  forEachCall(r.decl->body, [&](const Expr &call) { found |= opIdOf(call, k) == op; });
   return found;
 }
 
@@ -170,7 +170,7 @@ static SmemLayout layoutSmem(const Kernel &k) {
     rl.ring = &r;
     const Role *prod = k.role(r.producer);
     const Role *cons = k.role(r.consumer);
-    rl.usesBarriers = !(prod && prod == cons && roleUses(k, *prod, "cp.async") && !roleUses(k, *prod, "tma.load"));
+    rl.usesBarriers = !(prod && prod == cons && roleUses(k, *prod, OpId::CpAsync) && !roleUses(k, *prod, OpId::TmaLoad));
     uint32_t stages = uint32_t(r.stages.value_or(1));
     if (rl.usesBarriers) {
       rl.full = off;
@@ -277,9 +277,9 @@ void Lowerer::run() {
   smem = layoutSmem(k);
   out.dynamicShared = smem.bytes + 1024; // slack to align the base to the swizzle repeat
   // derived named barriers start after the ids the kernel uses itself
-  verify::forEachCall(k.decl->body, [&](const Expr &call) {
-    std::string op = calleeName(call);
-    if (op == "bar.sync_id" || op == "bar.arrive_id")
+  forEachCall(k.decl->body, [&](const Expr &call) {
+    OpId op = calleeOp(call);
+    if (op == OpId::BarSyncId || op == OpId::BarArriveId)
       if (auto args = positionalArgs(call); !args.empty())
         if (auto id = constant(*args[0]))
           nextBarrierId = std::max(nextBarrierId, int(*id) + 1);

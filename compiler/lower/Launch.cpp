@@ -83,7 +83,7 @@ Expected<LaunchDims> planLaunch(const LoweredKernel &lk, const Bindings &sizes, 
       if (s->kind != StmtKind::Let)
         continue;
       const Expr &v = *static_cast<const LetStmt &>(*s).value;
-      if (calleeName(v) != "sched.tiles")
+      if (calleeOp(v) != OpId::SchedTiles)
         continue;
       tiles = 1;
       for (const ExprPtr &a : v.operands)

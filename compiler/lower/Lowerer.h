@@ -15,6 +15,7 @@
 #include "compiler/sema/Ops.h"
 #include "diagnostics/Sink.h"
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -99,8 +100,8 @@ struct Val {
   /// (it derives from self.lane(), an atomic's old value, ...; Scalars.cpp).
   bool varying = false;
 
-  // Events: wgmma.retired(n), tma.store_read(n).
-  std::string event;
+  // Events: wgmma.retired(n), tma.store_read(n), tcgen05.done(): the operation.
+  sema::OpId event = sema::OpId::None;
   int64_t depth = 0;
 
   /// The view's shape (kept dimensions).
@@ -281,10 +282,19 @@ public:
 /// Lowers one call of an operation marked "@" in the primitive table; returns
 /// its value (or an empty Scalar for a statement), nullopt after reporting.
 using OpLowering = std::optional<Val> (*)(Lowerer &, const syntax::Expr &call);
-using OpLowerings = std::map<std::string_view, OpLowering, std::less<>>;
 
-/// Every lowering function, by operation name. Each file of operations adds
-/// its own: Rings.cpp, Memory.cpp, Mma.cpp, Ops.cpp.
+/// The lowering functions, indexed by OpId (nullptr where none).
+struct OpLowerings {
+  std::array<OpLowering, sema::kOpCount> functions{};
+
+  OpLowering &operator[](sema::OpId id) { return functions[static_cast<size_t>(id)]; }
+  OpLowering operator[](sema::OpId id) const {
+    return id == sema::OpId::None ? nullptr : functions[static_cast<size_t>(id)];
+  }
+};
+
+/// Every lowering function, by operation. Each file of operations adds its
+/// own: Rings.cpp, Memory.cpp, Mma.cpp, Ops.cpp, ...
 const OpLowerings &opLowerings();
 void addRingLowerings(OpLowerings &table);
 void addMemoryLowerings(OpLowerings &table);

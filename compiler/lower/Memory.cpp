@@ -433,15 +433,15 @@ std::optional<Val> lowerMbarrierWait(Lowerer &L, const Expr &call) {
 } // namespace
 
 void addMemoryLowerings(OpLowerings &t) {
-  t["tma.load"] = lowerTmaLoad;
-  t["tma.store"] = lowerTmaStore;
-  t["tma.store_wait"] = lowerTmaStoreWait;
-  t["cp.async"] = lowerCpAsync;
-  t["cp.async_wait"] = lowerCpAsyncWait;
-  t["st.global"] = lowerStGlobal;
-  t["mbarrier.arrive_expect_tx"] = lowerMbarrierArriveExpectTx;
-  t["mbarrier.arrive"] = lowerMbarrierArrive;
-  t["mbarrier.wait"] = lowerMbarrierWait;
+  t[OpId::TmaLoad] = lowerTmaLoad;
+  t[OpId::TmaStore] = lowerTmaStore;
+  t[OpId::TmaStoreWait] = lowerTmaStoreWait;
+  t[OpId::CpAsync] = lowerCpAsync;
+  t[OpId::CpAsyncWait] = lowerCpAsyncWait;
+  t[OpId::StGlobal] = lowerStGlobal;
+  t[OpId::MbarrierArriveExpectTx] = lowerMbarrierArriveExpectTx;
+  t[OpId::MbarrierArrive] = lowerMbarrierArrive;
+  t[OpId::MbarrierWait] = lowerMbarrierWait;
 }
 
 } // namespace cake::lower

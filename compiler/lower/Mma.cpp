@@ -123,7 +123,7 @@ std::optional<Val> lowerWgmmaWait(Lowerer &L, const Expr &call) {
 std::optional<Val> lowerWgmmaRetired(Lowerer &L, const Expr &call) {
   Val v;
   v.kind = Val::Event;
-  v.event = "wgmma.retired";
+  v.event = OpId::WgmmaRetired;
   v.depth = L.constant(*positionalArgs(call)[0]).value_or(0);
   return v;
 }
@@ -239,13 +239,13 @@ std::optional<std::string> Lowerer::accumulateFlag(const Expr &call) {
 }
 
 void addMmaLowerings(OpLowerings &t) {
-  t["wgmma.mma"] = lowerWgmma;
-  t["wgmma.commit"] = lowerWgmmaCommit;
-  t["wgmma.wait"] = lowerWgmmaWait;
-  t["wgmma.retired"] = lowerWgmmaRetired;
-  t["st.matrix"] = lowerStMatrix;
-  t["ld.matrix"] = lowerLdMatrix;
-  t["mma.sync"] = lowerMmaSync;
+  t[OpId::WgmmaMma] = lowerWgmma;
+  t[OpId::WgmmaCommit] = lowerWgmmaCommit;
+  t[OpId::WgmmaWait] = lowerWgmmaWait;
+  t[OpId::WgmmaRetired] = lowerWgmmaRetired;
+  t[OpId::StMatrix] = lowerStMatrix;
+  t[OpId::LdMatrix] = lowerLdMatrix;
+  t[OpId::MmaSync] = lowerMmaSync;
 }
 
 } // namespace cake::lower

@@ -116,7 +116,7 @@ std::optional<Val> lowerCast(Lowerer &L, const Expr &call) {
 
 /// bar.sync(scope...): warp, warpgroup, cta, or role names.
 std::optional<Val> lowerBarSync(Lowerer &L, const Expr &call) {
-  bool arrive = calleeName(call) == "bar.arrive";
+  bool arrive = calleeOp(call) == OpId::BarArrive;
   auto args = positionalArgs(call);
   if (args.size() == 1 && args[0]->kind == ExprKind::Name) {
     const std::string &scope = args[0]->text;
@@ -165,7 +165,7 @@ std::optional<Val> lowerBarSyncId(Lowerer &L, const Expr &call) {
   auto n = threads ? L.scalar(*threads) : std::optional<std::string>(std::to_string(L.out.block));
   if (!id || !n)
     return std::nullopt;
-  bool arrive = calleeName(call) == "bar.arrive_id";
+  bool arrive = calleeOp(call) == OpId::BarArriveId;
   L.w.line(std::string("cake::rt::") + (arrive ? "bar_arrive(" : "bar_sync(") + *id + ", " + *n + ");");
   return Val{};
 }
@@ -188,17 +188,17 @@ int Lowerer::allocBarriers(const std::string &key, int count) {
 const OpLowerings &opLowerings() {
   static const OpLowerings table = [] {
     OpLowerings t;
-    t["cta.id"] = lowerCtaId;
-    t["elect.one"] = lowerElectOne;
-    t["self.warp"] = lowerSelfWarp;
-    t["self.warpgroup"] = lowerSelfWarpgroup;
-    t["self.thread"] = lowerSelfThread;
-    t["sched.tiles"] = lowerSchedTiles;
-    t["math.cast"] = lowerCast;
-    t["bar.sync"] = lowerBarSync;
-    t["bar.arrive"] = lowerBarSync;
-    t["bar.sync_id"] = lowerBarSyncId;
-    t["bar.arrive_id"] = lowerBarSyncId;
+    t[OpId::CtaId] = lowerCtaId;
+    t[OpId::ElectOne] = lowerElectOne;
+    t[OpId::SelfWarp] = lowerSelfWarp;
+    t[OpId::SelfWarpgroup] = lowerSelfWarpgroup;
+    t[OpId::SelfThread] = lowerSelfThread;
+    t[OpId::SchedTiles] = lowerSchedTiles;
+    t[OpId::MathCast] = lowerCast;
+    t[OpId::BarSync] = lowerBarSync;
+    t[OpId::BarArrive] = lowerBarSync;
+    t[OpId::BarSyncId] = lowerBarSyncId;
+    t[OpId::BarArriveId] = lowerBarSyncId;
     addRingLowerings(t);
     addMemoryLowerings(t);
     addMmaLowerings(t);
@@ -222,12 +222,12 @@ std::optional<Val> Lowerer::callValue(const Expr &call, const OpInfo &op) {
       return std::nullopt;
     return scalarVal(*text);
   }
-  auto it = opLowerings().find(op.name);
-  if (it == opLowerings().end()) {
+  OpLowering lowering = opLowerings()[op.id];
+  if (!lowering) {
     unsupported(call.range, "'" + std::string(op.name) + "'");
     return std::nullopt;
   }
-  return it->second(*this, call);
+  return lowering(*this, call);
 }
 
 void Lowerer::callStmt(const Expr &call) {

@@ -20,7 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lowerer.h"
 
-#include "compiler/verify/Util.h"
+#include "compiler/syntax/Walk.h"
 
 namespace cake::lower {
 
@@ -43,10 +43,7 @@ std::string cursor(const Ring &r, bool produce, const char *what) {
 }
 
 /// The ring a ring operation is called on (`ab.produce()` -> ab).
-const Ring *ringOf(Lowerer &L, const Expr &call) {
-  std::string callee = calleeName(call);
-  return L.k.ring(callee.substr(0, callee.find('.')));
-}
+const Ring *ringOf(Lowerer &L, const Expr &call) { return sema::ringOf(call, L.k); }
 
 const RingLayout &layoutOf(Lowerer &L, const Ring &r) { return *L.smem.ring(r.name); }
 
@@ -183,12 +180,12 @@ std::optional<Val> lowerRelease(Lowerer &L, const Expr &call) {
     return Val{};
   }
   auto ev = L.value(*after);
-  if (ev && ev->kind == Val::Event && ev->event == "tcgen05.done") {
+  if (ev && ev->kind == Val::Event && ev->event == OpId::Tcgen05Done) {
     // the slot is free when the unit's tcgen05 ops issued so far complete
     L.w.line(oneOfUnit(L) + "cake::rt::tcgen05_commit(" + L.barrierAddress(rl, false, t->stage) + ");");
     return Val{};
   }
-  if (!ev || ev->kind != Val::Event || ev->event != "wgmma.retired") {
+  if (!ev || ev->kind != Val::Event || ev->event != OpId::WgmmaRetired) {
     L.unsupported(after->range, "this release event");
     return std::nullopt;
   }
@@ -234,14 +231,13 @@ void Lowerer::ringCursors(const RoleStmt &decl) {
       w.line("int " + cursor(r, false, "stage") + " = 0; u32 " + cursor(r, false, "phase") + " = 0;");
   }
   // rings released after wgmma groups retire
-  verify::forEachCall(decl.body, [&](const Expr &call) {
-    std::string op = calleeName(call);
-    if (!op.ends_with(".release"))
+  forEachCall(decl.body, [&](const Expr &call) {
+    if (opIdOf(call, k) != OpId::RingRelease)
       return;
     const Expr *after = keywordArg(call, "after");
-    if (!after || calleeName(*after) != "wgmma.retired")
+    if (!after || calleeOp(*after) != OpId::WgmmaRetired)
       return;
-    std::string ring = op.substr(0, op.find('.'));
+    std::string ring = sema::ringOf(call, k)->name;
     auto args = positionalArgs(*after);
     int64_t depth = args.empty() ? 0 : constant(*args[0]).value_or(0);
     role->retiredRings.insert(ring);
@@ -258,16 +254,18 @@ void Lowerer::ringCursors(const RoleStmt &decl) {
 std::optional<int64_t> Lowerer::produceAhead(const RoleStmt &decl, const Ring &ring) {
   // produces issued before the role's first consume of the ring
   int64_t count = 0;
-  std::string produce = ring.name + ".produce", consume = ring.name + ".consume";
   std::function<std::optional<bool>(const Block &, int64_t)> walk = [&](const Block &b,
                                                                         int64_t times) -> std::optional<bool> {
     for (const StmtPtr &s : b.stmts) {
       bool consumes = false;
       int64_t produces = 0;
-      verify::forEachCall(*s, [&](const Expr &c) {
-        std::string op = calleeName(c);
-        consumes |= op == consume;
-        produces += op == produce;
+      forEachCall(*s, [&](const Expr &c) {
+        const Ring *r = sema::ringOf(c, k);
+        if (!r || r->name != ring.name)
+          return;
+        OpId op = opIdOf(c, k);
+        consumes |= op == OpId::RingConsume;
+        produces += op == OpId::RingProduce;
       });
       if (!consumes) {
         if (produces && s->kind == StmtKind::For) {
@@ -296,21 +294,21 @@ std::optional<int64_t> Lowerer::produceAhead(const RoleStmt &decl, const Ring &r
 
 bool Lowerer::ifWithSameRoleCommit(const Block &b) const {
   bool found = false;
-  verify::forEachCall(b, [&](const Expr &call) {
-    std::string op = calleeName(call);
-    if (!op.ends_with(".commit"))
+  forEachCall(b, [&](const Expr &call) {
+    const Ring *ring = sema::ringOf(call, k);
+    if (!ring || opIdOf(call, k) != OpId::RingCommit)
       return;
-    if (const RingLayout *rl = smem.ring(op.substr(0, op.find('.'))); rl && !rl->usesBarriers)
+    if (const RingLayout *rl = smem.ring(ring->name); rl && !rl->usesBarriers)
       found = true;
   });
   return found;
 }
 
 void addRingLowerings(OpLowerings &t) {
-  t["ring.produce"] = lowerProduce;
-  t["ring.commit"] = lowerCommit;
-  t["ring.consume"] = lowerConsume;
-  t["ring.release"] = lowerRelease;
+  t[OpId::RingProduce] = lowerProduce;
+  t[OpId::RingCommit] = lowerCommit;
+  t[OpId::RingConsume] = lowerConsume;
+  t[OpId::RingRelease] = lowerRelease;
 }
 
 } // namespace cake::lower

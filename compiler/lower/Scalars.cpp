@@ -22,7 +22,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lowerer.h"
 
-#include "compiler/verify/Util.h"
+#include "compiler/syntax/Walk.h"
 
 #include <algorithm>
 
@@ -47,20 +47,45 @@ bool Lowerer::varies(const Expr &e) const {
   case ExprKind::Member:
     return false; // a tile of a schedule, a slot of a ring token: uniform
   case ExprKind::Call: {
-    std::string op = calleeName(e);
+    OpId op = calleeOp(e);
     auto args = positionalArgs(e);
-    if (op == "self.lane" || op == "self.thread" || op == "elect.one" || op.starts_with("atomic."))
+    switch (op) {
+    case OpId::SelfLane:
+    case OpId::SelfThread:
+    case OpId::ElectOne:
+    case OpId::AtomicAdd:
+    case OpId::AtomicCas:
+    case OpId::AtomicExch:
+    case OpId::AtomicMax:
+    case OpId::AtomicMin:
       return true;
-    if (op == "self.warp")
+    case OpId::SelfWarp:
       return role && role->role->issue == IssueMode::Warpgroup;
-    if (op == "warp.ballot" || op == "warp.any" || op == "warp.all" || op.starts_with("reduce.") ||
-        op.starts_with("cta.") || op.starts_with("cluster.") || op == "self.warpgroup")
+    case OpId::WarpBallot:
+    case OpId::WarpAny:
+    case OpId::WarpAll:
+    case OpId::ReduceArgmax:
+    case OpId::ReduceArgmin:
+    case OpId::ReduceMax:
+    case OpId::ReduceMin:
+    case OpId::ReduceSum:
+    case OpId::CtaCount:
+    case OpId::CtaId:
+    case OpId::ClusterArrive:
+    case OpId::ClusterId:
+    case OpId::ClusterRank:
+    case OpId::ClusterSize:
+    case OpId::ClusterSync:
+    case OpId::ClusterWait:
+    case OpId::SelfWarpgroup:
       return false;
-    if (op == "warp.shfl") // the value of one lane: uniform when the lane is
+    case OpId::WarpShfl: // the value of one lane: uniform when the lane is
       return args.size() < 2 || varies(*args[1]);
-    if (op == "warp.shfl_xor")
+    case OpId::WarpShflXor:
       return args.empty() || varies(*args[0]);
-    return std::any_of(args.begin(), args.end(), [&](const Expr *a) { return varies(*a); });
+    default:
+      return std::any_of(args.begin(), args.end(), [&](const Expr *a) { return varies(*a); });
+    }
   }
   default:
     return std::any_of(e.operands.begin(), e.operands.end(), [&](const ExprPtr &o) { return o && varies(*o); });
@@ -70,7 +95,7 @@ bool Lowerer::varies(const Expr &e) const {
 bool Lowerer::assignedVarying(std::string_view name) const {
   bool found = false;
   if (role)
-    verify::forEachStmt(role->role->decl->body, [&](const Stmt &s) {
+    forEachStmt(role->role->decl->body, [&](const Stmt &s) {
       if (found || s.kind != StmtKind::Assign)
         return;
       const auto &a = static_cast<const AssignStmt &>(s);
@@ -101,7 +126,7 @@ std::optional<Val> storeScalarElement(Lowerer &L, const Expr &call, const Val &v
   if (keywordArg(call, "mask") || keywordArg(call, "clip") ||
       (shared && e != Elem::FP32 && e != Elem::I32 && e != Elem::U32) ||
       e == Elem::BF16 || e == Elem::FP16 || e == Elem::E4M3 || e == Elem::E5M2) {
-    L.unsupported(call.range, std::string(shared ? "st.shared" : "st.global") +
+    L.unsupported(call.range, std::string(opInfo(shared ? OpId::StShared : OpId::StGlobal).name) +
                                   " of a scalar into one element with options, of a narrow float type, or into shared "
                                   "memory of other than a 4-byte type");
     return std::nullopt;
@@ -147,6 +172,6 @@ std::optional<Val> lowerStShared(Lowerer &L, const Expr &call) {
 
 } // namespace
 
-void addScalarLowerings(OpLowerings &t) { t["st.shared"] = lowerStShared; }
+void addScalarLowerings(OpLowerings &t) { t[OpId::StShared] = lowerStShared; }
 
 } // namespace cake::lower

@@ -237,8 +237,8 @@ void Lowerer::stmt(const Stmt &s) {
     const std::string &name = let.names[0].name;
     // elementwise over register tensors (operators, and math.select/min/max of them)
     bool elementwiseCall = let.value->kind == ExprKind::Call &&
-                           (calleeName(*let.value) == "math.select" || calleeName(*let.value) == "math.min" ||
-                            calleeName(*let.value) == "math.max");
+                           (calleeOp(*let.value) == OpId::MathSelect || calleeOp(*let.value) == OpId::MathMin ||
+                            calleeOp(*let.value) == OpId::MathMax);
     if ((let.value->kind != ExprKind::Call || elementwiseCall) && let.value->kind != ExprKind::Index) {
       if (let.value->kind == ExprKind::Binary || let.value->kind == ExprKind::Unary)
         materializeCalls(*let.value);

@@ -120,17 +120,17 @@ std::optional<Val> lowerTcgen05Commit(Lowerer &L, const Expr &call) {
 std::optional<Val> lowerTcgen05Done(Lowerer &, const Expr &) {
   Val v;
   v.kind = Val::Event;
-  v.event = "tcgen05.done";
+  v.event = OpId::Tcgen05Done;
   return v;
 }
 
 } // namespace
 
 void addTcgen05Lowerings(OpLowerings &t) {
-  t["tcgen05.mma"] = lowerTcgen05Mma;
-  t["tcgen05.ld"] = lowerTcgen05Ld;
-  t["tcgen05.commit"] = lowerTcgen05Commit;
-  t["tcgen05.done"] = lowerTcgen05Done;
+  t[OpId::Tcgen05Mma] = lowerTcgen05Mma;
+  t[OpId::Tcgen05Ld] = lowerTcgen05Ld;
+  t[OpId::Tcgen05Commit] = lowerTcgen05Commit;
+  t[OpId::Tcgen05Done] = lowerTcgen05Done;
 }
 
 } // namespace cake::lower

@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lowerer.h"
 
-#include "compiler/verify/Util.h"
+#include "compiler/syntax/Walk.h"
 
 #include <algorithm>
 
@@ -307,10 +307,10 @@ void Lowerer::varStmt(const VarStmt &v) {
   // MMA's accumulator (`acc` or `acc[k]` of an array of them) ...
   std::optional<Layout> layout;
   if (role)
-    verify::forEachCall(role->role->decl->body, [&](const Expr &call) {
+    forEachCall(role->role->decl->body, [&](const Expr &call) {
       if (layout)
         return;
-      std::string op = calleeName(call);
+      OpId op = calleeOp(call);
       auto args = positionalArgs(call);
       if (args.size() < 3)
         return;
@@ -318,9 +318,9 @@ void Lowerer::varStmt(const VarStmt &v) {
       if (acc->kind == ExprKind::Index)
         acc = acc->operands[0].get();
       if (acc->kind == ExprKind::Name && acc->text == name) {
-        if (op == "wgmma.mma")
+        if (op == OpId::WgmmaMma)
           layout = Layout::WgmmaAcc;
-        else if (op == "mma.sync")
+        else if (op == OpId::MmaSync)
           layout = Layout::MmaAcc;
       }
     });
@@ -329,8 +329,8 @@ void Lowerer::varStmt(const VarStmt &v) {
   // selects produce (language.md 4.6).
   std::optional<int64_t> accColumns;
   if (!layout && role && shape.size() == 1)
-    verify::forEachCall(role->role->decl->body, [&](const Expr &call) {
-      if (calleeName(call) != "wgmma.mma" || accColumns)
+    forEachCall(role->role->decl->body, [&](const Expr &call) {
+      if (calleeOp(call) != OpId::WgmmaMma || accColumns)
         return;
       const Expr *shapeArg = keywordArg(call, "shape");
       if (shapeArg && shapeArg->kind == ExprKind::Name) {
@@ -343,9 +343,9 @@ void Lowerer::varStmt(const VarStmt &v) {
   // ... or the rows (16) or columns (N) of a warp's mma.sync accumulator [16, N] declared before it
   bool warpTile = false;
   if (!layout && !accColumns && role && shape.size() == 1)
-    verify::forEachCall(role->role->decl->body, [&](const Expr &call) {
+    forEachCall(role->role->decl->body, [&](const Expr &call) {
       auto args = positionalArgs(call);
-      if (calleeName(call) != "mma.sync" || accColumns || args.size() < 3 || args[2]->kind != ExprKind::Name)
+      if (calleeOp(call) != OpId::MmaSync || accColumns || args.size() < 3 || args[2]->kind != ExprKind::Name)
         return;
       if (const Val *acc = lookup(args[2]->text);
           acc && acc->kind == Val::Frag && acc->layout == Layout::MmaAcc && acc->shape[0] == 16)

@@ -253,6 +253,37 @@ std::string calleeName(const syntax::Expr &e) {
   return e.kind == syntax::ExprKind::Call ? dottedName(*e.operands[0]) : "";
 }
 
+const OpInfo *opOf(const syntax::Expr &call, const Kernel &kernel) {
+  if (call.kind != syntax::ExprKind::Call)
+    return nullptr;
+  if (auto it = kernel.ops.find(&call); it != kernel.ops.end())
+    return it->second;
+  const syntax::Expr &callee = *call.operands[0];
+  if (callee.kind == syntax::ExprKind::Member && callee.operands[0]->kind == syntax::ExprKind::Name &&
+      kernel.ring(callee.operands[0]->text))
+    return findRingOp(callee.text);
+  return findOp(dottedName(callee));
+}
+
+OpId opIdOf(const syntax::Expr &call, const Kernel &kernel) {
+  const OpInfo *op = opOf(call, kernel);
+  return op ? op->id : OpId::None;
+}
+
+OpId calleeOp(const syntax::Expr &call) {
+  if (call.kind != syntax::ExprKind::Call)
+    return OpId::None;
+  const OpInfo *op = findOp(dottedName(*call.operands[0]));
+  return op && op->cls != OpClass::Ring ? op->id : OpId::None;
+}
+
+const Ring *ringOf(const syntax::Expr &call, const Kernel &kernel) {
+  if (call.kind != syntax::ExprKind::Call || call.operands[0]->kind != syntax::ExprKind::Member)
+    return nullptr;
+  const syntax::Expr &base = *call.operands[0]->operands[0];
+  return base.kind == syntax::ExprKind::Name ? kernel.ring(base.text) : nullptr;
+}
+
 std::vector<const syntax::Expr *> positionalArgs(const syntax::Expr &call) {
   std::vector<const syntax::Expr *> out;
   for (size_t i = 1; i < call.operands.size(); ++i)
@@ -363,16 +394,16 @@ std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup)
     return a && b ? binaryValue(e.op, *a, *b) : std::nullopt;
   }
   case ExprKind::Call: {
-    std::string callee = calleeName(e);
+    OpId callee = calleeOp(e);
     auto args = positionalArgs(e);
-    if (args.size() != 2 || (callee != "math.cdiv" && callee != "math.min" && callee != "math.max"))
+    if (args.size() != 2 || (callee != OpId::MathCdiv && callee != OpId::MathMin && callee != OpId::MathMax))
       return std::nullopt;
     auto a = evalWith(*args[0], lookup), b = evalWith(*args[1], lookup);
     if (!a || !b)
       return std::nullopt;
-    if (callee == "math.min")
+    if (callee == OpId::MathMin)
       return std::min(*a, *b);
-    if (callee == "math.max")
+    if (callee == OpId::MathMax)
       return std::max(*a, *b);
     if (*b <= 0 || *a > std::numeric_limits<int64_t>::max() - *b)
       return std::nullopt;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "compiler/sema/Ops.h"
 #include "compiler/syntax/AST.h"
 #include "compiler/target/Target.h"
 
@@ -21,8 +22,6 @@
 #include <vector>
 
 namespace cake::sema {
-
-struct OpInfo;
 
 //===-- Element types and memory spaces ------------------------------------===//
 
@@ -203,6 +202,22 @@ std::string dottedName(const syntax::Expr &e);
 /// The dotted callee of a call ("tma.load", "ab.produce"); "" when \p e is
 /// not a call on a dotted name.
 std::string calleeName(const syntax::Expr &e);
+
+/// The operation \p call invokes in \p kernel (ring.produce for
+/// `ab.produce()`), as sema recorded it in Kernel::ops, else resolved from the
+/// callee; nullptr when it is not an operation.
+const OpInfo *opOf(const syntax::Expr &call, const Kernel &kernel);
+
+/// The id of that operation; OpId::None when \p call is not one. Consumers
+/// dispatch on this, never on the operation's name.
+OpId opIdOf(const syntax::Expr &call, const Kernel &kernel);
+
+/// For a call outside any kernel (a module constant): the operation its
+/// dotted callee names, never a ring operation; OpId::None when none.
+OpId calleeOp(const syntax::Expr &call);
+
+/// The ring a ring operation is called on (`ab` in `ab.release(s)`).
+const Ring *ringOf(const syntax::Expr &call, const Kernel &kernel);
 
 /// Positional arguments of a call (keyword arguments excluded).
 std::vector<const syntax::Expr *> positionalArgs(const syntax::Expr &call);

@@ -660,7 +660,7 @@ private:
     std::string root = rootName(callee);
     if (callee.kind == ExprKind::Member && k.ring(root) && callee.operands[0]->kind == ExprKind::Name) {
       use(*callee.operands[0]);
-      if (const OpInfo *op = findOp("ring." + callee.text))
+      if (const OpInfo *op = findRingOp(callee.text))
         return op;
       std::string_view suggestion = closestMatch(callee.text, {"commit", "consume", "produce", "release"});
       Diagnostic &d = sink_.report("op.unknown", callee.range,
@@ -692,7 +692,7 @@ private:
     }
     std::vector<std::string_view> names;
     for (const OpInfo &op : allOps())
-      if (!op.name.starts_with("ring."))
+      if (op.cls != OpClass::Ring)
         names.push_back(op.name);
     std::string_view suggestion = closestMatch(name, names);
     if (name.find('.') == std::string::npos) // `cdiv(...)` for `math.cdiv(...)`

@@ -12,9 +12,9 @@ namespace {
 
 // PTX ISA: mma.sync m16n8k{16,8,32}; wgmma m64nNk{16,8,32} with N a multiple of 8 up to 256; tcgen05.mma
 // M 64 (N multiple of 8) or 128 (N multiple of 16) per CTA, 128 or 256 for a CTA pair, N up to 256.
-constexpr MmaContract kMmaSync{"mma.sync", {16, 0}, {0, 0}, 8, 8, 8, 8, 16, 8, 32};
-constexpr MmaContract kWgmma{"wgmma.mma", {64, 0}, {0, 0}, 8, 8, 8, 256, 16, 8, 32};
-constexpr MmaContract kTcgen05{"tcgen05.mma", {64, 128}, {128, 256}, 8, 16, 8, 256, 16, 8, 32};
+constexpr MmaContract kMmaSync{MmaFamily::Sync, {16, 0}, {0, 0}, 8, 8, 8, 8, 16, 8, 32};
+constexpr MmaContract kWgmma{MmaFamily::Wgmma, {64, 0}, {0, 0}, 8, 8, 8, 256, 16, 8, 32};
+constexpr MmaContract kTcgen05{MmaFamily::Tcgen05, {64, 128}, {128, 256}, 8, 16, 8, 256, 16, 8, 32};
 constexpr MmaContract kAmpereMma[] = {kMmaSync};
 constexpr MmaContract kHopperMma[] = {kMmaSync, kWgmma};
 constexpr MmaContract kBlackwellMma[] = {kMmaSync, kTcgen05};
@@ -59,9 +59,9 @@ std::string_view targetName(Target target) { return targetDesc(target).name; }
 
 const TargetDesc &targetDesc(Target target) { return kTargets[static_cast<int>(target)]; }
 
-const MmaContract *TargetDesc::mmaContract(std::string_view op) const {
+const MmaContract *TargetDesc::mmaContract(MmaFamily family) const {
   for (const MmaContract &c : mma)
-    if (c.op == op)
+    if (c.family == family)
       return &c;
   return nullptr;
 }

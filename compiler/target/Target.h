@@ -21,9 +21,14 @@ enum class Target { SM80, SM90a, SM100a };
 std::optional<Target> parseTarget(std::string_view name);
 std::string_view targetName(Target target);
 
+/// The families of MMA instructions. The target layer knows no operation
+/// names (it includes nothing of ours); the verifier maps the MMA operations
+/// of the primitive table to these.
+enum class MmaFamily : uint8_t { Sync, Wgmma, Tcgen05 };
+
 /// The shape contract of one family of MMA instructions on a target.
 struct MmaContract {
-  std::string_view op;           ///< "mma.sync", "wgmma.mma", "tcgen05.mma"
+  MmaFamily family;              ///< mma.sync, wgmma.mma or tcgen05.mma
   std::array<uint16_t, 2> m;     ///< legal M (one CTA), 0 when unused
   std::array<uint16_t, 2> mPair; ///< legal M with cta_group = 2 (tcgen05), 0 when none
   uint16_t nStep;                ///< N is a multiple of this for the smallest M ...
@@ -94,8 +99,8 @@ struct TargetDesc {
   uint32_t maxGridX = 2147483647; ///< grid x: 2^31 - 1
   uint32_t maxGridYZ = 65535;     ///< grid y and z
 
-  /// The contract of MMA operation \p op ("wgmma.mma"), or nullptr.
-  const MmaContract *mmaContract(std::string_view op) const;
+  /// The contract of MMA family \p family on this target, or nullptr.
+  const MmaContract *mmaContract(MmaFamily family) const;
 };
 
 const TargetDesc &targetDesc(Target target);

@@ -32,6 +32,7 @@ namespace {
 
 using namespace syntax;
 using sema::Kernel;
+using sema::OpId;
 using sema::keywordArg;
 using sema::positionalArgs;
 using sema::Ring;
@@ -187,7 +188,7 @@ std::set<const Ring *> tmaRefilled(const Kernel &kernel) {
     std::function<void(const Block &, int)> walk = [&](const Block &b, int loops) {
       for (const StmtPtr &s : b.stmts) {
         if (auto *let = dyn_cast<LetStmt>(s.get()); let && let->names.size() == 1 && let->value) {
-          if (let->value->kind == ExprKind::Call && opName(*let->value, kernel) == "ring.produce") {
+          if (let->value->kind == ExprKind::Call && opIdOf(*let->value, kernel) == OpId::RingProduce) {
             const Ring *r = ringOf(*let->value, kernel);
             tokens[let->names[0].name] = r;
             ++produces[r];
@@ -199,7 +200,7 @@ std::set<const Ring *> tmaRefilled(const Kernel &kernel) {
         }
         forEachCallShallow(*s, [&](const Expr &call) {
           auto args = positionalArgs(call);
-          if (opName(call, kernel) == "tma.load" && args.size() == 2)
+          if (opIdOf(call, kernel) == OpId::TmaLoad && args.size() == 2)
             if (auto it = tokens.find(sema::rootName(*args[1])); it != tokens.end())
               tma.insert(it->second);
         });
@@ -283,7 +284,7 @@ private:
     while (true) {
       if (x->kind == ExprKind::Paren)
         x = x->operand(0);
-      else if (x->kind == ExprKind::Call && sema::calleeName(*x) == "tile.t" && x->operands.size() > 1)
+      else if (x->kind == ExprKind::Call && opIdOf(*x, kernel_) == OpId::TileT && x->operands.size() > 1)
         x = x->operand(1);
       else
         break;
@@ -366,8 +367,8 @@ private:
     ints_.erase(name);
     views_.erase(name);
     tokens_.erase(name);
-    std::string_view op = v.kind == ExprKind::Call ? opName(v, kernel_) : std::string_view();
-    if (op == "ring.produce" || op == "ring.consume") {
+    OpId op = opIdOf(v, kernel_);
+    if (op == OpId::RingProduce || op == OpId::RingConsume) {
       // A new slot: nothing of the previous holder of this name applies.
       tokens_[name] = ringOf(v, kernel_);
       auto ofToken = [&](const Region &r) { return r.token == name; };
@@ -376,7 +377,7 @@ private:
       std::erase_if(state.stores, [&](const Store &st) { return ofToken(st.region); });
       return;
     }
-    if (op == "tcgen05.ld") {
+    if (op == OpId::Tcgen05Ld) {
       state.loaded[name] = &v;
       return;
     }
@@ -389,7 +390,7 @@ private:
   void branch(const IfStmt &s, State &state) {
     const Expr &cond = *s.cond;
     checkUses(cond, s, state, false);
-    bool elect = cond.kind == ExprKind::Call && sema::calleeName(cond) == "elect.one";
+    bool elect = cond.kind == ExprKind::Call && opIdOf(cond, kernel_) == OpId::ElectOne;
     std::optional<int64_t> v = elect ? std::optional<int64_t>(1) : value(cond);
     auto runElse = [&](State &st) {
       if (s.elseBody)
@@ -474,7 +475,7 @@ private:
     visitExprs([&](const Expr &e, bool write) { checkUses(e, s, state, write); });
     forEachCallShallow(s, [&](const Expr &call) { this->call(call, s, state); });
     if (auto *a = dyn_cast<AssignStmt>(&s); a && a->targets.size() == 1 && a->value->kind == ExprKind::Call &&
-                                            opName(*a->value, kernel_) == "tcgen05.ld" &&
+                                            opIdOf(*a->value, kernel_) == OpId::Tcgen05Ld &&
                                             a->targets[0]->kind == ExprKind::Name)
       state.loaded[a->targets[0]->text] = a->value.get();
   }
@@ -482,7 +483,7 @@ private:
   /// wgmma.inflight and tcgen05.wait: uses of in-flight registers. Operands
   /// of wgmma.mma itself and `like =` (a layout, not a value) are not uses.
   void checkUses(const Expr &e, const Stmt &s, State &state, bool write) {
-    if (e.kind == ExprKind::Call && opName(e, kernel_) == "wgmma.mma")
+    if (e.kind == ExprKind::Call && opIdOf(e, kernel_) == OpId::WgmmaMma)
       return;
     if (e.kind == ExprKind::Keyword && e.text == "like")
       return;
@@ -537,34 +538,34 @@ private:
   }
 
   void call(const Expr &c, const Stmt &s, State &state) {
-    std::string_view op = opName(c, kernel_);
+    OpId op = opIdOf(c, kernel_);
     auto args = positionalArgs(c);
     auto arg = [&](size_t i) -> const Expr * { return i < args.size() ? args[i] : nullptr; };
     auto depth = [&]() { return arg(0) ? sema::evalInt(*arg(0), kernel_.consts).value_or(0) : 0; };
-    if (op == "st.shared" || op == "st.matrix") {
+    if (op == OpId::StShared || op == OpId::StMatrix) {
       if (Region r = arg(1) ? region(*arg(1)) : Region{}; r.valid()) {
         rewrite(c, *arg(1), r, s, state);
         state.dirty[r.root] = {r, &c, &s};
       }
-    } else if (op == "tma.load" || op == "cp.async") {
+    } else if (op == OpId::TmaLoad || op == OpId::CpAsync) {
       if (Region r = arg(1) ? region(*arg(1)) : Region{}; r.valid()) {
         rewrite(c, *arg(1), r, s, state);
-        if (op == "cp.async" && r.token.empty())
+        if (op == OpId::CpAsync && r.token.empty())
           state.copies.push_back({r, &c, 0});
       }
-    } else if (op == "ld.shared" || op == "ld.matrix") {
+    } else if (op == OpId::LdShared || op == OpId::LdMatrix) {
       if (Region r = arg(0) ? region(*arg(0)) : Region{}; r.valid()) {
         if (!r.token.empty())
           state.reads[r.root] = {r, &c};
         cpRead(c, *arg(0), r, s, state);
       }
-    } else if (op == "fence.proxy_async") {
+    } else if (op == OpId::FenceProxyAsync) {
       if (Region r = arg(0) ? region(*arg(0)) : Region{}; r.valid()) {
         auto covered = [&](const Region &x) { return x.root == r.root || (r.root == r.token && x.token == r.token); };
         std::erase_if(state.dirty, [&](const auto &kv) { return covered(kv.second.region); });
         std::erase_if(state.reads, [&](const auto &kv) { return covered(kv.second.region); });
       }
-    } else if (op == "tma.store" || op == "tma.reduce") {
+    } else if (op == OpId::TmaStore || op == OpId::TmaReduce) {
       if (Region r = arg(0) ? region(*arg(0)) : Region{}; r.valid()) {
         asyncRead(c, *arg(0), r, state);
         cpRead(c, *arg(0), r, s, state);
@@ -572,39 +573,39 @@ private:
           st.since = std::min<int64_t>(st.since + 1, 64);
         state.stores.push_back({r, &c, 0});
       }
-    } else if (op == "wgmma.mma" || op == "tcgen05.mma" || op == "tcgen05.cp") {
-      for (size_t i = 0; i < (op == "tcgen05.cp" ? 1u : 2u); ++i)
+    } else if (op == OpId::WgmmaMma || op == OpId::Tcgen05Mma || op == OpId::Tcgen05Cp) {
+      for (size_t i = 0; i < (op == OpId::Tcgen05Cp ? 1u : 2u); ++i)
         if (Region r = arg(i) ? region(*arg(i)) : Region{}; r.valid()) {
           asyncRead(c, *arg(i), r, state);
           cpRead(c, *arg(i), r, s, state);
         }
-      if (op == "wgmma.mma" && arg(2))
+      if (op == OpId::WgmmaMma && arg(2))
         if (Region r = registers(*arg(2)); r.valid())
           unionInto(
               state.accs, std::vector<Acc>{{r, &c, 0}},
               [](const Acc &x, const Acc &y) { return x.mma == y.mma && x.region == y.region; },
               [](Acc &x, const Acc &) { x.commits = 0; });
-    } else if (op == "wgmma.commit") {
+    } else if (op == OpId::WgmmaCommit) {
       for (Acc &a : state.accs)
         a.commits = std::min<int64_t>(a.commits + 1, 64);
-    } else if (op == "wgmma.wait") {
+    } else if (op == OpId::WgmmaWait) {
       int64_t n = depth();
       std::erase_if(state.accs, [&](const Acc &a) { return a.commits >= n + 1; });
-    } else if (op == "tma.store_wait") {
+    } else if (op == OpId::TmaStoreWait) {
       int64_t n = depth();
       std::erase_if(state.stores, [&](const Store &st) { return st.since >= n; });
-    } else if (op == "tcgen05.wait_ld") {
+    } else if (op == OpId::Tcgen05WaitLd) {
       state.loaded.clear();
-    } else if (op == "cp.async_commit") {
+    } else if (op == OpId::CpAsyncCommit) {
       for (Copy &cp : state.copies)
         cp.commits = std::min<int64_t>(cp.commits + 1, 64);
       state.commitsSinceWait = std::min<int64_t>(state.commitsSinceWait + 1, 64);
-    } else if (op == "cp.async_wait") {
+    } else if (op == OpId::CpAsyncWait) {
       int64_t n = depth();
       std::erase_if(state.copies, [&](const Copy &cp) { return cp.commits >= n + 1; });
       state.lastCpWait = &c;
       state.commitsSinceWait = 0;
-    } else if (op == "ring.release") {
+    } else if (op == OpId::RingRelease) {
       release(c, s, state);
     }
   }
@@ -662,7 +663,7 @@ private:
     std::erase_if(state.dirty, [&](const auto &kv) { return kv.second.region.token == token; });
     // Hazard 16: a slot handed back while a TMA store still reads it.
     const Expr *after = keywordArg(c, "after");
-    bool waitsForStores = after && sema::calleeName(*after) == "tma.store_read";
+    bool waitsForStores = after && opIdOf(*after, kernel_) == OpId::TmaStoreRead;
     auto store = std::find_if(state.stores.begin(), state.stores.end(),
                               [&](const Store &st) { return st.region.token == token; });
     if (store != state.stores.end() && !waitsForStores)

@@ -23,6 +23,7 @@ namespace cake::verify {
 namespace {
 
 using namespace syntax;
+using sema::OpId;
 using views::Shape;
 using views::Value;
 
@@ -161,26 +162,26 @@ private:
     const sema::OpInfo *op = opOf(call, k_);
     if (!op)
       return;
-    std::string_view name = op->name;
+    OpId name = op->id;
     auto args = sema::positionalArgs(call);
     auto arg = [&](size_t i) -> const Expr * { return i < args.size() ? args[i] : nullptr; };
-    if (name == "tma.load" || name == "tma.store" || name == "tma.reduce" || name == "tma.prefetch") {
-      bool load = name == "tma.load" || name == "tma.prefetch";
-      const Expr *global = arg(load ? 0 : 1), *shared = name == "tma.prefetch" ? nullptr : arg(load ? 1 : 0);
+    if (name == OpId::TmaLoad || name == OpId::TmaStore || name == OpId::TmaReduce || name == OpId::TmaPrefetch) {
+      bool load = name == OpId::TmaLoad || name == OpId::TmaPrefetch;
+      const Expr *global = arg(load ? 0 : 1), *shared = name == OpId::TmaPrefetch ? nullptr : arg(load ? 1 : 0);
       if (!global)
         return;
       if (const sema::Param *p = resolveGlobal(*global).first)
-        tmaUses_[p->name].push_back({&call, std::string(name)});
+        tmaUses_[p->name].push_back({&call, std::string(op->name)});
       if (shared) {
         Value s = env_.infer(*shared);
         checkBox(*global, *shared, s);
         checkExtent(*global, s, *shared);
       }
-    } else if (name == "cp.async" && arg(1)) {
+    } else if (name == OpId::CpAsync && arg(1)) {
       checkExtent(*arg(0), env_.infer(*arg(1)), *arg(1));
-    } else if (name == "st.global" && arg(1)) {
+    } else if (name == OpId::StGlobal && arg(1)) {
       checkExtent(*arg(1), env_.infer(*arg(0)), *arg(0));
-    } else if (name == "ld.global" && arg(0)) {
+    } else if (name == OpId::LdGlobal && arg(0)) {
       if (const Expr *like = sema::keywordArg(call, "like")) {
         Value partner = env_.infer(*like);
         if (const Expr *axis = sema::keywordArg(call, "axis")) {
@@ -192,10 +193,10 @@ private:
         checkExtent(*arg(0), partner, *like);
       }
     }
-    if (name == "mbarrier.arrive_expect_tx" || name == "mbarrier.expect_tx")
+    if (name == OpId::MbarrierArriveExpectTx || name == OpId::MbarrierExpectTx)
       checkExpectTx(call, c);
-    if (name == "mbarrier.arrive" || name == "mbarrier.arrive_expect_tx" || name == "cp.async_arrive" ||
-        name == "tcgen05.commit")
+    if (name == OpId::MbarrierArrive || name == OpId::MbarrierArriveExpectTx || name == OpId::CpAsyncArrive ||
+        name == OpId::Tcgen05Commit)
       recordArrival(call, *op, c);
   }
 
@@ -466,7 +467,7 @@ private:
   /// Evaluates a byte count: integers, tile.bytes(v), + - *.
   std::optional<int64_t> evalBytes(const Expr &e) const {
     const Expr *x = views::stripParens(&e);
-    if (sema::calleeName(*x) == "tile.bytes") {
+    if (opIdOf(*x, k_) == OpId::TileBytes) {
       auto args = sema::positionalArgs(*x);
       return args.size() == 1 ? env_.infer(*args[0]).bytes() : std::nullopt;
     }
@@ -483,9 +484,9 @@ private:
     return sema::evalInt(*x, k_.consts);
   }
 
-  static bool isWaitOrExpect(std::string_view callee) {
-    return callee == "mbarrier.wait" || callee == "mbarrier.try_wait" || callee == "mbarrier.arrive_expect_tx" ||
-           callee == "mbarrier.expect_tx";
+  static bool isWaitOrExpect(OpId callee) {
+    return callee == OpId::MbarrierWait || callee == OpId::MbarrierTryWait || callee == OpId::MbarrierArriveExpectTx ||
+           callee == OpId::MbarrierExpectTx;
   }
 
   /// Whether \p s (or something nested in it) touches \p barrier: a copy
@@ -493,9 +494,9 @@ private:
   bool touches(const Stmt &s, const Expr &barrier) const {
     bool found = false;
     forEachCall(s, [&](const Expr &call) {
-      std::string callee = sema::calleeName(call);
+      OpId callee = opIdOf(call, k_);
       auto args = sema::positionalArgs(call);
-      if (callee == "tma.load")
+      if (callee == OpId::TmaLoad)
         found |= [&] {
           const Expr *b = sema::keywordArg(call, "barrier");
           return b && equal(b, &barrier);
@@ -550,14 +551,14 @@ private:
     forEachCallShallow(s, [&](const Expr &call) {
       if (stop)
         return;
-      std::string callee = sema::calleeName(call);
+      OpId callee = opIdOf(call, k_);
       auto args = sema::positionalArgs(call);
       if (isWaitOrExpect(callee) && !args.empty() && equal(args[0], &barrier)) {
         stop = true;
         return;
       }
       const Expr *b = sema::keywordArg(call, "barrier");
-      if (callee != "tma.load" || !b || !equal(b, &barrier) || args.size() < 2)
+      if (callee != OpId::TmaLoad || !b || !equal(b, &barrier) || args.size() < 2)
         return;
       auto bytes = env_.infer(*args[1]).bytes();
       int64_t receivers = 1;
@@ -665,15 +666,15 @@ private:
       if (a.elseBranch)
         return std::nullopt;
       const Expr *cond = views::stripParens(ifs->cond.get());
-      auto isCall = [&](const Expr *x, std::string_view name) {
-        return x && sema::calleeName(*views::stripParens(x)) == name;
+      auto isCall = [&](const Expr *x, OpId op) {
+        return x && opIdOf(*views::stripParens(x), k_) == op;
       };
       bool byLane = false, byThread = false;
       if (cond->kind == ExprKind::Binary && cond->op == Tok::EqEq) {
         const Expr *l = cond->operand(0), *r = cond->operand(1);
         bool constSide = sema::evalInt(*r, k_.consts) || sema::evalInt(*l, k_.consts);
-        byLane = constSide && (isCall(l, "self.lane") || isCall(r, "self.lane"));
-        byThread = constSide && (isCall(l, "self.thread") || isCall(r, "self.thread"));
+        byLane = constSide && (isCall(l, OpId::SelfLane) || isCall(r, OpId::SelfLane));
+        byThread = constSide && (isCall(l, OpId::SelfThread) || isCall(r, OpId::SelfThread));
       }
       if (views::isElectOne(*cond)) {
         if (units < n) {

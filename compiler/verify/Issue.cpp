@@ -42,7 +42,7 @@ bool isElectCondition(const Expr &cond) {
     return isElectCondition(*cond.operands[0]);
   if (cond.kind == ExprKind::Binary && cond.op == Tok::AmpAmp)
     return isElectCondition(*cond.operands[0]) || isElectCondition(*cond.operands[1]);
-  return cond.kind == ExprKind::Call && sema::calleeName(cond) == "elect.one";
+  return sema::calleeOp(cond) == sema::OpId::ElectOne;
 }
 
 /// The blocks nested directly in \p s, with whether each runs on the elected
@@ -379,8 +379,8 @@ private:
 
 /// The `cta` scope argument of a bar.sync / bar.arrive call, or nullptr.
 const Expr *ctaScope(const Expr &call) {
-  std::string name = sema::calleeName(call);
-  if (name != "bar.sync" && name != "bar.arrive")
+  sema::OpId op = sema::calleeOp(call);
+  if (op != sema::OpId::BarSync && op != sema::OpId::BarArrive)
     return nullptr;
   for (const Expr *a : sema::positionalArgs(call))
     if (a->kind == ExprKind::Name && a->text == "cta")
@@ -433,9 +433,9 @@ std::vector<RawBarrier> rawBarriers(const sema::Kernel &k) {
   std::vector<RawBarrier> uses;
   for (const sema::Role &r : k.roles)
     forEachCall(r.decl->body, [&](const Expr &call) {
-      std::string name = sema::calleeName(call);
+      sema::OpId op = opIdOf(call, k);
       auto args = sema::positionalArgs(call);
-      if ((name != "bar.sync_id" && name != "bar.arrive_id") || args.size() != 1)
+      if ((op != sema::OpId::BarSyncId && op != sema::OpId::BarArriveId) || args.size() != 1)
         return;
       RawBarrier b{&call, args[0], sema::keywordArg(call, "threads"), &r, sema::evalInt(*args[0], k.consts), {}};
       if (b.threads)

@@ -21,6 +21,7 @@ namespace {
 
 using namespace syntax;
 using sema::Elem;
+using sema::OpId;
 using views::Value;
 
 /// The input kinds of tensor-core instructions.
@@ -106,13 +107,18 @@ std::optional<int64_t> dim2(const Value &v, size_t i) {
   return v.shape && v.shape->size() == 2 ? (*v.shape)[i] : std::nullopt;
 }
 
+/// The contract family of MMA operation \p op.
+MmaFamily mmaFamily(OpId op) {
+  return op == OpId::MmaSync ? MmaFamily::Sync : op == OpId::WgmmaMma ? MmaFamily::Wgmma : MmaFamily::Tcgen05;
+}
+
 /// The accumulator element types instruction \p op produces from \p k inputs.
-std::vector<Elem> accumulators(std::string_view op, Kind k) {
+std::vector<Elem> accumulators(OpId op, Kind k) {
   switch (k) {
   case Kind::FP16:
     return {Elem::FP32, Elem::FP16};
   case Kind::FP8:
-    return op == "mma.sync" ? std::vector<Elem>{Elem::FP32} : std::vector<Elem>{Elem::FP32, Elem::FP16};
+    return op == OpId::MmaSync ? std::vector<Elem>{Elem::FP32} : std::vector<Elem>{Elem::FP32, Elem::FP16};
   case Kind::I8:
     return {Elem::I32};
   default:
@@ -143,26 +149,26 @@ private:
       return;
     auto args = sema::positionalArgs(call);
     if (op->cls == sema::OpClass::Mma && args.size() == 3) {
-      Operands o{call, op->name, *args[0], *args[1], *args[2], env_.infer(*args[0]), env_.infer(*args[1]),
+      Operands o{call, op->id, *args[0], *args[1], *args[2], env_.infer(*args[0]), env_.infer(*args[1]),
                  env_.infer(*args[2])};
       Kind kind = checkDtype(o);
-      if (o.op == "wgmma.mma")
+      if (o.op == OpId::WgmmaMma)
         checkOperandMajor(o);
       checkShape(o, kind);
       return;
     }
-    if (op->name == "ld.shared" || op->name == "ld.matrix") {
+    if (op->id == OpId::LdShared || op->id == OpId::LdMatrix) {
       if (!args.empty())
-        checkBanks(call, op->name, *args[0], nullptr);
-    } else if (op->name == "st.shared" || op->name == "st.matrix") {
+        checkBanks(call, op->id, *args[0], nullptr);
+    } else if (op->id == OpId::StShared || op->id == OpId::StMatrix) {
       if (args.size() == 2)
-        checkBanks(call, op->name, *args[1], args[0]);
+        checkBanks(call, op->id, *args[1], args[0]);
     }
   }
 
   struct Operands {
     const Expr &call;
-    std::string_view op;
+    OpId op;
     const Expr &a, &b, &acc;
     Value av, bv, cv;
   };
@@ -181,13 +187,13 @@ private:
       else if (kindOf(v->elem) == Kind::None)
         ctx_.sink.report("mma.dtype", expr->range,
                          "'" + text(*expr) + "' is " + std::string(sema::elemName(*v->elem)) + ", which " +
-                             std::string(o.op) + " cannot read: operands are bf16, fp16, tf32, e4m3, e5m2, i8 or u8");
+                             std::string(sema::opIdName(o.op)) + " cannot read: operands are bf16, fp16, tf32, e4m3, e5m2, i8 or u8");
     }
     Kind ka = kindOf(o.av.elem), kb = kindOf(o.bv.elem);
     if (ka != Kind::None && kb != Kind::None && ka != kb) {
       Diagnostic &d = ctx_.sink.report("mma.dtype", o.b.range,
                                        "B operand '" + text(o.b) + "' is " + kindName(kb) + " but A operand '" +
-                                           text(o.a) + "' is " + kindName(ka) + ": one " + std::string(o.op) +
+                                           text(o.a) + "' is " + kindName(ka) + ": one " + std::string(sema::opIdName(o.op)) +
                                            " reads one input kind; convert one of them");
       d.notes.push_back({o.a.range, "A is " + std::string(kindName(ka))});
       return Kind::None;
@@ -213,7 +219,7 @@ private:
       fp32Reported_[key] = ctx_.sink.size();
     }
     Diagnostic &d = ctx_.sink.report("mma.dtype", expr.range,
-                                     "'" + text(expr) + "' is fp32: " + std::string(o.op) +
+                                     "'" + text(expr) + "' is fp32: " + std::string(sema::opIdName(o.op)) +
                                          " would read it as tf32 and silently drop 13 mantissa bits; declare it tf32 "
                                          "to say so");
     if (const Ident *elem = declaredElem(v, Elem::FP32)) {
@@ -229,7 +235,7 @@ private:
     std::string wantName(sema::elemName(want));
     Diagnostic &d = ctx_.sink.report("mma.dtype", o.acc.range,
                                      "accumulator '" + text(o.acc) + "' is " +
-                                         std::string(sema::elemName(*o.cv.elem)) + " but " + std::string(o.op) +
+                                         std::string(sema::elemName(*o.cv.elem)) + " but " + std::string(sema::opIdName(o.op)) +
                                          " accumulates " + kindName(kind) + " inputs in " + wantName);
     if (const Ident *elem = declaredElem(o.cv, *o.cv.elem)) {
       d.notes.push_back({elem->range, "'" + o.cv.declName + "' is declared here"});
@@ -259,9 +265,9 @@ private:
       return;
     std::string tag = shapeExpr->kind == ExprKind::Name ? shapeExpr->text : text(*shapeExpr);
     std::optional<MmaShape> s = parseShape(tag);
-    if (o.op == "mma.sync")
+    if (o.op == OpId::MmaSync)
       return checkSyncShape(o, kind, *shapeExpr, tag, s);
-    bool tcgen05 = o.op == "tcgen05.mma";
+    bool tcgen05 = o.op == OpId::Tcgen05Mma;
     int64_t ctaGroup = 1;
     if (const Expr *cg = sema::keywordArg(o.call, "cta_group"))
       ctaGroup = sema::evalInt(*cg, k_.consts).value_or(0);
@@ -281,7 +287,7 @@ private:
     std::optional<int64_t> wantN = accN ? accN : splitB ? std::nullopt : bN;
     std::vector<std::string> problems;
     MmaShape fixed;
-    const MmaContract &contract = *k_.desc->mmaContract(o.op);
+    const MmaContract &contract = *k_.desc->mmaContract(mmaFamily(o.op));
     bool pair = ctaGroup == 2;
     auto legalM = [&](int64_t m) { return contract.legalM(m, pair); };
     auto stepFor = [&](int64_t m) -> int64_t { return contract.stepFor(m); };
@@ -314,7 +320,7 @@ private:
                            views::shapeText(*o.cv.shape));
     }
     if (!problems.empty()) {
-      std::string message = "illegal " + std::string(o.op) + " shape " + tag + ": " + problems.front();
+      std::string message = "illegal " + std::string(sema::opIdName(o.op)) + " shape " + tag + ": " + problems.front();
       for (size_t i = 1; i < problems.size(); ++i)
         message += "; " + problems[i];
       Diagnostic &d = ctx_.sink.report("mma.shape", shapeExpr->range, message);
@@ -379,7 +385,7 @@ private:
 
   void checkSyncShape(const Operands &o, Kind kind, const Expr &shapeExpr, const std::string &tag,
                       const std::optional<MmaShape> &s) {
-    const MmaContract &c = *k_.desc->mmaContract("mma.sync");
+    const MmaContract &c = *k_.desc->mmaContract(MmaFamily::Sync);
     MmaShape want{c.m[0], c.nMin, kind != Kind::None ? instrK(c, kind) : 0};
     bool known = s && s->m == c.m[0] && s->n == c.nMin && (s->k == c.kTf32 || s->k == c.k16 || s->k == c.k8);
     if (kind != Kind::None ? tag != want.tag() : !known) {
@@ -414,7 +420,7 @@ private:
 
   //===-- perf.bank-conflict -----------------------------------------------===//
 
-  void checkBanks(const Expr &call, std::string_view op, const Expr &view, const Expr *value) {
+  void checkBanks(const Expr &call, OpId op, const Expr &view, const Expr *value) {
     Value v = env_.infer(view);
     if (v.space != sema::Space::Shared || v.swizzle || !v.decl || !v.storageRowBytes || !v.shape ||
         v.shape->size() < 2)
@@ -427,10 +433,10 @@ private:
       return;
     // Only fragment layouts put several rows into one access; blocked loads
     // and per-thread columns walk rows contiguously.
-    bool fragment = op == "ld.matrix" || op == "st.matrix";
-    if (op == "ld.shared")
+    bool fragment = op == OpId::LdMatrix || op == OpId::StMatrix;
+    if (op == OpId::LdShared)
       fragment = sema::keywordArg(call, "like") && !sema::keywordArg(call, "axis");
-    if (op == "st.shared")
+    if (op == OpId::StShared)
       fragment = value && env_.infer(*value).rank() >= 2;
     if (!fragment)
       return;
@@ -446,7 +452,7 @@ private:
     uint32_t swizzle = row % 128 == 0 ? 128 : row % 64 == 0 ? 64 : 32;
     Diagnostic &d = ctx_.sink.report(
         "perf.bank-conflict", view.range,
-        std::string(op) + " accesses '" + v.declName + "' in an MMA fragment layout, but its " + std::to_string(row) +
+        std::string(sema::opIdName(op)) + " accesses '" + v.declName + "' in an MMA fragment layout, but its " + std::to_string(row) +
             "-byte rows are unswizzled: the rows of one access start in the same banks (up to " +
             std::to_string(ways) + "-way bank conflicts); declare it swizzle(" + std::to_string(swizzle) + "B)");
     d.notes.push_back({v.decl->range, "'" + v.declName + "' is declared here"});

@@ -169,7 +169,9 @@ std::optional<Note> warpgroupReason(const sema::Role &r, const sema::Kernel &k) 
   std::optional<Note> found;
   forEachCall(r.decl->body, [&](const Expr &call) {
     const sema::OpInfo *op = opOf(call, k);
-    if (!found && op && op->name.starts_with("wgmma.") && op->issue == sema::Issue::Warpgroup)
+    bool wgmma = op && (op->id == sema::OpId::WgmmaMma || op->id == sema::OpId::WgmmaCommit ||
+                        op->id == sema::OpId::WgmmaWait || op->id == sema::OpId::WgmmaRetired);
+    if (!found && wgmma && op->issue == sema::Issue::Warpgroup)
       found = Note{call.operands[0]->range, "'" + std::string(op->name) + "' is warpgroup-collective"};
   });
   return found;
@@ -317,12 +319,12 @@ bool isCpAsyncRing(const sema::Ring &ring, const sema::Kernel &k) {
   bool filled = false;
   forEachStmt(role->decl->body, [&](const Stmt &s) {
     if (auto *l = dyn_cast<LetStmt>(&s); l && l->names.size() == 1 && l->value && ringOf(*l->value, k) == &ring &&
-                                         sema::calleeName(*l->value).ends_with(".produce"))
+                                         opIdOf(*l->value, k) == sema::OpId::RingProduce)
       tokens.push_back(l->names[0].name);
     forEachCallShallow(s, [&](const Expr &call) {
       const sema::OpInfo *op = opOf(call, k);
       std::vector<const Expr *> args = sema::positionalArgs(call);
-      if (op && op->name == "cp.async" && args.size() == 2 &&
+      if (op && op->id == sema::OpId::CpAsync && args.size() == 2 &&
           std::find(tokens.begin(), tokens.end(), sema::rootName(*args[1])) != tokens.end())
         filled = true;
     });

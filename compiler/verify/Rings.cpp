@@ -34,6 +34,8 @@ namespace {
 
 using namespace syntax;
 using sema::Kernel;
+using sema::OpId;
+using sema::opInfo;
 using sema::keywordArg;
 using sema::positionalArgs;
 using sema::Ring;
@@ -95,7 +97,7 @@ const Expr *viewBase(const Expr *e) {
   while (e) {
     if (e->kind == ExprKind::Paren || e->kind == ExprKind::Index)
       e = e->operand(0);
-    else if (e->kind == ExprKind::Call && sema::calleeName(*e) == "tile.t" && e->operands.size() > 1)
+    else if (e->kind == ExprKind::Call && sema::calleeOp(*e) == OpId::TileT && e->operands.size() > 1)
       e = e->operand(1);
     else
       break;
@@ -171,9 +173,9 @@ void checkRoles(const Kernel &kernel, RuleContext &ctx, std::set<const Ring *> &
         forEachCall(role.decl->body, [&](const Expr &call) {
           if (ringOf(call, kernel) != &ring)
             return;
-          std::string_view op = opName(call, kernel);
-          bool produceSide = op == "ring.produce" || op == "ring.commit";
-          bool consumeSide = op == "ring.consume" || op == "ring.release";
+          OpId op = opIdOf(call, kernel);
+          bool produceSide = op == OpId::RingProduce || op == OpId::RingCommit;
+          bool consumeSide = op == OpId::RingConsume || op == OpId::RingRelease;
           if ((producerSide && produceSide) || (!producerSide && consumeSide))
             calls.push_back({&call, &role});
         });
@@ -341,9 +343,9 @@ private:
     if (let.names.size() != 1 || !let.value)
       return;
     const Expr &value = *let.value;
-    std::string_view op = value.kind == ExprKind::Call ? opName(value, kernel_) : std::string_view();
-    if (op == "ring.produce" || op == "ring.consume") {
-      tokens_.push_back({let.names[0].name, &value, ringOf(value, kernel_), op == "ring.produce", loops_.size()});
+    OpId op = opIdOf(value, kernel_);
+    if (op == OpId::RingProduce || op == OpId::RingConsume) {
+      tokens_.push_back({let.names[0].name, &value, ringOf(value, kernel_), op == OpId::RingProduce, loops_.size()});
       scopes_.back()[let.names[0].name] = {tokens_.size() - 1, false};
       return;
     }
@@ -358,8 +360,8 @@ private:
     auto *e = dyn_cast<ExprStmt>(&s);
     if (!e || e->expr->kind != ExprKind::Call)
       return nullptr;
-    std::string_view op = opName(*e->expr, kernel_);
-    return op == "ring.commit" || op == "ring.release" ? e->expr.get() : nullptr;
+    OpId op = opIdOf(*e->expr, kernel_);
+    return op == OpId::RingCommit || op == OpId::RingRelease ? e->expr.get() : nullptr;
   }
 
   /// ring.linear: a token (or a view of its slot) used after its commit or
@@ -405,8 +407,8 @@ private:
     // the commit and wait that follow it before the release.
     while (last + 1 < d.block->stmts.size()) {
       auto *next = dyn_cast<ExprStmt>(d.block->stmts[last + 1].get());
-      std::string_view op = next && next->expr->kind == ExprKind::Call ? opName(*next->expr, kernel_) : std::string_view();
-      if (op != "wgmma.commit" && op != "wgmma.wait")
+      OpId op = next ? opIdOf(*next->expr, kernel_) : OpId::None;
+      if (op != OpId::WgmmaCommit && op != OpId::WgmmaWait)
         break;
       ++last;
     }
@@ -423,9 +425,9 @@ private:
 
   void processCalls(const Stmt &s, Flow &flow) {
     forEachCallShallow(s, [&](const Expr &call) {
-      std::string_view op = opName(call, kernel_);
-      if (op == "ring.commit" || op == "ring.release")
-        finish(call, s, flow, op == "ring.release");
+      OpId op = opIdOf(call, kernel_);
+      if (op == OpId::RingCommit || op == OpId::RingRelease)
+        finish(call, s, flow, op == OpId::RingRelease);
     });
   }
 
@@ -580,9 +582,9 @@ bool releasesAfterStores(const Kernel &kernel) {
   bool found = false;
   for (const Role &r : kernel.roles)
     forEachCall(r.decl->body, [&](const Expr &call) {
-      if (opName(call, kernel) == "ring.release")
+      if (opIdOf(call, kernel) == OpId::RingRelease)
         if (const Expr *after = keywordArg(call, "after"))
-          found |= sema::calleeName(*after) == "tma.store_read";
+          found |= opIdOf(*after, kernel) == OpId::TmaStoreRead;
     });
   return found;
 }
@@ -590,9 +592,26 @@ bool releasesAfterStores(const Kernel &kernel) {
 bool markRelevant(const Stmt &s, const Kernel &kernel, bool storeWaits, Relevant &out) {
   bool any = s.kind == StmtKind::Return;
   forEachCallShallow(s, [&](const Expr &call) {
-    std::string_view op = opName(call, kernel);
-    any |= op.starts_with("ring.") || op.starts_with("wgmma.") || op == "tcgen05.mma" || op == "tcgen05.commit" ||
-           (storeWaits && op == "tma.store_wait") || op == "mbarrier.wait";
+    switch (opIdOf(call, kernel)) {
+    case OpId::RingProduce:
+    case OpId::RingCommit:
+    case OpId::RingConsume:
+    case OpId::RingRelease:
+    case OpId::WgmmaMma:
+    case OpId::WgmmaCommit:
+    case OpId::WgmmaWait:
+    case OpId::WgmmaRetired:
+    case OpId::Tcgen05Mma:
+    case OpId::Tcgen05Commit:
+    case OpId::MbarrierWait:
+      any = true;
+      break;
+    case OpId::TmaStoreWait:
+      any |= storeWaits;
+      break;
+    default:
+      break;
+    }
   });
   auto block = [&](const Block &b) {
     for (const StmtPtr &c : b.stmts)
@@ -617,21 +636,38 @@ bool markRelevant(const Stmt &s, const Kernel &kernel, bool storeWaits, Relevant
 enum class SimOp { Other, Produce, Commit, Consume, Release, Wgmma, Tcgen05Mma, WgmmaCommit, Tcgen05Commit,
                    MbarrierWait, WgmmaWait, StoreWait };
 
-SimOp simOp(std::string_view op) {
-  static const std::map<std::string_view, SimOp> kOps = {
-      {"ring.produce", SimOp::Produce},      {"ring.commit", SimOp::Commit},
-      {"ring.consume", SimOp::Consume},      {"ring.release", SimOp::Release},
-      {"wgmma.mma", SimOp::Wgmma},           {"tcgen05.mma", SimOp::Tcgen05Mma},
-      {"wgmma.commit", SimOp::WgmmaCommit},  {"tcgen05.commit", SimOp::Tcgen05Commit},
-      {"mbarrier.wait", SimOp::MbarrierWait}, {"wgmma.wait", SimOp::WgmmaWait},
-      {"tma.store_wait", SimOp::StoreWait}};
-  auto it = kOps.find(op);
-  return it == kOps.end() ? SimOp::Other : it->second;
+SimOp simOp(OpId op) {
+  switch (op) {
+  case OpId::RingProduce:
+    return SimOp::Produce;
+  case OpId::RingCommit:
+    return SimOp::Commit;
+  case OpId::RingConsume:
+    return SimOp::Consume;
+  case OpId::RingRelease:
+    return SimOp::Release;
+  case OpId::WgmmaMma:
+    return SimOp::Wgmma;
+  case OpId::Tcgen05Mma:
+    return SimOp::Tcgen05Mma;
+  case OpId::WgmmaCommit:
+    return SimOp::WgmmaCommit;
+  case OpId::Tcgen05Commit:
+    return SimOp::Tcgen05Commit;
+  case OpId::MbarrierWait:
+    return SimOp::MbarrierWait;
+  case OpId::WgmmaWait:
+    return SimOp::WgmmaWait;
+  case OpId::TmaStoreWait:
+    return SimOp::StoreWait;
+  default:
+    return SimOp::Other;
+  }
 }
 
 struct CallInfo {
   SimOp kind = SimOp::Other;
-  std::string op;                  ///< "ring.produce", "wgmma.wait", ...
+  OpId op = OpId::None;
   const Ring *ring = nullptr;      ///< for ring operations
   std::string reads[2];            ///< roots of an MMA's A and B operands
   std::optional<int64_t> depth;    ///< the constant operand of a wait
@@ -645,11 +681,11 @@ public:
     auto [it, fresh] = infos_.try_emplace(&call);
     if (fresh) {
       CallInfo &i = it->second;
-      i.op = opName(call, kernel_);
+      i.op = opIdOf(call, kernel_);
       i.kind = simOp(i.op);
       i.ring = ringOf(call, kernel_);
       auto args = positionalArgs(call);
-      if (i.op == "wgmma.mma" || i.op == "tcgen05.mma")
+      if (i.kind == SimOp::Wgmma || i.kind == SimOp::Tcgen05Mma)
         for (size_t a = 0; a < args.size() && a < 2; ++a)
           i.reads[a] = viewRoot(*args[a]);
       if (!args.empty())
@@ -766,7 +802,7 @@ private:
   bool condition(const Expr &cond) {
     // One thread of the unit runs an `if elect.one()` body: for the unit's
     // ring and wait events the branch is taken.
-    if (cond.kind == ExprKind::Call && cache_.info(cond).op == "elect.one")
+    if (cond.kind == ExprKind::Call && cache_.info(cond).op == OpId::ElectOne)
       return true;
     if (auto v = symbolic(cond))
       return *v != 0;
@@ -963,11 +999,11 @@ private:
         releaseReads(c, args[0]->text, *pending);
       std::erase_if(reads_, [&](const Read &r) { return r.token == token->second; });
     }
-    std::string event = after ? sema::calleeName(*after) : "";
-    if (event == "wgmma.retired" || event == "tma.store_read") {
+    OpId event = after ? opIdOf(*after, kernel_) : OpId::None;
+    if (event == OpId::WgmmaRetired || event == OpId::TmaStoreRead) {
       auto args = positionalArgs(*after);
       auto n = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel_.consts);
-      deferred_.push_back({&ring, &c, n.value_or(0), event == "tma.store_read"});
+      deferred_.push_back({&ring, &c, n.value_or(0), event == OpId::TmaStoreRead});
       return;
     }
     events.push_back({Event::Free, &ring, &c});
@@ -978,7 +1014,7 @@ private:
   void releaseReads(const Expr &c, const std::string &token, const Read &pending) {
     if (has(findings_, "ring.release-reads", &c))
       return;
-    std::string mma = pending.tcgen ? "tcgen05.mma" : "wgmma.mma";
+    std::string mma(opInfo(pending.tcgen ? OpId::Tcgen05Mma : OpId::WgmmaMma).name);
     Finding f{"ring.release-reads",
               c.range,
               "slot of '" + token + "' is released while a " + mma +
@@ -1012,7 +1048,7 @@ private:
             return inBlock(f->body);
           return s->kind == StmtKind::If && inIf(*s);
         }
-        if (auto *e = dyn_cast<ExprStmt>(s.get()); e && opName(*e->expr, kernel_) == "wgmma.wait") {
+        if (auto *e = dyn_cast<ExprStmt>(s.get()); e && opIdOf(*e->expr, kernel_) == OpId::WgmmaWait) {
           auto args = positionalArgs(*e->expr);
           last = args.empty() ? 0 : sema::evalInt(*args[0], kernel_.consts).value_or(0);
         }
@@ -1027,7 +1063,7 @@ private:
     if (has(findings_, "ring.retire", d.release))
       return;
     const Expr *after = keywordArg(*d.release, "after");
-    std::string wait = d.store ? "tma.store_wait" : "wgmma.wait";
+    std::string wait(opInfo(d.store ? OpId::TmaStoreWait : OpId::WgmmaWait).name);
     Finding f{"ring.retire",
               after->range,
               "the release waits for " + std::string(textOf(sm_, after->range)) + ", but no " + wait +
@@ -1060,10 +1096,10 @@ const Stmt *enclosing(const Block &body, const Expr &call) {
 }
 
 /// The first call of \p op on \p ring in \p role, in source order.
-const Expr *firstCall(const Kernel &kernel, const Role &role, const Ring &ring, std::string_view op) {
+const Expr *firstCall(const Kernel &kernel, const Role &role, const Ring &ring, OpId op) {
   const Expr *first = nullptr;
   forEachCall(role.decl->body, [&](const Expr &call) {
-    if (!first && ringOf(call, kernel) == &ring && opName(call, kernel) == op)
+    if (!first && ringOf(call, kernel) == &ring && opIdOf(call, kernel) == op)
       first = &call;
   });
   return first;
@@ -1099,8 +1135,8 @@ void balance(const Kernel &kernel, const std::map<const Role *, std::vector<Even
     if (produced == consumed)
       continue;
     done.insert(&ring);
-    const Expr *produce = firstCall(kernel, *producer, ring, "ring.produce");
-    const Expr *consume = firstCall(kernel, *consumer, ring, "ring.consume");
+    const Expr *produce = firstCall(kernel, *producer, ring, OpId::RingProduce);
+    const Expr *consume = firstCall(kernel, *consumer, ring, OpId::RingConsume);
     SourceRange at = consume ? consume->range : produce ? produce->range : ring.decl->name.range;
     Finding f{"ring.balance",
               at,
@@ -1238,7 +1274,7 @@ std::map<std::string, int64_t> atomScales(const Kernel &kernel) {
     if (e.kind == ExprKind::Binary && e.op == Tok::Slash) {
       num = e.operands[0].get();
       den = e.operands[1].get();
-    } else if (e.kind == ExprKind::Call && sema::calleeName(e) == "math.cdiv" && e.operands.size() == 3) {
+    } else if (e.kind == ExprKind::Call && sema::calleeOp(e) == OpId::MathCdiv && e.operands.size() == 3) {
       num = e.operands[1].get();
       den = e.operands[2].get();
     }

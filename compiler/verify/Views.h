@@ -371,7 +371,7 @@ private:
     const sema::OpInfo *op = opOf(c, kernel_);
     if (!op)
       return {};
-    std::string_view name = op->name;
+    sema::OpId name = op->id;
     auto args = sema::positionalArgs(c);
     auto arg = [&](size_t i) { return i < args.size() ? infer(*args[i]) : Value{}; };
     auto axisOf = [&](const Value &like) -> std::optional<size_t> {
@@ -384,24 +384,24 @@ private:
       return static_cast<size_t>(*a);
     };
     if (op->cls == sema::OpClass::Identity)
-      return scalar(name == "elect.one" ? sema::Elem::Bool : sema::Elem::I32);
+      return scalar(name == sema::OpId::ElectOne ? sema::Elem::Bool : sema::Elem::I32);
     if (op->cls == sema::OpClass::WarpOp)
-      return scalar(name == "warp.ballot" ? std::optional<sema::Elem>(sema::Elem::U32)
-                    : name == "warp.any" || name == "warp.all" ? std::optional<sema::Elem>(sema::Elem::Bool)
+      return scalar(name == sema::OpId::WarpBallot ? std::optional<sema::Elem>(sema::Elem::U32)
+                    : name == sema::OpId::WarpAny || name == sema::OpId::WarpAll ? std::optional<sema::Elem>(sema::Elem::Bool)
                                                                : arg(0).elem);
-    if (name == "ring.produce" || name == "ring.consume") {
+    if (name == sema::OpId::RingProduce || name == sema::OpId::RingConsume) {
       Value v;
       v.ring = ringOf(c, kernel_);
       return v;
     }
-    if (name == "tile.t") {
+    if (name == sema::OpId::TileT) {
       Value v = arg(0);
       v.transposed = !v.transposed;
       if (v.shape && v.shape->size() == 2)
         std::swap((*v.shape)[0], (*v.shape)[1]);
       return v;
     }
-    if (name == "tile.expand") {
+    if (name == sema::OpId::TileExpand) {
       Value v = scalarize(arg(0));
       auto axis = args.size() > 1 ? sema::evalInt(*args[1], kernel_.consts) : std::nullopt;
       if (!v.shape || !axis || *axis < 0 || static_cast<size_t>(*axis) > v.shape->size())
@@ -410,7 +410,7 @@ private:
         v.shape->insert(v.shape->begin() + *axis, int64_t(1));
       return v;
     }
-    if (name == "tile.iota") {
+    if (name == sema::OpId::TileIota) {
       Value v;
       v.elem = sema::Elem::I32;
       v.space = sema::Space::Reg;
@@ -421,7 +421,7 @@ private:
         v.shape = Shape{(*like.shape)[*axis]};
       return v;
     }
-    if (name == "ld.matrix" || name == "ld.shared" || name == "ld.global") {
+    if (name == sema::OpId::LdMatrix || name == sema::OpId::LdShared || name == sema::OpId::LdGlobal) {
       Value src = arg(0);
       Value v;
       v.space = sema::Space::Reg;
@@ -441,14 +441,14 @@ private:
       }
       return v;
     }
-    if (name == "math.cast") {
+    if (name == sema::OpId::MathCast) {
       Value v = scalarize(arg(0));
       v.decl = nullptr;
       v.literal = false;
       v.elem = args.size() > 1 ? sema::parseElem(args[1]->text) : std::nullopt;
       return v;
     }
-    if (name == "math.select" || name == "math.min" || name == "math.max" || name == "math.fma") {
+    if (name == sema::OpId::MathSelect || name == sema::OpId::MathMin || name == sema::OpId::MathMax || name == sema::OpId::MathFma) {
       std::vector<Value> vals;
       for (size_t i = 0; i < args.size(); ++i)
         vals.push_back(arg(i));
@@ -458,7 +458,7 @@ private:
       Value v;
       v.space = sema::Space::Reg;
       v.shape = broadcast(ptrs);
-      size_t first = name == "math.select" ? 1 : 0;
+      size_t first = name == sema::OpId::MathSelect ? 1 : 0;
       for (size_t i = first; i < vals.size(); ++i)
         if (!vals[i].literal) {
           v.elem = vals[i].elem;
@@ -470,21 +470,23 @@ private:
     }
     if (op->cls == sema::OpClass::Math) // unary math.*: like its operand
       return scalarize(arg(0));
-    if (name.starts_with("reduce.") || name.starts_with("scan.")) {
+    bool scan = name == sema::OpId::ScanMax || name == sema::OpId::ScanMin || name == sema::OpId::ScanSum;
+    if (scan || name == sema::OpId::ReduceArgmax || name == sema::OpId::ReduceArgmin ||
+        name == sema::OpId::ReduceMax || name == sema::OpId::ReduceMin || name == sema::OpId::ReduceSum) {
       Value x = scalarize(arg(0));
       x.decl = nullptr;
-      if (name.starts_with("scan."))
+      if (scan)
         return x;
       auto axis = axisOf(x);
       if (!axis || *axis == SIZE_MAX)
         x.shape.reset();
       else
         x.shape->erase(x.shape->begin() + *axis);
-      if ((name == "reduce.argmin" || name == "reduce.argmax") && component == 1)
+      if ((name == sema::OpId::ReduceArgmin || name == sema::OpId::ReduceArgmax) && component == 1)
         x.elem = sema::Elem::I32;
       return x;
     }
-    if (name == "topk.merge") {
+    if (name == sema::OpId::TopkMerge) {
       Value v = scalarize(arg(component));
       v.decl = nullptr;
       return v;
@@ -553,6 +555,6 @@ inline void walkKernel(const sema::Kernel &kernel, Env &env,
 }
 
 /// Whether \p e is the call `elect.one()`.
-inline bool isElectOne(const syntax::Expr &e) { return sema::calleeName(e) == "elect.one"; }
+inline bool isElectOne(const syntax::Expr &e) { return sema::calleeOp(e) == sema::OpId::ElectOne; }
 
 } // namespace cake::verify::views

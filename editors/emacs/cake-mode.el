@@ -39,9 +39,14 @@
 (defconst cake-element-types
   '("bf16" "fp16" "fp32" "tf32" "e4m3" "e5m2" "i8" "u8" "i32" "u32" "i64" "bool" "mbarrier"))
 
+;; BEGIN generated operations: from compiler/sema/Ops.def by scripts/gen_grammars.py; do not edit
 (defconst cake-op-families
-  '("atomic" "bar" "cluster" "cp" "cta" "elect" "fence" "ld" "math" "mbarrier" "mma" "reduce"
-    "scan" "sched" "self" "st" "tcgen05" "tile" "tma" "topk" "warp" "wgmma"))
+  '("argmin" "atomic" "bar" "cluster" "cp" "cta" "elect" "fence" "ld" "math" "mbarrier" "mma"
+    "reduce" "scan" "sched" "self" "st" "tcgen05" "tile" "tma" "topk" "warp" "wgmma"))
+
+(defconst cake-ring-operations '("commit" "consume" "produce" "release")
+  "Operations of a ring, called on its name: ab.produce().")
+;; END generated operations
 
 (defconst cake-clauses
   '("align" "block" "cluster" "consumer" "count" "grid" "issue" "occupancy" "owner" "per"
@@ -54,7 +59,7 @@
       (,(concat "\\_<" (regexp-opt cake-op-families t) "\\.\\(" ident "\\)")
        (1 font-lock-builtin-face) (2 font-lock-function-name-face))
       ;; ring operations: ab.produce()
-      ("\\.\\(produce\\|commit\\|consume\\|release\\)\\s-*(" 1 font-lock-function-name-face)
+      (,(concat "\\." (regexp-opt cake-ring-operations t) "\\s-*(") 1 font-lock-function-name-face)
       ;; declarations
       (,(concat "\\_<\\(kernel\\)\\s-+\\(" ident "\\)") (2 font-lock-function-name-face))
       (,(concat "\\_<\\(ring\\|role\\)\\s-+\\(" ident "\\)") (2 font-lock-type-face))

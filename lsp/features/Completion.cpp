@@ -280,7 +280,7 @@ private:
         continue;
       if (v.kind == sema::SymbolKind::Ring)
         for (const char *o : {"produce", "commit", "consume", "release"})
-          op(*sema::findOp(std::string("ring.") + o), o, qualifier + "." + o);
+          op(*sema::findRingOp(o), o, qualifier + "." + o);
       if (v.kind == sema::SymbolKind::Let && k)
         tokenMembers(v, *k);
       if (v.kind == sema::SymbolKind::LoopVar)
@@ -311,7 +311,7 @@ private:
       if (v.name != f->iterable->text || v.kind != sema::SymbolKind::Let)
         continue;
       const LetStmt *let = letOf(a_.result.module, {v.name, v.kind, {}, v.declRange, "", ""});
-      if (!let || sema::calleeName(*let->value) != "sched.tiles")
+      if (!let || sema::calleeOp(*let->value) != sema::OpId::SchedTiles)
         continue;
       for (size_t i = 1; i < let->value->operands.size(); ++i) {
         const Expr &arg = *let->value->operands[i];
@@ -333,7 +333,7 @@ private:
     const sema::Kernel *k = modelKernelAt(a_, offset_);
     std::string root = callee.substr(0, callee.find('.'));
     const sema::OpInfo *op = k && k->ring(root) && callee.find('.') != std::string::npos
-                                 ? sema::findOp("ring." + callee.substr(callee.find('.') + 1))
+                                 ? sema::findRingOp(callee.substr(callee.find('.') + 1))
                                  : sema::findOp(callee);
     if (!op)
       return false;

@@ -5,7 +5,7 @@
 
 #include "compiler/sema/Ops.h"
 #include "compiler/syntax/Printer.h"
-#include "compiler/verify/Util.h"
+#include "compiler/syntax/Walk.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -58,11 +58,11 @@ namespace {
 
 int64_t occupancyOf(const sema::Kernel &k) { return k.residentCtas(); }
 
-/// Whether some call of \p role's body invokes operation \p name.
-bool roleCalls(const sema::Role *role, std::string_view name) {
+/// Whether some call of \p role's body invokes operation \p op.
+bool roleCalls(const sema::Role *role, sema::OpId op) {
   bool found = false;
   if (role)
-    verify::forEachCall(role->decl->body, [&](const Expr &call) { found |= sema::calleeName(call) == name; });
+    forEachCall(role->decl->body, [&](const Expr &call) { found |= sema::calleeOp(call) == op; });
   return found;
 }
 
@@ -72,7 +72,7 @@ int64_t ringBarriers(const sema::Ring &ring, const sema::Kernel &k) {
   if (!ring.stages)
     return 0;
   const sema::Role *producer = k.role(ring.producer);
-  if (ring.producer == ring.consumer && roleCalls(producer, "cp.async") && !roleCalls(producer, "tma.load"))
+  if (ring.producer == ring.consumer && roleCalls(producer, sema::OpId::CpAsync) && !roleCalls(producer, sema::OpId::TmaLoad))
     return 0;
   return 2 * *ring.stages;
 }
@@ -182,11 +182,11 @@ std::optional<int64_t> loadedBytes(const Block &b, size_t first, size_t last, co
   int64_t total = 0;
   bool ok = true, any = false;
   for (size_t i = first; i < last; ++i)
-    verify::forEachCall(*b.stmts[i], [&](const Expr &call) {
-      std::string op = sema::calleeName(call);
-      if (op == "cp.async" || (op == "tma.load" && sema::keywordArg(call, "multicast")))
+    forEachCall(*b.stmts[i], [&](const Expr &call) {
+      sema::OpId op = sema::calleeOp(call);
+      if (op == sema::OpId::CpAsync || (op == sema::OpId::TmaLoad && sema::keywordArg(call, "multicast")))
         ok = false;
-      if (op != "tma.load")
+      if (op != sema::OpId::TmaLoad)
         return;
       auto args = sema::positionalArgs(call);
       const Expr *dst = args.size() == 2 ? args[1] : nullptr;

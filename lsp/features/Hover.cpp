@@ -336,7 +336,7 @@ bool nodeHover(Markup &doc, const Analysis &a, uint32_t offset, SourceRange &ran
   if (at.call) {
     if (const sema::OpInfo *op = opOfCall(*at.call, k)) {
       doc.text(describeOp(*op, sema::dottedName(*at.call->operands[0]), doc.markdown()));
-      if (auto bytes = op->name == "ring.commit" && k ? commitBytes(*at.call, *k) : std::nullopt)
+      if (auto bytes = op->id == sema::OpId::RingCommit && k ? commitBytes(*at.call, *k) : std::nullopt)
         doc.text("derived here: expect-tx " + withCommas(*bytes) + " B (" + formatBytes(*bytes) + ")");
       if (k) // the cost model's time for this operation, per tile
         if (KernelCost c = kernelCost(a, *k); c.estimate.seconds)
@@ -424,6 +424,7 @@ std::string describeOp(const sema::OpInfo &op, std::string_view spelled, bool ma
   facts.push_back("operands: " + (args.empty() ? std::string("none") : "`" + joined(args, "`, `") + "`") +
                   (op.minOperands < args.size() ? " (" + std::to_string(op.minOperands) + " required)" : ""));
   facts.push_back("options: " + (options.empty() ? std::string("none") : "`" + joined(options, "`, `") + "`"));
+  facts.push_back("signature: `" + sema::signature(op, spelled) + "`");
   if (!tags.empty())
     facts.push_back("tag positions (bare names are values, never variables): " + joined(tags));
   std::vector<std::string> targets, missing;

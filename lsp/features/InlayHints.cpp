@@ -53,7 +53,7 @@ void commitHints(const sema::Kernel &k, std::vector<Hint> &out) {
     Walker w;
     w.expr = [&](const Expr &e) {
       const sema::OpInfo *op = opOfCall(e, &k);
-      if (!op || op->name != "ring.commit")
+      if (!op || op->id != sema::OpId::RingCommit)
         return;
       if (auto bytes = commitBytes(e, k))
         out.push_back({e.range.end, "expect-tx " + formatBytes(*bytes), 0, true, false,

@@ -184,7 +184,7 @@ const sema::OpInfo *opOfCall(const Expr &call, const sema::Kernel *kernel) {
   const Expr &callee = *call.operands[0];
   if (callee.kind == ExprKind::Member && callee.operands[0]->kind == ExprKind::Name && kernel &&
       kernel->ring(callee.operands[0]->text))
-    return sema::findOp("ring." + callee.text);
+    return sema::findRingOp(callee.text);
   return sema::findOp(sema::dottedName(callee));
 }
 

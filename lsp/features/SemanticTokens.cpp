@@ -116,7 +116,7 @@ private:
       return;
     if (callee.kind == ExprKind::Member) {
       classes_[memberBegin(callee)] = {Function, DefaultLibrary};
-      if (!op->name.starts_with("ring."))
+      if (op->cls != sema::OpClass::Ring)
         for (const Expr *base = callee.operand(0); base; base = base->operand(0))
           classes_[base->kind == ExprKind::Member ? memberBegin(*base) : base->range.begin] = {Namespace,
                                                                                                DefaultLibrary};

@@ -21,6 +21,27 @@ ALLOWED = {
     # libcake_kmeans.so: the compiler (lowering) and the runner, never cli/ or lsp/
     "lib": {"lib", "compiler", "diagnostics"},
 }
+# Inside compiler/: subfolder -> the folders it may include (the table of
+# docs/architecture.md). The statement walkers live in syntax/ (Walk.h), so
+# lower/ and cost/ need nothing of verify/; target/ knows no operation names.
+SUBFOLDERS = {
+    "compiler/syntax": {"compiler/syntax", "diagnostics"},
+    "compiler/target": {"compiler/target"},
+    "compiler/sema": {"compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},
+    "compiler/verify": {"compiler/verify", "compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},
+    "compiler/lower": {"compiler/lower", "compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},
+    "compiler/cost": {"compiler/cost", "compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},
+    "compiler/runner": {"compiler/runner", "compiler/lower", "compiler/target", "diagnostics"},
+    "compiler/oracle": {"compiler/oracle", "diagnostics"},  # diagnostics/Expected.h only
+}
+
+
+def area(path):
+    """"compiler/sema" for compiler/sema/Ops.h, else the top folder."""
+    parts = path.split("/")
+    return "/".join(parts[:2]) if parts[0] == "compiler" and len(parts) > 2 else parts[0]
+
+
 # third-party headers -> folders that may include them
 RESTRICTED = {
     "nlohmann/": {"cli", "lsp"},
@@ -59,6 +80,9 @@ def main():
                             continue
                         if top in ALLOWED and top not in allowed:
                             violations.append(f"{rel}:{lineno}: {folder}/ must not include {target}")
+                        inner = SUBFOLDERS.get(area(rel))
+                        if inner is not None and top in ALLOWED and area(target) not in inner:
+                            violations.append(f"{rel}:{lineno}: {area(rel)}/ must not include {target}")
                         if target.startswith(GPU_HEADERS) and not rel.startswith(GPU_FOLDER):
                             violations.append(f"{rel}:{lineno}: only {GPU_FOLDER} may include {target} "
                                               "(only the runner touches a GPU)")

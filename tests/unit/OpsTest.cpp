@@ -182,3 +182,36 @@ TEST(Ops, IssueAndClass) {
 }
 
 } // namespace
+
+TEST(Ops, IdsIndexTheTable) {
+  ASSERT_EQ(allOps().size(), kOpCount);
+  for (const OpInfo &o : allOps()) {
+    EXPECT_EQ(&opInfo(o.id), &o) << o.name;
+    EXPECT_EQ(opIdName(o.id), o.name);
+  }
+  EXPECT_EQ(findOp("tma.load")->id, OpId::TmaLoad);
+  EXPECT_EQ(findOp("wgmma.wait")->id, OpId::WgmmaWait);
+  EXPECT_EQ(opIdName(OpId::None), "");
+  ASSERT_NE(findRingOp("produce"), nullptr);
+  EXPECT_EQ(findRingOp("produce")->id, OpId::RingProduce);
+  EXPECT_EQ(findRingOp("release")->id, OpId::RingRelease);
+  EXPECT_EQ(findRingOp("load"), nullptr);
+  EXPECT_EQ(findRingOp(""), nullptr);
+}
+
+TEST(Ops, Signatures) {
+  EXPECT_EQ(signature(op("tma.load")),
+            "tma.load(src: global view, dst: shared view, multicast?: int, barrier?: barrier)");
+  EXPECT_EQ(signature(op("bar.sync")), "bar.sync(scope: scope, ...)");
+  EXPECT_EQ(signature(op("ring.release"), "ab.release"), "ab.release(token: ring token, after?: event)");
+  EXPECT_EQ(signature(op("math.cast")), "math.cast(x: value, type: element type)");
+  EXPECT_EQ(signature(op("sched.tiles")), "sched.tiles(name?: int)");
+  EXPECT_EQ(operandKind(op("tcgen05.cp"), 0), ArgKind::Shared);
+  EXPECT_EQ(operandKind(op("tcgen05.cp"), 1), ArgKind::Tmem);
+  EXPECT_EQ(operandKind(op("tcgen05.cp"), 2), ArgKind::Any); // out of range
+  EXPECT_EQ(operandKind(op("bar.sync"), 5), ArgKind::Scope); // variadic
+  EXPECT_EQ(optionKind(op("tma.load"), "barrier"), ArgKind::Barrier);
+  EXPECT_EQ(optionKind(op("wgmma.mma"), "shape"), ArgKind::Shape);
+  EXPECT_EQ(optionKind(op("sched.tiles"), "m"), ArgKind::Int);
+  EXPECT_EQ(optionKind(op("tma.load"), "nope"), ArgKind::Any);
+}

@@ -16,9 +16,11 @@ syn keyword cakeConstant    inf
 syn match cakeSpace   /\<\%(global\|shared\|reg\|tmem\|param\)\>\%(\s*\.\)\@!/
 syn match cakeType    /\<\%(bf16\|fp16\|fp32\|tf32\|e4m3\|e5m2\|i8\|u8\|i32\|u32\|i64\|bool\|mbarrier\)\>\%(\s*\.\)\@!/
 
+" BEGIN generated operations: from compiler/sema/Ops.def by scripts/gen_grammars.py; do not edit
 " Operations: family.op (tma.load, wgmma.mma, math.cdiv, ...); ring operations.
-syn match cakeOperation /\<\%(atomic\|bar\|cluster\|cp\|cta\|elect\|fence\|ld\|math\|mbarrier\|mma\|reduce\|scan\|sched\|self\|st\|tcgen05\|tile\|tma\|topk\|warp\|wgmma\)\.\h\w*/
-syn match cakeRingOp    /\.\zs\%(produce\|commit\|consume\|release\)\ze\s*(/
+syn match cakeOperation /\<\%(argmin\|atomic\|bar\|cluster\|cp\|cta\|elect\|fence\|ld\|math\|mbarrier\|mma\|reduce\|scan\|sched\|self\|st\|tcgen05\|tile\|tma\|topk\|warp\|wgmma\)\.\h\w*/
+syn match cakeRingOp    /\.\zs\%(commit\|consume\|produce\|release\)\ze\s*(/
+" END generated operations
 
 " Clauses: stages(4), swizzle(128B), target(sm_90a), ...
 syn match cakeClause /\<\%(align\|block\|cluster\|consumer\|count\|grid\|issue\|occupancy\|owner\|per\|producer\|regs\|stages\|step\|strides\|swizzle\|target\|trips\|unroll\|warpgroups\|warps\)\ze\s*(/
