@@ -11,7 +11,7 @@
 #include "cli/CudaSupport.h"
 #include "cli/Input.h"
 #include "cli/JsonRenderer.h"
-#include "cli/Lowering.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "diagnostics/TextRenderer.h"
 
 #include <cxxopts.hpp>
@@ -73,17 +73,18 @@ int runBuild(int argc, char **argv) {
   FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, std::move(text));
   if (isCakeSource(path)) {
     // CAKE IR: check, lower every kernel, compile the generated CUDA
-    auto lowered = lowerCakeFile(sm, file, lower::LowerOptions{}, !args.count("no-verify"),
-                                 cuda.targetGiven ? std::optional<Target>(cuda.build.target) : std::nullopt);
-    if (!lowered->ok) {
+    auto loweredFile = pipeline::lowerFile(sm, file, lower::LowerOptions{}, !args.count("no-verify"),
+                                           cuda.targetGiven ? std::optional<Target>(cuda.build.target) : std::nullopt);
+    if (!loweredFile) {
       bool useColor = color == "always" || (color == "auto" && shouldUseColor(STDERR_FILENO));
-      renderText(std::cerr, sm, lowered->diagnostics, TextStyle{useColor});
-      renderSummary(std::cerr, lowered->diagnostics);
+      renderText(std::cerr, sm, loweredFile.error().diagnostics, TextStyle{useColor});
+      renderSummary(std::cerr, loweredFile.error().diagnostics);
       return InputErrors;
     }
+    const pipeline::LoweredFile *lowered = loweredFile->get();
     if (!cuda.targetGiven && !lowered->module.kernels.empty())
       cuda.build.target = lowered->module.kernels[0].kernel->target;
-    cuda.build.includeDirs.push_back(runtimeIncludeDir());
+    cuda.build.includeDirs.push_back(pipeline::runtimeIncludeDir());
     file = lowered->cuda;
   }
   runner::BuildResult result = compileCuda(sm, file, cuda);

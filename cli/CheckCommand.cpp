@@ -3,7 +3,7 @@
 #include "cli/Options.h"
 #include "cli/Input.h"
 #include "cli/JsonRenderer.h"
-#include "cli/Lowering.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "cli/SarifRenderer.h"
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Fixes.h"
@@ -92,8 +92,7 @@ int runCheck(int argc, char **argv) {
     if (!checkOptions.target)
       return usage("unknown target '" + args["target"].as<std::string>() + "' (expected sm_80, sm_90a or sm_100a)");
   }
-  if (args.count("lower"))
-    checkOptions.lowering = lowerForCheck;
+  const bool withLowering = args.count("lower") > 0;
   std::vector<std::string> files{"-"};
   if (args.count("files"))
     files = args["files"].as<std::vector<std::string>>();
@@ -114,12 +113,12 @@ int runCheck(int argc, char **argv) {
         args.count("split-input-file") ? splitInput(text) : std::vector<std::string>{std::move(text)};
     for (std::string &piece : pieces) {
       FileId file = sm.addBuffer(name, piece);
-      CheckResult result = checkSource(sm, file, checkOptions);
+      CheckResult result = pipeline::checkFile(sm, file, checkOptions, withLowering);
       if (fix && applyFixes(piece, file, result.diagnostics)) {
         if (auto error = writeFileAtomically(path, piece))
           return usage(*error);
         file = sm.addBuffer(name, std::move(piece));
-        result = checkSource(sm, file, checkOptions);
+        result = pipeline::checkFile(sm, file, checkOptions, withLowering);
       }
       if (args.count("verify"))
         for (std::string &m : verifyDiagnostics(sm, file, result.diagnostics))

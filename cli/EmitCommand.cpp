@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Input.h"
-#include "cli/Lowering.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "cli/Options.h"
 #include "diagnostics/TextRenderer.h"
 
@@ -42,12 +42,15 @@ int runEmit(int argc, char **argv) {
   FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, std::move(text));
   lower::LowerOptions options;
   options.boundedWaits = args.count("watch-hangs") > 0;
-  auto lowered = lowerCakeFile(sm, file, options, !args.count("no-verify"));
-  renderText(std::cerr, sm, lowered->diagnostics, TextStyle{shouldUseColor(STDERR_FILENO)});
-  if (!lowered->ok) {
-    renderSummary(std::cerr, lowered->diagnostics);
+  auto loweredFile = pipeline::lowerFile(sm, file, options, !args.count("no-verify"));
+  const std::vector<Diagnostic> &diagnostics =
+      loweredFile ? (*loweredFile)->diagnostics : loweredFile.error().diagnostics;
+  renderText(std::cerr, sm, diagnostics, TextStyle{shouldUseColor(STDERR_FILENO)});
+  if (!loweredFile) {
+    renderSummary(std::cerr, diagnostics);
     return InputErrors;
   }
+  const pipeline::LoweredFile *lowered = loweredFile->get();
   if (args.count("output")) {
     std::ofstream out(args["output"].as<std::string>(), std::ios::trunc);
     if (!(out << lowered->module.source)) {

@@ -25,12 +25,12 @@
 #include "cli/CudaSupport.h"
 #include "cli/Input.h"
 #include "cli/JsonRenderer.h"
-#include "cli/Lowering.h"
 #include "cli/Options.h"
 #include "cli/Watchdog.h"
 #include "compiler/oracle/Oracles.h"
 #include "compiler/oracle/Poison.h"
 #include "compiler/oracle/Workload.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "compiler/runner/LaunchLowered.h"
 #include "compiler/runner/Runner.h"
 #include "compiler/syntax/Printer.h"
@@ -252,15 +252,117 @@ oracle::CheckReport checkWithCommand(const CakeRun &run, const oracle::TensorMap
   return r;
 }
 
+/// The GPU side of `cake run FILE.cake` (pipeline::GpuWork): the workload's
+/// tensors (seeded inputs, poisoned outputs), the pipeline's launch plans,
+/// the hang record of --watch-hangs, the oracle.
+class CakeWork : public pipeline::GpuWork {
+public:
+  CakeWork(CakeRun &run, const lower::LoweredKernel &lk, const runner::BuildResult &built)
+      : run_(run), lk_(lk), built_(built) {}
+
+  Expected<std::string> image(const DeviceInfo &device) override {
+    // a cubin runs on its own architecture; elsewhere (sm_80 code on an H200)
+    // the driver compiles the PTX
+    std::string arch = "sm_" + std::to_string(device.major) + std::to_string(device.minor);
+    bool native = std::string(targetName(lk_.kernel->target)).starts_with(arch);
+    return native ? built_.cubin : built_.ptx;
+  }
+
+  Expected<std::vector<pipeline::GpuLaunch>> prepare(Runner &gpu) override {
+    auto made = oracle::makeTensors(run_.workload);
+    if (!made)
+      return made.takeError();
+    tensors_ = std::move(*made);
+    for (auto &[name, t] : tensors_) {
+      auto p = gpu.alloc(t.byteSize());
+      if (!p)
+        return p.takeError();
+      if (auto s = gpu.copyToDevice(*p, t.bytes.data(), t.byteSize()); !s)
+        return s.takeError();
+      buffers_[name] = *p;
+    }
+    lower::Bindings sizes(run_.workload.sizes.begin(), run_.workload.sizes.end());
+    // The parameters and launch configuration of each kernel of the pipeline
+    // (compiler/runner/LaunchLowered.h, the path libcake_kmeans shares).
+    std::vector<pipeline::GpuLaunch> launches;
+    for (const lower::LoweredKernel *k : run_.pipeline) {
+      auto plan = planLowered(*k, buffers_, sizes, gpu.device().smCount);
+      if (!plan)
+        return plan.takeError();
+      if (plan->needsHangRecord && !hang_) {
+        auto m = gpu.allocMapped(sizeof(HangRecord));
+        if (!m)
+          return m.takeError();
+        hang_ = *m;
+      }
+      auto l = packLowered(gpu, *plan, hang_ ? hang_->device : 0);
+      if (!l)
+        return l.takeError();
+      launches.push_back({l->kernel->name, l->config, std::move(l->params)});
+      kernels_.push_back(k);
+    }
+    grid_ = launches.back().config.grid;
+    return launches;
+  }
+
+  Error launchFailed(Runner &, Error error) override {
+    const auto *rec = hang_ ? static_cast<const HangRecord *>(hang_->host) : nullptr;
+    const lower::LoweredKernel &hungKernel = *kernels_.back();
+    if (!rec || !rec->hung || rec->site >= hungKernel.waits.size())
+      return error;
+    const lower::WaitSite &site = hungKernel.waits[rec->site];
+    std::ostringstream m;
+    m << "role '" << site.role << "' waited on " << site.what << " for phase parity " << rec->parity << " for "
+      << std::setprecision(3) << double(rec->waitedNs) / 1e9 << " s without progress: the kernel would hang (CTA ("
+      << rec->blockX << ", " << rec->blockY << ", " << rec->blockZ << "), thread " << rec->thread << ")";
+    Diagnostic d;
+    d.code = "run.hang";
+    d.range = site.range;
+    d.message = m.str();
+    return Error(Error::Timeout, d.message, {std::move(d)});
+  }
+
+  std::optional<Expected<oracle::CheckReport>> check(Runner &gpu) override {
+    if (!run_.check || run_.workload.oracle.empty())
+      return std::nullopt;
+    for (auto &[name, t] : tensors_)
+      if (std::any_of(run_.workload.tensors.begin(), run_.workload.tensors.end(),
+                      [&](const oracle::TensorSpec &s) { return s.name == name && s.role == oracle::Role::Output; }))
+        if (auto s = gpu.copyToHost(t.bytes.data(), buffers_.at(name), t.byteSize()); !s)
+          return Expected<oracle::CheckReport>(s.takeError());
+    const oracle::Oracle *o = oracle::findOracle(run_.workload.oracle);
+    return Expected<oracle::CheckReport>(o ? o->check(tensors_, run_.workload.check) : checkWithCommand(run_, tensors_));
+  }
+
+  double tensorBytes() const {
+    double bytes = 0;
+    for (auto &[name, tensor] : tensors_)
+      bytes += double(tensor.byteSize());
+    return bytes;
+  }
+  const Dim3 &grid() const { return grid_; }
+
+private:
+  CakeRun &run_;
+  const lower::LoweredKernel &lk_;
+  const runner::BuildResult &built_;
+  oracle::TensorMap tensors_;
+  Buffers buffers_;
+  std::optional<MappedBuffer> hang_;
+  std::vector<const lower::LoweredKernel *> kernels_;
+  Dim3 grid_;
+};
+
+std::string sizesText(const std::map<std::string, int64_t> &sizes) {
+  std::string s;
+  for (auto &[k, v] : sizes)
+    s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
+  return s;
+}
+
 /// Everything that touches the GPU; runs in the watchdog's child.
-int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const lower::LoweredKernel &lk,
-             const runner::BuildResult &built, const Watch &watch) {
-  watch.phase(kStartBudget, "starting the GPU");
-  auto made = makeRunner(run.device);
-  if (!made)
-    return fail(made.error().noGpu() ? describeNoGpu(made.error()) : made.error().message, UsageError);
-  Runner &gpu = **made;
-  gpu.setDefaultTimeout(run.timing.timeoutSeconds);
+int runOnGpu(CakeRun &run, SourceManager &sm, const lower::LoweredKernel &lk, const runner::BuildResult &built,
+             const Watch &watch) {
   std::vector<Diagnostic> diags;
   DiagnosticSink sink(diags);
   SourceRange kernelRange = lk.kernel->decl->name.range;
@@ -268,102 +370,35 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
     renderText(std::cerr, sm, diags, TextStyle{run.color});
     return code;
   };
-  auto driverError = [&](const Error &e) {
-    sink.report("run.launch", kernelRange, "kernel '" + lk.name + "': " + e.message);
+  CakeWork work(run, lk, built);
+  pipeline::RunOptions options;
+  options.device = run.device;
+  options.timing = run.timing;
+  options.phase = [&](double budget, const std::string &what) { watch.phase(budget, what); };
+  options.timeFailedCheck = run.json;
+  auto outcome = pipeline::runOnGpu(work, options);
+  if (!outcome) {
+    const Error &e = outcome.error();
+    if (e.noGpu())
+      return fail(describeNoGpu(e), UsageError);
+    if (e.kind == Error::InvalidArgument || e.kind == Error::Unsupported)
+      return fail(e.message, UsageError);
+    if (!e.diagnostics.empty())
+      diags.insert(diags.end(), e.diagnostics.begin(), e.diagnostics.end());
+    else
+      sink.report("run.launch", kernelRange, "kernel '" + lk.name + "': " + e.message);
     return report(e.kind == Error::Timeout ? TimedOut : InputErrors);
-  };
-
-  watch.phase(kStartBudget, "loading the module");
-  // a cubin runs on its own architecture; elsewhere (sm_80 code on an H200)
-  // the driver compiles the PTX
-  std::string arch = "sm_" + std::to_string(gpu.device().major) + std::to_string(gpu.device().minor);
-  bool native = std::string(targetName(lk.kernel->target)).starts_with(arch);
-  auto module = gpu.loadModule(native ? built.cubin : built.ptx);
-  if (!module)
-    return driverError(module.error());
-
-  // inputs, poisoned outputs, device buffers
-  auto tensors = oracle::makeTensors(run.workload);
-  if (!tensors)
-    return fail(tensors.error().message, UsageError);
-  Buffers buffers;
-  for (auto &[name, t] : *tensors) {
-    auto p = gpu.alloc(t.byteSize());
-    if (!p)
-      return driverError(p.error());
-    if (auto s = gpu.copyToDevice(*p, t.bytes.data(), t.byteSize()); !s)
-      return driverError(s.error());
-    buffers[name] = *p;
   }
-  lower::Bindings sizes(run.workload.sizes.begin(), run.workload.sizes.end());
-  std::optional<MappedBuffer> hang;
-  // The parameters and launch configuration of each kernel of the pipeline
-  // (compiler/runner/LaunchLowered.h, the path libcake_kmeans shares).
-  std::vector<LoweredLaunch> launches;
-  for (const lower::LoweredKernel *k : run.pipeline) {
-    auto planned = planLowered(*k, buffers, sizes, gpu.device().smCount);
-    if (!planned)
-      return fail(planned.error().message, UsageError);
-    const LaunchPlan &plan = *planned;
-    if (plan.needsHangRecord && !hang) {
-      auto m = gpu.allocMapped(sizeof(HangRecord));
-      if (!m)
-        return driverError(m.error());
-      hang = *m;
-    }
-    auto l = packLowered(gpu, plan, hang ? hang->device : 0);
-    if (!l)
-      return driverError(l.error());
-    launches.push_back(std::move(*l));
-  }
-  LaunchConfig &config = launches.back().config;
-  KernelParams &params = launches.back().params;
-  lower::LaunchDims dims;
-  for (int i = 0; i < 3; ++i)
-    dims.grid[i] = (&config.grid.x)[i];
-
-  // one launch, checked
-  watch.phase(run.timing.timeoutSeconds + kGrace, "the first launch of '" + lk.name + "'");
-  Status launched = Ok{};
-  for (LoweredLaunch &l : launches)
-    if (launched)
-      launched = gpu.launch(*module, l.kernel->name, l.config, l.params);
-  if (launched)
-    launched = gpu.synchronize(run.timing.timeoutSeconds);
-  if (!launched) {
-    const auto *rec = hang ? static_cast<const HangRecord *>(hang->host) : nullptr;
-    const lower::LoweredKernel &hungKernel = *launches.back().kernel;
-    if (rec && rec->hung && rec->site < hungKernel.waits.size()) {
-      const lower::WaitSite &site = hungKernel.waits[rec->site];
-      std::ostringstream m;
-      m << "role '" << site.role << "' waited on " << site.what << " for phase parity " << rec->parity << " for "
-        << std::setprecision(3) << double(rec->waitedNs) / 1e9 << " s without progress: the kernel would hang (CTA ("
-        << rec->blockX << ", " << rec->blockY << ", " << rec->blockZ << "), thread " << rec->thread << ")";
-      sink.report("run.hang", site.range, m.str());
-      return report(TimedOut);
-    }
-    return driverError(launched.error());
-  }
+  const pipeline::RunOutcome &o = *outcome;
   json checkJson;
-  if (run.check && !run.workload.oracle.empty()) {
-    for (auto &[name, t] : *tensors)
-      if (std::any_of(run.workload.tensors.begin(), run.workload.tensors.end(),
-                      [&](const oracle::TensorSpec &s) { return s.name == name && s.role == oracle::Role::Output; }))
-        if (auto s = gpu.copyToHost(t.bytes.data(), buffers.at(name), t.byteSize()); !s)
-          return driverError(s.error());
-    const oracle::Oracle *o = oracle::findOracle(run.workload.oracle);
-    oracle::CheckReport r = o ? o->check(*tensors, run.workload.check) : checkWithCommand(run, *tensors);
+  if (o.check) {
+    const oracle::CheckReport &r = *o.check;
     checkJson = {{"oracle", run.workload.oracle}, {"ok", r.ok},           {"checked", r.checked},
                  {"mismatches", r.mismatches},    {"unwritten", r.unwritten}, {"max_rel_error", r.maxRelError},
                  {"summary", r.summary}};
     if (!r.ok) {
       sink.report(r.unwritten ? "run.unwritten" : "run.mismatch", kernelRange,
-                  "kernel '" + lk.name + "' at " + [&] {
-                    std::string s;
-                    for (auto &[k, v] : run.workload.sizes)
-                      s += (s.empty() ? "" : ", ") + k + "=" + std::to_string(v);
-                    return s;
-                  }() + ": " +
+                  "kernel '" + lk.name + "' at " + sizesText(run.workload.sizes) + ": " +
                       (r.unwritten ? std::to_string(r.unwritten) +
                                          " output elements still hold the poison pattern (never written); " + r.summary
                                    : r.firstMismatch.empty() ? r.summary : r.firstMismatch));
@@ -371,61 +406,46 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
         return report(InputErrors);
     }
   }
-
-  // timing
-  TimingOptions timing = run.timing;
-  timing.progress = [&](int done) {
-    watch.phase(run.timing.timeoutSeconds + kGrace, "timed launch " + std::to_string(done + 1));
-  };
-  // the pipeline's earlier kernels are timed on their own; their medians add up
-  json pipeline = json::array();
-  double before = 0;
-  for (size_t i = 0; i + 1 < launches.size(); ++i) {
-    auto ti = gpu.time(*module, launches[i].kernel->name, launches[i].config, launches[i].params, timing);
-    if (!ti)
-      return driverError(ti.error());
-    before += ti->medianMs;
-    pipeline.push_back({{"kernel", launches[i].kernel->name}, {"median_ms", ti->medianMs}});
-  }
-  auto t = gpu.time(*module, lk.name, config, params, timing);
-  if (!t)
-    return driverError(t.error());
-  pipeline.push_back({{"kernel", lk.name}, {"median_ms", t->medianMs}});
-  if (before > 0) { // report the whole pipeline's time as the time
-    for (double *v : {&t->medianMs, &t->minMs, &t->p10Ms, &t->p90Ms, &t->meanMs})
-      *v += before;
-  }
-  auto attrs = gpu.kernelAttributes(*module, lk.name);
+  // Invariant 15: a run that was not checked says so, in every format.
+  std::string unchecked = o.check                  ? ""
+                          : !run.check             ? "not checked (--no-check)"
+                                                   : "not checked (the workload names no oracle)";
+  const runner::Timing &t = o.time;
   double flops = product(run.flops, run.workload.sizes);
-  double bytes = 0;
-  for (auto &[name, tensor] : *tensors)
-    bytes += double(tensor.byteSize());
+  double bytes = work.tensorBytes();
   const TargetDesc &desc = *lk.kernel->desc;
-  double seconds = t->medianMs / 1e3;
+  double seconds = t.medianMs / 1e3;
   double floorSeconds = std::max(flops / desc.bf16DenseFlopsPerSecond, bytes / desc.dramBytesPerSecond);
 
   json out;
   out["kernel"] = lk.name;
   out["file"] = run.path;
   out["target"] = std::string(targetName(lk.kernel->target));
-  out["device"] = gpu.device().name;
+  out["device"] = o.device.name;
   out["sizes"] = run.workload.sizes;
-  out["launch"] = {{"grid", {dims.grid[0], dims.grid[1], dims.grid[2]}},
+  out["launch"] = {{"grid", {work.grid().x, work.grid().y, work.grid().z}},
                    {"block", lk.block},
                    {"dynamic_shared", lk.dynamicShared},
-                   {"registers", attrs ? attrs->registers : 0}};
-  out["time_ms"] = {{"median", t->medianMs}, {"min", t->minMs},   {"p10", t->p10Ms},
-                    {"p90", t->p90Ms},       {"mean", t->meanMs}, {"spread_percent", t->spreadPercent},
-                    {"reps", int(t->samplesMs.size())}, {"warmup", run.timing.warmup}, {"cold_l2", t->coldL2}};
+                   {"registers", o.attributes ? o.attributes->registers : 0}};
+  out["time_ms"] = {{"median", t.medianMs}, {"min", t.minMs},   {"p10", t.p10Ms},
+                    {"p90", t.p90Ms},       {"mean", t.meanMs}, {"spread_percent", t.spreadPercent},
+                    {"reps", int(t.samplesMs.size())}, {"warmup", run.timing.warmup}, {"cold_l2", t.coldL2}};
   if (flops > 0)
     out["tflops"] = flops / seconds / 1e12;
   out["gbps"] = bytes / seconds / 1e9;
   out["floor_ms"] = floorSeconds * 1e3;
   out["fraction_of_floor"] = floorSeconds / seconds;
-  if (pipeline.size() > 1)
-    out["pipeline"] = pipeline;
+  if (o.launches.size() > 1) {
+    json pipelineJson = json::array();
+    for (const pipeline::LaunchTime &l : o.launches)
+      pipelineJson.push_back({{"kernel", l.kernel}, {"median_ms", l.timing.medianMs}});
+    out["pipeline"] = pipelineJson;
+  }
+  out["checked"] = o.check.has_value();
   if (!checkJson.is_null())
     out["check"] = checkJson;
+  else
+    out["check"] = {{"ok", nullptr}, {"summary", unchecked}};
   if (!diags.empty())
     out["diagnostics"] = diagnosticsToJson(sm, diags)["diagnostics"];
   if (!run.reportPath.empty()) {
@@ -435,17 +455,14 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const LoweredFile &lowered, const 
   if (run.json) {
     std::cout << out.dump(2) << "\n";
   } else {
-    std::cout << lk.name << " (" << out["target"].get<std::string>() << ", " << gpu.device().name << "): median "
-              << std::setprecision(4) << t->medianMs << " ms over " << t->samplesMs.size() << " launches (spread "
-              << std::setprecision(3) << t->spreadPercent << "%)";
+    std::cout << lk.name << " (" << out["target"].get<std::string>() << ", " << o.device.name << "): median "
+              << std::setprecision(4) << t.medianMs << " ms over " << t.samplesMs.size() << " launches (spread "
+              << std::setprecision(3) << t.spreadPercent << "%)";
     if (flops > 0)
       std::cout << ", " << std::setprecision(4) << flops / seconds / 1e12 << " TFLOP/s";
     std::cout << ", " << std::setprecision(3) << 100 * floorSeconds / seconds << "% of the floor";
-    if (!checkJson.is_null())
-      std::cout << "; " << checkJson["summary"].get<std::string>();
-    std::cout << "\n";
+    std::cout << "; " << (o.check ? checkJson["summary"].get<std::string>() : unchecked) << "\n";
   }
-  (void)lowered;
   return countErrors(diags) ? report(InputErrors) : Success;
 }
 
@@ -513,11 +530,12 @@ int runCake(int argc, char **argv) {
   lower::LowerOptions lowering;
   lowering.boundedWaits = args.count("watch-hangs") > 0;
   lowering.hangTimeoutMs = args["hang-ms"].as<uint32_t>();
-  auto lowered = lowerCakeFile(sm, file, lowering, !args.count("no-verify"));
-  if (!lowered->ok) {
-    renderText(std::cerr, sm, lowered->diagnostics, TextStyle{run.color});
+  auto loweredFile = pipeline::lowerFile(sm, file, lowering, !args.count("no-verify"));
+  if (!loweredFile) {
+    renderText(std::cerr, sm, loweredFile.error().diagnostics, TextStyle{run.color});
     return InputErrors;
   }
+  const std::unique_ptr<pipeline::LoweredFile> &lowered = *loweredFile;
   std::string name = args.count("kernel") ? args["kernel"].as<std::string>() : run.workload.kernel;
   if (name.empty() && lowered->module.kernels.size() == 1)
     name = lowered->module.kernels[0].name;
@@ -543,12 +561,12 @@ int runCake(int argc, char **argv) {
     w.phase(600 + kGrace, "compiling " + run.path);
     CudaCompile cuda;
     cuda.build.target = lk->kernel->target;
-    cuda.build.includeDirs.push_back(runtimeIncludeDir());
+    cuda.build.includeDirs.push_back(pipeline::runtimeIncludeDir());
     runner::BuildResult built = compileCuda(sm, lowered->cuda, cuda);
     renderText(std::cerr, sm, built.diagnostics, TextStyle{run.color});
     if (!built.success)
       return int(InputErrors);
-    return runOnGpu(run, sm, *lowered, *lk, built, w);
+    return runOnGpu(run, sm, *lk, built, w);
   };
   return args.count("no-watchdog") ? body(Watch(-1)) : superviseChild(body);
 }

@@ -25,6 +25,7 @@
 #include "cli/CudaSupport.h"
 #include "cli/Input.h"
 #include "cli/Watchdog.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "compiler/runner/Runner.h"
 #include "diagnostics/TextRenderer.h"
 
@@ -302,130 +303,153 @@ int fail(const std::string &message, int code) {
   return code;
 }
 
-int runOnGpu(RunArgs &a, const Watch &watch) {
-  // For the watchdog's own test (tests/lit/runner/watchdog.test): a step
-  // that never ends, with the given budget, before anything touches a GPU.
-  if (const char *stall = std::getenv("CAKE_RUN_TEST_STALL"); stall && watch.active()) {
-    watch.phase(std::strtod(stall, nullptr), "a stalled step (CAKE_RUN_TEST_STALL)");
-    while (true)
-      pause();
+/// The GPU side of `cake run FILE.cu|.ptx|.cubin` (pipeline::GpuWork): the
+/// image built for the GPU's target, the --arg buffers. There is no oracle:
+/// the run is reported as not checked.
+class CudaWork : public pipeline::GpuWork {
+public:
+  CudaWork(RunArgs &a, const Watch &watch) : a_(a), watch_(watch) {}
+
+  Error usage(Error::Kind kind, std::string message) {
+    usageFailed_ = true;
+    return Error(kind, std::move(message));
   }
-  watch.phase(kStartBudget, "starting the GPU");
-  auto made = makeRunner(a.device);
-  if (!made) {
-    if (made.error().noGpu())
-      return fail(describeNoGpu(made.error()), UsageError);
-    return fail(made.error().message, UsageError);
-  }
-  Runner &gpu = **made;
-  gpu.setDefaultTimeout(a.timing.timeoutSeconds);
-  const DeviceInfo &dev = gpu.device();
 
-  if (isCakeSource(a.path))
-    return fail("lowering CAKE IR to CUDA is not implemented yet; 'cake run' takes CUDA source (.cu), PTX (.ptx) "
-                "or a cubin (.cubin) for now",
-                UsageError);
-
-  std::string text;
-  if (auto error = readInput(a.path, text))
-    return fail(*error, UsageError);
-
-  // The image: built here from CUDA source, or given as PTX or a cubin.
-  std::string ext = std::filesystem::path(a.path).extension().string();
-  std::string image;
-  BuildResult built;
-  bool compiled = ext != ".ptx" && ext != ".cubin" && ext != ".fatbin";
-  if (compiled) {
-    if (!a.cuda.targetGiven) {
+  Expected<std::string> image(const DeviceInfo &dev) override {
+    if (isCakeSource(a_.path))
+      return Error(Error::Internal, "a .cake file reached the CUDA runner");
+    std::string text;
+    if (auto error = readInput(a_.path, text))
+      return usage(Error::Io, *error);
+    // The image: built here from CUDA source, or given as PTX or a cubin.
+    std::string ext = std::filesystem::path(a_.path).extension().string();
+    compiled_ = ext != ".ptx" && ext != ".cubin" && ext != ".fatbin";
+    if (!compiled_) {
+      if (a_.kernel.empty())
+        return usage(Error::InvalidArgument, "--kernel is needed to run a .ptx or .cubin file");
+      kernel_ = a_.kernel;
+      return text;
+    }
+    if (!a_.cuda.targetGiven) {
       std::string t = dev.cakeTarget();
       if (t.empty())
-        return fail("CAKE has no target for this GPU (compute capability " + std::to_string(dev.major) + "." +
-                        std::to_string(dev.minor) + "); pass --target",
-                    UsageError);
-      a.cuda.build.target = *parseTarget(t);
+        return usage(Error::InvalidArgument, "CAKE has no target for this GPU (compute capability " +
+                                                 std::to_string(dev.major) + "." + std::to_string(dev.minor) +
+                                                 "); pass --target");
+      a_.cuda.build.target = *parseTarget(t);
     }
-    watch.phase(a.cuda.build.toolTimeoutSeconds + kGrace, "compiling " + a.path);
+    watch_.phase(a_.cuda.build.toolTimeoutSeconds + pipeline::kGrace, "compiling " + a_.path);
     SourceManager sm;
-    FileId file = sm.addBuffer(a.path == "-" ? "<stdin>" : a.path, text);
-    built = compileCuda(sm, file, a.cuda);
-    renderText(std::cerr, sm, built.diagnostics, TextStyle{a.color});
-    renderSummary(std::cerr, built.diagnostics);
-    if (!built.success)
-      return InputErrors;
-    image = built.cubin;
-  } else {
-    image = std::move(text);
-  }
-
-  watch.phase(kStartBudget, "loading the module");
-  auto module = gpu.loadModule(image);
-  if (!module)
-    return fail(module.error().message, InputErrors);
-
-  // The kernel: given, or the only one of the report.
-  std::string kernel = a.kernel;
-  if (compiled) {
-    std::vector<const PtxasFunction *> entries = built.report.entries();
-    if (kernel.empty()) {
-      if (entries.size() != 1) {
-        std::string names;
-        for (const PtxasFunction *f : entries)
-          names += (names.empty() ? "" : ", ") + f->demangled;
-        return fail(entries.empty() ? "the source has no kernel"
-                                    : "the source has " + std::to_string(entries.size()) +
-                                          " kernels; pick one with --kernel: " + names,
-                    UsageError);
-      }
-      kernel = entries[0]->name;
-    } else if (const PtxasFunction *f = built.report.find(kernel)) {
-      kernel = f->name; // a demangled or plain name -> the symbol
+    FileId file = sm.addBuffer(a_.path == "-" ? "<stdin>" : a_.path, text);
+    built_ = compileCuda(sm, file, a_.cuda);
+    renderText(std::cerr, sm, built_.diagnostics, TextStyle{a_.color});
+    renderSummary(std::cerr, built_.diagnostics);
+    if (!built_.success)
+      return Error(Error::Source, "the CUDA source has errors");
+    // The kernel: given, or the only one of the report.
+    std::vector<const PtxasFunction *> entries = built_.report.entries();
+    std::string names;
+    for (const PtxasFunction *f : entries)
+      names += (names.empty() ? "" : ", ") + f->demangled;
+    if (a_.kernel.empty()) {
+      if (entries.size() != 1)
+        return usage(Error::InvalidArgument, entries.empty() ? "the source has no kernel"
+                                                             : "the source has " + std::to_string(entries.size()) +
+                                                                   " kernels; pick one with --kernel: " + names);
+      kernel_ = entries[0]->name;
+    } else if (const PtxasFunction *f = built_.report.find(a_.kernel)) {
+      kernel_ = f->name; // a demangled or plain name -> the symbol
     } else {
-      std::string names;
-      for (const PtxasFunction *e : entries)
-        names += (names.empty() ? "" : ", ") + e->demangled;
-      return fail("the source has no kernel '" + kernel + "'; its kernels: " + names, UsageError);
+      return usage(Error::InvalidArgument, "the source has no kernel '" + a_.kernel + "'; its kernels: " + names);
     }
-  } else if (kernel.empty()) {
-    return fail("--kernel is needed to run a .ptx or .cubin file", UsageError);
+    return built_.cubin;
   }
 
-  // Arguments: scalars as given, buffers allocated and initialized.
-  KernelParams params;
-  std::vector<DevicePtr> buffers(a.args.size(), 0);
-  std::mt19937 rng(1234);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  for (size_t i = 0; i < a.args.size(); ++i) {
-    const ArgSpec &s = a.args[i];
-    if (!s.buffer) {
-      params.addBytes(s.bytes.data(), s.bytes.size(), s.align);
-      continue;
+  Expected<std::vector<pipeline::GpuLaunch>> prepare(Runner &gpu) override {
+    // Arguments: scalars as given, buffers allocated and initialized.
+    KernelParams params;
+    buffers_.assign(a_.args.size(), 0);
+    std::mt19937 rng(1234);
+    std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+    for (size_t i = 0; i < a_.args.size(); ++i) {
+      const ArgSpec &s = a_.args[i];
+      if (!s.buffer) {
+        params.addBytes(s.bytes.data(), s.bytes.size(), s.align);
+        continue;
+      }
+      size_t elem = typeBytes(s.type);
+      std::vector<unsigned char> host(elem * s.count);
+      auto fill = parseNumber(s.init);
+      for (size_t k = 0; k < s.count; ++k)
+        storeElement(s.type,
+                     s.init == "iota"   ? static_cast<double>(k)
+                     : s.init == "rand" ? uniform(rng)
+                                        : *fill,
+                     host.data() + k * elem);
+      auto p = gpu.alloc(host.size());
+      if (!p)
+        return p.takeError();
+      buffers_[i] = *p;
+      if (auto st = gpu.copyToDevice(*p, host.data(), host.size()); !st)
+        return st.takeError();
+      params.add(*p);
     }
-    size_t elem = typeBytes(s.type);
-    std::vector<unsigned char> host(elem * s.count);
-    auto fill = parseNumber(s.init);
-    for (size_t k = 0; k < s.count; ++k)
-      storeElement(s.type,
-                   s.init == "iota"   ? static_cast<double>(k)
-                   : s.init == "rand" ? uniform(rng)
-                                      : *fill,
-                   host.data() + k * elem);
-    auto p = gpu.alloc(host.size());
-    if (!p)
-      return fail(p.error().message, InputErrors);
-    buffers[i] = *p;
-    if (auto st = gpu.copyToDevice(*p, host.data(), host.size()); !st)
-      return fail(st.error().message, InputErrors);
-    params.add(*p);
+    return std::vector<pipeline::GpuLaunch>{{kernel_, a_.config, std::move(params)}};
   }
 
-  a.timing.progress = [&](int done) {
-    watch.phase(a.timing.timeoutSeconds + kGrace,
-                "launch " + std::to_string(done + 1) + " of kernel '" + baseName(kernel) + "'");
-  };
-  watch.phase(a.timing.timeoutSeconds + kGrace, "launch 1 of kernel '" + baseName(kernel) + "'");
-  auto timing = gpu.time(*module, kernel, a.config, params, a.timing);
-  if (!timing) {
-    const Error &e = timing.error();
+  Status finish(Runner &gpu) override {
+    if (a_.printBuffers)
+      for (size_t i = 0; i < a_.args.size(); ++i) {
+        const ArgSpec &s = a_.args[i];
+        if (!s.buffer)
+          continue;
+        size_t elem = typeBytes(s.type), n = std::min<size_t>(s.count, 8);
+        std::vector<unsigned char> host(elem * n);
+        if (auto st = gpu.copyToHost(host.data(), buffers_[i], host.size()); !st)
+          return st;
+        std::vector<double> values;
+        for (size_t k = 0; k < n; ++k)
+          values.push_back(loadElement(s.type, host.data() + k * elem));
+        shown.push_back({i, values});
+      }
+    for (DevicePtr p : buffers_)
+      if (p)
+        if (Status freed = gpu.free(p); !freed)
+          return freed;
+    return Ok{};
+  }
+
+  bool compiled() const { return compiled_; }
+  /// Whether the run stopped on the command line's fault (exit 2), not the kernel's.
+  bool usageFailed() const { return usageFailed_; }
+  const std::string &kernel() const { return kernel_; }
+  const BuildResult &built() const { return built_; }
+  std::vector<std::pair<size_t, std::vector<double>>> shown; ///< --print-buffers
+
+private:
+  RunArgs &a_;
+  const Watch &watch_;
+  bool compiled_ = false, usageFailed_ = false;
+  std::string kernel_;
+  BuildResult built_;
+  std::vector<DevicePtr> buffers_;
+};
+
+int runOnGpu(RunArgs &a, const Watch &watch) {
+  CudaWork work(a, watch);
+  pipeline::RunOptions options;
+  options.device = a.device;
+  options.timing = a.timing;
+  options.phase = [&](double budget, const std::string &what) { watch.phase(budget, what); };
+  auto outcome = pipeline::runOnGpu(work, options);
+  if (!outcome) {
+    const Error &e = outcome.error();
+    if (e.noGpu())
+      return fail(describeNoGpu(e), UsageError);
+    if (e.kind == Error::Source)
+      return InputErrors; // its diagnostics are printed
+    if (work.usageFailed())
+      return fail(e.message, UsageError);
     std::cerr << "cake run: " << e.message << "\n";
     if (e.kind == Error::Timeout) {
       std::cerr << "cake run: a kernel cannot be stopped from inside the process; exiting ends it\n";
@@ -435,26 +459,13 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
     }
     return InputErrors;
   }
-
-  // Results.
-  watch.phase(kStartBudget, "reading results");
-  std::vector<std::pair<size_t, std::vector<double>>> shown;
-  if (a.printBuffers)
-    for (size_t i = 0; i < a.args.size(); ++i) {
-      const ArgSpec &s = a.args[i];
-      if (!s.buffer)
-        continue;
-      size_t elem = typeBytes(s.type), n = std::min<size_t>(s.count, 8);
-      std::vector<unsigned char> host(elem * n);
-      if (auto st = gpu.copyToHost(host.data(), buffers[i], host.size()); !st)
-        return fail(st.error().message, InputErrors);
-      std::vector<double> values;
-      for (size_t k = 0; k < n; ++k)
-        values.push_back(loadElement(s.type, host.data() + k * elem));
-      shown.push_back({i, values});
-    }
-  auto attrs = gpu.kernelAttributes(*module, kernel);
-
+  const pipeline::RunOutcome &o = *outcome;
+  const DeviceInfo &dev = o.device;
+  const Timing &t = o.time;
+  const std::string &kernel = work.kernel();
+  // Invariant 15: no oracle checks a CUDA file's outputs, and the report says so.
+  const std::string unchecked = "not checked: a .cu, .ptx or .cubin run has no oracle (run a .cake kernel with "
+                                "--workload for a checked run)";
   if (a.json) {
     json out;
     out["version"] = 1;
@@ -463,15 +474,14 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
         {"sms", dev.smCount},     {"memoryBytes", dev.globalMemoryBytes},
         {"l2Bytes", dev.l2Bytes}, {"driverVersion", dev.driverVersion}};
     out["kernel"] = kernel;
-    out["target"] = compiled ? std::string(targetName(a.cuda.build.target)) : std::string();
+    out["target"] = work.compiled() ? std::string(targetName(a.cuda.build.target)) : std::string();
     auto dim = [](const Dim3 &d) { return json::array({d.x, d.y, d.z}); };
     out["launch"] = {{"grid", dim(a.config.grid)},
                      {"block", dim(a.config.block)},
                      {"cluster", dim(a.config.cluster)},
                      {"dynamicShared", a.config.dynamicShared}};
-    if (attrs)
-      out["registers"] = attrs->registers;
-    const Timing &t = *timing;
+    if (o.attributes)
+      out["registers"] = o.attributes->registers;
     out["timing"] = {{"warmup", a.timing.warmup},
                      {"repetitions", a.timing.repetitions},
                      {"coldL2", t.coldL2},
@@ -484,10 +494,12 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
                      {"p90Ms", t.p90Ms},
                      {"spreadPercent", t.spreadPercent},
                      {"samplesMs", t.samplesMs}};
-    if (compiled)
-      out["kernels"] = ptxasToJson(built.report);
+    out["checked"] = false;
+    out["check"] = {{"ok", nullptr}, {"summary", unchecked}};
+    if (work.compiled())
+      out["kernels"] = ptxasToJson(work.built().report);
     json bufs = json::array();
-    for (auto &[i, values] : shown)
+    for (auto &[i, values] : work.shown)
       bufs.push_back({{"arg", i}, {"spec", a.args[i].text}, {"first", values}});
     if (a.printBuffers)
       out["buffers"] = bufs;
@@ -497,29 +509,25 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
               << dev.minor << ", " << dev.smCount << " SMs, " << gib(dev.globalMemoryBytes) << ", L2 "
               << dev.l2Bytes / (1 << 20) << " MiB, driver " << dev.driverVersion / 1000 << "."
               << dev.driverVersion % 1000 / 10 << "\n";
-    if (compiled)
-      printPtxasReport(std::cout, built, a.cuda.build);
+    if (work.compiled())
+      printPtxasReport(std::cout, work.built(), a.cuda.build);
     std::cout << "kernel " << baseName(kernel) << ": grid " << dimText(a.config.grid) << ", block "
               << dimText(a.config.block) << ", cluster " << dimText(a.config.cluster) << ", " << a.config.dynamicShared
               << " bytes dynamic shared memory";
-    if (attrs)
-      std::cout << ", " << attrs->registers << " registers";
+    if (o.attributes)
+      std::cout << ", " << o.attributes->registers << " registers";
     std::cout << "\n";
-    const Timing &t = *timing;
     std::cout << "time: median " << ms(t.medianMs) << " (min " << ms(t.minMs) << ", max " << ms(t.maxMs)
               << ", p10-p90 spread " << std::setprecision(3) << t.spreadPercent << "%) over " << a.timing.repetitions
               << " launches after " << a.timing.warmup << " warm-up, " << (t.coldL2 ? "cold" : "warm") << " L2\n";
-    for (auto &[i, values] : shown) {
+    std::cout << unchecked << "\n";
+    for (auto &[i, values] : work.shown) {
       std::cout << "arg " << i << " (" << a.args[i].text << "):";
       for (double v : values)
         std::cout << " " << v;
       std::cout << (a.args[i].count > values.size() ? " ..." : "") << "\n";
     }
   }
-  for (DevicePtr p : buffers)
-    if (p)
-      if (Status freed = gpu.free(p); !freed)
-        return fail(freed.error().message, InputErrors);
   return Success;
 }
 
@@ -530,8 +538,8 @@ int usage(const std::string &message) { return fail(message, UsageError); }
 int runRun(int argc, char **argv) {
   cxxopts::Options o("cake run",
                      "Compile a kernel, launch it on the GPU and time it. FILE is CUDA source (.cu), PTX\n"
-                     "(.ptx) or a cubin (.cubin); lowering CAKE IR is not implemented yet. Without a GPU\n"
-                     "it says so and exits 2. Launches run in a child process that a watchdog kills when a\n"
+                     "(.ptx) or a cubin (.cubin), run without an oracle (reported as not checked); a .cake\n"
+                     "file takes the options of 'cake run FILE.cake --help'. Without a GPU it says so and exits 2. Launches run in a child process that a watchdog kills when a\n"
                      "launch runs past --timeout (exit 3).\n\n"
                      "Arguments (--arg, in the kernel's parameter order): TYPE:VALUE for scalars (i32 u32\n"
                      "i64 u64 f32 f64) and buf:TYPE:COUNT[=INIT] for device buffers (f32 f16 bf16 f64 i8\n"

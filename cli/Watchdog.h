@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "compiler/pipeline/Pipeline.h"
+
 #include <functional>
 #include <string>
 #include <unistd.h>
@@ -18,10 +20,9 @@ namespace cake::cli {
 
 /// Exit code of a launch that timed out or was killed by the watchdog.
 constexpr int TimedOut = 3;
-/// Budget of the GPU's start (cuInit, context) and of a module load.
-constexpr double kStartBudget = 120;
-/// Added to each launch's timeout before the watchdog kills.
-constexpr double kGrace = 10;
+// The budgets of the pipeline's phases (compiler/pipeline/Pipeline.h).
+using pipeline::kGrace;
+using pipeline::kStartBudget;
 
 /// The child's end of the watchdog pipe: each phase says how long it may take.
 class Watch {

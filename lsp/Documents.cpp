@@ -1,6 +1,8 @@
 //===- Documents.cpp - Open documents and their analyses ------------------===//
 #include "lsp/Documents.h"
 
+#include "compiler/pipeline/Pipeline.h"
+
 #include "compiler/sema/Sema.h"
 
 namespace cake::lsp {
@@ -56,7 +58,7 @@ std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, c
     auto a = std::make_shared<Analysis>();
     std::string path = uriToPath(uri);
     a->file = a->sm.addBuffer(path.empty() ? uri : path, doc.text);
-    a->result = checkSource(a->sm, a->file, options);
+    a->result = pipeline::checkFile(a->sm, a->file, options, lowering_);
     if (!a->result.model) {
       std::vector<Diagnostic> discarded;
       DiagnosticSink sink(discarded);

@@ -57,9 +57,12 @@ public:
   std::shared_ptr<const Analysis> analyze(const std::string &uri, const CheckOptions &options);
 
   const std::map<std::string, Document> &all() const { return docs_; }
+  /// Whether analyses add the lowering's findings (the `lower` option).
+  void setLowering(bool on) { lowering_ = on; }
 
 private:
   std::map<std::string, Document> docs_;
+  bool lowering_ = false;
 };
 
 } // namespace cake::lsp

@@ -1,8 +1,6 @@
 //===- Server.cpp - The CAKE language server ------------------------------===//
 #include "lsp/Server.h"
 
-#include "cli/Lowering.h"
-
 #include "lsp/Transport.h"
 
 #include <unistd.h>
@@ -159,7 +157,7 @@ json Server::initialize(const json &params) {
   // {"lower": true}: diagnostics also say what `cake build` would refuse (lower.unsupported)
   if (options.is_object() && options.contains("lower") &&
       field<bool>(options, "lower", "params.initializationOptions"))
-    state_.check.lowering = cli::lowerForCheck;
+    state_.docs.setLowering(true);
 
   return {{"capabilities",
            {{"positionEncoding", encodingName(c.encoding)},

@@ -40,8 +40,6 @@ CheckResult checkSource(const SourceManager &sm, FileId file, const CheckOptions
     result.model = sema::analyze(result.module, sink, {options.target});
     if (options.verify && !countErrors(result.diagnostics))
       verify::verify(*result.model, sm, sink);
-    if (options.lowering && !countErrors(result.diagnostics))
-      options.lowering(sm, file, *result.model, result.diagnostics);
   }
   std::erase_if(result.diagnostics, [&](const Diagnostic &d) { return accepted(sm, file, d); });
   sortDiagnostics(result.diagnostics);

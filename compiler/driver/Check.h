@@ -23,12 +23,6 @@ struct CheckOptions {
   /// Run the verifier's rules (false only for `--no-verify`, which forces a
   /// schedule past them, e.g. to watch it hang).
   bool verify = true;
-  /// When set, and the file checked without errors, it adds what the
-  /// lowering cannot generate yet (lower.unsupported) to the diagnostics:
-  /// `cake check --lower` and the language server's `lower` option, so that
-  /// "checks clean, `cake build` refuses" shows up while editing. A hook,
-  /// because the lowering is built on this library (cli/Lowering.h has it).
-  std::function<void(const SourceManager &, FileId, const sema::Module &, std::vector<Diagnostic> &)> lowering;
 };
 
 struct CheckResult {

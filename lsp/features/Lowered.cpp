@@ -3,7 +3,7 @@
 // cake/viewLowered returns the CUDA C++ a document lowers to (all kernels, or
 // the one named) with each kernel's launch plan; cake.compile also builds it
 // with NVRTC and returns ptxas's report. Both go through the CLI's path
-// (cli/Lowering.h: checkSource, then the lowering), so the editor sees what
+// (compiler/pipeline/Pipeline.h: checkSource, then the lowering), so the editor sees what
 // `cake emit` and `cake build` print. A document that does not lower answers
 // ok = false with the diagnostics that stop it, in the CLI's JSON schema.
 //
@@ -11,7 +11,7 @@
 #include "lsp/Features.h"
 
 #include "cli/JsonRenderer.h"
-#include "cli/Lowering.h"
+#include "compiler/pipeline/Pipeline.h"
 #include "compiler/runner/Build.h"
 
 namespace cake::lsp {
@@ -30,7 +30,8 @@ json kernelPlan(const lower::LoweredKernel &k) {
 
 struct LoweredDocument {
   SourceManager sm;
-  std::unique_ptr<cli::LoweredFile> file;
+  std::unique_ptr<pipeline::LoweredFile> file; ///< null when the document does not lower
+  std::vector<Diagnostic> diagnostics;
 };
 
 std::unique_ptr<LoweredDocument> lowerDocument(State &state, const std::string &uri) {
@@ -39,12 +40,18 @@ std::unique_ptr<LoweredDocument> lowerDocument(State &state, const std::string &
     throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
   auto out = std::make_unique<LoweredDocument>();
   FileId file = out->sm.addBuffer(uri, doc->text);
-  out->file = cli::lowerCakeFile(out->sm, file, lower::LowerOptions{}, true, state.check.target);
+  auto lowered = pipeline::lowerFile(out->sm, file, lower::LowerOptions{}, true, state.check.target);
+  if (lowered) {
+    out->file = std::move(*lowered);
+    out->diagnostics = out->file->diagnostics;
+  } else {
+    out->diagnostics = std::move(lowered.error().diagnostics);
+  }
   return out;
 }
 
 json failure(const LoweredDocument &d, const std::string &uri) {
-  json out = diagnosticsToJson(d.sm, d.file->diagnostics);
+  json out = diagnosticsToJson(d.sm, d.diagnostics);
   out["uri"] = uri;
   out["ok"] = false;
   return out;
@@ -56,7 +63,7 @@ json viewLowered(State &state, const json &params) {
   std::string uri = documentUri(params);
   std::string kernel = params.contains("kernel") ? field<std::string>(params, "kernel", "params") : "";
   auto d = lowerDocument(state, uri);
-  if (!d->file->ok)
+  if (!d->file)
     return failure(*d, uri);
   json kernels = json::array();
   for (const lower::LoweredKernel &k : d->file->module.kernels)
@@ -70,11 +77,11 @@ json viewLowered(State &state, const json &params) {
 
 json compileDocument(State &state, const std::string &uri) {
   auto d = lowerDocument(state, uri);
-  if (!d->file->ok)
+  if (!d->file)
     return failure(*d, uri);
   runner::BuildOptions options;
   options.target = d->file->module.kernels.empty() ? Target::SM90a : d->file->module.kernels[0].kernel->target;
-  options.includeDirs.push_back(cli::runtimeIncludeDir());
+  options.includeDirs.push_back(pipeline::runtimeIncludeDir());
   runner::BuildResult built = runner::buildWithNvrtc(d->sm, d->file->cuda, options);
   json out = diagnosticsToJson(d->sm, built.diagnostics);
   out["uri"] = uri;
