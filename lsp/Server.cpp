@@ -544,8 +544,10 @@ int runStdio() {
   std::thread([transport, server] {
     for (;;) {
       auto message = transport->read(); // blocks
-      if (!message)
+      if (!message) {
+        transport->settle();
         return server->endOfInput();
+      }
       // Everything that is already here goes over in one batch.
       std::vector<std::string> batch;
       bool ended = false;
