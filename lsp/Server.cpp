@@ -205,16 +205,20 @@ void Server::handleOne(Inbound &in) {
   }
 }
 
+bool Server::inputWaiting() {
+  {
+    std::lock_guard lock(queueMutex_);
+    if (!queue_.empty())
+      return true;
+  }
+  return inputWaiting_ && inputWaiting_();
+}
+
 void Server::drain() {
   Inbound in;
   while (!exited_ && pop(in, false)) {
     handleOne(in);
-    bool more;
-    {
-      std::lock_guard lock(queueMutex_);
-      more = !queue_.empty();
-    }
-    if (!more && !(inputWaiting_ && inputWaiting_()))
+    if (!inputWaiting())
       publishPending();
   }
 }
@@ -222,15 +226,20 @@ void Server::drain() {
 void Server::run() {
   Inbound in;
   while (!exited_ && !ended_) {
-    pop(in, true);
-    handleOne(in);
-    bool more;
-    {
-      std::lock_guard lock(queueMutex_);
-      more = !queue_.empty();
+    if (!pop(in, false)) {
+      // Nothing queued. Diagnostics wait while input is being read (the
+      // rest of a burst of edits), polled every millisecond: the reader
+      // hands over what it read without telling this thread it is idle.
+      if (core_.hasPending()) {
+        if (inputWaiting())
+          waitForInput(std::chrono::milliseconds(1));
+        else
+          publishPending();
+        continue;
+      }
+      pop(in, true);
     }
-    if (!more && !(inputWaiting_ && inputWaiting_()))
-      publishPending();
+    handleOne(in);
   }
 }
 

@@ -108,6 +108,8 @@ private:
   void push(Inbound in);
   bool pop(Inbound &out, bool wait);
   void handleOne(Inbound &in);
+  /// True while messages are queued or input is being read.
+  bool inputWaiting();
   void dispatch(const json &message, const CancelFlag &cancel);
   void runRequest(const std::string &method, const json &id, const json &params, const CancelFlag &cancel);
   /// Sends a reply to \p id and forgets its cancel flag; a cancelled

@@ -45,6 +45,8 @@ public:
 
   /// Publishes diagnostics for documents changed since the last call.
   void publishPending();
+  /// True when a document changed since the last publishPending().
+  bool hasPending() const { return !dirty_.empty(); }
 
   /// Runs \p job on a worker thread.
   void schedule(std::function<void()> job) { worker_.post(std::move(job)); }
