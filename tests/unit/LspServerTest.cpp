@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/Server.h"
+#include "lsp/Transport.h"
 #include "lsp/core/Documents.h"
 
 #include <gtest/gtest.h>
@@ -1045,6 +1046,44 @@ TEST_F(LspServerTest, CancelledRunKillsItsChild) {
   ASSERT_EQ(progress.size(), 2u);
   EXPECT_EQ(progress[1]["params"]["value"], json({{"kind", "end"}, {"message", "cancelled"}}));
   std::filesystem::remove_all(dir);
+}
+
+/// The reader hands over everything that has arrived at once: after one
+/// write of two frames and half a third, two messages are buffered, the
+/// half is not, and the input counts as waiting until the reader settles.
+TEST(LspTransport, MessagesThatArrivedTogetherAreBufferedTogether) {
+  int in[2], out[2];
+  ASSERT_EQ(pipe(in), 0);
+  ASSERT_EQ(pipe(out), 0);
+  Transport t(in[0], out[1]);
+  auto frame = [](const std::string &body) { return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body; };
+  std::string third = frame(R"({"jsonrpc":"2.0","method":"c"})");
+  std::string bytes = frame(R"({"jsonrpc":"2.0","id":1,"method":"a"})") +
+                      frame(R"({"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}})") +
+                      third.substr(0, 20);
+  ASSERT_EQ(write(in[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  EXPECT_TRUE(t.inputWaiting()) << "ready to be read";
+  auto first = t.read();
+  ASSERT_TRUE(first && first->error.empty());
+  EXPECT_NE(first->body.find(R"("id":1)"), std::string::npos);
+  EXPECT_TRUE(t.messageBuffered());
+  auto second = t.read();
+  ASSERT_TRUE(second);
+  EXPECT_NE(second->body.find("cancelRequest"), std::string::npos);
+  EXPECT_FALSE(t.messageBuffered()) << "half a frame";
+  t.settle();
+  EXPECT_TRUE(t.inputWaiting()) << "a partial frame is in hand";
+  ASSERT_EQ(write(in[1], third.data() + 20, third.size() - 20), static_cast<ssize_t>(third.size() - 20));
+  EXPECT_TRUE(t.messageBuffered());
+  auto rest = t.read();
+  ASSERT_TRUE(rest);
+  EXPECT_EQ(rest->body, R"({"jsonrpc":"2.0","method":"c"})");
+  t.settle();
+  EXPECT_FALSE(t.inputWaiting());
+  close(in[1]);
+  EXPECT_FALSE(t.read()) << "end of input";
+  for (int fd : {in[0], out[0], out[1]})
+    close(fd);
 }
 
 } // namespace
