@@ -338,29 +338,14 @@ void Server::runRequest(const std::string &method, const json &id, const json &p
     }
   };
   bool onWorker = it->second.onWorker;
-  // workspace/executeCommand: the long commands go to a worker.
-  if (method == "workspace/executeCommand" && params.contains("command") && params["command"].is_string())
-    onWorker = isLongCommand(params["command"].get<std::string>());
-  if (!onWorker)
+  bool longCommand = method == "workspace/executeCommand" && params.contains("command") &&
+                     params["command"].is_string() && isLongCommand(params["command"].get<std::string>());
+  if (!onWorker && !longCommand)
     return finish(id, cancel, call(it->second.handler, params, cancel));
-  // Read everything the job needs now, on this thread: the handler's
-  // prepare step (below, for the commands) takes its snapshot here.
   Handler handler = it->second.handler;
-  if (method == "workspace/executeCommand") {
+  if (longCommand) {
     try {
-      handler = nullptr;
-      std::string command = params["command"];
-      std::string uri = argumentUri(params);
-      auto progress = std::make_shared<WorkDoneProgress>(
-          [this](const std::string &m, json p) { notify(m, std::move(p)); }, params);
-      RunOptions options = command == "cake.compile" ? RunOptions{} : runOptions(params);
-      Snapshot doc = core_.state().docs.snapshot(uri);
-      CheckOptions check = core_.state().check;
-      handler = [command, options, doc, check, progress](const json &, const CancelFlag &cancel) -> json {
-        if (command == "cake.compile")
-          return toJSON(compileDocument(doc, check, *progress, cancel));
-        return toJSON(runDocument(doc, options, command == "cake.bench", *progress, cancel));
-      };
+      handler = commandJob(params);
     } catch (const LspError &e) {
       return finish(id, cancel, errorReply(id, e.code, e.what()));
     }
@@ -374,6 +359,23 @@ void Server::runRequest(const std::string &method, const json &id, const json &p
                                   : call(handler, params, cancel);
     push(std::move(done));
   });
+}
+
+Server::Handler Server::commandJob(const json &params) {
+  // Everything the job reads is read now, on the main thread: the params, the
+  // document (a snapshot of its text and version) and the check options.
+  std::string command = params["command"];
+  std::string uri = argumentUri(params);
+  auto progress =
+      std::make_shared<WorkDoneProgress>([this](const std::string &m, json p) { notify(m, std::move(p)); }, params);
+  RunOptions options = command == "cake.compile" ? RunOptions{} : runOptions(params);
+  Snapshot doc = core_.state().docs.snapshot(uri);
+  CheckOptions check = core_.state().check;
+  return [command, options, doc, check, progress](const json &, const CancelFlag &cancel) -> json {
+    if (command == "cake.compile")
+      return toJSON(compileDocument(doc, check, *progress, cancel));
+    return toJSON(runDocument(doc, options, command == "cake.bench", *progress, cancel));
+  };
 }
 
 json Server::initialize(const json &params) {

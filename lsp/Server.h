@@ -112,6 +112,10 @@ private:
   bool inputWaiting();
   void dispatch(const json &message, const CancelFlag &cancel);
   void runRequest(const std::string &method, const json &id, const json &params, const CancelFlag &cancel);
+  /// The worker job of a long command (cake.compile, cake.run, cake.bench),
+  /// with its params read and its document's snapshot taken; throws
+  /// InvalidParams as the request would.
+  Handler commandJob(const json &params);
   /// Sends a reply to \p id and forgets its cancel flag; a cancelled
   /// request gets RequestCancelled instead of its result.
   void finish(const json &id, const CancelFlag &cancel, json reply);
