@@ -54,7 +54,7 @@ public:
 
   /// Queues the messages that arrived together (any thread). Bodies that are
   /// not JSON get a ParseError reply in their turn.
-  void receive(const std::vector<std::string> &bodies);
+  void receive(std::vector<std::string> bodies);
   /// Queues a framing error of the transport, logged in its turn (any thread).
   void protocolError(const std::string &message);
   /// The input ended (any thread): run() returns once the queue is handled.
@@ -92,9 +92,9 @@ public:
 private:
   /// One queued message, framing error, or a worker's finished reply.
   struct Inbound {
-    enum Kind { Message, Malformed, FramingError, WorkerReply, EndOfInput } kind = Message;
-    json message;     ///< Message; WorkerReply: the reply to send
-    std::string text; ///< FramingError
+    enum Kind { Message, Malformed, Cancel, FramingError, WorkerReply, EndOfInput } kind = Message;
+    json message;     ///< WorkerReply: the reply to send
+    std::string text; ///< Message: its JSON text; FramingError: the error
     json id;          ///< a request's id (null for notifications)
     CancelFlag cancel;
   };
