@@ -11,7 +11,13 @@ then:
      the peak) from /proc/<pid>/status before and after each burst, to show
      that memory stays bounded: the server keeps one text per document and
      checks a burst once, at its end (coalescing), so a second burst of the
-     same size leaves the same footprint as the first.
+     same size leaves the same footprint as the first;
+  3. with --hovers N (default 20), sends cake.compile on the file (the NVRTC
+     build of every kernel: seconds) and, once its $/progress has begun,
+     N hovers one at a time, measuring each hover's reply time while the
+     compile runs on its worker thread (p50/p99/max, and how many were
+     answered before the compile's reply). A server that compiled on its
+     main thread would answer the first hover only after the compile.
 The edits append to and trim comment lines inside the kernels, so the file
 stays valid and every check runs the whole front end, sema and verifier.
 With --record it writes bench/results/lsp_latency.json with the commit,
@@ -42,6 +48,8 @@ class Server:
         self.cond = threading.Condition()
         self.published = {}  # version -> arrival time of its publishDiagnostics
         self.replies = {}  # id -> reply
+        self.reply_times = {}  # id -> arrival time
+        self.progress = []  # $/progress params, in order
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):
@@ -59,8 +67,11 @@ class Server:
             with self.cond:
                 if msg.get("method") == "textDocument/publishDiagnostics":
                     self.published[msg["params"].get("version")] = now
+                elif msg.get("method") == "$/progress":
+                    self.progress.append(msg["params"])
                 elif "id" in msg and "method" not in msg:
                     self.replies[msg["id"]] = msg
+                    self.reply_times[msg["id"]] = now
                 self.cond.notify_all()
 
     def send(self, msg):
@@ -74,6 +85,12 @@ class Server:
             if not self.cond.wait_for(lambda: id in self.replies, timeout=120):
                 sys.exit(f"no reply to {method}")
             return self.replies[id]
+
+    def wait_reply(self, id, timeout=600):
+        with self.cond:
+            if not self.cond.wait_for(lambda: id in self.replies, timeout=timeout):
+                sys.exit(f"no reply to request {id}")
+            return self.reply_times[id]
 
     def wait_published(self, version):
         with self.cond:
@@ -141,6 +158,7 @@ def main():
     ap.add_argument("--edits", type=int, default=200)
     ap.add_argument("--rapid", type=int, default=10000, help="edits per burst")
     ap.add_argument("--bursts", type=int, default=2)
+    ap.add_argument("--hovers", type=int, default=20, help="hovers sent while cake.compile runs (0: none)")
     ap.add_argument("--budget-ms", type=float, default=50.0, help="p99 acceptance limit")
     ap.add_argument("--record", action="store_true", help="write bench/results/lsp_latency.json")
     args = ap.parse_args()
@@ -191,6 +209,38 @@ def main():
         bursts.append({"edits": rapid, "seconds": round(seconds, 3), "diagnostics_published": published,
                        "rss_kib_after": mem.get("VmRSS"), "peak_rss_kib_after": mem.get("VmHWM")})
 
+    # 3. Hovers while cake.compile runs.
+    during = None
+    if args.hovers:
+        lines = text.split("\n")
+        line = next(i for i, l in enumerate(lines) if l.startswith("kernel "))
+        hover = {"textDocument": {"uri": URI}, "position": {"line": line, "character": 8}}
+        t0 = time.perf_counter()
+        server.send({"jsonrpc": "2.0", "id": 100, "method": "workspace/executeCommand",
+                     "params": {"command": "cake.compile", "arguments": [URI], "workDoneToken": "bench"}})
+        with server.cond:
+            if not server.cond.wait_for(lambda: server.progress, timeout=60):
+                sys.exit("cake.compile reported no progress")
+        hover_ms, before_compile = [], 0
+        for i in range(args.hovers):
+            id = 200 + i
+            h0 = time.perf_counter()
+            server.send({"jsonrpc": "2.0", "id": id, "method": "textDocument/hover", "params": hover})
+            arrived = server.wait_reply(id)
+            hover_ms.append((arrived - h0) * 1e3)
+            with server.cond:
+                before_compile += 100 not in server.replies
+        compile_done = server.wait_reply(100)
+        during = {
+            "hovers": len(hover_ms),
+            "answered_before_the_compile": before_compile,
+            "p50": round(statistics.median(hover_ms), 3),
+            "p99": round(percentile(hover_ms, 99), 3),
+            "max": round(max(hover_ms), 3),
+            "compile_seconds": round(compile_done - t0, 3),
+            "compile_ok": server.replies[100].get("result", {}).get("ok"),
+        }
+
     server.request(4, "shutdown", None)
     server.send({"jsonrpc": "2.0", "method": "exit"})
     server.proc.stdin.close()
@@ -216,6 +266,7 @@ def main():
             "peak_rss_kib_before": start.get("VmHWM"),
             "rounds": bursts,
         },
+        "hover_during_compile_ms": during,
         "budget_p99_ms": args.budget_ms,
         "server_exit_code": rc,
     }

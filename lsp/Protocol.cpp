@@ -1,144 +1,264 @@
-//===- Protocol.cpp - LSP protocol types and conversions ------------------===//
+//===- Protocol.cpp - LSP's JSON: reading params, writing results ---------===//
 #include "lsp/Protocol.h"
 
-#include <algorithm>
+#include "cli/JsonRenderer.h"
 
 namespace cake::lsp {
-namespace {
 
-/// Length in bytes of the UTF-8 sequence starting with \p lead.
-size_t utf8Length(unsigned char lead) {
-  return lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+//===-- Params ------------------------------------------------------------===//
+
+std::string documentUri(const json &params) {
+  return field<std::string>(field<json>(params, "textDocument", "params"), "uri", "params.textDocument");
 }
 
-} // namespace
-
-std::string_view encodingName(Encoding e) { return e == Encoding::UTF8 ? "utf-8" : "utf-16"; }
-
-uint32_t offsetAt(std::string_view text, uint32_t line, uint32_t character, Encoding enc) {
-  size_t pos = 0;
-  for (uint32_t l = 0; l < line; ++l) {
-    size_t nl = text.find('\n', pos);
-    if (nl == std::string_view::npos)
-      return static_cast<uint32_t>(text.size());
-    pos = nl + 1;
-  }
-  size_t lineEnd = text.find('\n', pos);
-  if (lineEnd == std::string_view::npos)
-    lineEnd = text.size();
-  uint32_t units = 0;
-  while (pos < lineEnd && units < character) {
-    size_t len = std::min(utf8Length(static_cast<unsigned char>(text[pos])), lineEnd - pos);
-    units += enc == Encoding::UTF8 ? static_cast<uint32_t>(len) : (len == 4 ? 2 : 1);
-    pos += len;
-  }
-  return static_cast<uint32_t>(pos);
+Position positionField(const json &object, std::string_view key, std::string_view path) {
+  const json p = field<json>(object, key, path);
+  std::string where = std::string(path) + "." + std::string(key);
+  return {field<uint32_t>(p, "line", where), field<uint32_t>(p, "character", where)};
 }
 
-json positionAt(std::string_view text, uint32_t offset, Encoding enc) {
-  offset = std::min<uint32_t>(offset, static_cast<uint32_t>(text.size()));
-  uint32_t line = 0;
-  size_t lineStart = 0;
-  for (size_t i = text.find('\n'); i != std::string_view::npos && i < offset; i = text.find('\n', i + 1)) {
-    ++line;
-    lineStart = i + 1;
-  }
-  uint32_t character = 0;
-  for (size_t pos = lineStart; pos < offset;) {
-    size_t len = utf8Length(static_cast<unsigned char>(text[pos]));
-    character += enc == Encoding::UTF8 ? static_cast<uint32_t>(std::min(len, offset - pos)) : (len == 4 ? 2 : 1);
-    pos += len;
-  }
-  return {{"line", line}, {"character", character}};
+Range rangeField(const json &object, std::string_view key, std::string_view path) {
+  const json r = field<json>(object, key, path);
+  std::string where = std::string(path) + "." + std::string(key);
+  Position start = positionField(r, "start", where);
+  return {start, positionField(r, "end", where)};
 }
 
-json rangeOf(std::string_view text, SourceRange range, Encoding enc) {
-  return {{"start", positionAt(text, range.begin, enc)}, {"end", positionAt(text, range.end, enc)}};
-}
-
-LineMap::LineMap(std::string_view text, Encoding enc) : text_(text), enc_(enc) {
-  starts_.push_back(0);
-  for (size_t i = text.find('\n'); i != std::string_view::npos; i = text.find('\n', i + 1))
-    starts_.push_back(static_cast<uint32_t>(i + 1));
-}
-
-uint32_t LineMap::units(uint32_t begin, uint32_t end) const {
-  uint32_t n = 0;
-  for (size_t pos = begin; pos < end;) {
-    size_t len = utf8Length(static_cast<unsigned char>(text_[pos]));
-    n += enc_ == Encoding::UTF8 ? static_cast<uint32_t>(std::min<size_t>(len, end - pos)) : (len == 4 ? 2 : 1);
-    pos += len;
-  }
-  return n;
-}
-
-std::pair<uint32_t, uint32_t> LineMap::lineCharacter(uint32_t offset) const {
-  offset = std::min<uint32_t>(offset, static_cast<uint32_t>(text_.size()));
-  auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
-  auto line = static_cast<uint32_t>(it - starts_.begin() - 1);
-  return {line, units(starts_[line], offset)};
-}
-
-json LineMap::position(uint32_t offset) const {
-  auto [line, character] = lineCharacter(offset);
-  return {{"line", line}, {"character", character}};
-}
-
-json LineMap::range(SourceRange range) const {
-  return {{"start", position(range.begin)}, {"end", position(range.end)}};
-}
-
-uint32_t LineMap::lineStart(uint32_t line) const {
-  return line < starts_.size() ? starts_[line] : static_cast<uint32_t>(text_.size());
-}
-
-uint32_t LineMap::lineEnd(uint32_t line) const {
-  return line + 1 < starts_.size() ? starts_[line + 1] - 1 : static_cast<uint32_t>(text_.size());
-}
-
-uint32_t LineMap::offset(uint32_t line, uint32_t character) const {
-  if (line >= starts_.size())
-    return static_cast<uint32_t>(text_.size());
-  size_t pos = starts_[line], end = lineEnd(line);
-  uint32_t n = 0;
-  while (pos < end && n < character) {
-    size_t len = std::min(utf8Length(static_cast<unsigned char>(text_[pos])), end - pos);
-    n += enc_ == Encoding::UTF8 ? static_cast<uint32_t>(len) : (len == 4 ? 2 : 1);
-    pos += len;
-  }
-  return static_cast<uint32_t>(pos);
-}
-
-std::string uriToPath(std::string_view uri) {
-  if (!uri.starts_with("file://"))
-    return "";
-  std::string_view rest = uri.substr(7);
-  std::string out;
-  for (size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
-      out += static_cast<char>(std::stoi(std::string(rest.substr(i + 1, 2)), nullptr, 16));
-      i += 2;
-    } else {
-      out += rest[i];
-    }
+std::vector<ContentChange> contentChanges(const json &params) {
+  const json changes = field<json>(params, "contentChanges", "params");
+  if (!changes.is_array())
+    throw LspError(ErrorCode::InvalidParams, "params.contentChanges must be an array");
+  std::vector<ContentChange> out;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    const json &c = changes[i];
+    std::string path = "params.contentChanges[" + std::to_string(i) + "]";
+    ContentChange change{std::nullopt, field<std::string>(c, "text", path)};
+    if (c.contains("range"))
+      change.range = rangeField(c, "range", path);
+    out.push_back(std::move(change));
   }
   return out;
 }
 
-std::string pathToUri(std::string_view path) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out = "file://";
-  for (char c : path) {
-    auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || c == '/' || c == '-' || c == '.' || c == '_' || c == '~')
-      out += c;
-    else {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 0xF];
+std::string argumentUri(const json &params) {
+  json args = params.value("arguments", json::array());
+  if (!args.is_array() || args.empty())
+    throw LspError(ErrorCode::InvalidParams, "params.arguments[0] must name a document");
+  const json &a = args[0];
+  if (a.is_string())
+    return a.get<std::string>();
+  return field<std::string>(a, "uri", "params.arguments[0]");
+}
+
+RunOptions runOptions(const json &params) {
+  json args = params.value("arguments", json::array());
+  json o = args.is_array() && args.size() > 1 && args[1].is_object() ? args[1] : json::object();
+  RunOptions out;
+  auto str = [&](const char *key) { return field<std::string>(o, key, "params.arguments[1]"); };
+  auto num = [&](const char *key) { return field<double>(o, key, "params.arguments[1]"); };
+  if (o.contains("workload"))
+    out.workload = str("workload");
+  if (o.contains("kernel"))
+    out.kernel = str("kernel");
+  if (o.contains("sizes")) {
+    if (!o["sizes"].is_object())
+      throw LspError(ErrorCode::InvalidParams, "params.arguments[1].sizes must be an object of integers");
+    for (auto &[name, v] : o["sizes"].items()) {
+      if (!v.is_number_integer() || v.get<int64_t>() < 1)
+        throw LspError(ErrorCode::InvalidParams, "params.arguments[1].sizes." + name + " must be a positive integer");
+      out.sizes[name] = v.get<int64_t>();
     }
   }
+  if (o.contains("reps"))
+    out.reps = num("reps");
+  if (o.contains("warmup"))
+    out.warmup = num("warmup");
+  if (o.contains("timeout"))
+    out.timeout = num("timeout");
+  out.coldL2 = o.value("coldL2", false);
+  return out;
+}
+
+//===-- Results -----------------------------------------------------------===//
+
+void to_json(json &j, const Position &p) { j = {{"line", p.line}, {"character", p.character}}; }
+void to_json(json &j, const Range &r) { j = {{"start", r.start}, {"end", r.end}}; }
+void to_json(json &j, const Location &l) { j = {{"uri", l.uri}, {"range", l.range}}; }
+void to_json(json &j, const Edit &e) { j = {{"range", e.range}, {"newText", e.newText}}; }
+
+void to_json(json &j, const MarkupContent &m) {
+  j = {{"kind", m.markdown ? "markdown" : "plaintext"}, {"value", m.value}};
+}
+
+void to_json(json &j, const Hover &h) { j = {{"contents", h.contents}, {"range", h.range}}; }
+
+void to_json(json &j, const CompletionItem &c) {
+  j = {{"label", c.label}, {"kind", c.kind}, {"detail", c.detail}};
+  if (!c.insertText.empty())
+    j["insertText"] = c.insertText;
+  if (c.documentation)
+    j["documentation"] = *c.documentation;
+}
+
+void to_json(json &j, const CompletionList &c) { j = {{"isIncomplete", c.isIncomplete}, {"items", c.items}}; }
+
+void to_json(json &j, const DocumentSymbol &s) {
+  j = {{"name", s.name},
+       {"kind", s.kind},
+       {"detail", s.detail},
+       {"range", s.range},
+       {"selectionRange", s.selectionRange},
+       {"children", json::array()}};
+  for (const DocumentSymbol &c : s.children)
+    j["children"].push_back(c);
+}
+
+void to_json(json &j, const SymbolInformation &s) {
+  j = {{"name", s.name}, {"kind", s.kind}, {"location", s.location}};
+  if (!s.containerName.empty())
+    j["containerName"] = s.containerName;
+}
+
+void to_json(json &j, const SemanticTokensLegend &l) {
+  j = {{"tokenTypes", l.tokenTypes}, {"tokenModifiers", l.tokenModifiers}};
+}
+
+void to_json(json &j, const SemanticTokens &t) { j = {{"data", t.data}}; }
+
+void to_json(json &j, const InlayHint &h) {
+  j = {{"position", h.position}, {"label", h.label}, {"tooltip", h.tooltip}};
+  if (h.kind)
+    j["kind"] = h.kind;
+  if (h.paddingLeft)
+    j["paddingLeft"] = true;
+  if (h.paddingRight)
+    j["paddingRight"] = true;
+}
+
+void to_json(json &j, const DiagnosticFix &f) { j = {{"title", f.title}, {"edits", f.edits}}; }
+
+void to_json(json &j, const LspDiagnostic &d) {
+  j = {{"range", d.range}, {"severity", d.severity}, {"code", d.code}, {"source", d.source}, {"message", d.message}};
+  if (!d.codeDescription.empty())
+    j["codeDescription"] = {{"href", d.codeDescription}};
+  if (!d.fixes.empty())
+    j["data"] = {{"fixes", d.fixes}};
+  if (!d.related.empty()) {
+    json related = json::array();
+    for (const RelatedInformation &r : d.related)
+      related.push_back({{"location", r.location}, {"message", r.message}});
+    j["relatedInformation"] = std::move(related);
+  }
+}
+
+void to_json(json &j, const WorkspaceEdit &e) {
+  json edits = e.edits.empty() ? json::array() : json(e.edits);
+  if (e.documentChanges)
+    j = {{"documentChanges",
+          json::array({{{"textDocument", {{"uri", e.uri}, {"version", e.version}}}, {"edits", std::move(edits)}}})}};
+  else
+    j = {{"changes", {{e.uri, std::move(edits)}}}};
+}
+
+void to_json(json &j, const CodeAction &a) {
+  j = {{"title", a.title},
+       {"kind", a.kind},
+       {"diagnostics", a.diagnostics},
+       {"isPreferred", a.isPreferred},
+       {"edit", a.edit}};
+}
+
+json toJSON(const DocumentSymbols &symbols) {
+  return std::visit(
+      [](const auto &list) {
+        json out = json::array();
+        for (const auto &s : list)
+          out.push_back(s);
+        return out;
+      },
+      symbols);
+}
+
+namespace {
+
+/// Diagnostics in the CLI's schema (`cake check --format json`), plus uri.
+json findingsJson(const SourceManager &sm, const std::vector<Diagnostic> &diagnostics, const std::string &uri) {
+  json out = diagnosticsToJson(sm, diagnostics);
+  out["uri"] = uri;
+  return out;
+}
+
+} // namespace
+
+json toJSON(const CheckReport &r) {
+  return findingsJson(r.analysis->sm, r.analysis->result.diagnostics, r.uri);
+}
+
+json toJSON(const ApplyFixReport &r) { return {{"applied", r.applied}, {"edit", r.edit}}; }
+
+json toJSON(const LoweredView &v) {
+  if (!v.ok) {
+    json out = findingsJson(*v.findings.sm, v.findings.diagnostics, v.uri);
+    out["ok"] = false;
+    return out;
+  }
+  json kernels = json::array();
+  for (const KernelPlan &k : v.kernels) {
+    json maps = json::array();
+    for (const KernelPlan::TensorMap &m : k.tensorMaps)
+      maps.push_back({{"param", m.param}, {"box", m.box}, {"swizzle", m.swizzle}});
+    kernels.push_back({{"name", k.name},
+                       {"target", k.target},
+                       {"block", k.block},
+                       {"dynamicShared", k.dynamicShared},
+                       {"tensorMaps", maps}});
+  }
+  return {{"uri", v.uri}, {"ok", true}, {"language", "cuda"}, {"source", v.source}, {"kernels", kernels}};
+}
+
+json toJSON(const CompileReport &r) {
+  json out = findingsJson(*r.findings.sm, r.findings.diagnostics, r.uri);
+  out["ok"] = r.ok;
+  if (!r.built)
+    return out;
+  out["tool"] = r.tool;
+  out["target"] = r.target;
+  json kernels = json::array();
+  for (const CompileReport::Kernel &k : r.kernels)
+    kernels.push_back({{"name", k.name},
+                       {"registers", k.registers},
+                       {"spillStores", k.spillStores},
+                       {"spillLoads", k.spillLoads},
+                       {"stackFrame", k.stackFrame},
+                       {"sharedStatic", k.sharedStatic}});
+  out["kernels"] = kernels;
+  return out;
+}
+
+json toJSON(const RunReport &r) {
+  json out = {{"uri", r.uri}, {"exitCode", r.exitCode}};
+  json report = r.ok ? json::parse(r.report, nullptr, false) : json();
+  if (r.ok && !report.is_discarded() && report.is_object()) {
+    out["ok"] = true;
+    out["report"] = std::move(report);
+  } else {
+    out["ok"] = false;
+    out["message"] = r.ok ? "cake run printed a report that is not a JSON object" : r.message;
+    out["noGpu"] = r.noGpu;
+  }
+  return out;
+}
+
+std::optional<WorkloadFile> readWorkload(const std::string &text) {
+  json doc = json::parse(text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("sizes") || !doc["sizes"].is_object())
+    return std::nullopt;
+  WorkloadFile out;
+  if (doc.contains("kernel"))
+    out.kernel = doc["kernel"].is_string() ? doc["kernel"].get<std::string>() : ""; // "" matches no kernel
+  for (auto &[key, v] : doc["sizes"].items())
+    if (v.is_number_integer())
+      out.sizes[key] = v.get<int64_t>();
   return out;
 }
 

@@ -1,85 +1,29 @@
-//===- Protocol.h - LSP protocol types and conversions ---------*- C++ -*-===//
+//===- Protocol.h - LSP's JSON: reading params, writing results -*- C++ -*-===//
 //
-// Part of CAKE. JSON lives here and in the feature files of lsp/ only. This
-// header holds the JSON-RPC error codes, the error type handlers throw, and
-// the conversions between LSP positions (UTF-16 by default, UTF-8 when the
-// client offers it) and byte offsets.
+// Part of CAKE. The protocol layer's half of every feature: reading the
+// request's params into the core's plain values (a URI, a Position, a
+// Range, the options of a command), with InvalidParams errors that name the
+// JSON path, and converting the core's results (lsp/core/Types.h,
+// lsp/core/Features.h) into their LSP JSON. JSON lives here, in
+// Server.cpp and in cli/ only; nothing under lsp/core/ or lsp/features/
+// includes this header (tests/arch/check_lsp_core.py).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "diagnostics/Source.h"
+#include "lsp/core/Error.h"
+#include "lsp/core/Features.h"
+#include "lsp/features/Cost.h"
 
 #include <nlohmann/json.hpp>
 #include <limits>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <utility>
-#include <vector>
 
 namespace cake::lsp {
 
 using json = nlohmann::json;
-
-namespace ErrorCode {
-inline constexpr int ParseError = -32700;
-inline constexpr int InvalidRequest = -32600;
-inline constexpr int MethodNotFound = -32601;
-inline constexpr int InvalidParams = -32602;
-inline constexpr int InternalError = -32603;
-inline constexpr int ServerNotInitialized = -32002;
-inline constexpr int RequestCancelled = -32800;
-inline constexpr int RequestFailed = -32803;
-} // namespace ErrorCode
-
-/// Thrown by handlers; becomes the error reply of the request.
-struct LspError : std::runtime_error {
-  int code;
-  LspError(int code, const std::string &message) : std::runtime_error(message), code(code) {}
-};
-
-enum class Encoding { UTF16, UTF8 };
-
-std::string_view encodingName(Encoding e);
-
-/// Byte offset of LSP position (line, character) in \p text; positions past
-/// the end of a line clamp to the line end, past the end of the text to its
-/// end (the spec asks servers to be lenient).
-uint32_t offsetAt(std::string_view text, uint32_t line, uint32_t character, Encoding enc);
-
-/// LSP position {line, character} of byte \p offset in \p text.
-json positionAt(std::string_view text, uint32_t offset, Encoding enc);
-
-/// LSP range of a byte range.
-json rangeOf(std::string_view text, SourceRange range, Encoding enc);
-
-/// A line table over one text: position conversions in O(log lines + line
-/// length) instead of O(text), for results with many ranges (semantic
-/// tokens, symbols, references, inlay hints). The text must outlive it.
-class LineMap {
-public:
-  LineMap(std::string_view text, Encoding enc);
-
-  /// 0-based line and character (in the encoding's units) of byte \p offset.
-  std::pair<uint32_t, uint32_t> lineCharacter(uint32_t offset) const;
-  json position(uint32_t offset) const;
-  json range(SourceRange range) const;
-  /// Byte offset of (line, character), clamped as offsetAt clamps.
-  uint32_t offset(uint32_t line, uint32_t character) const;
-  /// Length of [begin, end) in the encoding's units (within one line).
-  uint32_t units(uint32_t begin, uint32_t end) const;
-  uint32_t lineCount() const { return static_cast<uint32_t>(starts_.size()); }
-  uint32_t lineStart(uint32_t line) const;
-  /// Offset of the end of \p line (its '\n', or the end of the text).
-  uint32_t lineEnd(uint32_t line) const;
-
-private:
-  std::string_view text_;
-  Encoding enc_;
-  std::vector<uint32_t> starts_; ///< offset of the first byte of each line
-};
 
 /// Reads params field \p key as type T; throws InvalidParams naming the JSON
 /// path (e.g. "params.textDocument.uri") when it is missing or mistyped.
@@ -107,8 +51,52 @@ template <typename T> T field(const json &object, std::string_view key, std::str
   }
 }
 
-/// Path of a file:// URI ("" when the URI is not a file URI).
-std::string uriToPath(std::string_view uri);
-std::string pathToUri(std::string_view path);
+//===-- Params ------------------------------------------------------------===//
+
+/// `params.textDocument.uri`.
+std::string documentUri(const json &params);
+/// The position at \p object[key] (path names \p object in errors).
+Position positionField(const json &object, std::string_view key, std::string_view path);
+/// The range at \p object[key].
+Range rangeField(const json &object, std::string_view key, std::string_view path);
+/// `params.contentChanges` of didChange.
+std::vector<ContentChange> contentChanges(const json &params);
+/// The document of a command: `params.arguments[0]`, a URI or {"uri": ...}.
+std::string argumentUri(const json &params);
+/// The options of cake.run / cake.bench, `params.arguments[1]`.
+RunOptions runOptions(const json &params);
+
+//===-- Results -----------------------------------------------------------===//
+
+void to_json(json &j, const Position &p);
+void to_json(json &j, const Range &r);
+void to_json(json &j, const Location &l);
+void to_json(json &j, const Edit &e);
+void to_json(json &j, const MarkupContent &m);
+void to_json(json &j, const Hover &h);
+void to_json(json &j, const CompletionItem &c);
+void to_json(json &j, const CompletionList &c);
+void to_json(json &j, const DocumentSymbol &s);
+void to_json(json &j, const SymbolInformation &s);
+void to_json(json &j, const SemanticTokensLegend &l);
+void to_json(json &j, const SemanticTokens &t);
+void to_json(json &j, const InlayHint &h);
+void to_json(json &j, const DiagnosticFix &f);
+void to_json(json &j, const LspDiagnostic &d);
+void to_json(json &j, const WorkspaceEdit &e);
+void to_json(json &j, const CodeAction &a);
+
+json toJSON(const DocumentSymbols &symbols);
+/// The commands' results, in the schemas of docs/lsp-extensions.md section
+/// 5 (diagnostics in the CLI's JSON schema, cli/JsonRenderer.h).
+json toJSON(const CheckReport &r);
+json toJSON(const ApplyFixReport &r);
+json toJSON(const LoweredView &v);
+json toJSON(const CompileReport &r);
+json toJSON(const RunReport &r);
+
+/// The reader of `*.workload.json` files the core's cost estimates use
+/// (features/Cost.h).
+std::optional<WorkloadFile> readWorkload(const std::string &text);
 
 } // namespace cake::lsp

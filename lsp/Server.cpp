@@ -1,8 +1,9 @@
-//===- Server.cpp - The CAKE language server ------------------------------===//
+//===- Server.cpp - The CAKE language server: the protocol layer ----------===//
 #include "lsp/Server.h"
 
 #include "lsp/Transport.h"
 
+#include <thread>
 #include <unistd.h>
 
 namespace cake::lsp {
@@ -13,43 +14,264 @@ namespace {
 /// character could put in a message) becomes U+FFFD instead of throwing.
 std::string serialize(const json &message) { return message.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+json errorReply(const json &id, int code, const std::string &message) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
+}
+
+json resultReply(const json &id, json result) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+
+/// A request's id when it has a valid one (an integer or a string).
+bool validId(const json &message) {
+  return message.is_object() && message.contains("id") && message.contains("method") &&
+         (message["id"].is_string() || message["id"].is_number_integer());
+}
+
+/// $/progress on the client's workDoneToken; nothing without a token.
+class WorkDoneProgress : public Progress {
+public:
+  using Notify = std::function<void(const std::string &method, json params)>;
+  WorkDoneProgress(Notify notify, const json &params) : notify_(std::move(notify)) {
+    if (!params.contains("workDoneToken"))
+      return;
+    token_ = params["workDoneToken"];
+    if (!token_.is_string() && !token_.is_number_integer())
+      throw LspError(ErrorCode::InvalidParams, "params.workDoneToken must be an integer or a string");
+  }
+  void begin(const std::string &title) override { send({{"kind", "begin"}, {"title", title}}); }
+  void report(const std::string &message) override { send({{"kind", "report"}, {"message", message}}); }
+  void end(const std::string &message) override { send({{"kind", "end"}, {"message", message}}); }
+
+private:
+  void send(json value) {
+    if (!token_.is_null())
+      notify_("$/progress", {{"token", token_}, {"value", std::move(value)}});
+  }
+  Notify notify_;
+  json token_;
+};
+
 } // namespace
 
-Server::Server(Send send) : send_(std::move(send)) {
-  state_.notify = [this](const std::string &method, json params) { notify(method, std::move(params)); };
-  state_.request = [this](const std::string &method, json params) {
-    static int64_t next = 0;
-    send_(serialize(json{{"jsonrpc", "2.0"}, {"id", "cake-" + std::to_string(++next)}, {"method", method},
-                         {"params", std::move(params)}}));
-  };
+Server::Server(Send send, unsigned workers) : send_(std::move(send)), core_(*this, workers) {
+  // Workload files are JSON: the core reads them through this layer.
+  setWorkloadReader(readWorkload);
   bind();
 }
 
-void Server::reply(const json &id, json result) {
-  send_(serialize(json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}}));
+Server::~Server() { stopWork(); }
+
+void Server::stopWork() {
+  {
+    std::lock_guard lock(queueMutex_);
+    for (auto &[id, flag] : inflight_)
+      flag->store(true);
+  }
+  core_.waitIdle();
 }
 
-void Server::replyError(const json &id, int code, const std::string &message) {
-  send_(serialize(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}}));
+//===-- Writing -------------------------------------------------------------===//
+
+void Server::write(const json &message) {
+  std::string body = serialize(message);
+  std::lock_guard lock(writeMutex_);
+  send_(body);
 }
 
 void Server::notify(const std::string &method, json params) {
-  send_(serialize(json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}}));
+  write({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
+}
+
+void Server::finish(const json &id, const CancelFlag &cancel, json reply) {
+  {
+    std::lock_guard lock(queueMutex_);
+    inflight_.erase(id);
+  }
+  if (cancel && cancel->load() && !reply.contains("error"))
+    reply = errorReply(id, ErrorCode::RequestCancelled, "cancelled");
+  write(reply);
+}
+
+void Server::publishDiagnostics(const std::string &uri, std::optional<int64_t> version,
+                                const std::vector<LspDiagnostic> &diagnostics) {
+  json params = {{"uri", uri}, {"diagnostics", json::array()}};
+  for (const LspDiagnostic &d : diagnostics)
+    params["diagnostics"].push_back(d);
+  if (version)
+    params["version"] = *version;
+  notify("textDocument/publishDiagnostics", std::move(params));
+}
+
+void Server::logError(const std::string &message) { notify("window/logMessage", {{"type", 1}, {"message", message}}); }
+
+void Server::applyEdit(const std::string &label, const WorkspaceEdit &edit) {
+  static std::atomic<int64_t> next = 0;
+  write({{"jsonrpc", "2.0"},
+         {"id", "cake-" + std::to_string(++next)},
+         {"method", "workspace/applyEdit"},
+         {"params", {{"label", label}, {"edit", edit}}}});
+}
+
+//===-- The queue -------------------------------------------------------------===//
+
+void Server::push(Inbound in) {
+  {
+    std::lock_guard lock(queueMutex_);
+    queue_.push_back(std::move(in));
+  }
+  queueReady_.notify_all();
+}
+
+void Server::receive(std::vector<std::string> bodies) {
+  // Parsed here to find the cancels and the ids, then kept as text until
+  // their turn: a burst of 10,000 edits queues 10,000 short strings, not
+  // 10,000 JSON trees (parsing again costs microseconds).
+  std::vector<Inbound> batch;
+  std::vector<json> cancels; // the ids each cancel names, null for other messages
+  for (std::string &body : bodies) {
+    json m = json::parse(body, nullptr, /*allow_exceptions=*/false);
+    Inbound in;
+    in.kind = m.is_discarded() ? Inbound::Malformed : Inbound::Message;
+    json cancelled;
+    if (m.is_object() && m.value("method", json()) == "$/cancelRequest" && !m.contains("id")) {
+      const json params = m.value("params", json());
+      cancelled = params.is_object() && params.contains("id") ? params["id"] : json();
+      in.kind = Inbound::Cancel;
+    } else if (validId(m)) {
+      in.id = m["id"];
+    }
+    if (in.kind == Inbound::Message)
+      in.text = std::move(body);
+    batch.push_back(std::move(in));
+    cancels.push_back(std::move(cancelled));
+  }
+  {
+    std::lock_guard lock(queueMutex_);
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Inbound &in = batch[i];
+      if (in.kind == Inbound::Cancel) {
+        // Applied on arrival, not in its turn: the request it names may be
+        // queued just before it, or running.
+        if (auto it = inflight_.find(cancels[i]); !cancels[i].is_null() && it != inflight_.end())
+          it->second->store(true);
+        continue;
+      }
+      if (!in.id.is_null()) {
+        in.cancel = std::make_shared<std::atomic<bool>>(false);
+        inflight_[in.id] = in.cancel;
+      }
+      queue_.push_back(std::move(in));
+    }
+  }
+  queueReady_.notify_all();
+}
+
+void Server::protocolError(const std::string &message) {
+  Inbound in;
+  in.kind = Inbound::FramingError;
+  in.text = message;
+  push(std::move(in));
+}
+
+void Server::endOfInput() {
+  Inbound in;
+  in.kind = Inbound::EndOfInput;
+  push(std::move(in));
+}
+
+bool Server::pop(Inbound &out, bool wait) {
+  std::unique_lock lock(queueMutex_);
+  if (wait)
+    queueReady_.wait(lock, [&] { return !queue_.empty(); });
+  if (queue_.empty())
+    return false;
+  out = std::move(queue_.front());
+  queue_.pop_front();
+  return true;
+}
+
+bool Server::waitForInput(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(queueMutex_);
+  return queueReady_.wait_for(lock, timeout, [&] { return !queue_.empty(); });
+}
+
+void Server::handleOne(Inbound &in) {
+  switch (in.kind) {
+  case Inbound::Malformed:
+    return write(errorReply(nullptr, ErrorCode::ParseError, "malformed JSON"));
+  case Inbound::FramingError:
+    return notify("window/logMessage", {{"type", 1}, {"message", "cake lsp: " + in.text}});
+  case Inbound::EndOfInput:
+    ended_ = true;
+    return;
+  case Inbound::WorkerReply:
+    // Diagnostics of earlier changes go out before this reply too (eglot).
+    publishPending();
+    return finish(in.id, in.cancel, std::move(in.message));
+  case Inbound::Message:
+    return dispatch(json::parse(in.text, nullptr, /*allow_exceptions=*/false), in.cancel);
+  case Inbound::Cancel:
+    return; // applied by receive()
+  }
+}
+
+bool Server::inputWaiting() {
+  {
+    std::lock_guard lock(queueMutex_);
+    if (!queue_.empty())
+      return true;
+  }
+  return inputWaiting_ && inputWaiting_();
+}
+
+void Server::drain() {
+  Inbound in;
+  while (!exited_ && pop(in, false)) {
+    handleOne(in);
+    if (!inputWaiting())
+      publishPending();
+  }
+}
+
+void Server::run() {
+  Inbound in;
+  while (!exited_ && !ended_) {
+    if (!pop(in, false)) {
+      // Nothing queued. Diagnostics wait while input is being read (the
+      // rest of a burst of edits), polled every millisecond: the reader
+      // hands over what it read without telling this thread it is idle.
+      if (core_.hasPending()) {
+        if (inputWaiting())
+          waitForInput(std::chrono::milliseconds(1));
+        else
+          publishPending();
+        continue;
+      }
+      pop(in, true);
+    }
+    handleOne(in);
+  }
 }
 
 void Server::handle(const std::string &body) {
-  json message = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (message.is_discarded())
-    return replyError(nullptr, ErrorCode::ParseError, "malformed JSON");
-  dispatch(message);
+  receive({body});
+  drain();
 }
 
-void Server::dispatch(const json &message) {
+void Server::waitIdle() {
+  core_.waitIdle();
+  drain();
+}
+
+//===-- Dispatch --------------------------------------------------------------===//
+
+void Server::dispatch(const json &message, const CancelFlag &cancel) {
   if (!message.is_object() || !message.contains("method") || !message["method"].is_string()) {
     if (message.is_object() && message.contains("id") && (message.contains("result") || message.contains("error")))
       return; // a reply to one of our requests (workspace/applyEdit); nothing to do
     json id = message.is_object() && message.contains("id") ? message["id"] : json(nullptr);
-    return replyError(id, ErrorCode::InvalidRequest, "not a JSON-RPC request or notification");
+    return write(errorReply(id, ErrorCode::InvalidRequest, "not a JSON-RPC request or notification"));
   }
   std::string method = message["method"];
   json params = message.value("params", json::object());
@@ -58,10 +280,10 @@ void Server::dispatch(const json &message) {
   bool isRequest = message.contains("id");
   json id = isRequest ? message["id"] : json(nullptr);
   if (isRequest && !id.is_string() && !id.is_number_integer())
-    return replyError(nullptr, ErrorCode::InvalidRequest, "request id must be an integer or a string");
+    return write(errorReply(nullptr, ErrorCode::InvalidRequest, "request id must be an integer or a string"));
   if (!params.is_object()) {
     if (isRequest)
-      return replyError(id, ErrorCode::InvalidParams, "params of '" + method + "' must be an object");
+      return finish(id, cancel, errorReply(id, ErrorCode::InvalidParams, "params of '" + method + "' must be an object"));
     if (method != "exit")
       return notify("window/logMessage", {{"type", 1}, {"message", method + ": params must be an object"}});
   }
@@ -79,46 +301,92 @@ void Server::dispatch(const json &message) {
     try {
       it->second(params);
     } catch (const LspError &e) {
-      notify("window/logMessage", {{"type", 1}, {"message", method + ": " + e.what()}});
+      logError(method + ": " + e.what());
     } catch (const std::exception &e) {
-      notify("window/logMessage", {{"type", 1}, {"message", method + ": internal error: " + e.what()}});
+      logError(method + ": internal error: " + e.what());
     }
     return;
   }
 
   if (method == "initialize") {
     if (initialized_)
-      return replyError(id, ErrorCode::InvalidRequest, "initialize was already received");
+      return finish(id, cancel, errorReply(id, ErrorCode::InvalidRequest, "initialize was already received"));
     try {
       json result = initialize(params);
       initialized_ = true;
-      return reply(id, std::move(result));
+      return finish(id, nullptr, resultReply(id, std::move(result)));
     } catch (const LspError &e) {
-      return replyError(id, e.code, e.what());
+      return finish(id, nullptr, errorReply(id, e.code, e.what()));
     } catch (const std::exception &e) {
-      return replyError(id, ErrorCode::InternalError, std::string("internal error: ") + e.what());
+      return finish(id, nullptr, errorReply(id, ErrorCode::InternalError, std::string("internal error: ") + e.what()));
     }
   }
   if (!initialized_)
-    return replyError(id, ErrorCode::ServerNotInitialized, "the server is not initialized");
+    return finish(id, nullptr, errorReply(id, ErrorCode::ServerNotInitialized, "the server is not initialized"));
   if (shutdown_)
-    return replyError(id, ErrorCode::InvalidRequest, "the server is shutting down");
-  if (cancelled_.erase(id))
-    return replyError(id, ErrorCode::RequestCancelled, "cancelled");
+    return finish(id, nullptr, errorReply(id, ErrorCode::InvalidRequest, "the server is shutting down"));
+  // Cancelled while it waited in the queue: never runs.
+  if (cancel && cancel->load())
+    return finish(id, cancel, errorReply(id, ErrorCode::RequestCancelled, "cancelled"));
   // Diagnostics of earlier changes go out before this reply, never after it
   // in the same read: eglot 1.9's jsonrpc leaves messages that follow a reply
   // it waited for unread until the server writes again.
   publishPending();
+  runRequest(method, id, params, cancel);
+}
+
+void Server::runRequest(const std::string &method, const json &id, const json &params, const CancelFlag &cancel) {
   auto it = requests_.find(method);
   if (it == requests_.end())
-    return replyError(id, ErrorCode::MethodNotFound, "unknown method '" + method + "'");
-  try {
-    reply(id, it->second(params));
-  } catch (const LspError &e) {
-    replyError(id, e.code, e.what());
-  } catch (const std::exception &e) {
-    replyError(id, ErrorCode::InternalError, std::string("internal error: ") + e.what());
+    return finish(id, cancel, errorReply(id, ErrorCode::MethodNotFound, "unknown method '" + method + "'"));
+  auto call = [id](const Handler &handler, const json &params, const CancelFlag &cancel) {
+    try {
+      return resultReply(id, handler(params, cancel));
+    } catch (const LspError &e) {
+      return errorReply(id, e.code, e.what());
+    } catch (const std::exception &e) {
+      return errorReply(id, ErrorCode::InternalError, std::string("internal error: ") + e.what());
+    }
+  };
+  bool onWorker = it->second.onWorker;
+  bool longCommand = method == "workspace/executeCommand" && params.contains("command") &&
+                     params["command"].is_string() && isLongCommand(params["command"].get<std::string>());
+  if (!onWorker && !longCommand)
+    return finish(id, cancel, call(it->second.handler, params, cancel));
+  Handler handler = it->second.handler;
+  if (longCommand) {
+    try {
+      handler = commandJob(params);
+    } catch (const LspError &e) {
+      return finish(id, cancel, errorReply(id, e.code, e.what()));
+    }
   }
+  core_.schedule([this, id, params, cancel, handler, call] {
+    Inbound done;
+    done.kind = Inbound::WorkerReply;
+    done.id = id;
+    done.cancel = cancel;
+    done.message = cancel->load() ? errorReply(id, ErrorCode::RequestCancelled, "cancelled")
+                                  : call(handler, params, cancel);
+    push(std::move(done));
+  });
+}
+
+Server::Handler Server::commandJob(const json &params) {
+  // Everything the job reads is read now, on the main thread: the params, the
+  // document (a snapshot of its text and version) and the check options.
+  std::string command = params["command"];
+  std::string uri = argumentUri(params);
+  auto progress =
+      std::make_shared<WorkDoneProgress>([this](const std::string &m, json p) { notify(m, std::move(p)); }, params);
+  RunOptions options = command == "cake.compile" ? RunOptions{} : runOptions(params);
+  Snapshot doc = core_.state().docs.snapshot(uri);
+  CheckOptions check = core_.state().check;
+  return [command, options, doc, check, progress](const json &, const CancelFlag &cancel) -> json {
+    if (command == "cake.compile")
+      return toJSON(compileDocument(doc, check, *progress, cancel));
+    return toJSON(runDocument(doc, options, command == "cake.bench", *progress, cancel));
+  };
 }
 
 json Server::initialize(const json &params) {
@@ -136,7 +404,8 @@ json Server::initialize(const json &params) {
     }
     return node->is_boolean() && node->get<bool>();
   };
-  ClientCaps &c = state_.caps;
+  State &state = core_.state();
+  ClientCaps &c = state.caps;
   c.relatedInformation = flag({"textDocument", "publishDiagnostics", "relatedInformation"});
   c.codeDescription = flag({"textDocument", "publishDiagnostics", "codeDescriptionSupport"});
   c.documentChanges = flag({"workspace", "workspaceEdit", "documentChanges"});
@@ -153,11 +422,11 @@ json Server::initialize(const json &params) {
                    : Encoding::UTF16;
   const json options = params.value("initializationOptions", json::object());
   if (options.is_object() && options.contains("target"))
-    state_.check.target = parseTarget(field<std::string>(options, "target", "params.initializationOptions"));
+    state.check.target = parseTarget(field<std::string>(options, "target", "params.initializationOptions"));
   // {"lower": true}: diagnostics also say what `cake build` would refuse (lower.unsupported)
   if (options.is_object() && options.contains("lower") &&
       field<bool>(options, "lower", "params.initializationOptions"))
-    state_.docs.setLowering(true);
+    state.docs.setLowering(true);
 
   return {{"capabilities",
            {{"positionEncoding", encodingName(c.encoding)},
@@ -176,89 +445,162 @@ json Server::initialize(const json &params) {
           {"serverInfo", {{"name", "cake"}, {"version", CAKE_VERSION}}}};
 }
 
+void Server::bindRequest(const std::string &method, Handler handler, bool onWorker) {
+  requests_[method] = {std::move(handler), onWorker};
+}
+
 void Server::bind() {
-  requests_["shutdown"] = [this](const json &) {
+  State &state = core_.state();
+  // The short requests: on the main thread, on the document store.
+  auto onMain = [this](const std::string &method, std::function<json(const json &)> f) {
+    bindRequest(method, [f = std::move(f)](const json &p, const CancelFlag &) { return f(p); });
+  };
+  onMain("shutdown", [this](const json &) {
     shutdown_ = true;
     return json(nullptr);
-  };
+  });
   notifications_["initialized"] = [](const json &) {};
-  notifications_["$/cancelRequest"] = [this](const json &p) {
-    if (p.is_object() && p.contains("id"))
-      cancelled_.insert(p["id"]);
-  };
   notifications_["textDocument/didOpen"] = [this](const json &p) {
     const json doc = field<json>(p, "textDocument", "params");
-    std::string uri = field<std::string>(doc, "uri", "params.textDocument");
-    state_.docs.open(uri, field<int64_t>(doc, "version", "params.textDocument"),
-                     field<std::string>(doc, "text", "params.textDocument"));
-    dirty_.insert(uri);
+    core_.didOpen(field<std::string>(doc, "uri", "params.textDocument"),
+                  field<int64_t>(doc, "version", "params.textDocument"),
+                  field<std::string>(doc, "text", "params.textDocument"));
   };
   notifications_["textDocument/didChange"] = [this](const json &p) {
     const json doc = field<json>(p, "textDocument", "params");
     std::string uri = field<std::string>(doc, "uri", "params.textDocument");
-    state_.docs.change(uri, field<int64_t>(doc, "version", "params.textDocument"),
-                       field<json>(p, "contentChanges", "params"), state_.caps.encoding);
-    dirty_.insert(uri);
+    int64_t version = field<int64_t>(doc, "version", "params.textDocument");
+    core_.didChange(uri, version, contentChanges(p));
   };
   notifications_["textDocument/didSave"] = [](const json &) {};
-  notifications_["textDocument/didClose"] = [this](const json &p) {
+  notifications_["textDocument/didClose"] = [this](const json &p) { core_.didClose(documentUri(p)); };
+  onMain("textDocument/diagnostic", [&state](const json &p) {
+    json items = json::array();
+    for (const LspDiagnostic &d : lspDiagnostics(state, documentUri(p)))
+      items.push_back(d);
+    return json{{"kind", "full"}, {"items", std::move(items)}};
+  });
+  onMain("textDocument/codeAction", [&state](const json &p) {
     std::string uri = documentUri(p);
-    state_.docs.close(uri);
-    dirty_.erase(uri);
-    notify("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", json::array()}});
-  };
-  requests_["textDocument/diagnostic"] = [this](const json &p) { return pullDiagnostics(state_, p); };
-  requests_["textDocument/codeAction"] = [this](const json &p) { return codeActions(state_, p); };
-  requests_["textDocument/formatting"] = [this](const json &p) { return formatting(state_, p); };
-  requests_["workspace/executeCommand"] = [this](const json &p) { return executeCommand(state_, p); };
-  requests_["textDocument/hover"] = [this](const json &p) { return hover(state_, p); };
-  requests_["textDocument/documentSymbol"] = [this](const json &p) { return documentSymbols(state_, p); };
-  requests_["textDocument/definition"] = [this](const json &p) { return definition(state_, p); };
-  requests_["textDocument/references"] = [this](const json &p) { return references(state_, p); };
-  requests_["textDocument/completion"] = [this](const json &p) { return completion(state_, p); };
-  requests_["textDocument/semanticTokens/full"] = [this](const json &p) { return semanticTokens(state_, p); };
-  requests_["textDocument/inlayHint"] = [this](const json &p) { return inlayHints(state_, p); };
-  requests_["cake/viewLowered"] = [this](const json &p) { return viewLowered(state_, p); };
-  requests_["cake/sync"] = [this](const json &) {
-    publishPending();
-    return json{{"documents", state_.docs.all().size()}};
-  };
-}
-
-void Server::protocolError(const std::string &message) {
-  notify("window/logMessage", {{"type", 1}, {"message", "cake lsp: " + message}});
-}
-
-void Server::publishPending() {
-  for (const std::string &uri : dirty_) {
-    const Document *doc = state_.docs.find(uri);
-    if (!doc)
-      continue;
-    try {
-      notify("textDocument/publishDiagnostics",
-             {{"uri", uri}, {"version", doc->version}, {"diagnostics", lspDiagnostics(state_, uri)}});
-    } catch (const std::exception &e) {
-      notify("window/logMessage", {{"type", 1}, {"message", "diagnostics of " + uri + ": internal error: " + e.what()}});
+    Range range = rangeField(p, "range", "params");
+    json out = json::array();
+    for (const CodeAction &a : codeActions(state, uri, range))
+      out.push_back(a);
+    return out;
+  });
+  onMain("textDocument/formatting", [&state](const json &p) {
+    json out = json::array();
+    for (const Edit &e : formatting(state, documentUri(p)))
+      out.push_back(e);
+    return out;
+  });
+  // cake.check and cake.applyFix here; the long commands are bound to a
+  // worker by runRequest.
+  onMain("workspace/executeCommand", [this, &state](const json &p) -> json {
+    std::string command = field<std::string>(p, "command", "params");
+    if (command == "cake.check") {
+      std::string uri = argumentUri(p);
+      WorkDoneProgress progress([this](const std::string &m, json params) { notify(m, std::move(params)); }, p);
+      return toJSON(checkCommand(state, uri, progress));
     }
-  }
-  dirty_.clear();
+    if (command == "cake.applyFix")
+      return toJSON(applyFixCommand(state, argumentUri(p)));
+    throw LspError(ErrorCode::InvalidParams, "unknown command '" + command + "'");
+  });
+  onMain("textDocument/hover", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    std::optional<Hover> h = hover(state, uri, positionField(p, "position", "params"));
+    return h ? json(*h) : json(nullptr);
+  });
+  onMain("textDocument/documentSymbol",
+         [&state](const json &p) { return toJSON(documentSymbols(state, documentUri(p))); });
+  onMain("textDocument/definition", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    std::optional<Location> l = definition(state, uri, positionField(p, "position", "params"));
+    return l ? json(*l) : json(nullptr);
+  });
+  onMain("textDocument/references", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    Position position = positionField(p, "position", "params");
+    bool includeDeclaration = false;
+    if (p.contains("context"))
+      includeDeclaration = field<bool>(field<json>(p, "context", "params"), "includeDeclaration", "params.context");
+    json out = json::array();
+    for (const Location &l : references(state, uri, position, includeDeclaration))
+      out.push_back(l);
+    return out;
+  });
+  onMain("textDocument/completion", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    return json(completion(state, uri, positionField(p, "position", "params")));
+  });
+  onMain("textDocument/semanticTokens/full",
+         [&state](const json &p) { return json(semanticTokens(state, documentUri(p))); });
+  onMain("textDocument/inlayHint", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    Range range = rangeField(p, "range", "params");
+    json out = json::array();
+    for (const InlayHint &h : inlayHints(state, uri, range))
+      out.push_back(h);
+    return out;
+  });
+  onMain("cake/viewLowered", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    std::string kernel = p.contains("kernel") ? field<std::string>(p, "kernel", "params") : "";
+    return toJSON(viewLowered(state.docs.snapshot(uri), state.check, kernel));
+  });
+  onMain("cake/sync", [this, &state](const json &) {
+    publishPending();
+    return json{{"documents", state.docs.all().size()}};
+  });
 }
+
+//===-- stdio -------------------------------------------------------------------===//
 
 int runStdio() {
-  Transport transport(STDIN_FILENO, STDOUT_FILENO);
-  Server server([&](const std::string &body) { transport.write(body); });
-  while (!server.exited()) {
-    auto message = transport.read();
-    if (!message)
-      break;
-    if (!message->error.empty())
-      server.protocolError(message->error);
-    else
-      server.handle(message->body);
-    if (!transport.inputPending())
-      server.publishPending();
-  }
-  return server.exited() ? server.exitCode() : 1;
+  // Both live until the process ends: when `exit` arrives the reader thread
+  // may still be blocked on standard input, holding them.
+  auto *transport = new Transport(STDIN_FILENO, STDOUT_FILENO);
+  auto *server = new Server([transport](const std::string &body) { transport->write(body); });
+  server->setInputWaiting([transport] { return transport->inputWaiting(); });
+  std::thread([transport, server] {
+    for (;;) {
+      auto message = transport->read(); // blocks
+      if (!message) {
+        transport->settle();
+        return server->endOfInput();
+      }
+      // Everything that is already here goes over in one batch.
+      std::vector<std::string> batch;
+      bool ended = false;
+      for (;;) {
+        if (message->error.empty()) {
+          batch.push_back(std::move(message->body));
+        } else { // a framing error keeps its place among the messages
+          if (!batch.empty())
+            server->receive(std::move(batch));
+          batch.clear();
+          server->protocolError(message->error);
+        }
+        if (!transport->messageBuffered())
+          break;
+        message = transport->read();
+        if ((ended = !message))
+          break;
+      }
+      // Settled before the hand-over: when the main thread has handled the
+      // batch and finds the queue empty, it must not still see the input
+      // as in hand, or it would hold back the diagnostics a millisecond.
+      transport->settle();
+      if (!batch.empty())
+        server->receive(std::move(batch));
+      if (ended)
+        return server->endOfInput();
+    }
+  }).detach();
+  server->run();
+  server->stopWork();
+  return server->exited() ? server->exitCode() : 1;
 }
 
 } // namespace cake::lsp

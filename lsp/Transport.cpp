@@ -24,11 +24,14 @@ bool startsWithNoCase(std::string_view line, std::string_view prefix) {
 bool Transport::fill(bool block) {
   if (eof_)
     return false;
-  if (!block) {
-    pollfd p{in_, POLLIN, 0};
-    if (poll(&p, 1, 0) <= 0)
-      return false;
-  }
+  pollfd p{in_, POLLIN, 0};
+  int ready;
+  do
+    ready = poll(&p, 1, block ? -1 : 0);
+  while (ready < 0 && errno == EINTR);
+  if (!block && ready <= 0)
+    return false;
+  inHand_ = true; // from here until settle(), inputWaiting() is true
   char chunk[1 << 16];
   ssize_t n;
   do
@@ -50,81 +53,97 @@ std::optional<size_t> Transport::findHeaderEnd() const {
   return at == std::string::npos ? std::nullopt : std::optional<size_t>(at + 2);
 }
 
-/// Drops bytes before the first "Content-Length" header (junk between
-/// messages, or the unread body of a refused message); true if any.
-bool Transport::skipJunk() {
-  size_t at = std::string::npos;
+/// The number of bytes before the first "Content-Length" header (junk
+/// between messages, or the unread body of a refused message); 0 when there
+/// is no header yet.
+size_t Transport::junkLength() const {
   for (size_t i = 0; i + 15 <= buffer_.size(); ++i)
-    if (startsWithNoCase(std::string_view(buffer_).substr(i), "content-length:")) {
-      at = i;
-      break;
+    if (startsWithNoCase(std::string_view(buffer_).substr(i), "content-length:"))
+      return i;
+  return 0;
+}
+
+std::optional<Transport::Message> Transport::parseBuffered(bool peek) {
+  if (size_t junk = junkLength()) {
+    if (!peek)
+      buffer_.erase(0, junk);
+    return Message{{}, "junk between messages; skipped to the next Content-Length header"};
+  }
+  auto headerEnd = findHeaderEnd();
+  if (!headerEnd) {
+    if (buffer_.size() > 64 * 1024) { // no header in 64 KiB: junk
+      if (!peek)
+        buffer_.clear();
+      return Message{{}, "no message header in the last 64 KiB of input; discarded"};
     }
-  if (at == 0 || at == std::string::npos)
-    return false;
-  buffer_.erase(0, at);
-  return true;
+    return std::nullopt;
+  }
+  std::string_view headers(buffer_.data(), *headerEnd);
+  std::optional<size_t> length;
+  bool tooLarge = false;
+  for (size_t pos = 0; pos < headers.size();) {
+    size_t nl = headers.find('\n', pos);
+    std::string_view line = headers.substr(pos, (nl == std::string_view::npos ? headers.size() : nl) - pos);
+    pos = nl == std::string_view::npos ? headers.size() : nl + 1;
+    if (startsWithNoCase(line, "content-length:")) {
+      std::string value(line.substr(15));
+      char *end = nullptr;
+      errno = 0;
+      unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+      if (errno == 0 && end != value.c_str()) {
+        tooLarge = v > kMaxMessageBytes;
+        length = static_cast<size_t>(std::min<unsigned long long>(v, kMaxMessageBytes + 1));
+      }
+    }
+  }
+  if (!length || tooLarge) {
+    // Do not trust the length: drop the header and resynchronize at the
+    // next one.
+    if (!peek)
+      buffer_.erase(0, *headerEnd);
+    return Message{{}, tooLarge ? "Content-Length exceeds the 64 MiB limit; message skipped"
+                                : "message header without a valid Content-Length; skipped"};
+  }
+  if (buffer_.size() < *headerEnd + *length)
+    return std::nullopt;
+  if (peek)
+    return Message{};
+  Message m{buffer_.substr(*headerEnd, *length), {}};
+  buffer_.erase(0, *headerEnd + *length);
+  return m;
 }
 
 std::optional<Transport::Message> Transport::read() {
   for (;;) {
-    if (skipJunk())
-      return Message{{}, "junk between messages; skipped to the next Content-Length header"};
-    auto headerEnd = findHeaderEnd();
-    while (!headerEnd) {
-      if (buffer_.size() > 64 * 1024) { // no header in 64 KiB: junk
-        buffer_.clear();
-        return Message{{}, "no message header in the last 64 KiB of input; discarded"};
-      }
-      if (!fill(true)) {
-        if (buffer_.find_first_not_of(" \r\n\t") == std::string::npos)
-          return std::nullopt;
-        buffer_.clear();
-        return Message{{}, "truncated message header at end of input"};
-      }
-      if (skipJunk())
-        return Message{{}, "junk between messages; skipped to the next Content-Length header"};
-      headerEnd = findHeaderEnd();
+    if (auto m = parseBuffered(/*peek=*/false))
+      return m;
+    if (!fill(true)) {
+      if (buffer_.find_first_not_of(" \r\n\t") == std::string::npos)
+        return std::nullopt;
+      bool body = findHeaderEnd().has_value();
+      buffer_.clear();
+      return Message{{}, body ? "truncated message body at end of input" : "truncated message header at end of input"};
     }
-    std::string_view headers(buffer_.data(), *headerEnd);
-    std::optional<size_t> length;
-    bool tooLarge = false;
-    for (size_t pos = 0; pos < headers.size();) {
-      size_t nl = headers.find('\n', pos);
-      std::string_view line = headers.substr(pos, (nl == std::string_view::npos ? headers.size() : nl) - pos);
-      pos = nl == std::string_view::npos ? headers.size() : nl + 1;
-      if (startsWithNoCase(line, "content-length:")) {
-        std::string value(line.substr(15));
-        char *end = nullptr;
-        errno = 0;
-        unsigned long long v = std::strtoull(value.c_str(), &end, 10);
-        if (errno == 0 && end != value.c_str()) {
-          tooLarge = v > kMaxMessageBytes;
-          length = static_cast<size_t>(std::min<unsigned long long>(v, kMaxMessageBytes + 1));
-        }
-      }
-    }
-    if (!length || tooLarge) {
-      // Do not trust the length: drop the header and resynchronize at the
-      // next one.
-      buffer_.erase(0, *headerEnd);
-      return Message{{}, tooLarge ? "Content-Length exceeds the 64 MiB limit; message skipped"
-                                  : "message header without a valid Content-Length; skipped"};
-    }
-    while (buffer_.size() < *headerEnd + *length)
-      if (!fill(true)) {
-        buffer_.clear();
-        return Message{{}, "truncated message body at end of input"};
-      }
-    Message m{buffer_.substr(*headerEnd, *length), {}};
-    buffer_.erase(0, *headerEnd + *length);
-    return m;
   }
 }
 
-bool Transport::inputPending() {
+bool Transport::messageBuffered() {
   while (fill(false)) {
   }
-  return buffer_.find_first_not_of(" \r\n\t") != std::string::npos;
+  if (buffer_.find_first_not_of(" \r\n\t") == std::string::npos)
+    return false;
+  if (eof_)
+    return true; // read() reports the truncated rest at once
+  return parseBuffered(/*peek=*/true).has_value();
+}
+
+void Transport::settle() { inHand_ = buffer_.find_first_not_of(" \r\n\t") != std::string::npos; }
+
+bool Transport::inputWaiting() const {
+  if (inHand_)
+    return true;
+  pollfd p{in_, POLLIN, 0};
+  return poll(&p, 1, 0) > 0;
 }
 
 void Transport::write(const std::string &body) {

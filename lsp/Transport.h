@@ -6,9 +6,15 @@
 // reported to the caller and skipped; the reader resynchronizes at the next
 // header instead of trusting a length it cannot honour.
 //
+// Threads: the server's reader thread calls read() and messageBuffered();
+// the main thread asks inputWaiting() (to hold diagnostics back during a
+// burst of edits); replies are written by whoever holds the server's writer
+// lock. Reading and writing use different descriptors and no shared state.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -29,23 +35,40 @@ public:
     std::string error; ///< set instead of body for a framing error
   };
 
-  /// The next message or framing error; nullopt at end of input.
+  /// The next message or framing error; nullopt at end of input. Blocks
+  /// until one is complete.
   std::optional<Message> read();
 
-  /// True when a complete message is already buffered or more input is
-  /// ready without blocking (used to coalesce work during bursts of edits).
-  bool inputPending();
+  /// True when read() would return at once: a complete message (or a
+  /// framing error) is buffered after reading what is ready without
+  /// blocking. The reader thread hands every such message to the server
+  /// together, so that a request and its $/cancelRequest written at once
+  /// are seen at once.
+  bool messageBuffered();
+
+  /// Called by the reader after it handed over what it read: input is no
+  /// longer "in hand" unless a partial message is buffered.
+  void settle();
+
+  /// True while input is read but not handed over yet, or ready to be read
+  /// (any thread; used to coalesce work during bursts of edits).
+  bool inputWaiting() const;
 
   void write(const std::string &body);
 
 private:
   bool fill(bool block);
   std::optional<size_t> findHeaderEnd() const;
-  bool skipJunk();
+  size_t junkLength() const;
+  /// A message or framing error from the buffer alone; nullopt when more
+  /// input is needed. \p peek: only says whether there is one (its body
+  /// is left out), consuming nothing.
+  std::optional<Message> parseBuffered(bool peek);
 
   int in_, out_;
   std::string buffer_;
   bool eof_ = false;
+  std::atomic<bool> inHand_{false};
 };
 
 } // namespace cake::lsp

@@ -44,17 +44,17 @@ std::string findProgram(const std::string &name, const std::vector<std::string> 
 }
 
 bool drainWithDeadline(int fd, pid_t pid, std::chrono::steady_clock::time_point &deadline,
-                       const std::function<void(std::string_view)> &onData) {
+                       const std::function<void(std::string_view)> &onData, const std::atomic<bool> *stop) {
   using Clock = std::chrono::steady_clock;
   char buf[1 << 14];
   for (;;) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
+    if (left <= 0 || (stop && stop->load())) {
       kill(pid, SIGKILL);
       return true;
     }
     pollfd p{fd, POLLIN, 0};
-    int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    int n = poll(&p, 1, static_cast<int>(std::min<long long>(left, stop ? 20 : 1000)));
     if (n < 0 && errno != EINTR)
       return false;
     if (n <= 0)
@@ -68,6 +68,10 @@ bool drainWithDeadline(int fd, pid_t pid, std::chrono::steady_clock::time_point 
 }
 
 ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSeconds) {
+  return runProcess(argv, timeoutSeconds, nullptr);
+}
+
+ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSeconds, const std::atomic<bool> *stop) {
   ProcessResult result;
   if (argv.empty()) {
     result.output = "no program to run";
@@ -87,8 +91,15 @@ ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSec
   for (const std::string &a : argv)
     args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  if (stop) { // a group of its own, so that a stop reaches its children too
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+  }
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&actions);
   close(fds[1]);
   if (rc != 0) {
@@ -101,7 +112,10 @@ ProcessResult runProcess(const std::vector<std::string> &argv, double timeoutSec
   using Clock = std::chrono::steady_clock;
   auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeoutSeconds));
-  result.timedOut = drainWithDeadline(fds[0], pid, deadline, [&](std::string_view chunk) { result.output += chunk; });
+  bool killed = drainWithDeadline(
+      fds[0], stop ? -pid : pid, deadline, [&](std::string_view chunk) { result.output += chunk; }, stop);
+  result.stopped = killed && stop && stop->load();
+  result.timedOut = killed && !result.stopped;
   close(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {

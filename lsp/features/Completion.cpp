@@ -92,7 +92,7 @@ public:
   Completer(const State &state, const Analysis &a, uint32_t offset)
       : state_(state), a_(a), offset_(offset), text_(a.text()) {}
 
-  json run() {
+  std::vector<CompletionItem> run() {
     std::vector<Diagnostic> ignored;
     LexedFile lexed = lex(a_.sm, a_.file, ignored);
     for (const Comment &c : lexed.comments)
@@ -178,10 +178,7 @@ private:
   void add(const std::string &label, int kind, const std::string &detail, const std::string &insert = "") {
     if (!seen_.insert(label).second)
       return;
-    json item = {{"label", label}, {"kind", kind}, {"detail", detail}};
-    if (!insert.empty())
-      item["insertText"] = insert;
-    items_.push_back(std::move(item));
+    items_.push_back({label, kind, detail, insert, std::nullopt});
   }
 
   void op(const sema::OpInfo &op, std::string_view label, const std::string &spelled) {
@@ -192,10 +189,8 @@ private:
       args += (args.empty() ? "" : ", ") + std::string(o) + " = ...";
     if (!seen_.insert(std::string(label)).second)
       return;
-    json item = {{"label", label}, {"kind", kMethod}, {"detail", spelled + "(" + args + ")"}};
-    item["documentation"] = {{"kind", state_.caps.markdownHover ? "markdown" : "plaintext"},
-                             {"value", describeOp(op, spelled, state_.caps.markdownHover)}};
-    items_.push_back(std::move(item));
+    items_.push_back({std::string(label), kMethod, spelled + "(" + args + ")", "",
+                      MarkupContent{state_.caps.markdownHover, describeOp(op, spelled, state_.caps.markdownHover)}});
   }
 
   void families() {
@@ -538,17 +533,17 @@ private:
   uint32_t offset_, wordBegin_ = 0; ///< the cursor, the start of the word typed before it
   std::string_view text_;
   std::vector<Token> toks_;
-  json items_ = json::array();
+  std::vector<CompletionItem> items_;
   std::set<std::string> seen_;
 };
 
 } // namespace
 
-json completionTriggers() { return {".", "(", ":", "="}; }
+std::vector<std::string> completionTriggers() { return {".", "(", ":", "="}; }
 
-json completion(State &state, const json &params) {
-  Located at = locate(state, params);
-  return {{"isIncomplete", false}, {"items", Completer(state, *at.analysis, at.offset).run()}};
+CompletionList completion(State &state, const std::string &uri, Position position) {
+  Located at = locate(state, uri, position);
+  return {false, Completer(state, *at.analysis, at.offset).run()};
 }
 
 } // namespace cake::lsp

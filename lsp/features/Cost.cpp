@@ -4,11 +4,14 @@
 #include "cli/CostSupport.h"
 #include "cli/Input.h"
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 
 namespace cake::lsp {
 namespace {
+
+std::atomic<WorkloadReader> workloadReader{nullptr};
 
 /// Sizes from a `*.workload.json` beside \p path for kernel \p k.
 std::optional<std::pair<cost::Sizes, std::string>> workloadSizes(const std::string &path, const sema::Kernel &k) {
@@ -21,17 +24,13 @@ std::optional<std::pair<cost::Sizes, std::string>> workloadSizes(const std::stri
     if (!name.ends_with(".workload.json"))
       continue;
     std::string text;
-    if (cli::readInput(entry.path().string(), text))
+    WorkloadReader read = workloadReader.load();
+    if (!read || cli::readInput(entry.path().string(), text))
       continue;
-    json doc = json::parse(text, nullptr, false);
-    if (!doc.is_object() || !doc.contains("sizes") || !doc["sizes"].is_object())
+    std::optional<WorkloadFile> doc = read(text);
+    if (!doc || (doc->kernel && *doc->kernel != k.decl->name.name))
       continue;
-    if (doc.contains("kernel") && doc["kernel"] != k.decl->name.name)
-      continue;
-    cost::Sizes sizes;
-    for (auto &[key, v] : doc["sizes"].items())
-      if (v.is_number_integer())
-        sizes[key] = v.get<int64_t>();
+    const cost::Sizes &sizes = doc->sizes;
     bool complete = true;
     for (const std::string &s : k.sizeSymbols)
       complete &= sizes.count(s) > 0;
@@ -42,6 +41,8 @@ std::optional<std::pair<cost::Sizes, std::string>> workloadSizes(const std::stri
 }
 
 } // namespace
+
+void setWorkloadReader(WorkloadReader reader) { workloadReader.store(reader); }
 
 KernelCost kernelCost(const Analysis &a, const sema::Kernel &k) {
   KernelCost out;

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "compiler/cost/Cost.h"
-#include "lsp/Documents.h"
+#include "lsp/core/Documents.h"
 
 namespace cake::lsp {
 
@@ -21,6 +21,19 @@ struct KernelCost {
 };
 
 KernelCost kernelCost(const Analysis &a, const sema::Kernel &k);
+
+/// What a `*.workload.json` says: the kernel it names (empty when the name
+/// is not a string, which matches no kernel), and its integer sizes.
+struct WorkloadFile {
+  std::optional<std::string> kernel;
+  cost::Sizes sizes;
+};
+/// Reads the text of a workload file; nullopt when it is not one (not JSON,
+/// no "sizes" object). Workload files are JSON, which the core does not
+/// read: the protocol layer installs its reader (lsp/Protocol.cpp) when the
+/// server starts. Without one, estimates use representative sizes.
+using WorkloadReader = std::optional<WorkloadFile> (*)(const std::string &text);
+void setWorkloadReader(WorkloadReader reader);
 
 /// "1.234 ms", "5.20 us", "41 ns".
 std::string formatSeconds(double seconds);

@@ -28,12 +28,12 @@ const sema::Slot *slotAt(const Analysis &a, uint32_t offset) {
 
 } // namespace
 
-json definition(State &state, const json &params) {
-  Located at = locate(state, params);
+std::optional<Location> definition(State &state, const std::string &uri, Position position) {
+  Located at = locate(state, uri, position);
   const Analysis &a = *at.analysis;
   const sema::Module *model = a.model();
   if (!model)
-    return nullptr;
+    return std::nullopt;
   SourceRange target;
   if (const sema::Symbol *s = symbolAt(model->index, at.offset))
     target = s->range;
@@ -42,8 +42,8 @@ json definition(State &state, const json &params) {
   else if (const sema::Slot *slot = at.offset ? slotAt(a, at.offset - 1) : nullptr)
     target = slot->decl->name.range;
   else
-    return nullptr;
-  return {{"uri", at.uri}, {"range", rangeOf(a.text(), target, state.caps.encoding)}};
+    return std::nullopt;
+  return Location{at.uri, rangeOf(a.text(), target, state.caps.encoding)};
 }
 
 } // namespace cake::lsp

@@ -6,7 +6,7 @@
 // in `data` so that code actions can be answered without re-checking.
 //
 //===----------------------------------------------------------------------===//
-#include "lsp/Features.h"
+#include "lsp/core/Features.h"
 
 namespace cake::lsp {
 namespace {
@@ -29,66 +29,53 @@ std::string rulePageUri(const std::string &code) {
   return pathToUri(std::string(CAKE_SOURCE_DIR) + "/docs/rules/" + code + ".md");
 }
 
-json fixesJson(std::string_view text, const std::vector<Fix> &fixes, Encoding enc) {
-  json out = json::array();
+std::vector<DiagnosticFix> lspFixes(std::string_view text, const std::vector<Fix> &fixes, Encoding enc) {
+  std::vector<DiagnosticFix> out;
   for (const Fix &f : fixes) {
-    json edits = json::array();
+    DiagnosticFix fix{f.title, {}};
     for (const TextEdit &e : f.edits)
-      edits.push_back({{"range", rangeOf(text, e.range, enc)}, {"newText", e.newText}});
-    out.push_back({{"title", f.title}, {"edits", std::move(edits)}});
+      fix.edits.push_back({rangeOf(text, e.range, enc), e.newText});
+    out.push_back(std::move(fix));
   }
   return out;
 }
 
 } // namespace
 
-std::string documentUri(const json &params) {
-  return field<std::string>(field<json>(params, "textDocument", "params"), "uri", "params.textDocument");
-}
-
-json lspDiagnostics(State &state, const std::string &uri) {
+std::vector<LspDiagnostic> lspDiagnostics(State &state, const std::string &uri) {
   auto analysis = state.docs.analyze(uri, state.check);
   std::string_view text = analysis->sm.text(analysis->file);
   Encoding enc = state.caps.encoding;
-  json out = json::array();
+  std::vector<LspDiagnostic> out;
   for (const Diagnostic &d : analysis->result.diagnostics) {
-    json diag = {{"range", rangeOf(text, d.range, enc)},
-                 {"severity", lspSeverity(d.severity)},
-                 {"code", d.code},
-                 {"source", "cake"},
-                 {"message", d.message}};
+    LspDiagnostic diag;
+    diag.range = rangeOf(text, d.range, enc);
+    diag.severity = lspSeverity(d.severity);
+    diag.code = d.code;
+    diag.message = d.message;
     if (state.caps.codeDescription)
-      diag["codeDescription"] = {{"href", rulePageUri(d.code)}};
-    if (!d.fixes.empty())
-      diag["data"] = {{"fixes", fixesJson(text, d.fixes, enc)}};
-    json hints = json::array();
-    if (!d.notes.empty()) {
-      json related = json::array();
-      for (const Note &n : d.notes) {
-        if (!n.range.valid())
-          continue;
-        if (state.caps.relatedInformation)
-          related.push_back({{"location", {{"uri", uri}, {"range", rangeOf(text, n.range, enc)}}},
-                             {"message", n.message}});
-        else
-          hints.push_back({{"range", rangeOf(text, n.range, enc)},
-                           {"severity", 4},
-                           {"code", d.code},
-                           {"source", "cake"},
-                           {"message", "note: " + n.message + " (" + d.message + ")"}});
+      diag.codeDescription = rulePageUri(d.code);
+    diag.fixes = lspFixes(text, d.fixes, enc);
+    std::vector<LspDiagnostic> hints;
+    for (const Note &n : d.notes) {
+      if (!n.range.valid())
+        continue;
+      if (state.caps.relatedInformation)
+        diag.related.push_back({{uri, rangeOf(text, n.range, enc)}, n.message});
+      else {
+        LspDiagnostic hint;
+        hint.range = rangeOf(text, n.range, enc);
+        hint.severity = 4;
+        hint.code = d.code;
+        hint.message = "note: " + n.message + " (" + d.message + ")";
+        hints.push_back(std::move(hint));
       }
-      if (!related.empty())
-        diag["relatedInformation"] = std::move(related);
     }
     out.push_back(std::move(diag));
-    for (json &h : hints)
+    for (LspDiagnostic &h : hints)
       out.push_back(std::move(h));
   }
   return out;
-}
-
-json pullDiagnostics(State &state, const json &params) {
-  return {{"kind", "full"}, {"items", lspDiagnostics(state, documentUri(params))}};
 }
 
 } // namespace cake::lsp

@@ -27,8 +27,8 @@ class Outline {
 public:
   Outline(const Analysis &a, const LineMap &lines) : a_(a), lines_(lines) {}
 
-  json module() {
-    json out = json::array();
+  std::vector<DocumentSymbol> module() {
+    std::vector<DocumentSymbol> out;
     for (const StmtPtr &s : a_.result.module.items.stmts) {
       if (auto *c = dyn_cast<ConstDecl>(s.get()))
         add(out, symbol(c->name, kConstant, c->range, "= " + shortened(print(*c->value))));
@@ -39,61 +39,56 @@ public:
   }
 
 private:
-  json symbol(const Ident &name, int kind, SourceRange range, const std::string &detail) {
-    return {{"name", name.name},
-            {"kind", kind},
-            {"detail", detail},
-            {"range", lines_.range(range)},
-            {"selectionRange", lines_.range(name.range)},
-            {"children", json::array()}};
+  DocumentSymbol symbol(const Ident &name, int kind, SourceRange range, const std::string &detail) {
+    return {name.name, kind, detail, lines_.range(range), lines_.range(name.range), {}};
   }
 
   /// Appends \p s unless its name is missing (a declaration being typed).
-  static void add(json &list, json s) {
-    if (!s["name"].get<std::string>().empty())
+  static void add(std::vector<DocumentSymbol> &list, DocumentSymbol s) {
+    if (!s.name.empty())
       list.push_back(std::move(s));
   }
 
-  void lets(json &list, const LetStmt &l) {
+  void lets(std::vector<DocumentSymbol> &list, const LetStmt &l) {
     for (const Ident &id : l.names)
       add(list, symbol(id, kVariable, l.range, "= " + shortened(print(*l.value))));
   }
 
-  json kernel(const KernelDecl &k) {
-    json s = symbol(k.name, kFunction, k.range, print(k.clauses));
+  DocumentSymbol kernel(const KernelDecl &k) {
+    DocumentSymbol s = symbol(k.name, kFunction, k.range, print(k.clauses));
     const sema::Kernel *model = a_.model() ? modelKernel(*a_.model(), &k) : nullptr;
     for (const Field &f : k.params)
-      add(s["children"], symbol(f.name, kVariable, f.range, print(f.type)));
+      add(s.children, symbol(f.name, kVariable, f.range, print(f.type)));
     for (const StmtPtr &st : k.body.stmts) {
       if (auto *l = dyn_cast<LetStmt>(st.get()))
-        lets(s["children"], *l);
+        lets(s.children, *l);
       else if (auto *v = dyn_cast<VarStmt>(st.get()))
-        add(s["children"], symbol(v->name, kVariable, v->range, print(v->type)));
+        add(s.children, symbol(v->name, kVariable, v->range, print(v->type)));
       else if (auto *r = dyn_cast<RingStmt>(st.get()))
-        add(s["children"], ring(*r, model));
+        add(s.children, ring(*r, model));
       else if (auto *r = dyn_cast<RoleStmt>(st.get()))
-        add(s["children"], role(*r));
+        add(s.children, role(*r));
     }
     return s;
   }
 
-  json ring(const RingStmt &r, const sema::Kernel *k) {
+  DocumentSymbol ring(const RingStmt &r, const sema::Kernel *k) {
     const sema::Ring *model = k ? k->ring(r.name.name) : nullptr;
     std::string summary = model && model->decl == &r ? ringSummary(*model) : "";
-    json s = symbol(r.name, kStruct, r.range, print(r.clauses) + (summary.empty() ? "" : " · " + summary));
+    DocumentSymbol s = symbol(r.name, kStruct, r.range, print(r.clauses) + (summary.empty() ? "" : " · " + summary));
     for (const Field &f : r.slots)
-      add(s["children"], symbol(f.name, kField, f.range, print(f.type)));
+      add(s.children, symbol(f.name, kField, f.range, print(f.type)));
     return s;
   }
 
-  json role(const RoleStmt &r) {
-    json s = symbol(r.name, kClass, r.range, print(r.clauses));
+  DocumentSymbol role(const RoleStmt &r) {
+    DocumentSymbol s = symbol(r.name, kClass, r.range, print(r.clauses));
     Walker w;
     w.stmt = [&](const Stmt &st) {
       if (auto *l = dyn_cast<LetStmt>(&st))
-        lets(s["children"], *l);
+        lets(s.children, *l);
       else if (auto *v = dyn_cast<VarStmt>(&st))
-        add(s["children"], symbol(v->name, kVariable, v->range, print(v->type)));
+        add(s.children, symbol(v->name, kVariable, v->range, print(v->type)));
     };
     walk(r.body, w);
     return s;
@@ -104,26 +99,23 @@ private:
 };
 
 /// SymbolInformation[] for clients without hierarchical symbols.
-void flatten(const json &symbols, const std::string &uri, const std::string &container, json &out) {
-  for (const json &s : symbols) {
-    json info = {{"name", s["name"]}, {"kind", s["kind"]}, {"location", {{"uri", uri}, {"range", s["range"]}}}};
-    if (!container.empty())
-      info["containerName"] = container;
-    out.push_back(std::move(info));
-    flatten(s["children"], uri, s["name"].get<std::string>(), out);
+void flatten(const std::vector<DocumentSymbol> &symbols, const std::string &uri, const std::string &container,
+             std::vector<SymbolInformation> &out) {
+  for (const DocumentSymbol &s : symbols) {
+    out.push_back({s.name, s.kind, {uri, s.range}, container});
+    flatten(s.children, uri, s.name, out);
   }
 }
 
 } // namespace
 
-json documentSymbols(State &state, const json &params) {
-  std::string uri = documentUri(params);
+DocumentSymbols documentSymbols(State &state, const std::string &uri) {
   auto analysis = state.docs.analyze(uri, state.check);
   LineMap lines(analysis->text(), state.caps.encoding);
-  json symbols = Outline(*analysis, lines).module();
+  std::vector<DocumentSymbol> symbols = Outline(*analysis, lines).module();
   if (state.caps.hierarchicalSymbols)
     return symbols;
-  json flat = json::array();
+  std::vector<SymbolInformation> flat;
   flatten(symbols, uri, "", flat);
   return flat;
 }

@@ -1,12 +1,11 @@
 //===- Formatting.cpp - textDocument/formatting (cake fmt) ----------------===//
-#include "lsp/Features.h"
+#include "lsp/core/Features.h"
 
 #include "compiler/syntax/Printer.h"
 
 namespace cake::lsp {
 
-json formatting(State &state, const json &params) {
-  std::string uri = documentUri(params);
+std::vector<Edit> formatting(State &state, const std::string &uri) {
   auto analysis = state.docs.analyze(uri, state.check);
   for (const Diagnostic &d : analysis->result.diagnostics)
     if (d.code.starts_with("syntax."))
@@ -14,9 +13,9 @@ json formatting(State &state, const json &params) {
   std::string_view text = analysis->sm.text(analysis->file);
   std::string formatted = syntax::print(analysis->result.module);
   if (formatted == text)
-    return json::array();
+    return {};
   SourceRange whole{analysis->file, 0, static_cast<uint32_t>(text.size())};
-  return json::array({{{"range", rangeOf(text, whole, state.caps.encoding)}, {"newText", formatted}}});
+  return {{rangeOf(text, whole, state.caps.encoding), formatted}};
 }
 
 } // namespace cake::lsp

@@ -437,8 +437,8 @@ std::string describeOp(const sema::OpInfo &op, std::string_view spelled, bool ma
   return doc.str();
 }
 
-json hover(State &state, const json &params) {
-  Located at = locate(state, params);
+std::optional<Hover> hover(State &state, const std::string &uri, Position position) {
+  Located at = locate(state, uri, position);
   const Analysis &a = *at.analysis;
   Markup doc(state.caps.markdownHover);
   SourceRange range;
@@ -447,10 +447,9 @@ json hover(State &state, const json &params) {
     symbolHover(doc, a, *s);
     range = hoveredRange(model->index, *s, at.offset);
   } else if (!nodeHover(doc, a, at.offset, range) && !(at.offset && nodeHover(doc, a, at.offset - 1, range))) {
-    return nullptr;
+    return std::nullopt;
   }
-  return {{"contents", {{"kind", doc.markdown() ? "markdown" : "plaintext"}, {"value", doc.str()}}},
-          {"range", rangeOf(a.text(), range, state.caps.encoding)}};
+  return Hover{{doc.markdown(), doc.str()}, rangeOf(a.text(), range, state.caps.encoding)};
 }
 
 } // namespace cake::lsp

@@ -82,19 +82,10 @@ void costHints(const Analysis &a, const sema::Kernel &k, std::vector<Hint> &out)
 
 } // namespace
 
-json inlayHints(State &state, const json &params) {
-  std::string uri = documentUri(params);
-  const json range = field<json>(params, "range", "params");
-  auto position = [&](const char *which) {
-    std::string path = std::string("params.range.") + which;
-    const json p = field<json>(range, which, "params.range");
-    return std::pair(field<uint32_t>(p, "line", path), field<uint32_t>(p, "character", path));
-  };
-  auto [startLine, startChar] = position("start");
-  auto [endLine, endChar] = position("end");
+std::vector<InlayHint> inlayHints(State &state, const std::string &uri, Range range) {
   auto analysis = state.docs.analyze(uri, state.check);
   LineMap lines(analysis->text(), state.caps.encoding);
-  uint32_t begin = lines.offset(startLine, startChar), end = lines.offset(endLine, endChar);
+  uint32_t begin = lines.offset(range.start), end = lines.offset(range.end);
 
   std::vector<Hint> hints;
   if (const sema::Module *model = analysis->model())
@@ -105,18 +96,11 @@ json inlayHints(State &state, const json &params) {
     }
   std::sort(hints.begin(), hints.end(),
             [](const Hint &x, const Hint &y) { return std::tie(x.offset, x.label) < std::tie(y.offset, y.label); });
-  json out = json::array();
+  std::vector<InlayHint> out;
   for (const Hint &h : hints) {
     if (h.offset < begin || h.offset > end)
       continue;
-    json hint = {{"position", lines.position(h.offset)}, {"label", h.label}, {"tooltip", h.tooltip}};
-    if (h.kind)
-      hint["kind"] = h.kind;
-    if (h.paddingLeft)
-      hint["paddingLeft"] = true;
-    if (h.paddingRight)
-      hint["paddingRight"] = true;
-    out.push_back(std::move(hint));
+    out.push_back({lines.position(h.offset), h.label, h.tooltip, h.kind, h.paddingLeft, h.paddingRight});
   }
   return out;
 }

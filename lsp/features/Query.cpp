@@ -7,14 +7,11 @@ namespace cake::lsp {
 
 using namespace syntax;
 
-Located locate(State &state, const json &params) {
+Located locate(State &state, const std::string &uri, Position position) {
   Located at;
-  at.uri = documentUri(params);
-  const json position = field<json>(params, "position", "params");
-  uint32_t line = field<uint32_t>(position, "line", "params.position");
-  uint32_t character = field<uint32_t>(position, "character", "params.position");
+  at.uri = uri;
   at.analysis = state.docs.analyze(at.uri, state.check);
-  at.offset = offsetAt(at.analysis->text(), line, character, state.caps.encoding);
+  at.offset = offsetAt(at.analysis->text(), position, state.caps.encoding);
   return at;
 }
 

@@ -9,7 +9,7 @@
 #pragma once
 
 #include "compiler/sema/Ops.h"
-#include "lsp/Features.h"
+#include "lsp/core/Features.h"
 
 #include <functional>
 
@@ -23,9 +23,9 @@ struct Located {
   uint32_t offset = 0;
 };
 
-/// Reads `params.textDocument.uri` and `params.position`; throws
-/// InvalidParams naming the JSON path when they are missing or mistyped.
-Located locate(State &state, const json &params);
+/// The analysis of \p uri and the offset of \p position in it; throws
+/// InvalidParams when the document is not open.
+Located locate(State &state, const std::string &uri, Position position);
 
 /// Callbacks of walk(), each optional, called in source order (pre-order).
 struct Walker {

@@ -10,15 +10,12 @@
 
 namespace cake::lsp {
 
-json references(State &state, const json &params) {
-  Located at = locate(state, params);
-  bool includeDeclaration = false;
-  if (params.contains("context"))
-    includeDeclaration = field<bool>(field<json>(params, "context", "params"), "includeDeclaration", "params.context");
+std::vector<Location> references(State &state, const std::string &uri, Position position, bool includeDeclaration) {
+  Located at = locate(state, uri, position);
   const Analysis &a = *at.analysis;
   const sema::Module *model = a.model();
   const sema::Symbol *s = model ? symbolAt(model->index, at.offset) : nullptr;
-  json out = json::array();
+  std::vector<Location> out;
   if (!s)
     return out;
   std::vector<SourceRange> uses = model->index.uses(model->index.indexOf(*s));
@@ -28,7 +25,7 @@ json references(State &state, const json &params) {
     uses.insert(uses.begin(), s->range);
   LineMap lines(a.text(), state.caps.encoding);
   for (const SourceRange &r : uses)
-    out.push_back({{"uri", at.uri}, {"range", lines.range(r)}});
+    out.push_back({at.uri, lines.range(r)});
   return out;
 }
 

@@ -161,10 +161,16 @@ private:
 
 } // namespace
 
-json semanticTokensLegend() { return {{"tokenTypes", kTypeNames}, {"tokenModifiers", kModifierNames}}; }
+SemanticTokensLegend semanticTokensLegend() {
+  SemanticTokensLegend legend;
+  for (const char *t : kTypeNames)
+    legend.tokenTypes.push_back(t);
+  for (const char *m : kModifierNames)
+    legend.tokenModifiers.push_back(m);
+  return legend;
+}
 
-json semanticTokens(State &state, const json &params) {
-  std::string uri = documentUri(params);
+SemanticTokens semanticTokens(State &state, const std::string &uri) {
   auto analysis = state.docs.analyze(uri, state.check);
   std::vector<Diagnostic> ignored;
   LexedFile lexed = lex(analysis->sm, analysis->file, ignored);
@@ -189,7 +195,7 @@ json semanticTokens(State &state, const json &params) {
   std::sort(items.begin(), items.end(), [](const Item &x, const Item &y) { return x.range.begin < y.range.begin; });
 
   LineMap lines(analysis->text(), state.caps.encoding);
-  json data = json::array();
+  std::vector<uint32_t> data;
   uint32_t prevLine = 0, prevChar = 0;
   for (const Item &item : items) {
     auto [line, character] = lines.lineCharacter(item.range.begin);
@@ -204,7 +210,7 @@ json semanticTokens(State &state, const json &params) {
     prevLine = line;
     prevChar = character;
   }
-  return {{"data", std::move(data)}};
+  return {std::move(data)};
 }
 
 } // namespace cake::lsp

@@ -7,7 +7,10 @@ Script format, one item per line: a line starting with '{' is a JSON message,
 sent framed; `RAW <python bytes literal>` sends bytes as they are (for
 malformed input); `WAIT` waits until the server has answered every request
 sent so far; `WAIT <method> <n>` waits until it has sent n messages of that
-method in all (a log message after malformed input). Every other line is skipped, so a lit test can hold its script
+method in all (a log message after malformed input); `WAITID <id>` waits for
+the reply to request <id> alone (while others still run). The messages
+between `BEGIN` and `END` are sent in one write (a request and its
+$/cancelRequest arriving together). Every other line is skipped, so a lit test can hold its script
 next to its RUN and CHECK lines (`# RUN: ...`, `// CHECK: ...`). At the end the
 client closes stdin and waits for the server to exit, then prints `exit: N`.
 """
@@ -47,10 +50,29 @@ def main():
     t = threading.Thread(target=reader, args=(proc.stdout, received, lock), daemon=True)
     t.start()
     pending = set()
+    together = None  # the bytes of a BEGIN ... END block
     with open(script) as f:
         for line in f:
             line = line.strip()
-            if not (line.startswith("{") or line.startswith("RAW ") or line.startswith("WAIT")):
+            if not (line.startswith("{") or line.startswith("RAW ") or line.startswith("WAIT")
+                    or line in ("BEGIN", "END")):
+                continue
+            if line == "BEGIN":
+                together = b""
+                continue
+            if line == "END":
+                proc.stdin.write(together)
+                proc.stdin.flush()
+                together = None
+                continue
+            if line.startswith("WAITID "):
+                want = json.loads(line.split(None, 1)[1])
+                deadline = time.time() + 20
+                while time.time() < deadline:
+                    with lock:
+                        if any(m.get("id") == want and "method" not in m for m in received):
+                            break
+                    time.sleep(0.01)
                 continue
             if line.startswith("WAIT "):
                 method, count = line.split()[1], int(line.split()[2])
@@ -76,6 +98,9 @@ def main():
                 msg = json.loads(line)
                 if "method" in msg and isinstance(msg.get("id"), (int, str)):
                     pending.add(msg["id"])
+                if together is not None:
+                    together += frame(json.dumps(msg).encode())
+                    continue
                 proc.stdin.write(frame(json.dumps(msg).encode()))
             proc.stdin.flush()
     proc.stdin.close()

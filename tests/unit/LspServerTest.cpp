@@ -4,21 +4,31 @@
 // collects what the server writes, feeds it JSON-RPC messages the way the
 // stdio loop does, and checks the replies: lifecycle and errors, incremental
 // edits with UTF-16 positions, diagnostics versions, every feature's result,
-// quick fixes that leave a clean document, and one reply per request.
+// quick fixes that leave a clean document, and one reply per request; and
+// the threads: cancellation of queued and running requests, hovers answered
+// while a long command runs on a worker, a cancelled cake.run's child gone.
 //
 //===----------------------------------------------------------------------===//
-#include "lsp/Documents.h"
 #include "lsp/Server.h"
+#include "lsp/Transport.h"
+#include "lsp/core/Documents.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
+#include <unistd.h>
 
 namespace cake::lsp {
 namespace {
@@ -124,11 +134,43 @@ json positionOf(std::string_view text, std::string_view needle, size_t delta = 0
 
 class LspServerTest : public ::testing::Test {
 protected:
+  std::mutex sentMutex; ///< workers write too ($/progress)
   std::vector<json> sent;
-  Server server{[this](const std::string &body) { sent.push_back(json::parse(body)); }};
+  Server server{[this](const std::string &body) {
+    std::lock_guard lock(sentMutex);
+    sent.push_back(json::parse(body));
+  }};
   int64_t nextId = 1;
 
   void send(const json &message) { server.handle(message.dump()); }
+
+  /// The replies to \p id sent from index \p from on.
+  std::vector<json> repliesTo(const json &id, size_t from = 0) {
+    std::lock_guard lock(sentMutex);
+    std::vector<json> out;
+    for (size_t i = from; i < sent.size(); ++i)
+      if (sent[i].contains("id") && sent[i]["id"] == id && !sent[i].contains("method"))
+        out.push_back(sent[i]);
+    return out;
+  }
+
+  /// Handles queued messages (workers' replies among them) until a reply to
+  /// \p id was sent from index \p from on, or \p limit passed.
+  bool pumpUntilReply(const json &id, size_t from = 0, std::chrono::seconds limit = std::chrono::seconds(120)) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (repliesTo(id, from).empty()) {
+      if (std::chrono::steady_clock::now() > deadline)
+        return false;
+      server.waitForInput(std::chrono::milliseconds(10));
+      server.drain();
+    }
+    return true;
+  }
+
+  size_t sentCount() {
+    std::lock_guard lock(sentMutex);
+    return sent.size();
+  }
 
   void notify(const std::string &method, json params) {
     send({{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}});
@@ -137,17 +179,12 @@ protected:
   /// Sends a request and returns its one reply (failing unless exactly one).
   json request(const std::string &method, json params) {
     int64_t id = nextId++;
-    size_t before = sent.size();
+    size_t before = sentCount();
     send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
-    json reply;
-    int replies = 0;
-    for (size_t i = before; i < sent.size(); ++i)
-      if (sent[i].contains("id") && sent[i]["id"] == id && !sent[i].contains("method")) {
-        reply = sent[i];
-        ++replies;
-      }
-    EXPECT_EQ(replies, 1) << method;
-    return reply;
+    pumpUntilReply(id, before); // a long command answers from a worker
+    std::vector<json> replies = repliesTo(id, before);
+    EXPECT_EQ(replies.size(), 1u) << method;
+    return replies.empty() ? json() : replies.front();
   }
 
   json result(const std::string &method, json params) {
@@ -370,18 +407,13 @@ TEST_F(LspServerTest, IncrementalEditsUseUtf16Positions) {
   DocumentStore store;
   store.open(kUri, 1, "// é𝛼x\nlet a = 1\n");
   // "x" is at UTF-16 character 6 of line 0: 3 for "// ", 1 for é, 2 for 𝛼.
-  json change = {{{"range", {{"start", {{"line", 0}, {"character", 6}}}, {"end", {{"line", 0}, {"character", 7}}}}},
-                  {"text", "yz"}}};
-  store.change(kUri, 2, change, Encoding::UTF16);
+  store.change(kUri, 2, {{Range{{0, 6}, {0, 7}}, "yz"}}, Encoding::UTF16);
   EXPECT_EQ(store.find(kUri)->text, "// é𝛼yz\nlet a = 1\n");
   EXPECT_EQ(store.find(kUri)->version, 2);
   // The same position in UTF-8 code units is byte 9.
-  json utf8 = {{{"range", {{"start", {{"line", 0}, {"character", 9}}}, {"end", {{"line", 0}, {"character", 11}}}}},
-                {"text", "w"}}};
-  store.change(kUri, 3, utf8, Encoding::UTF8);
+  store.change(kUri, 3, {{Range{{0, 9}, {0, 11}}, "w"}}, Encoding::UTF8);
   EXPECT_EQ(store.find(kUri)->text, "// é𝛼w\nlet a = 1\n");
-  json bad = {{{"range", {{"start", {{"line", 1}, {"character", 4}}}, {"end", {{"line", 0}, {"character", 0}}}}},
-               {"text", ""}}};
+  std::vector<ContentChange> bad = {{Range{{1, 4}, {0, 0}}, ""}};
   EXPECT_THROW(store.change(kUri, 4, bad, Encoding::UTF16), LspError);
   EXPECT_EQ(store.find(kUri)->version, 3) << "a rejected change leaves the document as it was";
 }
@@ -824,6 +856,234 @@ TEST_F(LspServerTest, OneReplyPerRequest) {
       ++replies[m["id"]];
   for (const auto &[id, n] : replies)
     EXPECT_EQ(n, 1) << id;
+}
+
+//===-- Threads: cancellation, workers ----------------------------------------===//
+
+json requestMessage(int64_t id, const std::string &method, json params) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
+
+json cancelMessage(int64_t id) {
+  return {{"jsonrpc", "2.0"}, {"method", "$/cancelRequest"}, {"params", {{"id", id}}}};
+}
+
+/// A request and its cancel that arrive in one read are never run: the
+/// handler is not called and the reply is RequestCancelled; a hover
+/// cancelled in the same write gets -32800, not its result.
+TEST_F(LspServerTest, CancelledQueuedRequestNeverRuns) {
+  initialize();
+  open(kGemm);
+  std::atomic<int> calls = 0;
+  server.bindRequest("test/count", [&](const json &, const CancelFlag &) {
+    ++calls;
+    return json(true);
+  });
+  server.receive({requestMessage(500, "test/count", json::object()).dump(), cancelMessage(500).dump(),
+                  requestMessage(501, "textDocument/hover", at("ring ab", 5)).dump(), cancelMessage(501).dump(),
+                  requestMessage(502, "textDocument/hover", at("ring ab", 5)).dump()});
+  server.drain();
+  EXPECT_EQ(calls, 0);
+  for (int64_t id : {500, 501}) {
+    std::vector<json> replies = repliesTo(id);
+    ASSERT_EQ(replies.size(), 1u) << id;
+    EXPECT_EQ(replies[0]["error"]["code"], -32800) << replies[0].dump();
+    EXPECT_FALSE(replies[0].contains("result"));
+  }
+  std::vector<json> uncancelled = repliesTo(502);
+  ASSERT_EQ(uncancelled.size(), 1u);
+  EXPECT_TRUE(uncancelled[0]["result"].contains("contents")) << "only the cancelled hover is dropped";
+  // A cancel of a request already answered, or of an unknown id, changes nothing.
+  size_t before = sentCount();
+  server.handle(cancelMessage(502).dump());
+  server.handle(cancelMessage(999).dump());
+  EXPECT_EQ(sentCount(), before);
+}
+
+/// 2,000 requests queued behind a busy main thread, then 2,000 cancels
+/// that arrive later: every one is answered -32800 and none runs.
+TEST_F(LspServerTest, TwoThousandCancelsCancelTwoThousandQueuedRequests) {
+  initialize();
+  std::atomic<int> calls = 0;
+  server.bindRequest("test/count", [&](const json &, const CancelFlag &) {
+    ++calls;
+    return json(true);
+  });
+  std::vector<std::string> requests, cancels;
+  for (int64_t id = 1000; id < 3000; ++id) {
+    requests.push_back(requestMessage(id, "test/count", json::object()).dump());
+    cancels.push_back(cancelMessage(id).dump());
+  }
+  server.receive(requests); // queued, not handled yet
+  server.receive(cancels);
+  server.drain();
+  EXPECT_EQ(calls, 0);
+  int cancelled = 0;
+  for (int64_t id = 1000; id < 3000; ++id) {
+    std::vector<json> replies = repliesTo(id);
+    cancelled += replies.size() == 1 && replies[0]["error"]["code"] == -32800;
+  }
+  EXPECT_EQ(cancelled, 2000);
+}
+
+/// The path of a generated file of \p lines lines (bench/gen_large_cake.py).
+std::string largeFile(int lines) {
+  std::string path = ::testing::TempDir() + "/lsp-large-" + std::to_string(lines) + ".cake";
+  std::string cmd = "python3 " + std::string(CAKE_SOURCE_DIR) + "/bench/gen_large_cake.py --lines " +
+                    std::to_string(lines) + " -o " + path;
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  return path;
+}
+
+/// Hovers are answered while cake.compile (and a stand-in command that runs
+/// until cancelled) work on a 2,000-line file.
+TEST_F(LspServerTest, HoverIsAnsweredWhileACompileRuns) {
+  initialize();
+  std::ifstream in(largeFile(2000));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(std::count(text.begin(), text.end(), '\n'), 1900);
+  open(text);
+  server.publishPending(); // analyzed once, as after the didOpen of an editor
+  std::atomic<bool> slowStarted = false;
+  server.bindRequest(
+      "test/slow",
+      [&](const json &, const CancelFlag &cancel) {
+        slowStarted = true;
+        for (int i = 0; i < 500 && !cancel->load(); ++i) // at most 5 s
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        throwIfCancelled(cancel);
+        return json("done");
+      },
+      /*onWorker=*/true);
+  server.receive({requestMessage(600, "workspace/executeCommand",
+                                 {{"command", "cake.compile"}, {"arguments", {kUri}}, {"workDoneToken", "c"}})
+                      .dump(),
+                  requestMessage(601, "test/slow", json::object()).dump()});
+  server.drain();
+  for (int i = 0; i < 500 && !slowStarted; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_TRUE(slowStarted);
+  size_t kernel = text.find("kernel ");
+  ASSERT_NE(kernel, std::string::npos);
+  std::vector<double> ms;
+  for (int i = 0; i < 5; ++i) {
+    int64_t id = 610 + i;
+    auto t0 = std::chrono::steady_clock::now();
+    server.handle(requestMessage(id, "textDocument/hover", at("kernel ", 7, 0, text)).dump());
+    ASSERT_EQ(repliesTo(id).size(), 1u) << "answered on the main thread, at once";
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    EXPECT_TRUE(repliesTo(id)[0]["result"].contains("contents")) << repliesTo(id)[0].dump();
+  }
+  EXPECT_TRUE(repliesTo(601).empty()) << "the stand-in still runs";
+  EXPECT_LT(*std::min_element(ms.begin(), ms.end()), 50.0);
+  EXPECT_LT(ms[std::size(ms) / 2], 50.0) << "median";
+  server.handle(cancelMessage(601).dump());
+  ASSERT_TRUE(pumpUntilReply(601));
+  EXPECT_EQ(repliesTo(601)[0]["error"]["code"], -32800);
+  ASSERT_TRUE(pumpUntilReply(600));
+  std::vector<json> compiled = repliesTo(600);
+  ASSERT_EQ(compiled.size(), 1u);
+  EXPECT_TRUE(compiled[0]["result"].contains("ok")) << compiled[0].dump();
+  std::vector<json> progress = notifications("$/progress");
+  ASSERT_EQ(progress.size(), 2u);
+  EXPECT_EQ(progress[0]["params"]["value"]["kind"], "begin");
+  EXPECT_EQ(progress[1]["params"]["value"]["kind"], "end");
+}
+
+bool processGone(pid_t pid) {
+  if (kill(pid, 0) != 0)
+    return true;
+  // a zombie nobody reaps (no init in a container) is gone too
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  size_t paren = line.rfind(')');
+  return paren == std::string::npos || line.substr(paren + 2, 1) == "Z";
+}
+
+/// cake.run against a fake `cake` that starts a child and waits: cancelling
+/// the request kills both, and the reply is RequestCancelled.
+TEST_F(LspServerTest, CancelledRunKillsItsChild) {
+  std::string dir = ::testing::TempDir() + "/lsp-fake-cake-" + std::to_string(getpid());
+  std::filesystem::create_directories(dir);
+  std::string fake = dir + "/cake", pids = dir + "/pids";
+  std::filesystem::remove(pids);
+  {
+    std::ofstream script(fake);
+    script << "#!/bin/sh\nsleep 60 &\necho $$ $! > " << pids << ".tmp\nmv " << pids << ".tmp " << pids
+           << "\nwait\n";
+  }
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  setenv("CAKE_BINARY", fake.c_str(), 1);
+  initialize();
+  open(kGemm);
+  server.handle(requestMessage(700, "workspace/executeCommand",
+                               {{"command", "cake.run"}, {"arguments", {kUri}}, {"workDoneToken", 7}})
+                    .dump());
+  for (int i = 0; i < 1000 && !std::filesystem::exists(pids); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  unsetenv("CAKE_BINARY");
+  pid_t shell = 0, child = 0;
+  std::ifstream(pids) >> shell >> child;
+  ASSERT_GT(shell, 0);
+  ASSERT_GT(child, 0);
+  EXPECT_FALSE(processGone(child));
+  EXPECT_TRUE(repliesTo(700).empty());
+  // Hovers meanwhile are answered.
+  EXPECT_FALSE(result("textDocument/hover", at("ring ab", 5)).is_null());
+  auto t0 = std::chrono::steady_clock::now();
+  server.handle(cancelMessage(700).dump());
+  ASSERT_TRUE(pumpUntilReply(700, 0, std::chrono::seconds(10)));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  std::vector<json> replies = repliesTo(700);
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0]["error"]["code"], -32800) << replies[0].dump();
+  for (int i = 0; i < 200 && !(processGone(shell) && processGone(child)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_TRUE(processGone(shell));
+  EXPECT_TRUE(processGone(child)) << "the child of the child is killed with it";
+  std::vector<json> progress = notifications("$/progress");
+  ASSERT_EQ(progress.size(), 2u);
+  EXPECT_EQ(progress[1]["params"]["value"], json({{"kind", "end"}, {"message", "cancelled"}}));
+  std::filesystem::remove_all(dir);
+}
+
+/// The reader hands over everything that has arrived at once: after one
+/// write of two frames and half a third, two messages are buffered, the
+/// half is not, and the input counts as waiting until the reader settles.
+TEST(LspTransport, MessagesThatArrivedTogetherAreBufferedTogether) {
+  int in[2], out[2];
+  ASSERT_EQ(pipe(in), 0);
+  ASSERT_EQ(pipe(out), 0);
+  Transport t(in[0], out[1]);
+  auto frame = [](const std::string &body) { return "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body; };
+  std::string third = frame(R"({"jsonrpc":"2.0","method":"c"})");
+  std::string bytes = frame(R"({"jsonrpc":"2.0","id":1,"method":"a"})") +
+                      frame(R"({"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}})") +
+                      third.substr(0, 20);
+  ASSERT_EQ(write(in[1], bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+  EXPECT_TRUE(t.inputWaiting()) << "ready to be read";
+  auto first = t.read();
+  ASSERT_TRUE(first && first->error.empty());
+  EXPECT_NE(first->body.find(R"("id":1)"), std::string::npos);
+  EXPECT_TRUE(t.messageBuffered());
+  auto second = t.read();
+  ASSERT_TRUE(second);
+  EXPECT_NE(second->body.find("cancelRequest"), std::string::npos);
+  EXPECT_FALSE(t.messageBuffered()) << "half a frame";
+  t.settle();
+  EXPECT_TRUE(t.inputWaiting()) << "a partial frame is in hand";
+  ASSERT_EQ(write(in[1], third.data() + 20, third.size() - 20), static_cast<ssize_t>(third.size() - 20));
+  EXPECT_TRUE(t.messageBuffered());
+  auto rest = t.read();
+  ASSERT_TRUE(rest);
+  EXPECT_EQ(rest->body, R"({"jsonrpc":"2.0","method":"c"})");
+  t.settle();
+  EXPECT_FALSE(t.inputWaiting());
+  close(in[1]);
+  EXPECT_FALSE(t.read()) << "end of input";
+  for (int fd : {in[0], out[0], out[1]})
+    close(fd);
 }
 
 } // namespace

@@ -10,11 +10,16 @@
 #include "compiler/runner/Build.h"
 #include "compiler/driver/Check.h"
 #include "compiler/runner/LaunchLowered.h"
+#include "compiler/runner/Process.h"
 #include "diagnostics/TextRenderer.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <thread>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -679,3 +684,44 @@ TEST(LaunchLowered, SaysWhatIsWrong) {
   EXPECT_EQ(grid.error().message,
             "kernel 'kmeans_cnorm': the grid 32x70000x1 is past the limits 2147483647 x 65535 x 65535");
 }
+
+namespace cake::runner {
+namespace {
+
+// The language server's cancellation hook: a stop flag set while the child
+// runs kills it, and its own children with it (a process group), in well
+// under the poll interval of a second.
+TEST(Process, StopFlagKillsTheChildAndItsChildren) {
+  std::atomic<bool> stop = false;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    stop = true;
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  ProcessResult r = runProcess({"sh", "-c", "sleep 30 & echo started; wait"}, 60, &stop);
+  auto elapsed = std::chrono::steady_clock::now() - t0;
+  stopper.join();
+  EXPECT_TRUE(r.started);
+  EXPECT_TRUE(r.stopped);
+  EXPECT_FALSE(r.timedOut);
+  EXPECT_EQ(r.signal, SIGKILL);
+  EXPECT_NE(r.output.find("started"), std::string::npos);
+  // The background sleep held the pipe open: had it survived, the drain
+  // would have waited for it.
+  EXPECT_LT(elapsed, std::chrono::seconds(5));
+}
+
+TEST(Process, UnsetStopFlagChangesNothing) {
+  std::atomic<bool> stop = false;
+  ProcessResult r = runProcess({"sh", "-c", "echo hi; exit 3"}, 60, &stop);
+  EXPECT_FALSE(r.stopped);
+  EXPECT_FALSE(r.timedOut);
+  EXPECT_EQ(r.exitCode, 3);
+  EXPECT_EQ(r.output, "hi\n");
+  ProcessResult t = runProcess({"sh", "-c", "sleep 30"}, 0.2, &stop);
+  EXPECT_TRUE(t.timedOut);
+  EXPECT_FALSE(t.stopped);
+}
+
+} // namespace
+} // namespace cake::runner

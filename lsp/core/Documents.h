@@ -10,11 +10,18 @@
 // syntax tree (the statements that parsed) and keeps that model; its
 // diagnostics are discarded, so diagnostics still come from checkSource only.
 //
+// The store belongs to the server's main thread. Work on a worker thread
+// gets a Snapshot (the text and version at the time of the request, and the
+// analysis if one was computed), never a reference into the store: an edit
+// that arrives meanwhile replaces the document, not what the worker reads.
+// Analyses are immutable once made, so sharing them between threads is safe.
+//
 //===----------------------------------------------------------------------===//
 #pragma once
 
 #include "compiler/driver/Check.h"
-#include "lsp/Protocol.h"
+#include "lsp/core/Error.h"
+#include "lsp/core/Position.h"
 
 #include <map>
 #include <memory>
@@ -42,12 +49,20 @@ struct Document {
   std::shared_ptr<const Analysis> analysis; ///< null until analyzed after a change
 };
 
+/// A document as it was when a request came, for work on another thread.
+struct Snapshot {
+  std::string uri;
+  int64_t version = 0;
+  std::string text;
+  std::shared_ptr<const Analysis> analysis; ///< may be null (not analyzed yet)
+};
+
 class DocumentStore {
 public:
   void open(const std::string &uri, int64_t version, std::string text);
   /// Applies `contentChanges` (full or incremental); throws InvalidParams on
   /// malformed changes, leaving the document as it was.
-  void change(const std::string &uri, int64_t version, const json &changes, Encoding enc);
+  void change(const std::string &uri, int64_t version, const std::vector<ContentChange> &changes, Encoding enc);
   void close(const std::string &uri);
 
   /// The document, or nullptr when it is not open.
@@ -55,6 +70,10 @@ public:
   /// The document's analysis, computed now if needed; throws InvalidParams
   /// when the document is not open.
   std::shared_ptr<const Analysis> analyze(const std::string &uri, const CheckOptions &options);
+
+  /// A copy of the document for a worker; throws InvalidParams when it is
+  /// not open.
+  Snapshot snapshot(const std::string &uri) const;
 
   const std::map<std::string, Document> &all() const { return docs_; }
   /// Whether analyses add the lowering's findings (the `lower` option).

@@ -1,5 +1,5 @@
 //===- Documents.cpp - Open documents and their analyses ------------------===//
-#include "lsp/Documents.h"
+#include "lsp/core/Documents.h"
 
 #include "compiler/pipeline/Pipeline.h"
 
@@ -11,31 +11,23 @@ void DocumentStore::open(const std::string &uri, int64_t version, std::string te
   docs_[uri] = Document{uri, version, std::move(text), nullptr};
 }
 
-void DocumentStore::change(const std::string &uri, int64_t version, const json &changes, Encoding enc) {
+void DocumentStore::change(const std::string &uri, int64_t version, const std::vector<ContentChange> &changes,
+                           Encoding enc) {
   auto it = docs_.find(uri);
   if (it == docs_.end())
     throw LspError(ErrorCode::InvalidParams, "didChange for a document that is not open: " + uri);
-  if (!changes.is_array())
-    throw LspError(ErrorCode::InvalidParams, "params.contentChanges must be an array");
   std::string text = it->second.text;
   for (size_t i = 0; i < changes.size(); ++i) {
-    const json &c = changes[i];
-    std::string path = "params.contentChanges[" + std::to_string(i) + "]";
-    std::string newText = field<std::string>(c, "text", path);
-    if (!c.contains("range")) {
-      text = std::move(newText);
+    const ContentChange &c = changes[i];
+    if (!c.range) {
+      text = c.text;
       continue;
     }
-    const json &range = c["range"];
-    auto pos = [&](const char *which) {
-      const json &p = field<json>(range, which, path + ".range");
-      return offsetAt(text, field<uint32_t>(p, "line", path + ".range." + which),
-                      field<uint32_t>(p, "character", path + ".range." + which), enc);
-    };
-    uint32_t begin = pos("start"), end = pos("end");
+    uint32_t begin = offsetAt(text, c.range->start, enc), end = offsetAt(text, c.range->end, enc);
     if (end < begin)
-      throw LspError(ErrorCode::InvalidParams, path + ".range ends before it starts");
-    text.replace(begin, end - begin, newText);
+      throw LspError(ErrorCode::InvalidParams,
+                     "params.contentChanges[" + std::to_string(i) + "].range ends before it starts");
+    text.replace(begin, end - begin, c.text);
   }
   it->second.text = std::move(text);
   it->second.version = version;
@@ -47,6 +39,13 @@ void DocumentStore::close(const std::string &uri) { docs_.erase(uri); }
 const Document *DocumentStore::find(const std::string &uri) const {
   auto it = docs_.find(uri);
   return it == docs_.end() ? nullptr : &it->second;
+}
+
+Snapshot DocumentStore::snapshot(const std::string &uri) const {
+  const Document *doc = find(uri);
+  if (!doc)
+    throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
+  return {doc->uri, doc->version, doc->text, doc->analysis};
 }
 
 std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, const CheckOptions &options) {

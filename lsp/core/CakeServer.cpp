@@ -1,0 +1,45 @@
+//===- CakeServer.cpp - The language server's engine ----------------------===//
+#include "lsp/core/CakeServer.h"
+
+namespace cake::lsp {
+
+void throwIfCancelled(const CancelFlag &cancel) {
+  if (cancel && cancel->load())
+    throw LspError(ErrorCode::RequestCancelled, "cancelled");
+}
+
+CakeServer::CakeServer(Callbacks &callbacks, unsigned workers) : callbacks_(callbacks), worker_(workers) {
+  state_.client = &callbacks_;
+}
+
+void CakeServer::didOpen(const std::string &uri, int64_t version, std::string text) {
+  state_.docs.open(uri, version, std::move(text));
+  dirty_.insert(uri);
+}
+
+void CakeServer::didChange(const std::string &uri, int64_t version, const std::vector<ContentChange> &changes) {
+  state_.docs.change(uri, version, changes, state_.caps.encoding);
+  dirty_.insert(uri);
+}
+
+void CakeServer::didClose(const std::string &uri) {
+  state_.docs.close(uri);
+  dirty_.erase(uri);
+  callbacks_.publishDiagnostics(uri, std::nullopt, {});
+}
+
+void CakeServer::publishPending() {
+  for (const std::string &uri : dirty_) {
+    const Document *doc = state_.docs.find(uri);
+    if (!doc)
+      continue;
+    try {
+      callbacks_.publishDiagnostics(uri, doc->version, lspDiagnostics(state_, uri));
+    } catch (const std::exception &e) {
+      callbacks_.logError("diagnostics of " + uri + ": internal error: " + e.what());
+    }
+  }
+  dirty_.clear();
+}
+
+} // namespace cake::lsp

@@ -1,0 +1,204 @@
+//===- Features.h - The language server's features -------------*- C++ -*-===//
+//
+// Part of CAKE. One file per feature under lsp/features/; each function takes
+// the server state and plain parameters (a URI, a Position, a Range,
+// options) and returns a plain result (lsp/core/Types.h), or throws
+// LspError. They compute everything from DocumentStore::analyze, i.e. from
+// the same checkSource as the CLI. None of them knows JSON: the protocol
+// layer (lsp/Server.cpp, lsp/Protocol.cpp) reads their parameters from the
+// request and writes their results into the reply.
+//
+// The functions that take a State run on the server's main thread, which
+// owns the document store. The long ones (compile, run) take a Snapshot
+// instead and may run on a worker thread; they report Progress and poll a
+// CancelFlag.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "lsp/core/Documents.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace cake::lsp {
+
+/// What the client can do, from `initialize`.
+struct ClientCaps {
+  Encoding encoding = Encoding::UTF16;
+  bool relatedInformation = false; ///< else notes are sent as separate hints
+  bool codeDescription = false;
+  bool markdownHover = false;
+  bool documentChanges = false;    ///< WorkspaceEdit.documentChanges
+  bool workDoneProgress = false;
+  bool pullDiagnostics = false;
+  bool hierarchicalSymbols = false; ///< DocumentSymbol[] rather than SymbolInformation[]
+};
+
+/// What the core asks of the client; the protocol layer implements it.
+class Client {
+public:
+  virtual ~Client() = default;
+  /// Sends workspace/applyEdit (fire and forget).
+  virtual void applyEdit(const std::string &label, const WorkspaceEdit &edit) = 0;
+};
+
+/// Work-done progress of one request; the protocol layer sends it as
+/// $/progress when the client gave a token, else it is dropped.
+class Progress {
+public:
+  virtual ~Progress() = default;
+  virtual void begin(const std::string &title) = 0;
+  virtual void report(const std::string &message) = 0;
+  virtual void end(const std::string &message) = 0;
+};
+
+/// Set by `$/cancelRequest` (from the reader thread), polled by long work.
+using CancelFlag = std::shared_ptr<std::atomic<bool>>;
+
+/// Throws RequestCancelled when \p cancel is set.
+void throwIfCancelled(const CancelFlag &cancel);
+
+struct State {
+  DocumentStore docs;
+  ClientCaps caps;
+  CheckOptions check;
+  Client *client = nullptr;
+};
+
+// Diagnostics.cpp
+/// LSP diagnostics of a document, in the form the client supports.
+std::vector<LspDiagnostic> lspDiagnostics(State &state, const std::string &uri);
+
+// CodeActions.cpp
+std::vector<CodeAction> codeActions(State &state, const std::string &uri, Range range);
+/// A WorkspaceEdit applying \p fixes' edits to \p uri.
+WorkspaceEdit workspaceEdit(State &state, const std::string &uri, const std::vector<Fix> &fixes);
+
+// Formatting.cpp
+std::vector<Edit> formatting(State &state, const std::string &uri);
+
+// Hover.cpp
+std::optional<Hover> hover(State &state, const std::string &uri, Position position);
+
+// DocumentSymbols.cpp
+DocumentSymbols documentSymbols(State &state, const std::string &uri);
+
+// Definition.cpp
+std::optional<Location> definition(State &state, const std::string &uri, Position position);
+
+// References.cpp
+std::vector<Location> references(State &state, const std::string &uri, Position position, bool includeDeclaration);
+
+// Completion.cpp
+/// The characters after which clients should ask for completion.
+std::vector<std::string> completionTriggers();
+CompletionList completion(State &state, const std::string &uri, Position position);
+
+// SemanticTokens.cpp
+/// The token types and modifiers, for the initialize result.
+SemanticTokensLegend semanticTokensLegend();
+SemanticTokens semanticTokens(State &state, const std::string &uri);
+
+// InlayHints.cpp
+std::vector<InlayHint> inlayHints(State &state, const std::string &uri, Range range);
+
+//===-- Commands (Commands.cpp, Lowered.cpp) ----------------------------------===//
+
+/// The commands the server offers, for the initialize result.
+std::vector<std::string> commandNames();
+/// The commands that run on a worker thread (compile, run, bench): they may
+/// take seconds to minutes, and must not hold up hovers and diagnostics.
+bool isLongCommand(const std::string &command);
+
+/// cake.check: the document's analysis, whose diagnostics the protocol layer
+/// renders in the CLI's JSON schema.
+struct CheckReport {
+  std::string uri;
+  std::shared_ptr<const Analysis> analysis;
+};
+CheckReport checkCommand(State &state, const std::string &uri, Progress &progress);
+
+/// cake.applyFix: the first fix-it of every diagnostic whose edits do not
+/// overlap an earlier one, sent to the client with workspace/applyEdit.
+struct ApplyFixReport {
+  size_t applied = 0;
+  WorkspaceEdit edit;
+};
+ApplyFixReport applyFixCommand(State &state, const std::string &uri);
+
+/// A document lowered by the pipeline (compiler/pipeline/Pipeline.h); owns the source
+/// manager its diagnostics point into.
+struct LoweredDocument;
+
+/// One kernel's launch plan (cake/viewLowered).
+struct KernelPlan {
+  struct TensorMap {
+    std::string param;
+    std::vector<uint32_t> box;
+    uint32_t swizzle = 0;
+  };
+  std::string name, target;
+  uint32_t block = 0, dynamicShared = 0;
+  std::vector<TensorMap> tensorMaps;
+};
+
+/// The diagnostics that stopped a lowering or a build, with their sources.
+struct Findings {
+  std::shared_ptr<const SourceManager> sm;
+  std::vector<Diagnostic> diagnostics;
+};
+
+/// cake/viewLowered: ok with the CUDA source and plans, or the findings.
+struct LoweredView {
+  std::string uri;
+  bool ok = false;
+  std::string source;
+  std::vector<KernelPlan> kernels;
+  Findings findings; ///< when !ok
+};
+LoweredView viewLowered(const Snapshot &doc, const CheckOptions &check, const std::string &kernel);
+
+/// cake.compile: lowered and built with NVRTC; `built` is false when the
+/// lowering failed (then only the findings are set).
+struct CompileReport {
+  struct Kernel {
+    std::string name;
+    int registers = -1;
+    uint64_t spillStores = 0, spillLoads = 0, stackFrame = 0, sharedStatic = 0;
+  };
+  std::string uri;
+  bool ok = false, built = false;
+  std::string tool, target;
+  std::vector<Kernel> kernels;
+  Findings findings; ///< the lowering's or the tool chain's diagnostics
+};
+CompileReport compileDocument(const Snapshot &doc, const CheckOptions &check, Progress &progress,
+                              const CancelFlag &cancel);
+
+/// Options of cake.run / cake.bench (params.arguments[1]).
+struct RunOptions {
+  std::optional<std::string> workload, kernel;
+  std::map<std::string, int64_t> sizes;
+  std::optional<double> reps, warmup, timeout;
+  bool coldL2 = false;
+};
+
+/// cake.run / cake.bench: `cake run` as a child on a private copy of the
+/// text. `report` is the child's JSON report as text (the protocol layer
+/// parses it); ok when the child succeeded and printed one.
+struct RunReport {
+  std::string uri;
+  int exitCode = -1;
+  bool ok = false, noGpu = false;
+  std::string report;  ///< when ok
+  std::string message; ///< when !ok
+};
+/// Throws RequestCancelled (and the child is killed, with its children)
+/// when \p cancel is set while it runs.
+RunReport runDocument(const Snapshot &doc, const RunOptions &options, bool bench, Progress &progress,
+                      const CancelFlag &cancel);
+
+} // namespace cake::lsp

@@ -1,0 +1,151 @@
+//===- Types.h - The language server's results, as plain C++ ---*- C++ -*-===//
+//
+// Part of CAKE. What the features of lsp/features/ take and return: LSP's
+// structures (positions, ranges, hovers, completion items, symbols, tokens,
+// hints, edits) as plain structs, without JSON. The protocol layer
+// (lsp/Protocol.h) converts them to and from the wire; nothing here knows
+// how they are spelled there. Empty optional fields (an empty tooltip, no
+// fixes) are left out of the JSON.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace cake::lsp {
+
+/// Position encoding of `character` offsets.
+enum class Encoding { UTF16, UTF8 };
+
+/// 0-based line and character (in the encoding's units).
+struct Position {
+  uint32_t line = 0, character = 0;
+  bool operator==(const Position &) const = default;
+};
+
+struct Range {
+  Position start, end;
+  bool operator==(const Range &) const = default;
+};
+
+struct Location {
+  std::string uri;
+  Range range;
+};
+
+/// An LSP TextEdit (named apart from cake::TextEdit, the byte-range fix-it).
+struct Edit {
+  Range range;
+  std::string newText;
+};
+
+/// One entry of didChange's contentChanges: the whole text when range is
+/// empty.
+struct ContentChange {
+  std::optional<Range> range;
+  std::string text;
+};
+
+/// Markdown or plain text, as the client asked.
+struct MarkupContent {
+  bool markdown = false;
+  std::string value;
+};
+
+struct Hover {
+  MarkupContent contents;
+  Range range;
+};
+
+struct CompletionItem {
+  std::string label;
+  int kind = 0; ///< LSP CompletionItemKind
+  std::string detail;
+  std::string insertText; ///< empty: the label
+  std::optional<MarkupContent> documentation;
+};
+
+struct CompletionList {
+  bool isIncomplete = false;
+  std::vector<CompletionItem> items;
+};
+
+struct DocumentSymbol {
+  std::string name;
+  int kind = 0; ///< LSP SymbolKind
+  std::string detail;
+  Range range, selectionRange;
+  std::vector<DocumentSymbol> children;
+};
+
+/// The flat form for clients without hierarchical document symbols.
+struct SymbolInformation {
+  std::string name;
+  int kind = 0;
+  Location location;
+  std::string containerName; ///< empty: none
+};
+
+using DocumentSymbols = std::variant<std::vector<DocumentSymbol>, std::vector<SymbolInformation>>;
+
+struct SemanticTokensLegend {
+  std::vector<std::string> tokenTypes, tokenModifiers;
+};
+
+/// The relative encoding of the spec: 5 integers per token.
+struct SemanticTokens {
+  std::vector<uint32_t> data;
+};
+
+struct InlayHint {
+  Position position;
+  std::string label, tooltip;
+  int kind = 0; ///< 1 type, 2 parameter, 0: none
+  bool paddingLeft = false, paddingRight = false;
+};
+
+/// A fix-it of a diagnostic, in the client's positions (`data.fixes`).
+struct DiagnosticFix {
+  std::string title;
+  std::vector<Edit> edits;
+};
+
+struct RelatedInformation {
+  Location location;
+  std::string message;
+};
+
+/// An LSP diagnostic (named apart from cake::Diagnostic).
+struct LspDiagnostic {
+  Range range;
+  int severity = 1;
+  std::string code;
+  std::string source = "cake";
+  std::string message;
+  std::string codeDescription; ///< href of the rule's page; empty: none
+  std::vector<DiagnosticFix> fixes;
+  std::vector<RelatedInformation> related;
+};
+
+/// Edits of one document; `documentChanges` (with the version) when the
+/// client supports it, else `changes`.
+struct WorkspaceEdit {
+  std::string uri;
+  int64_t version = 0;
+  bool documentChanges = false;
+  std::vector<Edit> edits;
+};
+
+struct CodeAction {
+  std::string title;
+  std::string kind;
+  std::vector<LspDiagnostic> diagnostics;
+  bool isPreferred = false;
+  WorkspaceEdit edit;
+};
+
+} // namespace cake::lsp
