@@ -4,14 +4,14 @@
 // multiplies by its trip count (evaluated at the sizes), the `for` over a
 // sched.tiles schedule is the tile loop and multiplies by nothing (counts are
 // per tile), an `if` whose condition is unknown is taken once. Shapes of
-// views follow lets, slots, vars and parameters; a slice `lo:hi` has extent
-// hi - lo evaluated with unknown names (loop variables, warp offsets) as 0,
-// which is exact for the `x:x + 64` slices kernels write.
+// views and register values are sema's (sema/Shapes.h), evaluated at the
+// sizes: the verifier and the lowering read the same inference.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/cost/Work.h"
 
 #include "compiler/sema/Ops.h"
+#include "compiler/sema/Shapes.h"
 #include "compiler/syntax/Walk.h"
 
 #include <cmath>
@@ -41,7 +41,12 @@ struct Shape {
 
 class Walker {
 public:
-  Walker(const sema::Kernel &k, const Sizes &sizes, KernelWork &out) : k_(k), out_(out) {
+  Walker(const sema::Kernel &k, const Sizes &sizes, KernelWork &out)
+      : k_(k), out_(out), env_(k, [this](const std::string &n) -> std::optional<int64_t> {
+          if (auto it = values_.find(n); it != values_.end())
+            return it->second;
+          return std::nullopt;
+        }) {
     for (auto &[name, v] : k.consts)
       values_[name] = v;
     for (auto &[name, v] : sizes)
@@ -53,7 +58,7 @@ public:
       if (auto *let = dyn_cast<LetStmt>(s.get()))
         bindLet(*let);
       else if (auto *var = dyn_cast<VarStmt>(s.get()))
-        vars_[var->name.name] = &var->type;
+        vars_[var->name.name] = &var->type, env_.bindVar(*var);
     if (!out_.scheduled && k_.gridClause)
       for (size_t i = 0; i < k_.gridClause->args.size() && i < 3; ++i) {
         if (auto v = eval(*k_.gridClause->args[i]))
@@ -83,6 +88,9 @@ private:
   std::map<std::string, int64_t, std::less<>> values_;
   std::map<std::string, const Expr *, std::less<>> lets_;
   std::map<std::string, const TypeExpr *, std::less<>> vars_;
+  /// Shapes of names bound so far, in walk order (one flat scope, like the
+  /// maps above).
+  sema::shapes::Env env_;
   std::string tileVar_;
   RoleWork *role_ = nullptr;
   double units_ = 1;
@@ -102,15 +110,8 @@ private:
       return std::nullopt;
     });
   }
-  /// Evaluates with unknown names as 0 (for slice extents hi - lo).
-  std::optional<int64_t> evalZero(const Expr &e) const {
-    return sema::evalWith(e, [&](const std::string &n) -> std::optional<int64_t> {
-      auto it = values_.find(n);
-      return it != values_.end() ? it->second : 0;
-    });
-  }
-
   void bindLet(const LetStmt &let) {
+    env_.bindLet(let);
     if (let.names.size() > 1 && let.value) // `let v, i = reduce.argmin(...)`: both shaped like the reduction
       for (const Ident &n : let.names)
         lets_[n.name] = let.value.get();
@@ -171,6 +172,7 @@ private:
       bindLet(*let);
     } else if (auto *var = dyn_cast<VarStmt>(&s)) {
       vars_[var->name.name] = &var->type;
+      env_.bindVar(*var);
     } else if (auto *f = dyn_cast<ForStmt>(&s)) {
       return walkFor(*f, mult, top);
     } else if (auto *i = dyn_cast<IfStmt>(&s)) {
@@ -231,6 +233,7 @@ private:
       auto let = lets_.find(it.text);
       if (let != lets_.end() && opIdOf(*let->second, k_) == OpId::SchedTiles) {
         tileVar_ = f.var.name;
+        env_.bindLoop(f.var.name);
         // the tile body's statements are the phases
         walkBlock(f.body, mult, top);
         return;
@@ -247,6 +250,7 @@ private:
       out_.problems.push_back("a loop over something other than a range or a tile schedule");
     }
     values_.erase(f.var.name);
+    env_.bindLoop(f.var.name);
     bool range = false;
     if (it.kind == ExprKind::Binary && it.op == Tok::DotDot)
       if (auto lo = eval(*it.operands[0]), hi = eval(*it.operands[1]); lo && hi) {
@@ -560,109 +564,18 @@ private:
 
   //===-- Shapes ----------------------------------------------------------------===//
 
-  std::optional<Shape> typeShape(const TypeExpr &t) const {
-    auto elem = sema::parseElem(t.elem.name);
-    if (!elem)
+  /// The shape and element bytes of \p e: sema's inference (sema/Shapes.h)
+  /// at these sizes, with the names bound so far; nullopt unless every
+  /// dimension and the element type are known.
+  std::optional<Shape> shapeOf(const Expr &e) const {
+    sema::shapes::Value v = env_.infer(e);
+    if (!v.known())
       return std::nullopt;
     Shape s;
-    s.elemBytes = sema::elemBytes(*elem);
-    for (const ExprPtr &d : t.dims) {
-      auto v = eval(*d);
-      if (!v)
-        return std::nullopt;
-      s.dims.push_back(*v);
-    }
+    s.elemBytes = sema::elemBytes(*v.elem);
+    for (const auto &d : *v.shape)
+      s.dims.push_back(*d);
     return s;
-  }
-
-  std::optional<Shape> shapeOf(const Expr &e, int depth = 0) const {
-    if (depth > 16)
-      return std::nullopt;
-    switch (e.kind) {
-    case ExprKind::Paren:
-      return shapeOf(*e.operands[0], depth + 1);
-    case ExprKind::Name: {
-      if (auto it = vars_.find(e.text); it != vars_.end())
-        return typeShape(*it->second);
-      if (const sema::Param *p = k_.param(e.text); p && p->type.syntax)
-        return typeShape(*p->type.syntax);
-      if (const sema::Buffer *b = k_.buffer(e.text); b && b->type.syntax)
-        return typeShape(*b->type.syntax);
-      if (auto it = lets_.find(e.text); it != lets_.end())
-        return shapeOf(*it->second, depth + 1);
-      return std::nullopt;
-    }
-    case ExprKind::Member: {
-      const Expr *base = e.operands[0].get();
-      if (base->kind != ExprKind::Name)
-        return std::nullopt;
-      auto it = lets_.find(base->text);
-      if (it == lets_.end())
-        return std::nullopt;
-      const sema::Ring *r = ringOf(*it->second, k_);
-      const sema::Slot *slot = r ? r->slot(e.text) : nullptr;
-      return slot && slot->decl ? typeShape(slot->decl->type) : std::nullopt;
-    }
-    case ExprKind::Index: {
-      auto s = shapeOf(*e.operands[0], depth + 1);
-      if (!s)
-        return std::nullopt;
-      Shape out;
-      out.elemBytes = s->elemBytes;
-      size_t i = 1;
-      for (; i < e.operands.size() && i - 1 < s->dims.size(); ++i) {
-        const Expr &ix = *e.operands[i];
-        if (ix.kind != ExprKind::Slice)
-          continue; // an index drops its dimension
-        int64_t full = s->dims[i - 1];
-        auto lo = ix.operand(0) ? evalZero(*ix.operand(0)) : std::optional<int64_t>(0);
-        auto hi = ix.operand(1) ? evalZero(*ix.operand(1)) : std::optional<int64_t>(full);
-        if (!lo || !hi)
-          return std::nullopt;
-        out.dims.push_back(std::clamp<int64_t>(*hi - *lo, 0, full));
-      }
-      for (size_t d = i - 1; d < s->dims.size(); ++d)
-        out.dims.push_back(s->dims[d]);
-      return out;
-    }
-    case ExprKind::Call: {
-      OpId callee = opIdOf(e, k_);
-      auto args = sema::positionalArgs(e);
-      if (args.empty())
-        return std::nullopt;
-      if (callee == OpId::LdShared) // like = acc, axis = 1: a cols vector of the view
-        return shapeOf(*args[0], depth + 1);
-      auto s = shapeOf(*args[0], depth + 1);
-      if (isReduction(callee) && s) {
-        const Expr *axis = sema::keywordArg(e, "axis");
-        auto a = axis ? eval(*axis) : std::nullopt;
-        if (a && *a >= 0 && size_t(*a) < s->dims.size())
-          s->dims.erase(s->dims.begin() + *a);
-        else
-          s->dims.clear();
-        return s;
-      }
-      if (callee == OpId::MathSelect && args.size() > 1) {
-        auto b = shapeOf(*args[1], depth + 1);
-        if (b && (!s || b->dims.size() > s->dims.size()))
-          s = b;
-      }
-      if (callee == OpId::MathCast && s && args.size() > 1 && args[1]->kind == ExprKind::Name)
-        if (auto elem = sema::parseElem(args[1]->text))
-          s->elemBytes = sema::elemBytes(*elem);
-      if (callee == OpId::TileT && s && s->dims.size() >= 2)
-        std::swap(s->dims[s->dims.size() - 1], s->dims[s->dims.size() - 2]);
-      return s;
-    }
-    case ExprKind::Binary: {
-      auto l = shapeOf(*e.operands[0], depth + 1), r = shapeOf(*e.operands[1], depth + 1);
-      if (!l || (r && r->dims.size() > l->dims.size()))
-        return r;
-      return l;
-    }
-    default:
-      return std::nullopt;
-    }
   }
 
   //===-- Tile coordinates of a source ------------------------------------------===//

@@ -1,7 +1,8 @@
 //===- Kernel.cpp - The kernel frame: signature, layout, prologue, roles ---===//
 //
-// Part of CAKE. Lays out shared memory (barriers first, then ring stages and
-// buffers at their swizzle repeat), writes the kernel's signature (tensor
+// Part of CAKE. Takes the shared-memory layout from sema (sema/Facts.h:
+// barriers first, then ring stages and buffers at their swizzle repeat),
+// writes the kernel's signature (tensor
 // maps, pointers, size symbols, the hang record in watched builds), the
 // prologue (barrier initialization by thread 0, fence.mbarrier_init, one CTA
 // barrier) and the dispatch of warps to roles with their setmaxnreg.
@@ -64,13 +65,6 @@ std::string_view cxxElem(Elem e) {
     return "u64";
   }
   return "u32";
-}
-
-const RingLayout *SmemLayout::ring(std::string_view name) const {
-  for (const RingLayout &r : rings)
-    if (r.ring->name == name)
-      return &r;
-  return nullptr;
 }
 
 std::vector<int64_t> Val::viewShape() const {
@@ -143,94 +137,6 @@ int Lowerer::tensorMap(const Val &global, const Val &shared, SourceRange at) {
   return int(out.maps.size() - 1);
 }
 
-//===-- Layout ---------------------------------------------------------------------===//
-
-namespace {
-
-uint32_t alignUp(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
-
-/// The alignment of a shared tile: its swizzle repeat (8 rows of the panel), 128 otherwise.
-uint32_t tileAlign(const Type &t) { return t.swizzle ? t.swizzle * 8 : 128; }
-
-/// Whether role \p r calls operation \p op anywhere in its body.
-bool roleUses(const Kernel &k, const Role &r, OpId op) {
-  bool found = false;
-  forEachCall(r.decl->body, [&](const Expr &call) { found |= opIdOf(call, k) == op; });
-  return found;
-}
-
-} // namespace
-
-static SmemLayout layoutSmem(const Kernel &k) {
-  SmemLayout L;
-  uint32_t off = 0;
-  // barriers first (8 bytes each)
-  for (const Ring &r : k.rings) {
-    RingLayout rl;
-    rl.ring = &r;
-    const Role *prod = k.role(r.producer);
-    const Role *cons = k.role(r.consumer);
-    rl.usesBarriers = !(prod && prod == cons && roleUses(k, *prod, OpId::CpAsync) && !roleUses(k, *prod, OpId::TmaLoad));
-    uint32_t stages = uint32_t(r.stages.value_or(1));
-    if (rl.usesBarriers) {
-      rl.full = off;
-      rl.empty = off + 8 * stages;
-      off += 16 * stages;
-      rl.fullCount = 1;
-      if (cons)
-        rl.emptyCount = cons->issue == IssueMode::Elect ? 1 : uint32_t(cons->warps().value_or(1));
-    }
-    L.rings.push_back(rl);
-  }
-  for (const Buffer &b : k.buffers)
-    if (b.type.elem == Elem::Mbarrier) {
-      L.buffers[b.name] = off;
-      off += 8 * uint32_t(b.type.elements().value_or(1));
-    }
-  // tensor-memory rings: columns per stage, allocated once by the producer
-  uint32_t columns = 0;
-  for (RingLayout &rl : L.rings)
-    for (const Slot &s : rl.ring->slots)
-      if (s.type.space == Space::Tmem && s.type.dims.size() == 2) {
-        rl.tmemColumns = uint32_t(s.type.dims[1].value.value_or(0));
-        rl.tmemBase = columns;
-        columns += rl.tmemColumns * uint32_t(rl.ring->stages.value_or(1));
-        L.tmemOwner = k.role(rl.ring->producer);
-      }
-  if (columns) {
-    L.tmemColumns = 32;
-    while (L.tmemColumns < columns)
-      L.tmemColumns *= 2;
-    L.tmemSlot = off;
-    off += 8;
-  }
-  off = alignUp(off, 1024);
-  for (RingLayout &rl : L.rings) {
-    uint32_t stageOff = 0, stageAlign = 128;
-    for (const Slot &s : rl.ring->slots) {
-      if (s.type.space != Space::Shared)
-        continue;
-      uint32_t a = tileAlign(s.type);
-      stageAlign = std::max(stageAlign, a);
-      stageOff = alignUp(stageOff, a);
-      rl.slotOffset[s.name] = stageOff;
-      stageOff += uint32_t(s.type.bytes().value_or(0));
-    }
-    rl.stageBytes = alignUp(stageOff, stageAlign);
-    off = alignUp(off, stageAlign);
-    rl.data = off;
-    off += rl.stageBytes * uint32_t(rl.ring->stages.value_or(1));
-  }
-  for (const Buffer &b : k.buffers)
-    if (b.type.space == Space::Shared && b.type.elem != Elem::Mbarrier) {
-      off = alignUp(off, tileAlign(b.type));
-      L.buffers[b.name] = off;
-      off += uint32_t(b.type.bytes().value_or(0));
-    }
-  L.bytes = off;
-  return L;
-}
-
 //===-- The kernel -----------------------------------------------------------------===//
 
 void Lowerer::signature(CudaWriter &outer) {
@@ -275,7 +181,7 @@ void Lowerer::run() {
   out.kernel = &k;
   out.block = uint32_t(k.block.value_or(0));
   smem = layoutSmem(k);
-  out.dynamicShared = smem.bytes + 1024; // slack to align the base to the swizzle repeat
+  out.dynamicShared = smem.dynamicBytes(); // with the slack to align the base to the swizzle repeat
   // derived named barriers start after the ids the kernel uses itself
   forEachCall(k.decl->body, [&](const Expr &call) {
     OpId op = calleeOp(call);

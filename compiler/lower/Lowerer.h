@@ -12,6 +12,7 @@
 #pragma once
 
 #include "compiler/lower/Lower.h"
+#include "compiler/sema/Facts.h"
 #include "compiler/sema/Ops.h"
 #include "diagnostics/Sink.h"
 
@@ -123,26 +124,10 @@ inline Val scalarVal(std::string cxx) {
 
 //===-- Shared memory layout --------------------------------------------------===//
 
-struct RingLayout {
-  const sema::Ring *ring = nullptr;
-  uint32_t full = 0, empty = 0;   ///< barrier offsets (stages x 8 bytes each)
-  uint32_t data = 0, stageBytes = 0;
-  std::map<std::string, uint32_t, std::less<>> slotOffset; ///< within a stage
-  bool usesBarriers = true;       ///< false for same-role cp.async rings
-  uint32_t fullCount = 1, emptyCount = 1;
-  uint32_t tmemColumns = 0;       ///< TMEM rings: columns per stage (slots in tensor memory)
-  uint32_t tmemBase = 0;          ///< first column of stage 0 in the kernel's allocation
-};
-
-struct SmemLayout {
-  std::vector<RingLayout> rings;
-  std::map<std::string, uint32_t, std::less<>> buffers; ///< data and raw barrier offsets
-  uint32_t bytes = 0;
-  uint32_t tmemColumns = 0;        ///< allocated TMEM columns (a power of 2, 32..512); 0 for none
-  uint32_t tmemSlot = 0;           ///< shared word tcgen05.alloc writes the TMEM address to
-  const sema::Role *tmemOwner = nullptr;
-  const RingLayout *ring(std::string_view name) const;
-};
+// The layout is sema's (compiler/sema/Facts.h): the verifier's res.smem
+// ledger and the language server read the same offsets.
+using sema::RingLayout;
+using sema::SmemLayout;
 
 //===-- The lowerer ---------------------------------------------------------------===//
 
@@ -208,6 +193,9 @@ public:
   /// A scalar expression in C++, or nullopt after reporting why not.
   std::optional<std::string> scalar(const syntax::Expr &e);
   std::optional<int64_t> constant(const syntax::Expr &e) const;
+  /// The names constant() knows: lets bound to constants, then the kernel's
+  /// constants (for sema's shape inference).
+  sema::NameLookup constants() const;
   std::optional<int64_t> unrolledModulo(const syntax::Expr &e) const;
   /// Whether scalar expression \p e may differ between the threads of the
   /// role's issue unit (Scalars.cpp); names not (yet) in scope count as varying.

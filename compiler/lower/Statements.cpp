@@ -40,8 +40,10 @@ std::string Lowerer::cxxName(std::string_view irName) const {
 
 std::string Lowerer::printed(const Expr &e) const { return print(e); }
 
-std::optional<int64_t> Lowerer::constant(const Expr &e) const {
-  return evalWith(e, [&](const std::string &name) -> std::optional<int64_t> {
+std::optional<int64_t> Lowerer::constant(const Expr &e) const { return evalWith(e, constants()); }
+
+NameLookup Lowerer::constants() const {
+  return [this](const std::string &name) -> std::optional<int64_t> {
     if (const Val *v = lookup(name); v && v->kind == Val::Scalar) {
       // a let bound to a constant is written as its value
       if (!v->cxx.empty() && (std::isdigit(uint8_t(v->cxx[0])) || v->cxx[0] == '-'))
@@ -51,7 +53,7 @@ std::optional<int64_t> Lowerer::constant(const Expr &e) const {
     if (auto it = k.consts.find(name); it != k.consts.end())
       return it->second;
     return std::nullopt;
-  });
+  };
 }
 
 //===-- Scalar expressions ----------------------------------------------------===//

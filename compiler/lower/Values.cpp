@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/lower/Lowerer.h"
 
+#include "compiler/sema/Shapes.h"
 #include "compiler/syntax/Walk.h"
 
 #include <algorithm>
@@ -42,7 +43,7 @@ Val storageView(const Type &t, std::string base) {
 } // namespace
 
 std::optional<std::pair<std::string, int64_t>> Lowerer::sliceBounds(const Expr &slice, int64_t extent) {
-  const Expr *lo = stripParens(slice.operand(0)), *hi = stripParens(slice.operand(1));
+  const Expr *lo = stripParens(slice.operand(0));
   std::string start = "0";
   if (lo) {
     auto s = scalar(*lo);
@@ -50,20 +51,12 @@ std::optional<std::pair<std::string, int64_t>> Lowerer::sliceBounds(const Expr &
       return std::nullopt;
     start = *s;
   }
-  if (!hi) {
-    auto l = lo ? constant(*lo) : std::optional<int64_t>(0);
-    if (!l || extent < 0)
-      return std::nullopt;
-    return std::pair{start, extent - *l};
-  }
-  if (lo && hi->kind == ExprKind::Binary && hi->op == Tok::Plus && equal(stripParens(hi->operand(0)), lo))
-    if (auto n = constant(*hi->operands[1]))
-      return std::pair{start, *n};
-  auto h = constant(*hi);
-  auto l = lo ? constant(*lo) : std::optional<int64_t>(0);
-  if (h && l)
-    return std::pair{start, *h - *l};
-  return std::nullopt;
+  // the extent is sema's slice rule (sema/Shapes.h), the one the verifier
+  // and the cost model read
+  auto n = shapes::sliceExtent(slice, extent < 0 ? std::nullopt : std::optional<int64_t>(extent), constants());
+  if (!n)
+    return std::nullopt;
+  return std::pair{start, *n};
 }
 
 std::optional<Val> Lowerer::view(const Expr &e) {

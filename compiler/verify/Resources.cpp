@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/verify/Rules.h"
 
+#include "compiler/sema/Facts.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -302,128 +304,46 @@ void checkCluster(const sema::Kernel &k, RuleContext &ctx) {
 
 //===-- res.smem -------------------------------------------------------------===//
 
-/// Alignment of one shared allocation: the swizzle atom, at least 128 B,
-/// raised by align(n).
-int64_t allocAlign(const sema::Type &t) { return std::max<int64_t>(swizzleAlignment(t.swizzle), t.align.value_or(1)); }
-
-/// Whether \p ring is produced and consumed by one role and filled by
-/// cp.async: it lowers to cp.async groups and has no mbarriers.
-bool isCpAsyncRing(const sema::Ring &ring, const sema::Kernel &k) {
-  if (ring.producer.empty() || ring.producer != ring.consumer)
-    return false;
-  const sema::Role *role = k.role(ring.producer);
-  if (!role)
-    return false;
-  // Tokens of this ring: `let p = R.produce()`.
-  std::vector<std::string> tokens;
-  bool filled = false;
-  forEachStmt(role->decl->body, [&](const Stmt &s) {
-    if (auto *l = dyn_cast<LetStmt>(&s); l && l->names.size() == 1 && l->value && ringOf(*l->value, k) == &ring &&
-                                         opIdOf(*l->value, k) == sema::OpId::RingProduce)
-      tokens.push_back(l->names[0].name);
-    forEachCallShallow(s, [&](const Expr &call) {
-      const sema::OpInfo *op = opOf(call, k);
-      std::vector<const Expr *> args = sema::positionalArgs(call);
-      if (op && op->id == sema::OpId::CpAsync && args.size() == 2 &&
-          std::find(tokens.begin(), tokens.end(), sema::rootName(*args[1])) != tokens.end())
-        filled = true;
-    });
-  });
-  return filled;
-}
-
-/// One data allocation of the shared-memory layout.
-struct SmemAlloc {
-  int64_t bytes, align;
-  size_t order = 0; ///< declaration order, the tie-break of the layout
-};
-
-/// The per-kernel shared-memory ledger.
-/// Slack the lowering adds to align the dynamic shared memory base to 1024 B.
-constexpr int64_t kBaseAlignSlack = 1024;
-
+/// The per-kernel shared-memory ledger: the contributors for the notes, and
+/// the totals of the one layout the lowering uses (sema/Facts.h), so that
+/// res.smem fires exactly when the launch's dynamic shared memory would not
+/// fit.
 struct SmemLedger {
   bool known = true;
   int64_t data = 0, barriers = 0, total = 0;
   std::vector<Note> notes; ///< one per contributor
 };
 
-/// Bytes of one stage of \p ring with its members aligned, and the stage's
-/// alignment (its strictest member's).
-std::optional<SmemAlloc> stageLayout(const sema::Ring &ring) {
-  int64_t offset = 0, align = 128;
-  for (const sema::Slot &s : ring.slots) {
-    if (s.type.space != sema::Space::Shared)
-      continue;
-    auto bytes = s.type.bytes();
-    if (!bytes)
-      return std::nullopt;
-    int64_t a = allocAlign(s.type);
-    offset = alignUp(offset, a) + *bytes;
-    align = std::max(align, a);
-  }
-  return SmemAlloc{alignUp(offset, align), align};
-}
-
-/// The ledger with ring \p override (if any) at \p stages stages. Barriers
-/// come first; data allocations follow, strictest alignment first.
-SmemLedger smemLedger(const sema::Kernel &k, const sema::Ring *override = nullptr, int64_t stages = 0) {
+SmemLedger smemLedger(const sema::Kernel &k) {
   SmemLedger l;
-  std::vector<SmemAlloc> allocs;
+  sema::SmemLayout layout = sema::layoutSmem(k);
+  l.known = layout.known;
+  if (!l.known)
+    return l;
   int64_t mbar = k.desc->mbarrierBytes;
   for (const sema::Ring &r : k.rings) {
-    int64_t n = &r == override ? stages : r.stages.value_or(0);
-    auto stage = stageLayout(r);
-    auto raw = r.stageBytes();
-    if (!stage || !raw || !r.stages) {
-      l.known = false;
-      return l;
-    }
-    if (*raw > 0) {
-      allocs.push_back({n * stage->bytes, stage->align});
-      l.data += n * *raw;
+    int64_t n = *r.stages, raw = *r.stageBytes();
+    if (raw > 0) {
+      l.data += n * raw;
       l.notes.push_back({r.decl->name.range, "ring '" + r.name + "': " + str(n) + " stage" + (n == 1 ? "" : "s") +
-                                                 " x " + str(*raw) + " B = " + str(n * *raw) + " B"});
+                                                 " x " + str(raw) + " B = " + str(n * raw) + " B"});
     }
-    if (!isCpAsyncRing(r, k))
-      l.barriers += 2 * n * mbar;
   }
   for (const sema::Buffer &b : k.buffers) {
     if (b.type.space != sema::Space::Shared)
       continue;
     if (b.type.elem == sema::Elem::Mbarrier) {
-      auto n = b.type.elements();
-      if (!n) {
-        l.known = false;
-        return l;
-      }
-      l.barriers += *n * mbar;
-      l.notes.push_back({b.decl->name.range, "var '" + b.name + "': " + str(*n) + " mbarrier" + (*n == 1 ? "" : "s") +
-                                                 " x " + str(mbar) + " B = " + str(*n * mbar) + " B"});
+      int64_t n = *b.type.elements();
+      l.notes.push_back({b.decl->name.range, "var '" + b.name + "': " + str(n) + " mbarrier" + (n == 1 ? "" : "s") +
+                                                 " x " + str(mbar) + " B = " + str(n * mbar) + " B"});
       continue;
     }
-    auto bytes = b.type.bytes();
-    if (!bytes) {
-      l.known = false;
-      return l;
-    }
-    allocs.push_back({*bytes, allocAlign(b.type)});
-    l.data += *bytes;
-    l.notes.push_back({b.decl->name.range, "var '" + b.name + "': " + str(*bytes) + " B"});
+    int64_t bytes = *b.type.bytes();
+    l.data += bytes;
+    l.notes.push_back({b.decl->name.range, "var '" + b.name + "': " + str(bytes) + " B"});
   }
-  for (size_t i = 0; i < allocs.size(); ++i)
-    allocs[i].order = i;
-  std::sort(allocs.begin(), allocs.end(), [](const SmemAlloc &a, const SmemAlloc &b) {
-    return a.align != b.align ? a.align > b.align : a.order < b.order;
-  });
-  int64_t offset = l.barriers;
-  for (const SmemAlloc &a : allocs)
-    offset = alignUp(offset, a.align) + a.bytes;
-  // The dynamic shared memory base is only 16-byte aligned: the lowering asks
-  // for 1024 B more and aligns the base itself (docs/lowering.md).
-  if (!allocs.empty())
-    offset += kBaseAlignSlack;
-  l.total = offset;
+  l.barriers = layout.barrierBytes;
+  l.total = layout.dynamicBytes();
   return l;
 }
 
@@ -454,7 +374,7 @@ void checkSmem(const sema::Kernel &k, RuleContext &ctx) {
   if (!largest)
     return;
   for (int64_t s = *largest->stages - 1; s >= 1; --s)
-    if (smemLedger(k, largest, s).total <= cap) {
+    if (sema::layoutSmem(k, largest, s).dynamicBytes() <= cap) {
       d.fixes.push_back(replaceFix("reduce ring '" + largest->name + "' to " + str(s) + " stage" + (s == 1 ? "" : "s"),
                                    largest->stagesClause->args[0]->range, str(s)));
       return;

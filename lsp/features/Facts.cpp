@@ -3,6 +3,7 @@
 
 #include "lsp/features/Query.h"
 
+#include "compiler/sema/Facts.h"
 #include "compiler/sema/Ops.h"
 #include "compiler/syntax/Printer.h"
 #include "compiler/syntax/Walk.h"
@@ -58,23 +59,10 @@ namespace {
 
 int64_t occupancyOf(const sema::Kernel &k) { return k.residentCtas(); }
 
-/// Whether some call of \p role's body invokes operation \p op.
-bool roleCalls(const sema::Role *role, sema::OpId op) {
-  bool found = false;
-  if (role)
-    forEachCall(role->decl->body, [&](const Expr &call) { found |= sema::calleeOp(call) == op; });
-  return found;
-}
-
 /// Rings keep full and empty mbarriers per stage, except same-role rings
 /// filled by cp.async, which use cp.async groups (language reference 8.3).
 int64_t ringBarriers(const sema::Ring &ring, const sema::Kernel &k) {
-  if (!ring.stages)
-    return 0;
-  const sema::Role *producer = k.role(ring.producer);
-  if (ring.producer == ring.consumer && roleCalls(producer, sema::OpId::CpAsync) && !roleCalls(producer, sema::OpId::TmaLoad))
-    return 0;
-  return 2 * *ring.stages;
+  return ring.stages && sema::ringUsesBarriers(ring, k) ? 2 * *ring.stages : 0;
 }
 
 void sharedMemory(const sema::Kernel &k, Ledger &out) {
@@ -102,8 +90,14 @@ void sharedMemory(const sema::Kernel &k, Ledger &out) {
         {"ring barriers", std::to_string(barriers) + " x " + std::to_string(each) + " B", barriers * each});
     total += barriers * each;
   }
-  if (known)
-    out.smemTotal = total;
+  // The total is the lowering's layout (sema/Facts.h), what the launch asks
+  // for: the lines above plus the alignment padding and the base slack.
+  sema::SmemLayout layout = sema::layoutSmem(k);
+  if (known && layout.known) {
+    int64_t dynamic = layout.dynamicBytes();
+    out.smem.push_back({"alignment", "padding, 1 KiB to align the base", dynamic - total});
+    out.smemTotal = dynamic;
+  }
   out.smemCapacity = k.desc->smemPerBlock / out.occupancy;
 }
 

@@ -28,7 +28,7 @@ std::string ringSummary(const sema::Ring &ring);
 
 /// One line of a kernel's shared-memory ledger.
 struct SmemLine {
-  std::string what; ///< "ring ab", "var epi", "ring barriers"
+  std::string what; ///< "ring ab", "var epi", "ring barriers", "alignment"
   std::string how;  ///< "4 x 48 KiB", "bf16[2, 2, 64, 64]", "8 x 8 B"
   std::optional<int64_t> bytes;
 };
@@ -47,7 +47,10 @@ struct Ledger {
   int64_t occupancy = 1;
   std::optional<int64_t> threads;
   std::vector<SmemLine> smem;
-  std::optional<int64_t> smemTotal; ///< nullopt when some size is unknown
+  /// The dynamic shared memory the launch asks for (the lowering's layout,
+  /// with alignment padding and base slack, the last line of smem); nullopt
+  /// when some size is unknown.
+  std::optional<int64_t> smemTotal;
   int64_t smemCapacity = 0;         ///< the target's per-CTA capacity / occupancy
   std::vector<RegLine> regs;
   std::optional<int64_t> regTotal;

@@ -81,7 +81,7 @@ void smemTable(Markup &doc, const Ledger &l) {
   else
     rows.push_back({"**total**", "unknown (a size is not a compile-time constant) of " + capacity, "?"});
   doc.table(rows);
-  std::string note = "Alignment padding is laid out by the lowering and not counted.";
+  std::string note = "Offsets and padding are the lowering's layout.";
   if (l.smemTotal && *l.smemTotal > l.smemCapacity)
     note = "**Over capacity** by " + withCommas(*l.smemTotal - l.smemCapacity) + " B (`res.smem`). " + note;
   doc.text(note);

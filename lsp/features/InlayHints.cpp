@@ -39,8 +39,8 @@ void kernelHints(const sema::Kernel &k, std::vector<Hint> &out) {
     out.push_back({k.decl->body.range.begin, "smem " + formatBytes(*l.smemTotal) + " of " + formatBytes(l.smemCapacity),
                    0, false, true,
                    withCommas(*l.smemTotal) +
-                       " B of shared memory per CTA (rings, vars and ring barriers, "
-                       "without alignment padding) of " +
+                       " B of shared memory per CTA (rings, vars, barriers and "
+                       "alignment padding, as laid out) of " +
                        withCommas(l.smemCapacity) + " B on " + std::string(k.desc->name)});
   for (const sema::Ring &r : k.rings)
     if (std::string summary = ringSummary(r); !summary.empty())
