@@ -25,21 +25,21 @@ void lowerInto(KernelFile &f) {
     return;
   }
   FileId id = f.sm.addBuffer(std::string(e.path), std::string(e.ir));
-  CheckOptions options;
-  options.target = *target;
-  options.verify = false;
-  f.check = checkSource(f.sm, id, options);
-  std::vector<Diagnostic> diagnostics = f.check.diagnostics;
-  if (!countErrors(diagnostics) && f.check.model)
-    f.module = lower::lowerModule(f.sm, id, *f.check.model, diagnostics);
-  for (const Diagnostic &d : diagnostics)
+  // the verifier's rules ran when the library was built
+  auto lowered = pipeline::lowerFile(f.sm, id, lower::LowerOptions{}, /*verify=*/false, *target);
+  if (lowered) {
+    f.lowered = std::move(*lowered);
+    return;
+  }
+  for (const Diagnostic &d : lowered.error().diagnostics)
     if (d.severity == Severity::Error) {
       std::string where = d.range.valid() ? " at line " + std::to_string(f.sm.lineColumn(d.range.file, d.range.begin).line)
                                           : std::string();
       f.status = internal("the embedded " + std::string(e.path) + " does not lower again (" + d.code + where + ": " +
-                           d.message + ")");
+                          d.message + ")");
       return;
     }
+  f.status = internal("the embedded " + std::string(e.path) + " does not lower again: " + lowered.error().message);
 }
 
 } // namespace

@@ -49,7 +49,7 @@ Status preparePipeline(const Variant &v, const Problem &p, std::vector<TensorSpe
   out.file = &file;
   std::string where = std::string(embedded->path);
   if (!v.zeroKernel.empty()) {
-    if (const lower::LoweredKernel *z = file.module.kernel(v.zeroKernel))
+    if (const lower::LoweredKernel *z = file.module().kernel(v.zeroKernel))
       out.kernels.push_back(z);
     else
       out.zeroFill = true;
@@ -62,7 +62,7 @@ Status preparePipeline(const Variant &v, const Problem &p, std::vector<TensorSpe
     launched.push_back(v.distanceKernel);
   }
   for (std::string_view name : launched) {
-    const lower::LoweredKernel *k = file.module.kernel(name);
+    const lower::LoweredKernel *k = file.module().kernel(name);
     if (!k)
       return internal(where + " has no kernel '" + std::string(name) + "', which variant '" + std::string(v.name) +
                       "' launches");
