@@ -66,11 +66,31 @@ struct CakeRun {
   TimingOptions timing;
   bool json = false, color = false;
   int device = 0;
-  std::string reportPath;
 };
+
+/// --report FILE: the structured result of this run, for programs that run
+/// `cake run` as a child (the language server, `cake bench`) and must not
+/// read its stdout. Written once: the full report on success, else
+/// {"ok": false, "status", "message", "diagnostics"} (docs/runner.md).
+std::string reportPath;
+bool reportWritten = false;
+
+void writeReport(const json &doc) {
+  if (reportPath.empty() || reportWritten)
+    return;
+  std::ofstream f(reportPath, std::ios::trunc);
+  f << doc.dump(2) << "\n";
+  reportWritten = true;
+}
+
+/// The failure report: \p status is "usage", "no-gpu", "source", "failed" or "timeout".
+void writeFailure(const std::string &status, const std::string &message, const json &diagnostics = json::array()) {
+  writeReport({{"ok", false}, {"status", status}, {"message", message}, {"diagnostics", diagnostics}});
+}
 
 int fail(const std::string &message, int code) {
   std::cerr << "cake run: " << message << "\n";
+  writeFailure(code == UsageError ? "usage" : code == TimedOut ? "timeout" : "failed", message);
   return code;
 }
 
@@ -368,6 +388,8 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const lower::LoweredKernel &lk, co
   SourceRange kernelRange = lk.kernel->decl->name.range;
   auto report = [&](int code) {
     renderText(std::cerr, sm, diags, TextStyle{run.color});
+    std::string first = diags.empty() ? std::string("the run failed") : diags.front().message;
+    writeFailure(code == TimedOut ? "timeout" : "failed", first, diagnosticsToJson(sm, diags)["diagnostics"]);
     return code;
   };
   CakeWork work(run, lk, built);
@@ -379,8 +401,10 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const lower::LoweredKernel &lk, co
   auto outcome = pipeline::runOnGpu(work, options);
   if (!outcome) {
     const Error &e = outcome.error();
-    if (e.noGpu())
+    if (e.noGpu()) {
+      writeFailure("no-gpu", describeNoGpu(e));
       return fail(describeNoGpu(e), UsageError);
+    }
     if (e.kind == Error::InvalidArgument || e.kind == Error::Unsupported)
       return fail(e.message, UsageError);
     if (!e.diagnostics.empty())
@@ -448,10 +472,14 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const lower::LoweredKernel &lk, co
     out["check"] = {{"ok", nullptr}, {"summary", unchecked}};
   if (!diags.empty())
     out["diagnostics"] = diagnosticsToJson(sm, diags)["diagnostics"];
-  if (!run.reportPath.empty()) {
-    std::ofstream f(run.reportPath, std::ios::trunc);
-    f << out.dump(2) << "\n";
+  out["ok"] = !countErrors(diags);
+  if (!out["ok"].get<bool>()) {
+    out["status"] = "failed";
+    for (const Diagnostic &d : diags)
+      if (d.severity == Severity::Error && !out.contains("message"))
+        out["message"] = d.message;
   }
+  writeReport(out);
   if (run.json) {
     std::cout << out.dump(2) << "\n";
   } else {
@@ -484,7 +512,7 @@ int runCake(int argc, char **argv) {
       "hang-ms", "With --watch-hangs: how long a wait may take", cxxopts::value<uint32_t>()->default_value("2000"))(
       "no-watchdog", "Run in this process (for debuggers and compute-sanitizer)")(
       "seed", "Seed of the inputs (overrides the workload)", cxxopts::value<uint64_t>())(
-      "report", "Also write the JSON report to FILE", cxxopts::value<std::string>())(
+      "report", "Write the run's result as JSON to FILE, also when it fails (ok, status, message, diagnostics)", cxxopts::value<std::string>())(
       "device", "GPU ordinal", cxxopts::value<int>()->default_value("0"))(
       "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
       "h,help", "Show this help")("file", "Input file", cxxopts::value<std::string>());
@@ -518,7 +546,7 @@ int runCake(int argc, char **argv) {
   run.color = shouldUseColor(STDERR_FILENO);
   run.device = args["device"].as<int>();
   if (args.count("report"))
-    run.reportPath = args["report"].as<std::string>();
+    reportPath = args["report"].as<std::string>();
   if (run.timing.repetitions < 1 || run.timing.warmup < 0 || !(run.timing.timeoutSeconds > 0))
     return fail("--reps must be at least 1, --warmup at least 0 and --timeout positive", UsageError);
 
@@ -533,6 +561,7 @@ int runCake(int argc, char **argv) {
   auto loweredFile = pipeline::lowerFile(sm, file, lowering, !args.count("no-verify"));
   if (!loweredFile) {
     renderText(std::cerr, sm, loweredFile.error().diagnostics, TextStyle{run.color});
+    writeFailure("source", loweredFile.error().message, diagnosticsToJson(sm, loweredFile.error().diagnostics)["diagnostics"]);
     return InputErrors;
   }
   const std::unique_ptr<pipeline::LoweredFile> &lowered = *loweredFile;
@@ -564,11 +593,22 @@ int runCake(int argc, char **argv) {
     cuda.build.includeDirs.push_back(pipeline::runtimeIncludeDir());
     runner::BuildResult built = compileCuda(sm, lowered->cuda, cuda);
     renderText(std::cerr, sm, built.diagnostics, TextStyle{run.color});
-    if (!built.success)
+    if (!built.success) {
+      writeFailure("source", "the generated CUDA does not build", diagnosticsToJson(sm, built.diagnostics)["diagnostics"]);
       return int(InputErrors);
+    }
     return runOnGpu(run, sm, *lk, built, w);
   };
-  return args.count("no-watchdog") ? body(Watch(-1)) : superviseChild(body);
+  if (args.count("no-watchdog"))
+    return body(Watch(-1));
+  if (!reportPath.empty())
+    std::filesystem::remove(reportPath); // the child writes it; if it cannot (killed), the parent does
+  int rc = superviseChild(body);
+  if (!reportPath.empty() && !std::filesystem::exists(reportPath))
+    writeFailure(rc == TimedOut ? "timeout" : "failed",
+                 rc == TimedOut ? "the watchdog ended the run (a phase ran past its time budget)"
+                                : "the run ended without a report (exit " + std::to_string(rc) + ")");
+  return rc;
 }
 
 } // namespace cake::cli

@@ -237,14 +237,22 @@ json toJSON(const CompileReport &r) {
 
 json toJSON(const RunReport &r) {
   json out = {{"uri", r.uri}, {"exitCode", r.exitCode}};
-  json report = r.ok ? json::parse(r.report, nullptr, false) : json();
-  if (r.ok && !report.is_discarded() && report.is_object()) {
+  json report = r.report.empty() ? json() : json::parse(r.report, nullptr, false);
+  if (!report.is_object()) {
+    out["ok"] = false;
+    out["message"] = r.report.empty() ? r.message : "cake run wrote a report that is not a JSON object";
+    out["noGpu"] = false;
+  } else if (r.exitCode == 0 && report.value("ok", false)) {
     out["ok"] = true;
     out["report"] = std::move(report);
   } else {
     out["ok"] = false;
-    out["message"] = r.ok ? "cake run printed a report that is not a JSON object" : r.message;
-    out["noGpu"] = r.noGpu;
+    out["message"] = report.value("message", "the run failed (exit " + std::to_string(r.exitCode) + ")");
+    out["noGpu"] = report.value("status", "") == "no-gpu";
+    if (report.contains("diagnostics"))
+      out["diagnostics"] = report["diagnostics"];
+    if (report.contains("time_ms"))
+      out["report"] = std::move(report); // timed, but the check failed
   }
   return out;
 }

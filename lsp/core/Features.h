@@ -189,12 +189,13 @@ struct RunOptions {
 /// cake.run / cake.bench: `cake run` as a child on a private copy of the
 /// text. `report` is the child's JSON report as text (the protocol layer
 /// parses it); ok when the child succeeded and printed one.
+/// What a `cake run` child said, through its --report file (never its
+/// stdout): the protocol layer reads the JSON (ok, status, message, ...).
 struct RunReport {
   std::string uri;
   int exitCode = -1;
-  bool ok = false, noGpu = false;
-  std::string report;  ///< when ok
-  std::string message; ///< when !ok
+  std::string report;  ///< the --report file's text; empty when the child wrote none
+  std::string message; ///< why there is no report (timeout, not started)
 };
 /// Throws RequestCancelled (and the child is killed, with its children)
 /// when \p cancel is set while it runs.

@@ -19,6 +19,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 namespace cake::lsp {
@@ -117,27 +118,29 @@ RunReport runDocument(const Snapshot &doc, const RunOptions &runOptions, bool be
   }
   std::string path = std::string(dir) + "/" + name;
   std::ofstream(path) << doc.text;
-  std::vector<std::string> argv = {cake, "run", path, "--format", "json"};
+  std::string reportFile = std::string(dir) + "/report.json";
+  std::vector<std::string> argv = {cake, "run", path, "--report", reportFile};
   argv.insert(argv.end(), options.begin(), options.end());
   runner::ProcessResult r = runner::runProcess(argv, 900, cancel.get());
+  std::string report;
+  if (std::ifstream f(reportFile); f) {
+    std::stringstream text;
+    text << f.rdbuf();
+    report = text.str();
+  }
   std::filesystem::remove_all(dir);
   if (r.stopped) {
     progress.end("cancelled");
     throw LspError(ErrorCode::RequestCancelled, "cancelled");
   }
-  RunReport out{uri, r.exitCode, false, false, "", ""};
-  size_t brace = r.output.find("{\n");
-  if (r.exitCode == 0 && brace != std::string::npos) {
-    out.ok = true;
-    out.report = r.output.substr(brace);
-  } else {
-    std::string message = r.output.substr(0, brace == std::string::npos ? r.output.size() : brace);
-    for (size_t at; (at = message.find(path)) != std::string::npos;)
-      message.replace(at, path.size(), name); // the private copy's path means the document
-    out.message = r.timedOut ? "the run did not finish within 900 s" : message;
-    out.noGpu = r.exitCode == 2 && message.find("no CUDA GPU") != std::string::npos;
-  }
-  progress.end(out.ok ? "done" : r.exitCode == 2 ? "no GPU" : "failed");
+  for (size_t at; (at = report.find(path)) != std::string::npos;)
+    report.replace(at, path.size(), name); // the private copy's path means the document
+  RunReport out{uri, r.exitCode, std::move(report), ""};
+  if (out.report.empty())
+    out.message = r.timedOut ? "the run did not finish within 900 s"
+                  : !r.started ? "cannot start " + cake
+                               : "cake run wrote no report (exit " + std::to_string(r.exitCode) + ")";
+  progress.end(r.exitCode == 0 ? "done" : "failed");
   return out;
 }
 
