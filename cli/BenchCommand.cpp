@@ -141,8 +141,8 @@ int runBench(int argc, char **argv) {
   if (!args.count("plan") || !args.count("output"))
     return fail("usage: cake bench PLAN.json -o RESULTS.json", UsageError);
   std::string text;
-  if (auto error = readInput(args["plan"].as<std::string>(), text))
-    return fail(*error, UsageError);
+  if (auto error = readInput(args["plan"].as<std::string>(), text); !error)
+    return fail(error.error().message, UsageError);
   json plan = json::parse(text, nullptr, false);
   if (plan.is_discarded() || !plan.contains("runs") || !plan["runs"].is_array())
     return fail("the plan must be a JSON object with a \"runs\" array", UsageError);
@@ -150,8 +150,8 @@ int runBench(int argc, char **argv) {
   std::optional<json> peers;
   if (args.count("peers")) {
     std::string peersText;
-    if (auto error = readInput(args["peers"].as<std::string>(), peersText))
-      return fail(*error, UsageError);
+    if (auto error = readInput(args["peers"].as<std::string>(), peersText); !error)
+      return fail(error.error().message, UsageError);
     peers = json::parse(peersText, nullptr, false);
     if (std::string error = checkPeers(*peers); !error.empty())
       return fail(args["peers"].as<std::string>() + ": " + error, UsageError);

@@ -57,8 +57,8 @@ int runBuild(int argc, char **argv) {
     return usage("which file? (see 'cake build --help')");
   std::string path = args["file"].as<std::string>();
   CudaCompile cuda;
-  if (auto error = readCudaOptions(args, cuda))
-    return usage(*error);
+  if (auto error = readCudaOptions(args, cuda); !error)
+    return usage(error.error().message);
   std::string output;
   if (args.count("output")) {
     output = args["output"].as<std::string>();
@@ -67,8 +67,8 @@ int runBuild(int argc, char **argv) {
       return usage("-o names a .ptx or a .cubin file, not '" + output + "'");
   }
   std::string text;
-  if (auto error = readInput(path, text))
-    return usage(*error);
+  if (auto error = readInput(path, text); !error)
+    return usage(error.error().message);
   SourceManager sm;
   FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, std::move(text));
   if (isCakeSource(path)) {

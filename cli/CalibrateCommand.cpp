@@ -39,9 +39,8 @@ int fitFamilies(const Results &results, cost::Calibration cal, bool haveBase, do
     // start from the calibration the runs were estimated with
     std::string note;
     for (const ResultRun &r : results.runs) {
-      std::string error;
-      if (auto f = checkCakeFile(r.file, error); f)
-        for (const sema::Kernel &k : f->check.model->kernels)
+      if (auto f = checkCakeFile(r.file); f)
+        for (const sema::Kernel &k : (*f)->check.model->kernels)
           if (k.decl->name.name == r.kernel) {
             cal = calibrationFor(k.target, given, note);
             break;
@@ -65,8 +64,8 @@ int fitFamilies(const Results &results, cost::Calibration cal, bool haveBase, do
       std::cerr << "misprediction: " << r.kernel << " (" << r.family << ") measured " << r.measuredSeconds * 1e3
                 << " ms, predicted " << corrected * 1e3 << " ms (" << std::lround(error * 100) << "%)\n";
   }
-  if (auto error = writeFileAtomically(out, calibrationJson(cal)))
-    return fail(*error, UsageError);
+  if (auto error = writeFileAtomically(out, calibrationJson(cal)); !error)
+    return fail(error.error().message, UsageError);
   return Success;
 }
 
@@ -82,8 +81,8 @@ int fitMicrobenchmarks(const Results &results, cost::Calibration cal, const std:
     return fail("no microbenchmark run (family micro.*) with bytes, flops or a time", InputErrors);
   for (const std::string &line : log)
     std::cerr << line << "\n";
-  if (auto error = writeFileAtomically(out, calibrationJson(cal)))
-    return fail(*error, UsageError);
+  if (auto error = writeFileAtomically(out, calibrationJson(cal)); !error)
+    return fail(error.error().message, UsageError);
   return Success;
 }
 
@@ -105,12 +104,12 @@ int runCalibrate(int argc, char **argv) {
   cost::Calibration cal = cost::defaultCalibration(Target::SM90a);
   bool haveBase = args.count("calibration") > 0;
   if (haveBase)
-    if (auto error = readCalibration(args["calibration"].as<std::string>(), cal))
-      return fail(*error, UsageError);
+    if (auto error = readCalibration(args["calibration"].as<std::string>(), cal); !error)
+      return fail(error.error().message, UsageError);
   Results results;
   std::string path = args.count("from") ? args["from"].as<std::string>() : args["micro"].as<std::string>();
-  if (auto error = readResults(path, results))
-    return fail(*error, UsageError);
+  if (auto error = readResults(path, results); !error)
+    return fail(error.error().message, UsageError);
   std::string out = args["output"].as<std::string>();
   return args.count("from") ? fitFamilies(results, cal, haveBase, args["threshold"].as<double>(), out)
                             : fitMicrobenchmarks(results, cal, out);

@@ -106,8 +106,8 @@ int runCheck(int argc, char **argv) {
   std::vector<std::string> mismatches;
   for (const std::string &path : files) {
     std::string text;
-    if (auto error = readInput(path, text))
-      return usage(*error);
+    if (auto error = readInput(path, text); !error)
+      return usage(error.error().message);
     std::string name = path == "-" ? "<stdin>" : path;
     std::vector<std::string> pieces =
         args.count("split-input-file") ? splitInput(text) : std::vector<std::string>{std::move(text)};
@@ -115,8 +115,8 @@ int runCheck(int argc, char **argv) {
       FileId file = sm.addBuffer(name, piece);
       CheckResult result = pipeline::checkFile(sm, file, checkOptions, withLowering);
       if (fix && applyFixes(piece, file, result.diagnostics)) {
-        if (auto error = writeFileAtomically(path, piece))
-          return usage(*error);
+        if (auto error = writeFileAtomically(path, piece); !error)
+          return usage(error.error().message);
         file = sm.addBuffer(name, std::move(piece));
         result = pipeline::checkFile(sm, file, checkOptions, withLowering);
       }

@@ -147,8 +147,8 @@ void printEstimate(const CheckedFile &f, const sema::Kernel &k, const cost::Size
 int runValidate(const std::string &path, const std::optional<cost::Calibration> &given, bool asJson,
                 const cost::Thresholds &t) {
   Results results;
-  if (auto error = readResults(path, results))
-    return fail(*error, UsageError);
+  if (auto error = readResults(path, results); !error)
+    return fail(error.error().message, UsageError);
   std::vector<cost::Run> runs = estimateRuns(results, given, true);
   cost::Validation v = cost::validate(runs, t);
   if (asJson) {
@@ -227,8 +227,8 @@ int runCost(int argc, char **argv) {
   std::optional<cost::Calibration> given;
   if (args.count("calibration")) {
     given.emplace();
-    if (auto error = readCalibration(args["calibration"].as<std::string>(), *given))
-      return fail(*error, UsageError);
+    if (auto error = readCalibration(args["calibration"].as<std::string>(), *given); !error)
+      return fail(error.error().message, UsageError);
   }
   if (args.count("validate")) {
     cost::Thresholds t;
@@ -247,10 +247,10 @@ int runCost(int argc, char **argv) {
         return fail("--size takes NAME=VALUE with a positive integer, not '" + s + "'", UsageError);
       sizes[s.substr(0, eq)] = v;
     }
-  std::string error;
-  auto f = checkCakeFile(args["file"].as<std::string>(), error);
-  if (!f)
-    return fail(error, InputErrors);
+  auto checked = checkCakeFile(args["file"].as<std::string>());
+  if (!checked)
+    return fail(checked.error().message, InputErrors);
+  const std::unique_ptr<CheckedFile> &f = *checked;
   const auto &kernels = f->check.model->kernels;
   std::string name = args.count("kernel") ? args["kernel"].as<std::string>()
                      : kernels.size() == 1 ? kernels[0].decl->name.name

@@ -28,16 +28,16 @@ std::string lower(std::string s) {
 
 } // namespace
 
-std::optional<std::string> readCalibration(const std::string &path, cost::Calibration &out) {
+Status readCalibration(const std::string &path, cost::Calibration &out) {
   std::string text;
-  if (auto error = readInput(path, text))
+  if (auto error = readInput(path, text); !error)
     return error;
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
-    return path + ": not a JSON object";
+    return Error(Error::InvalidArgument, path + ": not a JSON object");
   try {
     if (doc.value("version", 0) != 1)
-      return path + ": a calibration file of version 1 is expected";
+      return Error(Error::InvalidArgument, path + ": a calibration file of version 1 is expected");
     std::string device = doc.value("device", std::string());
     out = cost::defaultCalibration(targetOfDevice(device).value_or(Target::SM90a));
     out.device = device;
@@ -60,11 +60,11 @@ std::optional<std::string> readCalibration(const std::string &path, cost::Calibr
       for (auto &[key, v] : doc["family_correction"].items())
         out.familyCorrection[key] = v.get<double>();
   } catch (const json::exception &e) {
-    return path + ": " + e.what();
+    return Error(Error::InvalidArgument, path + ": " + e.what());
   }
   if (out.smCount < 1 || !(out.dramBytesPerSecond > 0) || !(out.tmaBytesPerSecondPerSm > 0))
-    return path + ": sm_count, dram_bytes_per_s and tma_bytes_per_s_per_sm must be positive";
-  return std::nullopt;
+    return Error(Error::InvalidArgument, path + ": sm_count, dram_bytes_per_s and tma_bytes_per_s_per_sm must be positive");
+  return Ok{};
 }
 
 std::string calibrationJson(const cost::Calibration &c) {
@@ -100,7 +100,7 @@ cost::Calibration calibrationFor(Target target, const std::optional<cost::Calibr
   for (std::string root : {std::string("."), std::string(CAKE_SOURCE_DIR)}) {
     std::string path = root + "/bench/calibration/" + gpu + ".json";
     cost::Calibration cal;
-    if (std::filesystem::exists(path) && !readCalibration(path, cal) && cost::describes(cal, target)) {
+    if (std::filesystem::exists(path) && readCalibration(path, cal) && cost::describes(cal, target)) {
       note = (given ? given->device + " does not describe " + std::string(targetName(target)) + "; " : "") +
              "bench/calibration/" + gpu + ".json";
       return cal;
@@ -111,13 +111,13 @@ cost::Calibration calibrationFor(Target target, const std::optional<cost::Calibr
   return cost::defaultCalibration(target);
 }
 
-std::optional<std::string> readResults(const std::string &path, Results &out) {
+Status readResults(const std::string &path, Results &out) {
   std::string text;
-  if (auto error = readInput(path, text))
+  if (auto error = readInput(path, text); !error)
     return error;
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())
-    return path + ": not a results file (a JSON object with \"runs\")";
+    return Error(Error::InvalidArgument, path + ": not a results file (a JSON object with \"runs\")");
   try {
     out.device = doc.value("device", std::string());
     out.commit = doc.value("commit", std::string());
@@ -138,27 +138,23 @@ std::optional<std::string> readResults(const std::string &path, Results &out) {
       out.runs.push_back(std::move(run));
     }
   } catch (const json::exception &e) {
-    return path + ": " + e.what();
+    return Error(Error::InvalidArgument, path + ": " + e.what());
   }
-  return std::nullopt;
+  return Ok{};
 }
 
-std::unique_ptr<CheckedFile> checkCakeFile(const std::string &path, std::string &error) {
+Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path) {
   std::string where = path;
   if (!std::filesystem::exists(where) && std::filesystem::exists(std::string(CAKE_SOURCE_DIR) + "/" + path))
     where = std::string(CAKE_SOURCE_DIR) + "/" + path;
   std::string text;
-  if (auto e = readInput(where, text)) {
-    error = *e;
-    return nullptr;
-  }
+  if (auto e = readInput(where, text); !e)
+    return e.takeError();
   auto f = std::make_unique<CheckedFile>();
   f->file = f->sm.addBuffer(path, std::move(text));
   f->check = checkSource(f->sm, f->file);
-  if (!f->check.model || countErrors(f->check.diagnostics)) {
-    error = path + " has errors (run cake check)";
-    return nullptr;
-  }
+  if (!f->check.model || countErrors(f->check.diagnostics))
+    return Error(Error::Source, path + " has errors (run cake check)", f->check.diagnostics);
   return f;
 }
 
@@ -177,9 +173,9 @@ std::vector<cost::Run> estimateRuns(const Results &results, const std::optional<
     run.measuredSeconds = r.medianMs / 1e3;
     run.ok = r.ok;
     if (!files.count(r.file)) {
-      std::string error;
-      files[r.file] = checkCakeFile(r.file, error);
-      errors[r.file] = error;
+      auto checked = checkCakeFile(r.file);
+      errors[r.file] = checked ? std::string() : checked.error().message;
+      files[r.file] = checked ? std::move(*checked) : nullptr;
     }
     const CheckedFile *f = files[r.file].get();
     const sema::Kernel *k = nullptr;

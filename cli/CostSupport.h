@@ -11,6 +11,8 @@
 #include "compiler/cost/Validate.h"
 #include "compiler/driver/Check.h"
 
+#include "diagnostics/Expected.h"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,7 +20,7 @@
 namespace cake::cli {
 
 /// Reads a calibration file; an error is one sentence.
-std::optional<std::string> readCalibration(const std::string &path, cost::Calibration &out);
+Status readCalibration(const std::string &path, cost::Calibration &out);
 /// The calibration file as JSON text.
 std::string calibrationJson(const cost::Calibration &cal);
 
@@ -39,7 +41,7 @@ struct Results {
   std::string device, commit;
   std::vector<ResultRun> runs;
 };
-std::optional<std::string> readResults(const std::string &path, Results &out);
+Status readResults(const std::string &path, Results &out);
 
 /// A checked .cake file, kept alive for its model.
 struct CheckedFile {
@@ -47,9 +49,9 @@ struct CheckedFile {
   FileId file;
   CheckResult check;
 };
-/// Reads and checks \p path (as given, else relative to the source tree);
-/// nullptr with \p error when it cannot be read or has errors.
-std::unique_ptr<CheckedFile> checkCakeFile(const std::string &path, std::string &error);
+/// Reads and checks \p path (as given, else relative to the source tree); an
+/// Io or Source error when it cannot be read or has errors.
+[[nodiscard]] Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path);
 
 /// Estimates every run of \p results (each file checked once) with the
 /// calibration for its target, \p withCorrections or without them.

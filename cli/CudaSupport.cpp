@@ -16,12 +16,12 @@ void addCudaOptions(cxxopts::Options &o) {
       "maxrregcount", "Register limit per thread for ptxas", cxxopts::value<int>());
 }
 
-std::optional<std::string> readCudaOptions(const cxxopts::ParseResult &args, CudaCompile &out) {
+Status readCudaOptions(const cxxopts::ParseResult &args, CudaCompile &out) {
   if (args.count("target")) {
     std::string name = args["target"].as<std::string>();
     auto target = parseTarget(name);
     if (!target)
-      return "unknown target '" + name + "' (expected sm_80, sm_90a or sm_100a)";
+      return Error(Error::InvalidArgument, "unknown target '" + name + "' (expected sm_80, sm_90a or sm_100a)");
     out.build.target = *target;
     out.targetGiven = true;
   }
@@ -34,10 +34,10 @@ std::optional<std::string> readCudaOptions(const cxxopts::ParseResult &args, Cud
   if (args.count("maxrregcount")) {
     int n = args["maxrregcount"].as<int>();
     if (n < 1 || n > 255)
-      return "--maxrregcount must be 1 to 255";
+      return Error(Error::InvalidArgument, "--maxrregcount must be 1 to 255");
     out.build.maxRegisters = n;
   }
-  return std::nullopt;
+  return Ok{};
 }
 
 runner::BuildResult compileCuda(SourceManager &sm, FileId file, const CudaCompile &options) {

@@ -3,6 +3,8 @@
 
 #include "compiler/runner/Build.h"
 
+#include "diagnostics/Expected.h"
+
 #include <cxxopts.hpp>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -20,8 +22,8 @@ struct CudaCompile {
 /// --target, --nvcc, -G, -I, -D, --maxrregcount.
 void addCudaOptions(cxxopts::Options &options);
 
-/// Reads the options of addCudaOptions; a message on a bad value.
-std::optional<std::string> readCudaOptions(const cxxopts::ParseResult &args, CudaCompile &out);
+/// Reads the options of addCudaOptions; InvalidArgument on a bad value.
+Status readCudaOptions(const cxxopts::ParseResult &args, CudaCompile &out);
 
 /// Compiles buffer \p file with NVRTC or nvcc; files that #line directives
 /// name are read relative to the current directory and to the source's.

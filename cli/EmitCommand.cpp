@@ -34,8 +34,8 @@ int runEmit(int argc, char **argv) {
     return UsageError;
   }
   std::string path = args["file"].as<std::string>(), text;
-  if (auto error = readInput(path, text)) {
-    std::cerr << "cake emit: " << *error << "\n";
+  if (auto error = readInput(path, text); !error) {
+    std::cerr << "cake emit: " << error.error().message << "\n";
     return UsageError;
   }
   SourceManager sm;

@@ -46,8 +46,8 @@ int runFmt(int argc, char **argv) {
   SourceManager sm;
   for (const std::string &path : files) {
     std::string text;
-    if (auto error = readInput(path, text)) {
-      std::cerr << "cake fmt: " << *error << "\n";
+    if (auto error = readInput(path, text); !error) {
+      std::cerr << "cake fmt: " << error.error().message << "\n";
       return UsageError;
     }
     FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, text);
@@ -67,8 +67,8 @@ int runFmt(int argc, char **argv) {
       }
     } else if (inPlace) {
       if (formatted != text)
-        if (auto error = writeFileAtomically(path, formatted)) {
-          std::cerr << "cake fmt: " << *error << "\n";
+        if (auto error = writeFileAtomically(path, formatted); !error) {
+          std::cerr << "cake fmt: " << error.error().message << "\n";
           return UsageError;
         }
     } else {

@@ -131,13 +131,13 @@ double product(const std::string &text, const std::map<std::string, int64_t> &si
 }
 
 /// Reads --workload and fills the tensor list from the kernel's parameters.
-std::optional<std::string> readWorkload(const std::string &path, CakeRun &run) {
+Status readWorkload(const std::string &path, CakeRun &run) {
   std::string text;
-  if (auto error = readInput(path, text))
+  if (auto error = readInput(path, text); !error)
     return error;
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
-    return path + ": not a JSON object";
+    return Error(Error::InvalidArgument, path + ": not a JSON object");
   try {
     oracle::Workload &w = run.workload;
     if (doc.contains("kernel"))
@@ -166,13 +166,13 @@ std::optional<std::string> readWorkload(const std::string &path, CakeRun &run) {
       for (const json &a : doc["command"])
         run.command.push_back(a.get<std::string>());
       if (run.command.empty())
-        return path + ": \"command\" must be a non-empty array of strings";
+        return Error(Error::InvalidArgument, path + ": \"command\" must be a non-empty array of strings");
       w.oracle = "command";
     }
     if (const oracle::Oracle *o = oracle::findOracle(w.oracle))
       w.check = o->defaults;
     else if (!w.oracle.empty() && w.oracle != "command")
-      return path + ": unknown oracle '" + w.oracle + "'";
+      return Error(Error::InvalidArgument, path + ": unknown oracle '" + w.oracle + "'");
     if (doc.contains("check")) {
       const json &c = doc["check"];
       w.check.rtol = c.value("rtol", w.check.rtol);
@@ -180,14 +180,14 @@ std::optional<std::string> readWorkload(const std::string &path, CakeRun &run) {
       w.check.maxSamples = c.value("samples", w.check.maxSamples);
     }
   } catch (const json::exception &e) {
-    return path + ": " + e.what();
+    return Error(Error::InvalidArgument, path + ": " + e.what());
   }
-  return std::nullopt;
+  return Ok{};
 }
 
 /// The workload's tensors: every global parameter of the kernel, typed and
 /// shaped by the IR, with the oracle's roles and the workload's inits.
-std::optional<std::string> bindTensors(const std::vector<const lower::LoweredKernel *> &kernels,
+Status bindTensors(const std::vector<const lower::LoweredKernel *> &kernels,
                                        oracle::Workload &w) {
   std::map<std::string, std::string> inits;
   std::map<std::string, oracle::Role> roles;
@@ -204,7 +204,7 @@ std::optional<std::string> bindTensors(const std::vector<const lower::LoweredKer
     t.name = p.name;
     auto dt = tensorDType(p.type.elem.value_or(sema::Elem::U8));
     if (!dt)
-      return "parameter '" + p.name + "' has an element type the runner cannot generate";
+      return Error(Error::InvalidArgument, "parameter '" + p.name + "' has an element type the runner cannot generate");
     t.dtype = *dt;
     for (const sema::Dim &d : p.type.dims)
       t.shape.push_back(d.value ? std::to_string(*d.value) : !d.symbol.empty() ? d.symbol : syntax::print(*d.expr));
@@ -216,7 +216,7 @@ std::optional<std::string> bindTensors(const std::vector<const lower::LoweredKer
     t.init = inits[p.name];
     w.tensors.push_back(t);
   }
-  return std::nullopt;
+  return Ok{};
 }
 
 struct HangRecord { // mirrors cake::rt::HangRecord (cake_device.cuh)
@@ -524,8 +524,8 @@ int runCake(int argc, char **argv) {
   CakeRun run;
   run.path = args["file"].as<std::string>();
   if (args.count("workload"))
-    if (auto error = readWorkload(args["workload"].as<std::string>(), run))
-      return fail(*error, UsageError);
+    if (auto error = readWorkload(args["workload"].as<std::string>(), run); !error)
+      return fail(error.error().message, UsageError);
   if (args.count("size"))
     for (const std::string &s : args["size"].as<std::vector<std::string>>()) {
       size_t eq = s.find('=');
@@ -551,8 +551,8 @@ int runCake(int argc, char **argv) {
     return fail("--reps must be at least 1, --warmup at least 0 and --timeout positive", UsageError);
 
   std::string text;
-  if (auto error = readInput(run.path, text))
-    return fail(*error, UsageError);
+  if (auto error = readInput(run.path, text); !error)
+    return fail(error.error().message, UsageError);
   SourceManager sm;
   FileId file = sm.addBuffer(run.path, std::move(text));
   lower::LowerOptions lowering;
@@ -581,8 +581,8 @@ int runCake(int argc, char **argv) {
       run.pipeline.push_back(before);
     }
   run.pipeline.push_back(lk);
-  if (auto error = bindTensors(run.pipeline, run.workload))
-    return fail(*error, UsageError);
+  if (auto error = bindTensors(run.pipeline, run.workload); !error)
+    return fail(error.error().message, UsageError);
 
   // NVRTC runs in the child too: a parent that touched CUDA before fork()
   // leaves the child's cuInit failing (CUDA_ERROR_NOT_INITIALIZED).

@@ -204,7 +204,7 @@ std::optional<double> parseNumber(const std::string &s) {
 }
 
 /// "i32:5", "f32:1.5", "buf:f32:1024", "buf:bf16:4096=rand", "buf:i32:64=iota".
-std::optional<std::string> parseArg(const std::string &text, ArgSpec &a) {
+Status parseArg(const std::string &text, ArgSpec &a) {
   a.text = text;
   std::string bad = "bad --arg '" + text + "': ";
   if (text.starts_with("buf:")) {
@@ -212,10 +212,10 @@ std::optional<std::string> parseArg(const std::string &text, ArgSpec &a) {
     std::string rest = text.substr(4);
     size_t colon = rest.find(':');
     if (colon == std::string::npos)
-      return bad + "a buffer is buf:TYPE:COUNT[=INIT]";
+      return Error(Error::InvalidArgument, bad + "a buffer is buf:TYPE:COUNT[=INIT]");
     a.type = rest.substr(0, colon);
     if (!typeBytes(a.type))
-      return bad + "unknown element type '" + a.type + "' (f32 f16 bf16 f64 i8 u8 i32 u32 i64 u64)";
+      return Error(Error::InvalidArgument, bad + "unknown element type '" + a.type + "' (f32 f16 bf16 f64 i8 u8 i32 u32 i64 u64)");
     std::string count = rest.substr(colon + 1);
     if (size_t eq = count.find('='); eq != std::string::npos) {
       a.init = count.substr(eq + 1);
@@ -223,26 +223,26 @@ std::optional<std::string> parseArg(const std::string &text, ArgSpec &a) {
     }
     auto n = parseNumber(count);
     if (!n || *n < 1 || *n != std::floor(*n))
-      return bad + "the element count must be a positive integer";
+      return Error(Error::InvalidArgument, bad + "the element count must be a positive integer");
     a.count = static_cast<size_t>(*n);
     if (a.init != "iota" && a.init != "rand" && !parseNumber(a.init))
-      return bad + "INIT is a number, iota or rand";
+      return Error(Error::InvalidArgument, bad + "INIT is a number, iota or rand");
     a.align = 8;
-    return std::nullopt;
+    return Ok{};
   }
   size_t colon = text.find(':');
   if (colon == std::string::npos)
-    return bad + "expected TYPE:VALUE or buf:TYPE:COUNT[=INIT]";
+    return Error(Error::InvalidArgument, bad + "expected TYPE:VALUE or buf:TYPE:COUNT[=INIT]");
   a.type = text.substr(0, colon);
   if (a.type == "f16" || a.type == "bf16" || a.type == "i8" || a.type == "u8" || !typeBytes(a.type))
-    return bad + "scalar types are i32 u32 i64 u64 f32 f64";
+    return Error(Error::InvalidArgument, bad + "scalar types are i32 u32 i64 u64 f32 f64");
   auto v = parseNumber(text.substr(colon + 1));
   if (!v)
-    return bad + "'" + text.substr(colon + 1) + "' is not a number";
+    return Error(Error::InvalidArgument, bad + "'" + text.substr(colon + 1) + "' is not a number");
   a.bytes.resize(typeBytes(a.type));
   a.align = a.bytes.size();
   storeElement(a.type, *v, a.bytes.data());
-  return std::nullopt;
+  return Ok{};
 }
 
 std::optional<Dim3> parseDim(const std::string &s) {
@@ -319,8 +319,8 @@ public:
     if (isCakeSource(a_.path))
       return Error(Error::Internal, "a .cake file reached the CUDA runner");
     std::string text;
-    if (auto error = readInput(a_.path, text))
-      return usage(Error::Io, *error);
+    if (auto error = readInput(a_.path, text); !error)
+      return usage(Error::Io, error.error().message);
     // The image: built here from CUDA source, or given as PTX or a cubin.
     std::string ext = std::filesystem::path(a_.path).extension().string();
     compiled_ = ext != ".ptx" && ext != ".cubin" && ext != ".fatbin";
@@ -575,8 +575,8 @@ int runRun(int argc, char **argv) {
   if (!args.count("file"))
     return usage("which file? (see 'cake run --help')");
   a.path = args["file"].as<std::string>();
-  if (auto error = readCudaOptions(args, a.cuda))
-    return usage(*error);
+  if (auto error = readCudaOptions(args, a.cuda); !error)
+    return usage(error.error().message);
   if (args.count("kernel"))
     a.kernel = args["kernel"].as<std::string>();
   struct {
@@ -594,8 +594,8 @@ int runRun(int argc, char **argv) {
   if (args.count("arg"))
     for (const std::string &text : args["arg"].as<std::vector<std::string>>()) {
       ArgSpec s;
-      if (auto error = parseArg(text, s))
-        return usage(*error);
+      if (auto error = parseArg(text, s); !error)
+        return usage(error.error().message);
       a.args.push_back(std::move(s));
     }
   a.timing.warmup = args["warmup"].as<int>();

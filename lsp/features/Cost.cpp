@@ -25,7 +25,7 @@ std::optional<std::pair<cost::Sizes, std::string>> workloadSizes(const std::stri
       continue;
     std::string text;
     WorkloadReader read = workloadReader.load();
-    if (!read || cli::readInput(entry.path().string(), text))
+    if (!read || !cli::readInput(entry.path().string(), text))
       continue;
     std::optional<WorkloadFile> doc = read(text);
     if (!doc || (doc->kernel && *doc->kernel != k.decl->name.name))
