@@ -182,14 +182,10 @@ void Lowerer::run() {
   out.block = uint32_t(k.block.value_or(0));
   smem = layoutSmem(k);
   out.dynamicShared = smem.dynamicBytes(); // with the slack to align the base to the swizzle repeat
-  // derived named barriers start after the ids the kernel uses itself
-  forEachCall(k.decl->body, [&](const Expr &call) {
-    OpId op = calleeOp(call);
-    if (op == OpId::BarSyncId || op == OpId::BarArriveId)
-      if (auto args = positionalArgs(call); !args.empty())
-        if (auto id = constant(*args[0]))
-          nextBarrierId = std::max(nextBarrierId, int(*id) + 1);
-  });
+  // the facts sema derives once: each commit's expect-tx bytes, the derived
+  // named-barrier ids (after the ids the kernel uses itself)
+  commits = commitFacts(k);
+  barriers = allocateBarriers(k);
   push();
   prologue();
   // kernel-scope statements (lets, assumes), then the roles

@@ -250,18 +250,19 @@ public:
   std::optional<int64_t> produceAhead(const syntax::RoleStmt &decl, const sema::Ring &ring);
   /// A slice `lo:hi` of a dimension of \p extent: the C++ start and the constant extent.
   std::optional<std::pair<std::string, int64_t>> sliceBounds(const syntax::Expr &slice, int64_t extent);
-  std::map<std::string, int64_t, std::less<>> txBytes; ///< expect-tx per write token, from its copies
+  sema::CommitFacts commits; ///< what fills each produce token's slot (the expect-tx bytes of its commit)
   std::map<std::string, int, std::less<>> txLoopDepth;  ///< loop depth at each write token's produce
   int loopDepth = 0;                                    ///< enclosing loops of the statement being lowered
   int tensorMap(const Val &global, const Val &shared, SourceRange at);
   std::string waitSite(SourceRange range, const std::string &what);
   std::string barrierAddress(const RingLayout &r, bool full, const std::string &stage) const;
   uint32_t threadsOf(const sema::Role &r) const { return uint32_t(r.warps().value_or(0) * 32); }
-  /// \p count consecutive derived named-barrier ids for \p key (1..15, after
-  /// the ids the kernel names itself).
-  int allocBarriers(const std::string &key, int count);
-  std::map<std::string, int, std::less<>> barrierIds;
-  int nextBarrierId = 1;
+  /// The first derived named-barrier id of the barrier \p call syncs or
+  /// arrives on, as sema allocated it (sema::allocateBarriers); reports a
+  /// barrier past the hardware's ids once.
+  int barrierId(const syntax::Expr &call);
+  sema::BarrierAllocation barriers;
+  std::set<std::string, std::less<>> barrierOverflow; ///< keys already reported past the hardware's ids
   /// Emits a wait for \p parity on the mbarrier at \p bar (bounded in
   /// watched builds, reporting site \p what at \p range).
   void waitParity(const std::string &bar, const std::string &parity, SourceRange range, const std::string &what);

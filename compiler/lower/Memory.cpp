@@ -2,8 +2,8 @@
 //
 // Part of CAKE. TMA copies become one cp.async.bulk.tensor per panel of the
 // shared tile (inner box = swizzle bytes), over a tensor map the launcher
-// encodes (LoweredKernel::maps); a load into a ring slot adds its full box
-// bytes to the slot's expect-tx count. cp.async tiles are split into 16-byte
+// encodes (LoweredKernel::maps); a load into a ring slot signals the slot's
+// full barrier, whose commit counts the load's bytes (sema::commitFacts). cp.async tiles are split into 16-byte
 // chunks over the threads named by `by =`, each chunk's destination
 // swizzled, clipped chunks zero-filled (src-size 0). Global stores of
 // accumulator fragments write bf16 pairs, predicated by the bounds with
@@ -153,11 +153,7 @@ std::optional<Val> lowerTmaLoad(Lowerer &L, const Expr &call) {
       return std::nullopt;
     }
     const RingLayout *rl = L.smem.ring(dst->ring->name);
-    bar = L.barrierAddress(*rl, true, dst->stage);
-    int64_t bytes = int64_t(elemBytes(*dst->type->elem));
-    for (int64_t e : dst->viewShape())
-      bytes *= e;
-    L.txBytes[dst->cxx] += bytes;
+    bar = L.barrierAddress(*rl, true, dst->stage); // its bytes are in the commit's count (sema::commitFacts)
   } else {
     L.unsupported(call.range, "a tma.load without a barrier or a ring slot");
     return std::nullopt;

@@ -129,8 +129,7 @@ std::optional<Val> lowerBarSync(Lowerer &L, const Expr &call) {
       return Val{};
     }
     if (scope == "warpgroup" && L.role) {
-      int64_t groups = L.role->role->warps().value_or(4) / 4;
-      int base = L.allocBarriers(L.role->role->name + ":warpgroup", int(groups));
+      int base = L.barrierId(call);
       L.w.line(std::string("cake::rt::") + (arrive ? "bar_arrive(" : "bar_sync(") + std::to_string(base) +
                " + cake_role_warp / 4, 128);");
       return Val{};
@@ -152,7 +151,7 @@ std::optional<Val> lowerBarSync(Lowerer &L, const Expr &call) {
     L.w.line("__syncthreads();");
     return Val{};
   }
-  int id = L.allocBarriers(key, 1);
+  int id = L.barrierId(call);
   L.w.line(std::string("cake::rt::") + (arrive ? "bar_arrive(" : "bar_sync(") + std::to_string(id) + ", " +
            std::to_string(threads) + ");");
   return Val{};
@@ -172,17 +171,16 @@ std::optional<Val> lowerBarSyncId(Lowerer &L, const Expr &call) {
 
 } // namespace
 
-int Lowerer::allocBarriers(const std::string &key, int count) {
-  if (auto it = barrierIds.find(key); it != barrierIds.end())
-    return it->second;
-  int id = nextBarrierId;
-  nextBarrierId += count;
-  const int last = int(k.desc->namedBarriers) - 1; // id 0 is __syncthreads
-  if (nextBarrierId - 1 > last)
+int Lowerer::barrierId(const Expr &call) {
+  const NamedBarrier *b = barriers.of(call);
+  if (!b) { // sema allocates for every call that reaches here; an id of 0 would be __syncthreads
+    unsupported(call.range, "this barrier");
+    return 0;
+  }
+  if (!b->fits && barrierOverflow.insert(b->key).second)
     unsupported(k.decl->name.range,
-                "more named barriers than the " + std::to_string(last) + " the hardware has (" + key + ")");
-  barrierIds.emplace(key, id);
-  return id;
+                "more named barriers than the " + std::to_string(barriers.lastId) + " the hardware has (" + b->key + ")");
+  return b->first;
 }
 
 const OpLowerings &opLowerings() {

@@ -67,12 +67,12 @@ std::string oneOfUnit(const Lowerer &L) {
 }
 
 /// The barrier over a whole role, for same-role cp.async rings.
-void roleBarrier(Lowerer &L) {
+void roleBarrier(Lowerer &L, const Expr &consume) {
   const Role &r = *L.role->role;
   if (L.threadsOf(r) == L.out.block)
     L.w.line("__syncthreads();");
   else
-    L.w.line("cake::rt::bar_sync(" + std::to_string(L.allocBarriers(r.name + ":role", 1)) + ", " +
+    L.w.line("cake::rt::bar_sync(" + std::to_string(L.barrierId(consume)) + ", " +
              std::to_string(L.threadsOf(r)) + ");");
 }
 
@@ -97,7 +97,6 @@ std::optional<Val> lowerProduce(Lowerer &L, const Expr &call) {
   if (rl.tmemColumns) // the consumers' tcgen05.ld of the slot before this unit's tcgen05.mma
     L.w.line("cake::rt::tcgen05_fence_after_thread_sync();");
   advance(L, *r, true);
-  L.txBytes[t.cxx] = 0;
   L.txLoopDepth[t.cxx] = L.loopDepth;
   return t;
 }
@@ -118,13 +117,16 @@ std::optional<Val> lowerCommit(Lowerer &L, const Expr &call) {
     L.w.line(oneOfUnit(L) + "cake::rt::tcgen05_commit(" + L.barrierAddress(rl, true, t->stage) + ");");
     return Val{};
   }
-  int64_t bytes = L.txBytes[t->cxx];
-  if (bytes == 0) {
-    L.unsupported(call.range, "a commit of a slot filled without TMA");
+  // the bytes of the TMA copies into the slot since its produce (sema's fact)
+  auto bytes = commitTxBytes(call, L.k, L.commits, L.smem);
+  if (!bytes) {
+    const SlotFill *fill = L.commits.ofCommit(call);
+    if (!fill || fill->copies.empty() || fill->tmaBytes) // else a copy was reported where the lowering rejects it
+      L.unsupported(call.range, "a commit of a slot filled without TMA");
     return std::nullopt;
   }
   L.w.line(oneOfUnit(L) + "cake::rt::mbarrier_arrive_expect_tx(" + L.barrierAddress(rl, true, t->stage) + ", " +
-           std::to_string(bytes) + "u);");
+           std::to_string(*bytes) + "u);");
   return Val{};
 }
 
@@ -138,7 +140,7 @@ std::optional<Val> lowerConsume(Lowerer &L, const Expr &call) {
       return std::nullopt;
     }
     L.w.line("cake::rt::cp_async_wait_group<" + std::to_string(*d - 1) + ">();");
-    roleBarrier(L);
+    roleBarrier(L, call);
     Val t = token(L, *r, false);
     advance(L, *r, false);
     return t;

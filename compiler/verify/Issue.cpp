@@ -9,6 +9,7 @@
 // (bar.cta-reach, bar.ids). Each is one structured walk over a role body.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/sema/Facts.h"
 #include "compiler/verify/Rules.h"
 
 #include <algorithm>
@@ -450,7 +451,7 @@ std::vector<RawBarrier> rawBarriers(const sema::Kernel &k) {
 class BarrierIdChecker {
 public:
   BarrierIdChecker(const sema::Kernel &k, RuleContext &ctx)
-      : ctx_(ctx), uses_(rawBarriers(k)), maxId_(static_cast<int64_t>(k.desc->namedBarriers) - 1),
+      : k_(k), ctx_(ctx), uses_(rawBarriers(k)), maxId_(static_cast<int64_t>(k.desc->namedBarriers) - 1),
         warp_(k.desc->warpSize) {}
 
   void run() {
@@ -462,6 +463,7 @@ public:
       checkWholeWarps(b);
     }
     checkAgreement();
+    checkDerived();
   }
 
 private:
@@ -548,6 +550,28 @@ private:
     }
   }
 
+  /// The derived barriers (sema's allocation, the ids the lowering emits)
+  /// past the target's last id: one finding, at the first call whose
+  /// barrier does not fit.
+  void checkDerived() {
+    sema::BarrierAllocation a = sema::allocateBarriers(k_);
+    for (const sema::NamedBarrier &b : a.barriers) {
+      if (b.fits || b.uses.empty())
+        continue;
+      const Expr &at = *b.uses.front();
+      int last = b.first + b.count - 1;
+      ctx_.sink.report("bar.ids", at.range,
+                       "'" + sema::calleeName(at) + "' needs derived named barrier " +
+                           (b.count > 1 ? "ids " + str(b.first) + " to " + str(last) : "id " + str(last)) +
+                           ", but " + std::string(k_.desc->name) + " has ids 1 to " + str(a.lastId) +
+                           (a.firstDerived > 1 ? " (derived ids start after the largest raw id, " + str(a.firstDerived - 1) + ")"
+                                               : std::string()) +
+                           "; the kernel needs " + str(a.next - 1) + " named barriers");
+      return;
+    }
+  }
+
+  const sema::Kernel &k_;
   RuleContext &ctx_;
   std::vector<RawBarrier> uses_;
   int64_t maxId_, warp_;

@@ -6,9 +6,7 @@
 #include "compiler/sema/Facts.h"
 #include "compiler/sema/Ops.h"
 #include "compiler/syntax/Printer.h"
-#include "compiler/syntax/Walk.h"
 
-#include <algorithm>
 #include <cstdio>
 
 namespace cake::lsp {
@@ -136,92 +134,8 @@ Ledger ledger(const sema::Kernel &k) {
 
 //===-- Expect-tx of a commit -----------------------------------------------===//
 
-namespace {
-
-std::vector<const Block *> nestedBlocks(const Stmt &s) {
-  std::vector<const Block *> out;
-  if (auto *f = dyn_cast<ForStmt>(&s))
-    out.push_back(&f->body);
-  else if (auto *r = dyn_cast<RoleStmt>(&s))
-    out.push_back(&r->body);
-  else if (auto *i = dyn_cast<IfStmt>(&s)) {
-    out.push_back(&i->thenBody);
-    if (i->elseBody)
-      out.push_back(&*i->elseBody);
-    if (i->elseIf)
-      for (const Block *b : nestedBlocks(*i->elseIf))
-        out.push_back(b);
-  }
-  return out;
-}
-
-/// The block and index of the expression statement that is \p call.
-bool findStatement(const Block &b, const Expr &call, const Block *&block, size_t &index) {
-  for (size_t i = 0; i < b.stmts.size(); ++i) {
-    if (auto *e = dyn_cast<ExprStmt>(b.stmts[i].get()); e && e->expr.get() == &call) {
-      block = &b;
-      index = i;
-      return true;
-    }
-    for (const Block *inner : nestedBlocks(*b.stmts[i]))
-      if (findStatement(*inner, call, block, index))
-        return true;
-  }
-  return false;
-}
-
-/// Bytes the TMA loads of [first, last) write into slots of \p token.
-std::optional<int64_t> loadedBytes(const Block &b, size_t first, size_t last, const std::string &token,
-                                   const sema::Ring &ring) {
-  int64_t total = 0;
-  bool ok = true, any = false;
-  for (size_t i = first; i < last; ++i)
-    forEachCall(*b.stmts[i], [&](const Expr &call) {
-      sema::OpId op = sema::calleeOp(call);
-      if (op == sema::OpId::CpAsync || (op == sema::OpId::TmaLoad && sema::keywordArg(call, "multicast")))
-        ok = false;
-      if (op != sema::OpId::TmaLoad)
-        return;
-      auto args = sema::positionalArgs(call);
-      const Expr *dst = args.size() == 2 ? args[1] : nullptr;
-      const sema::Slot *slot = nullptr;
-      if (dst && dst->kind == ExprKind::Member && dst->operands[0]->kind == ExprKind::Name &&
-          dst->operands[0]->text == token)
-        slot = ring.slot(dst->text);
-      auto bytes = slot ? slot->type.bytes() : std::nullopt;
-      ok &= bytes.has_value();
-      total += bytes.value_or(0);
-      any = true;
-    });
-  return ok && any ? std::optional<int64_t>(total) : std::nullopt;
-}
-
-} // namespace
-
 std::optional<int64_t> commitBytes(const Expr &commit, const sema::Kernel &kernel) {
-  const Expr &callee = *commit.operands[0];
-  auto args = sema::positionalArgs(commit);
-  if (callee.kind != ExprKind::Member || callee.text != "commit" || args.size() != 1 || args[0]->kind != ExprKind::Name)
-    return std::nullopt;
-  const sema::Ring *ring = kernel.ring(sema::rootName(callee));
-  const Block *block = nullptr;
-  size_t index = 0;
-  for (const sema::Role &r : kernel.roles)
-    if (ring && !block)
-      findStatement(r.decl->body, commit, block, index);
-  if (!block)
-    return std::nullopt;
-  const std::string &token = args[0]->text;
-  for (size_t i = index; i-- > 0;) {
-    auto *let = dyn_cast<LetStmt>(block->stmts[i].get());
-    if (!let || let->names.size() != 1 || let->names[0].name != token)
-      continue;
-    bool producing = false;
-    if (tokenRing(*let, kernel, &producing) != ring || !producing)
-      return std::nullopt;
-    return loadedBytes(*block, i + 1, index, token, *ring);
-  }
-  return std::nullopt;
+  return sema::commitTxBytes(commit, kernel);
 }
 
 std::string describeType(const TypeExpr &t, const sema::ConstEnv &env) {

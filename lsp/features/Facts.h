@@ -64,11 +64,9 @@ Ledger ledger(const sema::Kernel &kernel);
 /// per-thread maximum without setmaxnreg), rounded down to 8.
 std::optional<int64_t> launchShare(const sema::Kernel &kernel);
 
-/// The expect-tx bytes the compiler derives for the ring commit \p commit
-/// (`R.commit(p)`) in \p kernel: the bytes of the slot members the TMA loads
-/// between `let p = R.produce()` and the commit fill. nullopt when that is
-/// not computable from the slot types alone (a copy into a part of a slot or
-/// through another name, multicast, cp.async, no copy).
+/// The expect-tx bytes of the ring commit \p commit (`R.commit(p)`) in
+/// \p kernel, for hover: sema's fact (sema::commitTxBytes), the number the
+/// lowering arms the full barrier with; nullopt when the commit arms none.
 std::optional<int64_t> commitBytes(const syntax::Expr &commit, const sema::Kernel &kernel);
 
 /// Space, element (its bytes), shape and size of a type written in a kernel

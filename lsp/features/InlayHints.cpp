@@ -2,8 +2,8 @@
 //
 // Derived facts shown inline, all computable without a cost model:
 //   - after a ring's name, the bytes per stage and in all: `: 4 x 48 KiB = 192 KiB`;
-//   - after `R.commit(p)`, the expect-tx bytes the compiler derives, when the
-//     slot types determine them (Facts.h, commitBytes);
+//   - after `R.commit(p)`, the expect-tx bytes the lowering arms the full
+//     barrier with: what the TMA copies into the slot deliver (sema::commitTxBytes);
 //   - before a kernel's body, its shared-memory total against the capacity;
 //   - after an operation that costs time, the cost model's time per tile on
 //     its resource (lsp/features/Cost.h says at which sizes).
@@ -12,6 +12,8 @@
 #include "lsp/features/Cost.h"
 #include "lsp/features/Facts.h"
 #include "lsp/features/Query.h"
+
+#include "compiler/sema/Facts.h"
 
 #include <algorithm>
 #include <tuple>
@@ -49,13 +51,16 @@ void kernelHints(const sema::Kernel &k, std::vector<Hint> &out) {
 }
 
 void commitHints(const sema::Kernel &k, std::vector<Hint> &out) {
+  // the lowering's expect-tx of each commit (sema's fact), derived once per kernel
+  const sema::CommitFacts facts = sema::commitFacts(k);
+  const sema::SmemLayout layout = sema::layoutSmem(k);
   for (const sema::Role &role : k.roles) {
     Walker w;
     w.expr = [&](const Expr &e) {
       const sema::OpInfo *op = opOfCall(e, &k);
       if (!op || op->id != sema::OpId::RingCommit)
         return;
-      if (auto bytes = commitBytes(e, k))
+      if (auto bytes = sema::commitTxBytes(e, k, facts, layout))
         out.push_back({e.range.end, "expect-tx " + formatBytes(*bytes), 0, true, false,
                        "derived: mbarrier.arrive.expect_tx of " + withCommas(*bytes) + " B"});
     };

@@ -11,11 +11,13 @@
 #include "compiler/sema/Facts.h"
 #include "compiler/sema/Shapes.h"
 #include "compiler/verify/Views.h"
+#include "compiler/syntax/Walk.h"
 #include "lsp/features/Facts.h"
 
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <iostream>
 #include <sstream>
 
 using namespace cake;
@@ -196,4 +198,147 @@ TEST(SemaFacts, VerifierSmemThresholdIsTheLayout) {
       }
     EXPECT_EQ(reported, over) << stages << " stages";
   }
+}
+
+//===-- Expect-tx bytes and named-barrier ids ----------------------------===//
+
+namespace {
+
+/// The integers the emitted CUDA passes to \p fn, in emission order: the
+/// last argument when \p last (the byte count of a ring commit's arrive,
+/// written with a `u` suffix), else the first (a barrier id, possibly
+/// followed by `+ cake_role_warp / 4`). Raw expect-tx calls print their
+/// count without the suffix and are left out.
+std::vector<int64_t> emittedArgs(const std::string &cuda, const std::string &fn, bool last) {
+  std::vector<int64_t> out;
+  std::istringstream in(cuda);
+  for (std::string line; std::getline(in, line);) {
+    size_t at = line.find("cake::rt::" + fn + "(");
+    if (at == std::string::npos)
+      continue;
+    if (last) {
+      size_t end = line.rfind("u);"), comma = line.rfind(", ", end);
+      if (end == std::string::npos || comma == std::string::npos || end + 3 != line.size())
+        continue;
+      out.push_back(std::stoll(line.substr(comma + 2, end - comma - 2)));
+    } else {
+      size_t from = at + fn.size() + 11;
+      if (from < line.size() && std::isdigit(static_cast<unsigned char>(line[from])))
+        out.push_back(std::stoll(line.substr(from)));
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+// The expect-tx bytes of every ring commit of every library kernel: the
+// number the emitted CUDA arms the full barrier with, sema's fact and the
+// language server's hint are one number (in source order of the roles,
+// which is the order the lowering emits them).
+TEST(SemaFacts, CommitExpectTxIsOneNumber) {
+  size_t commits = 0;
+  for (const std::string &rel : kernelFiles()) {
+    auto c = checkFile(rel);
+    ASSERT_TRUE(c->check.model) << rel;
+    std::vector<Diagnostic> diags;
+    lower::LoweredModule lowered = lower::lowerModule(c->sm, c->file, *c->check.model, diags);
+    std::vector<int64_t> fact;
+    for (const sema::Kernel &k : c->check.model->kernels) {
+      sema::CommitFacts facts = sema::commitFacts(k);
+      sema::SmemLayout layout = sema::layoutSmem(k);
+      for (const sema::Role &r : k.roles)
+        forEachCall(r.decl->body, [&](const syntax::Expr &call) {
+          if (sema::opIdOf(call, k) != sema::OpId::RingCommit)
+            return;
+          auto bytes = sema::commitTxBytes(call, k, facts, layout);
+          EXPECT_EQ(lsp::commitBytes(call, k), bytes) << rel << ": the hover and inlay hint read the fact";
+          if (bytes)
+            fact.push_back(*bytes);
+        });
+    }
+    EXPECT_EQ(emittedArgs(lowered.source, "mbarrier_arrive_expect_tx", true), fact) << rel;
+    commits += fact.size();
+  }
+  EXPECT_GT(commits, 20u);
+}
+
+// The named-barrier ids the emitted CUDA syncs and arrives on are sema's
+// allocation, call by call; every library kernel's allocation fits the
+// target's ids, and ids start after the raw ones.
+TEST(SemaFacts, NamedBarrierIdsAreTheAllocation) {
+  size_t uses = 0;
+  for (const std::string &rel : kernelFiles()) {
+    auto c = checkFile(rel);
+    ASSERT_TRUE(c->check.model) << rel;
+    std::vector<Diagnostic> diags;
+    lower::LoweredModule lowered = lower::lowerModule(c->sm, c->file, *c->check.model, diags);
+    std::vector<int64_t> fact;
+    for (const sema::Kernel &k : c->check.model->kernels) {
+      sema::BarrierAllocation a = sema::allocateBarriers(k);
+      EXPECT_TRUE(a.fits()) << rel << ": " << k.decl->name.name;
+      EXPECT_EQ(a.lastId, int(k.desc->namedBarriers) - 1);
+      for (const sema::Role &r : k.roles)
+        forEachCall(r.decl->body, [&](const syntax::Expr &call) {
+          sema::OpId op = sema::opIdOf(call, k);
+          if (const sema::NamedBarrier *b = a.of(call)) {
+            EXPECT_GE(b->first, a.firstDerived);
+            fact.push_back(b->first);
+          } else if (op == sema::OpId::BarSyncId || op == sema::OpId::BarArriveId) {
+            if (auto id = sema::evalInt(*sema::positionalArgs(call)[0], k.consts))
+              fact.push_back(*id);
+          }
+        });
+    }
+    // arrives and syncs interleave in emission order: compare one stream
+    std::vector<int64_t> both;
+    std::istringstream in(lowered.source);
+    for (std::string line; std::getline(in, line);)
+      for (const char *fn : {"bar_sync", "bar_arrive"})
+        for (int64_t id : emittedArgs(line + "\n", fn, false))
+          both.push_back(id);
+    EXPECT_EQ(both, fact) << rel;
+    uses += fact.size();
+  }
+  EXPECT_GT(uses, 10u);
+}
+
+// A kernel whose derived barriers need more ids than the target has: sema
+// says so, the lowering refuses it, and bar.ids reports it at the first
+// call past the last id.
+TEST(SemaFacts, NamedBarrierOverflowIsOneFact) {
+  std::string text = "kernel k() target(sm_90a) block(512) {\n"
+                     "  role a warpgroups(0) issue(warpgroup) {\n"
+                     "    bar.sync_id(14, threads = 128)\n"
+                     "    bar.sync(warpgroup)\n"
+                     "  }\n"
+                     "  role b warpgroups(1 .. 3) issue(warpgroup) {\n"
+                     "    bar.sync(warpgroup)\n"
+                     "  }\n"
+                     "}\n";
+  SourceManager sm;
+  FileId f = sm.addBuffer("k.cake", text);
+  CheckResult r = checkSource(sm, f);
+  ASSERT_TRUE(r.model) << text;
+  const sema::Kernel &k = r.model->kernels[0];
+  sema::BarrierAllocation a = sema::allocateBarriers(k);
+  EXPECT_EQ(a.firstDerived, 15);
+  ASSERT_EQ(a.barriers.size(), 2u);
+  EXPECT_EQ(a.barriers[0].first, 15);
+  EXPECT_TRUE(a.barriers[0].fits);
+  EXPECT_EQ(a.barriers[1].first, 16);
+  EXPECT_EQ(a.barriers[1].count, 2); // warpgroups(1 .. 3) is two
+  EXPECT_FALSE(a.barriers[1].fits);
+  EXPECT_FALSE(a.fits());
+  int reported = 0;
+  for (const Diagnostic &d : r.diagnostics)
+    if (d.code == "bar.ids" && d.message.find("derived") != std::string::npos)
+      ++reported;
+  EXPECT_EQ(reported, 1);
+  std::vector<Diagnostic> diags;
+  lower::lowerModule(sm, f, *r.model, diags);
+  bool refused = false;
+  for (const Diagnostic &d : diags)
+    refused |= d.message.find("more named barriers than the 15") != std::string::npos;
+  EXPECT_TRUE(refused);
 }
