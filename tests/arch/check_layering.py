@@ -33,6 +33,11 @@ SUBFOLDERS = {
     "compiler/cost": {"compiler/cost", "compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},
     "compiler/runner": {"compiler/runner", "compiler/lower", "compiler/target", "diagnostics"},
     "compiler/oracle": {"compiler/oracle", "diagnostics"},  # diagnostics/Expected.h only
+    "compiler/driver": {"compiler/driver", "compiler/verify", "compiler/sema", "compiler/syntax", "compiler/target",
+                        "diagnostics"},
+    # the one pipeline above the lowering, the runner and the oracles
+    "compiler/pipeline": {"compiler/pipeline", "compiler/driver", "compiler/lower", "compiler/runner",
+                          "compiler/oracle", "compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},
 }
 
 
@@ -80,6 +85,10 @@ def main():
                             continue
                         if top in ALLOWED and top not in allowed:
                             violations.append(f"{rel}:{lineno}: {folder}/ must not include {target}")
+                        if rel.startswith("compiler/") and area(rel) not in SUBFOLDERS:
+                            violations.append(f"{rel}: compiler/ subfolder {area(rel)} has no row in SUBFOLDERS "
+                                              "(docs/architecture.md's table)")
+                            break
                         inner = SUBFOLDERS.get(area(rel))
                         if inner is not None and top in ALLOWED and area(target) not in inner:
                             violations.append(f"{rel}:{lineno}: {area(rel)}/ must not include {target}")
