@@ -1,0 +1,143 @@
+//===- InvariantsTest.cpp - docs/architecture.md invariants 3, 5, 11, 12 --===//
+//
+// The architecture's invariants that no other test states as a whole: the
+// server and the CLI get the same diagnostics (3), every diagnostic has a
+// range inside its buffer (5), the verifier stays silent on a file with
+// semantic errors (11), and checking kernels in parallel gives the serial,
+// kernel-ordered result (12). Run over the kernel library and the rule corpus.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/driver/Check.h"
+#include "lsp/core/Documents.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+using namespace cake;
+
+namespace {
+
+std::string readFile(const std::filesystem::path &p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// Every kernels/**/*.cake file and every corpus case.
+std::vector<std::filesystem::path> sources() {
+  std::vector<std::filesystem::path> out;
+  for (const char *dir : {"kernels", "tests/corpus"})
+    for (const auto &e : std::filesystem::recursive_directory_iterator(std::filesystem::path(CAKE_SOURCE_DIR) / dir))
+      if (e.path().extension() == ".cake")
+        out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string describe(const SourceManager &sm, const std::vector<Diagnostic> &diags) {
+  std::string s;
+  for (const Diagnostic &d : diags)
+    s += d.code + "@" + std::to_string(d.range.begin) + "-" + std::to_string(d.range.end) + ": " + d.message + "\n";
+  return s;
+}
+
+} // namespace
+
+// Invariant 3: the language server's analysis is checkSource's, diagnostic for diagnostic.
+TEST(Invariants, ServerAndCliAgreeOnEveryLibraryAndCorpusFile) {
+  auto files = sources();
+  ASSERT_GT(files.size(), 100u);
+  for (const auto &path : files) {
+    std::string text = readFile(path);
+    SourceManager sm;
+    FileId file = sm.addBuffer(path.string(), text);
+    CheckResult cli = checkSource(sm, file);
+    lsp::DocumentStore docs;
+    std::string uri = "file://" + path.string();
+    docs.open(uri, 1, text);
+    auto analysis = docs.analyze(uri, CheckOptions{});
+    ASSERT_TRUE(analysis) << path;
+    EXPECT_EQ(describe(sm, cli.diagnostics), describe(analysis->sm, analysis->result.diagnostics)) << path;
+  }
+}
+
+// Invariant 5: every diagnostic (and note, and fix edit) points into its buffer.
+TEST(Invariants, EveryDiagnosticHasARangeInsideItsBuffer) {
+  size_t seen = 0;
+  for (const auto &path : sources()) {
+    SourceManager sm;
+    FileId file = sm.addBuffer(path.string(), readFile(path));
+    size_t size = sm.text(file).size();
+    for (const Diagnostic &d : checkSource(sm, file).diagnostics) {
+      ++seen;
+      ASSERT_TRUE(d.range.valid()) << path << ": " << d.code << " has no range";
+      EXPECT_LE(d.range.begin, d.range.end) << path << ": " << d.code;
+      EXPECT_LE(d.range.end, size) << path << ": " << d.code;
+      for (const Note &n : d.notes)
+        if (n.range.valid())
+          EXPECT_LE(n.range.end, size) << path << ": a note of " << d.code;
+      for (const Fix &f : d.fixes)
+        for (const TextEdit &e : f.edits)
+          EXPECT_LE(e.range.end, size) << path << ": a fix of " << d.code;
+    }
+  }
+  EXPECT_GT(seen, 50u); // the corpus' bad cases report
+}
+
+// Invariant 11: a semantic error silences the verifier (its rules would report
+// consequences). The corpus case has a ring.linear hazard; an unknown name
+// added to it leaves only sema's finding.
+TEST(Invariants, TheVerifierDoesNotRunAfterASemanticError) {
+  std::string text = readFile(std::filesystem::path(CAKE_SOURCE_DIR) / "tests/corpus/ring.linear/bad.cake");
+  SourceManager sm;
+  FileId clean = sm.addBuffer("a.cake", text);
+  auto codes = [&](FileId f) {
+    std::set<std::string> out;
+    for (const Diagnostic &d : checkSource(sm, f).diagnostics)
+      out.insert(d.code);
+    return out;
+  };
+  ASSERT_TRUE(codes(clean).count("ring.linear"));
+  std::string broken = std::regex_replace(text, std::regex("let KT = math.cdiv\\(K, BK\\)"), "let KT = math.cdiv(K, BKX)");
+  ASSERT_NE(broken, text);
+  std::set<std::string> after = codes(sm.addBuffer("b.cake", broken));
+  EXPECT_EQ(after, (std::set<std::string>{"name.unknown"}));
+}
+
+// Invariant 12: kernels are verified in parallel; the findings come back in
+// kernel order and are the same as each kernel checked on its own.
+TEST(Invariants, ParallelVerificationIsTheSerialResult) {
+  std::string one = readFile(std::filesystem::path(CAKE_SOURCE_DIR) / "tests/corpus/ring.linear/bad.cake");
+  // the module's constants once, then the kernel eight times under other names
+  size_t at = one.find("kernel gemm_tile(");
+  ASSERT_NE(at, std::string::npos);
+  std::string prelude = one.substr(0, at), kernel = one.substr(at), many = prelude;
+  std::vector<std::string> alone;
+  for (int i = 0; i < 8; ++i) {
+    std::string k = std::regex_replace(kernel, std::regex("gemm_tile"), "gemm_tile_" + std::to_string(i));
+    many += k + "\n";
+    SourceManager sm;
+    FileId f = sm.addBuffer("k.cake", prelude + k);
+    std::string codes;
+    for (const Diagnostic &d : checkSource(sm, f).diagnostics)
+      codes += d.code + ": " + d.message + "\n";
+    alone.push_back(codes);
+  }
+  std::string expected;
+  for (const std::string &a : alone)
+    expected += a;
+  ASSERT_NE(expected.find("ring.linear"), std::string::npos); // each kernel has its finding
+  for (int run = 0; run < 5; ++run) {
+    SourceManager sm;
+    FileId f = sm.addBuffer("many.cake", many);
+    std::string codes;
+    for (const Diagnostic &d : checkSource(sm, f).diagnostics)
+      codes += d.code + ": " + d.message + "\n";
+    EXPECT_EQ(codes, expected) << "run " << run;
+  }
+}
