@@ -21,7 +21,7 @@
 //===----------------------------------------------------------------------===//
 #include "cli/BenchPeers.h"
 #include "cli/Commands.h"
-#include "cli/Input.h"
+#include "formats/Input.h"
 #include "cli/Options.h"
 #include "compiler/runner/Process.h"
 

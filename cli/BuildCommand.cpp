@@ -9,8 +9,8 @@
 #include "cli/Commands.h"
 #include "cli/Options.h"
 #include "cli/CudaSupport.h"
-#include "cli/Input.h"
-#include "cli/JsonRenderer.h"
+#include "formats/Input.h"
+#include "formats/JsonRenderer.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "diagnostics/TextRenderer.h"
 

@@ -10,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
-#include "cli/CostSupport.h"
-#include "cli/Input.h"
+#include "formats/CostSupport.h"
+#include "formats/Input.h"
 #include "cli/Options.h"
 
 #include <cmath>

@@ -1,10 +1,10 @@
 //===- CheckCommand.cpp - `cake check` ------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
-#include "cli/Input.h"
-#include "cli/JsonRenderer.h"
+#include "formats/Input.h"
+#include "formats/JsonRenderer.h"
 #include "compiler/pipeline/Pipeline.h"
-#include "cli/SarifRenderer.h"
+#include "formats/SarifRenderer.h"
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Fixes.h"
 #include "compiler/driver/Verify.h"

@@ -7,7 +7,12 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+namespace cake::formats {}
+
 namespace cake::cli {
+
+// The subcommands read and write the project's files through formats/.
+using namespace cake::formats;
 
 enum ExitCode { Success = 0, InputErrors = 1, UsageError = 2 };
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
-#include "cli/CostSupport.h"
+#include "formats/CostSupport.h"
 #include "cli/Options.h"
 
 #include <cmath>

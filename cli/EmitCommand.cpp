@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
-#include "cli/Input.h"
+#include "formats/Input.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "cli/Options.h"
 #include "diagnostics/TextRenderer.h"

@@ -1,7 +1,7 @@
 //===- FmtCommand.cpp - `cake fmt` ----------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
-#include "cli/Input.h"
+#include "formats/Input.h"
 #include "compiler/syntax/Parser.h"
 #include "compiler/syntax/Printer.h"
 #include "diagnostics/TextRenderer.h"

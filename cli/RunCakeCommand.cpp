@@ -23,8 +23,8 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/CudaSupport.h"
-#include "cli/Input.h"
-#include "cli/JsonRenderer.h"
+#include "formats/Input.h"
+#include "formats/JsonRenderer.h"
 #include "cli/Options.h"
 #include "cli/Watchdog.h"
 #include "compiler/oracle/Oracles.h"

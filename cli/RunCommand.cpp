@@ -23,7 +23,7 @@
 #include "compiler/runner/Process.h"
 #include "cli/Options.h"
 #include "cli/CudaSupport.h"
-#include "cli/Input.h"
+#include "formats/Input.h"
 #include "cli/Watchdog.h"
 #include "compiler/pipeline/Pipeline.h"
 #include "compiler/runner/Runner.h"

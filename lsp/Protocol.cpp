@@ -1,7 +1,7 @@
 //===- Protocol.cpp - LSP's JSON: reading params, writing results ---------===//
 #include "lsp/Protocol.h"
 
-#include "cli/JsonRenderer.h"
+#include "formats/JsonRenderer.h"
 
 namespace cake::lsp {
 

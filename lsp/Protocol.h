@@ -88,7 +88,7 @@ void to_json(json &j, const CodeAction &a);
 
 json toJSON(const DocumentSymbols &symbols);
 /// The commands' results, in the schemas of docs/lsp-extensions.md section
-/// 5 (diagnostics in the CLI's JSON schema, cli/JsonRenderer.h).
+/// 5 (diagnostics in the CLI's JSON schema, formats/JsonRenderer.h).
 json toJSON(const CheckReport &r);
 json toJSON(const ApplyFixReport &r);
 json toJSON(const LoweredView &v);

@@ -1,8 +1,8 @@
 //===- Cost.cpp - The cost model in the editor ------------------------------===//
 #include "lsp/features/Cost.h"
 
-#include "cli/CostSupport.h"
-#include "cli/Input.h"
+#include "formats/CostSupport.h"
+#include "formats/Input.h"
 
 #include <atomic>
 #include <cstdio>
@@ -25,7 +25,7 @@ std::optional<std::pair<cost::Sizes, std::string>> workloadSizes(const std::stri
       continue;
     std::string text;
     WorkloadReader read = workloadReader.load();
-    if (!read || !cli::readInput(entry.path().string(), text))
+    if (!read || !formats::readInput(entry.path().string(), text))
       continue;
     std::optional<WorkloadFile> doc = read(text);
     if (!doc || (doc->kernel && *doc->kernel != k.decl->name.name))
@@ -54,7 +54,7 @@ KernelCost kernelCost(const Analysis &a, const sema::Kernel &k) {
       out.sizes[s] = 4096;
     out.sizesNote = k.sizeSymbols.empty() ? "no size symbols" : "representative sizes: every size symbol = 4096";
   }
-  cost::Calibration cal = cli::calibrationFor(k.target, std::nullopt, out.calibrationNote);
+  cost::Calibration cal = formats::calibrationFor(k.target, std::nullopt, out.calibrationNote);
   out.estimate = cost::estimate(k, out.sizes, cal);
   return out;
 }

@@ -5,7 +5,7 @@ The core is lsp/core/ and lsp/features/: documents, analyses, the features and
 the engine, on plain C++ values. The protocol layer (lsp/Server.*,
 lsp/Protocol.*, lsp/Transport.*) reads JSON-RPC and converts. No file of the
 core may include nlohmann/ headers or a protocol header, directly or through
-the project headers it includes (cli/JsonRenderer.h, which includes
+the project headers it includes (formats/JsonRenderer.h, which includes
 nlohmann/json_fwd.hpp, counts). Prints every violation with the include chain
 that leads to it; exits 1 if there is any. Before checking the tree it checks
 itself on a small made-up tree with a violation, so that a checker that can no

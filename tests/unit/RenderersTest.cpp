@@ -4,8 +4,8 @@
 // error (carrying a note and a fix) and a warning whose range holds a tab.
 //
 //===----------------------------------------------------------------------===//
-#include "cli/JsonRenderer.h"
-#include "cli/SarifRenderer.h"
+#include "formats/JsonRenderer.h"
+#include "formats/SarifRenderer.h"
 #include "diagnostics/Catalog.h"
 #include "diagnostics/Diagnostic.h"
 #include "diagnostics/Source.h"

@@ -4,7 +4,7 @@
 // 2.1.0 specification.
 //
 //===----------------------------------------------------------------------===//
-#include "cli/SarifRenderer.h"
+#include "formats/SarifRenderer.h"
 
 #include "diagnostics/Catalog.h"
 

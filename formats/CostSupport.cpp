@@ -1,13 +1,13 @@
 //===- CostSupport.cpp - Calibration and results files ----------------------===//
-#include "cli/CostSupport.h"
+#include "formats/CostSupport.h"
 
-#include "cli/Input.h"
+#include "formats/Input.h"
 
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 
-namespace cake::cli {
+namespace cake::formats {
 namespace {
 
 using json = nlohmann::ordered_json;
@@ -206,4 +206,4 @@ std::vector<cost::Run> estimateRuns(const Results &results, const std::optional<
   return out;
 }
 
-} // namespace cake::cli
+} // namespace cake::formats

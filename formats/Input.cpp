@@ -1,5 +1,5 @@
 //===- Input.cpp - Reading source files for the CLI -----------------------===//
-#include "cli/Input.h"
+#include "formats/Input.h"
 
 #include <cerrno>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include <iostream>
 #include <sstream>
 
-namespace cake::cli {
+namespace cake::formats {
 namespace {
 
 Status readStream(std::istream &in, const std::string &path, std::string &text) {
@@ -54,4 +54,4 @@ Status writeFileAtomically(const std::string &path, const std::string &text) {
   return Ok{};
 }
 
-} // namespace cake::cli
+} // namespace cake::formats

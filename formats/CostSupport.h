@@ -17,7 +17,7 @@
 #include <optional>
 #include <string>
 
-namespace cake::cli {
+namespace cake::formats {
 
 /// Reads a calibration file; an error is one sentence.
 Status readCalibration(const std::string &path, cost::Calibration &out);
@@ -58,4 +58,4 @@ struct CheckedFile {
 std::vector<cost::Run> estimateRuns(const Results &results, const std::optional<cost::Calibration> &given,
                                     bool withCorrections);
 
-} // namespace cake::cli
+} // namespace cake::formats

@@ -3,7 +3,7 @@
 // Part of CAKE. See JsonRenderer.h for the document layout.
 //
 //===----------------------------------------------------------------------===//
-#include "cli/JsonRenderer.h"
+#include "formats/JsonRenderer.h"
 
 #include <nlohmann/json.hpp>
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace cake::cli {
+namespace cake::formats {
 
 /// Larger inputs are refused: the compiler's memory stays bounded.
 inline constexpr size_t kMaxInputBytes = 64u << 20;
@@ -18,4 +18,4 @@ Status readInput(const std::string &path, std::string &text);
 /// Writes \p text to \p path atomically (temporary file, then rename).
 Status writeFileAtomically(const std::string &path, const std::string &text);
 
-} // namespace cake::cli
+} // namespace cake::formats
