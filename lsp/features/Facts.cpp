@@ -55,8 +55,6 @@ std::string ringSummary(const sema::Ring &ring) {
 
 namespace {
 
-int64_t occupancyOf(const sema::Kernel &k) { return k.residentCtas(); }
-
 /// Rings keep full and empty mbarriers per stage, except same-role rings
 /// filled by cp.async, which use cp.async groups (language reference 8.3).
 int64_t ringBarriers(const sema::Ring &ring, const sema::Kernel &k) {
@@ -107,7 +105,7 @@ void registers(const sema::Kernel &k, Ledger &out) {
     if (auto warps = r.warps())
       line.threads = *warps * k.desc->warpSize;
     if (!line.regs)
-      line.regs = launchShare(k);
+      line.regs = k.launchRegisterShare();
     known &= line.threads && line.regs;
     if (line.threads && line.regs)
       total += *line.threads * *line.regs;
@@ -120,12 +118,10 @@ void registers(const sema::Kernel &k, Ledger &out) {
 
 } // namespace
 
-std::optional<int64_t> launchShare(const sema::Kernel &k) { return k.launchRegisterShare(); }
-
 Ledger ledger(const sema::Kernel &k) {
   Ledger out;
   out.desc = k.desc;
-  out.occupancy = occupancyOf(k);
+  out.occupancy = k.residentCtas();
   out.threads = k.block;
   sharedMemory(k, out);
   registers(k, out);

@@ -59,10 +59,6 @@ struct Ledger {
 
 Ledger ledger(const sema::Kernel &kernel);
 
-/// The register budget per thread of a role without regs(...): registers
-/// per SM / (block x occupancy), at most the setmaxnreg maximum (or the
-/// per-thread maximum without setmaxnreg), rounded down to 8.
-std::optional<int64_t> launchShare(const sema::Kernel &kernel);
 
 /// The expect-tx bytes of the ring commit \p commit (`R.commit(p)`) in
 /// \p kernel, for hover: sema's fact (sema::commitTxBytes), the number the

@@ -181,12 +181,13 @@ void roleHover(Markup &doc, const Analysis &a, const sema::Role &r, const sema::
   if (auto warps = r.warps())
     facts.push_back("warps " + std::to_string(*r.warpBegin) + " .. " + std::to_string(*r.warpEnd) + " (" +
                     std::to_string(*warps) + " warps, " + std::to_string(*warps * k.desc->warpSize) + " threads)");
+  const std::optional<int64_t> share = k.launchRegisterShare();
   if (r.regs)
     facts.push_back(std::to_string(*r.regs) + " registers per thread (`setmaxnreg`)");
-  else if (auto share = launchShare(k))
+  else if (share)
     facts.push_back("no `regs(...)`: the launch share of " + std::to_string(*share) + " registers per thread");
-  if (auto warps = r.warps(); warps && (r.regs || launchShare(k)))
-    facts.push_back(withCommas(*warps * k.desc->warpSize * r.regs.value_or(launchShare(k).value_or(0))) +
+  if (auto warps = r.warps(); warps && (r.regs || share))
+    facts.push_back(withCommas(*warps * k.desc->warpSize * r.regs.value_or(share.value_or(0))) +
                     " registers in all");
   doc.text(joined(facts, " · "));
   std::string issue = r.issue == sema::IssueMode::Elect  ? "`elect`: the body runs on one thread (lane 0 of the "
