@@ -38,6 +38,13 @@ template <typename T, typename Less> void stableSort(std::vector<T> &items, Less
 }
 } // namespace
 
+const Fix *firstPreferred(const Diagnostic &d) {
+  for (const Fix &f : d.fixes)
+    if (f.preferred)
+      return &f;
+  return nullptr;
+}
+
 void sortDiagnostics(std::vector<Diagnostic> &diags) {
   stableSort(diags, [](const Diagnostic &a, const Diagnostic &b) {
     return std::tie(a.range, a.code, a.message) < std::tie(b.range, b.code, b.message);

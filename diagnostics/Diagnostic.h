@@ -27,10 +27,15 @@ struct TextEdit {
   friend bool operator==(const TextEdit &, const TextEdit &) = default;
 };
 
-/// One machine-applicable fix: all edits apply together or not at all.
+/// One fix: all edits apply together or not at all. A preferred fix is
+/// machine-applicable: it restores the intended program, so `cake check
+/// --fix`, the server's apply-all command and editors' "fix all" take it. A
+/// fix that is not preferred is one of several readings of an ambiguous
+/// intent: offered as a code action, never applied unasked.
 struct Fix {
   std::string title;
   std::vector<TextEdit> edits;
+  bool preferred = true;
   friend bool operator==(const Fix &, const Fix &) = default;
 };
 
@@ -51,6 +56,9 @@ struct Diagnostic {
   std::vector<Fix> fixes;
   friend bool operator==(const Diagnostic &, const Diagnostic &) = default;
 };
+
+/// The first preferred (machine-applicable) fix of \p d, or nullptr.
+const Fix *firstPreferred(const Diagnostic &d);
 
 /// Orders diagnostics deterministically: file, begin, end, code, message.
 void sortDiagnostics(std::vector<Diagnostic> &diags);

@@ -157,7 +157,7 @@ private:
   }
 
   void fix(const Fix &f) {
-    paint(kGreen, "fix-it:");
+    paint(kGreen, f.preferred ? "fix-it:" : "alternative fix-it (not applied by --fix):");
     if (!f.title.empty())
       os_ << ' ' << f.title;
     os_ << '\n';

@@ -56,6 +56,7 @@ ordered_json fixToJson(const SourceManager &sm, const Fix &f) {
   }
   ordered_json j;
   j["title"] = f.title;
+  j["preferred"] = f.preferred;
   j["edits"] = std::move(edits);
   return j;
 }

@@ -17,9 +17,12 @@ size_t applyFixes(std::string &text, FileId file, const std::vector<Diagnostic> 
   std::vector<TextEdit> chosen;
   size_t applied = 0;
   for (const Diagnostic &d : diags) {
-    if (d.fixes.empty() || (!onlyCode.empty() && d.code != onlyCode))
+    if (!onlyCode.empty() && d.code != onlyCode)
       continue;
-    const Fix &fix = d.fixes.front();
+    const Fix *preferred = firstPreferred(d);
+    if (!preferred)
+      continue;
+    const Fix &fix = *preferred;
     bool clash = false;
     for (const TextEdit &e : fix.edits)
       for (const TextEdit &c : chosen)

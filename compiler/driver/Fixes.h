@@ -8,8 +8,9 @@
 
 namespace cake {
 
-/// Applies to \p text (the contents of \p file) the first fix of every
-/// diagnostic in \p diags, or only of those with code \p onlyCode when it is
+/// Applies to \p text (the contents of \p file) the first preferred fix of
+/// every diagnostic in \p diags (alternatives that are not preferred are
+/// never applied unasked), or only of those with code \p onlyCode when it is
 /// not empty. A fix whose edits overlap an already chosen fix is skipped, so
 /// the result is well defined; checking again shows what is left. Returns
 /// the number of fixes applied.

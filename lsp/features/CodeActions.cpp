@@ -29,9 +29,10 @@ std::vector<CodeAction> codeActions(State &state, const std::string &uri, Range 
     diag.code = d.code;
     diag.message = d.message;
     diag.severity = d.severity == Severity::Error ? 1 : 2;
-    for (size_t i = 0; i < d.fixes.size(); ++i)
-      actions.push_back({d.fixes[i].title + " [" + d.code + "]", "quickfix", {diag}, i == 0,
-                         workspaceEdit(state, uri, {d.fixes[i]})});
+    const Fix *preferred = firstPreferred(d);
+    for (const Fix &f : d.fixes)
+      actions.push_back({f.title + " [" + d.code + "]", "quickfix", {diag}, &f == preferred,
+                         workspaceEdit(state, uri, {f})});
   }
   return actions;
 }

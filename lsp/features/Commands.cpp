@@ -81,9 +81,10 @@ ApplyFixReport applyFixCommand(State &state, const std::string &uri) {
   std::vector<Fix> fixes;
   std::vector<TextEdit> taken;
   for (const Diagnostic &d : analysis->result.diagnostics) {
-    if (d.fixes.empty())
+    const Fix *preferred = firstPreferred(d);
+    if (!preferred)
       continue;
-    const Fix &f = d.fixes.front();
+    const Fix &f = *preferred;
     bool clash = false;
     for (const TextEdit &e : f.edits)
       for (const TextEdit &t : taken)

@@ -10,6 +10,7 @@
 #include "diagnostics/Diagnostic.h"
 #include "diagnostics/Source.h"
 #include "diagnostics/TextRenderer.h"
+#include "compiler/driver/Fixes.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -82,6 +83,24 @@ TEST_F(RenderersTest, TextErrorWithNoteAndFixThenWarning) {
                                     // The leading tab is kept so the caret sits under 'b';
                                     // the underline covers the 9 bytes "bar(1,\t2)".
                                     "\t        ^~~~~~~~~\n");
+}
+
+// A fix that is not preferred is one reading of an ambiguous intent: shown,
+// never applied by --fix; the first preferred one is applied.
+TEST_F(RenderersTest, OnlyPreferredFixesAreApplied) {
+  Diagnostic d = error;
+  d.fixes = {{"alternative", {{{file, at("y"), at("y") + 1}, "z"}}, false},
+             {"intended", {{d.range, ";"}}, true}};
+  std::string fixed(kSource);
+  EXPECT_EQ(applyFixes(fixed, file, {d}), 1u);
+  EXPECT_EQ(fixed, "fn main() {\n\tlet x = bar(1,\t2);\n  y = 3;\n}\n");
+  d.fixes.pop_back();
+  fixed = kSource;
+  EXPECT_EQ(applyFixes(fixed, file, {d}), 0u);
+  EXPECT_EQ(fixed, kSource);
+  EXPECT_NE(text({d}).find("alternative fix-it (not applied by --fix): alternative"), std::string::npos);
+  json j = json::parse(renderJson(sm, {d}));
+  EXPECT_EQ(j["diagnostics"][0]["fixes"][0]["preferred"], false);
 }
 
 TEST_F(RenderersTest, TextSummaryCountsErrorsAndWarnings) {
