@@ -20,6 +20,7 @@ For each mutant the gate runs `cake check --format json`, then on a copy `cake c
   tests/mutation/mutate.py CAKE --list          # the mutants, one per line, with the expected outcome
   tests/mutation/mutate.py CAKE --report FILE   # also write the report (Markdown) to FILE
   tests/mutation/mutate.py CAKE --only ID-SUBSTRING -v   # a few mutants, with their diagnostics
+  tests/mutation/mutate.py CAKE --only ID --write DIR    # write the mutants' files to DIR (to run them)
 """
 from __future__ import annotations
 
@@ -655,6 +656,7 @@ def main():
     ap.add_argument("--report")
     ap.add_argument("--json")
     ap.add_argument("--only")
+    ap.add_argument("--write", metavar="DIR", help="write the selected mutants to DIR as ID-derived .cake files")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     a = ap.parse_args()
@@ -662,6 +664,13 @@ def main():
     mutants = generate()
     if a.only:
         mutants = [m for m in mutants if a.only in m.id or a.only == m.op]
+    if a.write:
+        Path(a.write).mkdir(parents=True, exist_ok=True)
+        for m in mutants:
+            name = re.sub(r"[^A-Za-z0-9_.-]", "_", m.id.replace("kernels/", "")) + ".cake"
+            Path(a.write, name).write_text(m.text)
+            print(Path(a.write, name))
+        return 0
     if a.list:
         for m in mutants:
             print(f"{m.id}\t{m.expect}\t{','.join(m.codes)}\t{m.what}")
