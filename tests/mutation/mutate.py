@@ -350,6 +350,14 @@ def op_regs_up(lines, rings):
             f"regs({n}) -> regs({n + 16})"), ("res.regs",)
 
 
+def op_accumulate_true(lines, rings):
+    """An MMA that should start its accumulator afresh made to accumulate from the first iteration."""
+    for i, m in sites(lines, r"accumulate = ([^,)]+)"):
+        if m.group(1).strip() != "true":
+            yield i, replace_line(lines, i, lines[i].replace(m.group(0), "accumulate = true", 1)), (
+                f"`{m.group(0)}` -> `accumulate = true`"), ("mma.uninit",)
+
+
 def op_expect_tx(lines, rings):
     for i, m in sites(lines, r"expect_tx\((.*?), (\d+)\)"):
         n = int(m.group(2))
@@ -361,7 +369,8 @@ HARMFUL = [op_del_ring_commit, op_del_ring_release, op_release_now, op_retired_d
            op_move_wgmma_commit, op_wgmma_wait_deeper, op_del_wgmma_wait, op_del_fence_proxy, op_del_store_wait,
            op_store_wait_deeper, op_del_tcgen05_wait, op_bar_under_warp, op_bar_under_elect, op_bar_count,
            op_del_bar, op_guard_le, op_drop_clip, op_loop_plus, op_offset_double, op_tile_width, op_slot_swap,
-           op_drop_elect, op_drop_fact, op_block_smaller, op_regs_up, op_expect_tx, op_bar_scope]
+           op_drop_elect, op_drop_fact, op_block_smaller, op_regs_up, op_expect_tx, op_bar_scope,
+           op_accumulate_true]
 
 
 # ---------------------------------------------------------------------------------------------
