@@ -249,7 +249,7 @@ def op_drop_clip(lines, rings):
 
 def op_loop_plus(lines, rings):
     """A loop over ring slots runs one iteration too many."""
-    for i, m in sites(lines, r"^\s*for (\w+) in 0 \.\. ([^{]+?)\s*\{\s*$"):
+    for i, m in sites(lines, r"^\s*for (\w+) in 0 \.\. (.+?)(?:\s+unroll(?:\(\d+\))?)?\s*\{\s*$"):
         end = block_end(lines, i)
         body = "\n".join(code_of(l) for l in lines[i:end])
         if re.search(r"\b\w+\.(produce|consume)\(\)", body):
