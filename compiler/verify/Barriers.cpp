@@ -484,6 +484,7 @@ struct View {
   bool slices = false;
   bool shared = false, global = false;
   size_t rank = 0; ///< indices written (slices included)
+  size_t declared = 0; ///< dimensions of the storage (0 when unknown)
 };
 
 class Views {
@@ -528,8 +529,10 @@ public:
       View v;
       v.base = base->text + "." + e->text;
       v.full = v.base;
-      if (const sema::Slot *slot = ring->slot(e->text))
+      if (const sema::Slot *slot = ring->slot(e->text)) {
         v.shared = slot->type.space == sema::Space::Shared;
+        v.declared = slot->type.dims.size();
+      }
       return v;
     }
     case ExprKind::Name: {
@@ -537,12 +540,14 @@ public:
         View v;
         v.base = v.full = e->text;
         v.shared = b->type.space == sema::Space::Shared;
+        v.declared = b->type.dims.size();
         return v;
       }
       if (const sema::Param *p = k_.param(e->text)) {
         View v;
         v.base = v.full = e->text;
         v.global = p->type.space == sema::Space::Global;
+        v.declared = p->type.dims.size();
         return v;
       }
       return of(u_.letValue(e->text), depth + 1);
@@ -552,16 +557,8 @@ public:
     }
   }
 
-  /// The declared rank of the storage a view names (0 when unknown).
-  size_t declaredRank(const View &v) const {
-    if (const sema::Buffer *b = k_.buffer(v.base))
-      return b->type.dims.size();
-    if (const sema::Param *p = k_.param(v.base))
-      return p->type.dims.size();
-    return 0;
-  }
   /// Whether the view is one element (every dimension indexed by a scalar).
-  bool scalar(const View &v) const { return !v.slices && v.rank > 0 && v.rank == declaredRank(v); }
+  bool scalar(const View &v) const { return !v.slices && v.rank > 0 && v.rank == v.declared; }
 
   void setSource(const SourceManager &sm) { sm_ = &sm; }
 
@@ -732,6 +729,15 @@ private:
         if (op == sema::OpId::BarSync || op == sema::OpId::BarSyncId || op == sema::OpId::ClusterSync) {
           st.clear();
           continue;
+        }
+      }
+      if (auto *l = dyn_cast<LetStmt>(&s); l && l->names.size() == 1 && l->value->kind == ExprKind::Call) {
+        sema::OpId op = opIdOf(*l->value, k_);
+        if (op == sema::OpId::RingProduce || op == sema::OpId::RingConsume) {
+          // a new slot: the ring's barriers order it against the accesses
+          // to the slot the name held before
+          std::string prefix = l->names[0].name + ".";
+          std::erase_if(st, [&](const Access &a) { return a.view.base.rfind(prefix, 0) == 0; });
         }
       }
       std::vector<Access> here;
