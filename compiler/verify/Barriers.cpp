@@ -962,8 +962,10 @@ private:
                   (b.kind == AccessKind::Read || b.kind == AccessKind::AsyncRead ? "read it before it is written"
                                                                                  : "overwrite it while it is read") +
                   (p.moved ? "; move the barrier out of the branch" : "; add '" + line + "'"),
-              {{a.call->operands[0]->range, what(a) + " here"}, {b.call->operands[0]->range, what(b) + " here"}},
+              {{a.call->operands[0]->range, what(a) + " here"}},
               {}};
+    if (!(p.anchor == b.call->operands[0]->range))
+      f.notes.push_back({b.call->operands[0]->range, what(b) + " here"});
     f.fixes.push_back(std::move(p.fix));
     out_.push_back(std::move(f));
   }
@@ -983,8 +985,11 @@ private:
                               "barrier " + (p.moved ? "every thread reaches " : "") +
                               "orders it after the elected thread's fence; " +
                               (p.moved ? "move the barrier out of the branch" : "add '" + line + "' after the fence"),
-              {{fence.call->range, "the fence"}, {b.call->operands[0]->range, "the access"}},
+              {},
               {}};
+    if (!(p.anchor == fence.call->range))
+      f.notes.push_back({fence.call->range, "the fence"});
+    f.notes.push_back({b.call->operands[0]->range, b.elected ? "the elected thread's signal" : "the access"});
     f.fixes.push_back(std::move(p.fix));
     out_.push_back(std::move(f));
   }
