@@ -1414,6 +1414,131 @@ void checkCounts(const sema::Kernel &k, const std::map<const sema::Role *, const
   }
 }
 
+//===-- Computed raw ids ------------------------------------------------------===//
+
+/// The value of a raw barrier id that depends on the executing warp or
+/// warpgroup (`1 + wg`, `wg = self.warpgroup()`), for warp \p w of the role;
+/// names resolve through constants and the role's lets.
+std::optional<int64_t> evalId(const Expr *e, const sema::Kernel &k, const Uniformity &u, int64_t w, int depth = 0) {
+  if (!e || depth > 16)
+    return std::nullopt;
+  switch (e->kind) {
+  case ExprKind::Number:
+    return sema::evalInt(*e, k.consts);
+  case ExprKind::Paren:
+    return evalId(e->operands[0].get(), k, u, w, depth + 1);
+  case ExprKind::Name:
+    if (auto it = k.consts.find(e->text); it != k.consts.end())
+      return it->second;
+    return evalId(u.letValue(e->text), k, u, w, depth + 1);
+  case ExprKind::Call: {
+    sema::OpId op = opIdOf(*e, k);
+    if (op == sema::OpId::SelfWarp)
+      return w;
+    if (op == sema::OpId::SelfWarpgroup)
+      return w / 4;
+    return std::nullopt;
+  }
+  case ExprKind::Binary: {
+    auto a = evalId(e->operands[0].get(), k, u, w, depth + 1), b = evalId(e->operands[1].get(), k, u, w, depth + 1);
+    if (!a || !b)
+      return std::nullopt;
+    switch (e->op) {
+    case Tok::Plus:
+      return *a + *b;
+    case Tok::Minus:
+      return *a - *b;
+    case Tok::Star:
+      return *a * *b;
+    case Tok::Slash:
+      return *b ? std::optional<int64_t>(*a / *b) : std::nullopt;
+    case Tok::Percent:
+      return *b ? std::optional<int64_t>(*a % *b) : std::nullopt;
+    default:
+      return std::nullopt;
+    }
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Raw barriers whose id is computed from the warp or warpgroup index: the
+/// ids they take over the role's warps (value ranges of self.warp() and
+/// self.warpgroup()) must be legal ids (bar.ids), must not be ids the
+/// compiler gives its derived barriers, which are allocated after the
+/// largest constant id only (bar.ids, hazard 9), and a barrier with one id
+/// per warpgroup (per warp) counts that unit's threads (bar.count).
+void checkComputedIds(const sema::Kernel &k, const std::map<const sema::Role *, const Uniformity *> &us,
+                      RuleContext &ctx, std::vector<Finding> &out) {
+  sema::BarrierAllocation alloc = sema::allocateBarriers(k);
+  int64_t maxId = static_cast<int64_t>(k.desc->namedBarriers) - 1, warp = k.desc->warpSize;
+  for (const sema::Role &r : k.roles) {
+    const Uniformity *u = us.count(&r) ? us.at(&r) : nullptr;
+    int64_t warps = r.warps().value_or(0);
+    if (!u || warps <= 0)
+      continue;
+    forEachCall(r.decl->body, [&](const Expr &call) {
+      sema::OpId op = opIdOf(call, k);
+      auto args = sema::positionalArgs(call);
+      if ((op != sema::OpId::BarSyncId && op != sema::OpId::BarArriveId) || args.size() != 1 ||
+          sema::evalInt(*args[0], k.consts))
+        return;
+      std::set<int64_t> ids;
+      for (int64_t w = 0; w < warps; ++w) {
+        auto id = evalId(args[0], k, *u, w);
+        if (!id)
+          return;
+        ids.insert(*id);
+      }
+      std::string name = sema::calleeName(call);
+      std::string range = ids.size() == 1 ? "id " + str(*ids.begin())
+                                          : "ids " + str(*ids.begin()) + " to " + str(*ids.rbegin());
+      if (*ids.begin() < 1 || *ids.rbegin() > maxId) {
+        out.push_back({"bar.ids", args[0]->range,
+                       "'" + name + "' computes " + range + " over the warps of role '" + r.name +
+                           "'; raw ids are 1 to " + str(maxId) + (*ids.begin() == 0 ? " (id 0 is the CTA barrier)" : ""),
+                       {},
+                       {}});
+        return;
+      }
+      for (const sema::NamedBarrier &b : alloc.barriers) {
+        int64_t hit = -1;
+        for (int64_t id : ids)
+          if (hit < 0 && id >= b.first && id < b.first + b.count)
+            hit = id;
+        if (hit < 0 || b.uses.empty())
+          continue;
+        Finding f{"bar.ids", args[0]->range,
+                  "'" + name + "' computes " + range + " over the warps of role '" + r.name + "', but id " + str(hit) +
+                      " is also the compiler's for '" + sema::calleeName(*b.uses.front()) +
+                      "' (derived ids start after the largest constant raw id, " + str(alloc.firstDerived - 1) +
+                      "): the two barriers count each other's threads",
+                  {{b.uses.front()->range, "the derived barrier"}},
+                  {}};
+        out.push_back(std::move(f));
+        return;
+      }
+      // one id per warpgroup (warp): it counts that unit
+      const Expr *threads = sema::keywordArg(call, "threads");
+      std::optional<int64_t> n = threads ? sema::evalInt(*threads, k.consts) : std::nullopt;
+      int64_t unit = static_cast<int64_t>(ids.size()) == warps ? warp
+                     : warps % 4 == 0 && static_cast<int64_t>(ids.size()) == warps / 4 ? 4 * warp
+                                                                                        : 0;
+      if (n && unit && *n != unit && *n % warp == 0) {
+        Finding f{"bar.count", threads->range,
+                  "'" + name + "' takes one id per " + (unit == warp ? "warp" : "warpgroup") + " (" + range +
+                      "), so each id is reached by " + str(unit) + " threads, but it counts " + str(*n) +
+                      (*n > unit ? ": it never completes" : ": it completes before they all arrive"),
+                  {},
+                  {}};
+        f.fixes.push_back(replaceFix("count " + str(unit) + " threads", threads->range, str(unit)));
+        out.push_back(std::move(f));
+      }
+    });
+  }
+}
+
 } // namespace
 
 void checkBarriers(const sema::Kernel &kernel, RuleContext &ctx) {
@@ -1432,6 +1557,7 @@ void checkBarriers(const sema::Kernel &kernel, RuleContext &ctx) {
     checkLaneAtomics(kernel, r, u, views, ctx, findings);
   }
   checkCounts(kernel, us, ctx, findings);
+  checkComputedIds(kernel, us, ctx, findings);
   emitFindings(ctx, std::move(findings));
   BarrierIdChecker(kernel, ctx).run();
 }
