@@ -580,6 +580,8 @@ struct Access {
   bool elected;
   bool scalar;   ///< one element per thread
   int privacy;   ///< PerWarpgroup/PerWarp: an index names the unit; Uniform: none
+  int synced = -1;                  ///< the widest barrier since: 0 warp, 1 warpgroup (2 clears)
+  const Expr *syncCall = nullptr;   ///< that barrier
 };
 
 /// The shared and global accesses \p call makes (and fence.gpu as a marker).
@@ -674,10 +676,34 @@ private:
   using State = std::vector<Access>;
 
   static void add(State &s, const Access &a) {
-    for (const Access &x : s)
-      if (x.call == a.call && x.kind == a.kind && x.view.full == a.view.full)
+    for (Access &x : s)
+      if (x.call == a.call && x.kind == a.kind && x.view.full == a.view.full) {
+        if (a.synced < x.synced) { // the path with the narrower barrier decides
+          x.synced = a.synced;
+          x.syncCall = a.syncCall;
+        }
         return;
+      }
     s.push_back(a);
+  }
+
+  /// Which threads a barrier orders: 0 each warp's, 1 each warpgroup's, 2
+  /// the role's (or more).
+  int coverage(const Expr &call, sema::OpId op) const {
+    if (op == sema::OpId::ClusterSync)
+      return 2;
+    if (op == sema::OpId::BarSyncId) {
+      const Expr *t = sema::keywordArg(call, "threads");
+      std::optional<int64_t> n = t ? sema::evalInt(*t, k_.consts) : std::nullopt;
+      if (!n || *n >= roleThreads(k_, r_))
+        return 2;
+      return *n >= 4 * k_.desc->warpSize ? 1 : 0;
+    }
+    int c = 0;
+    for (const Expr *a : sema::positionalArgs(call))
+      if (a->kind == ExprKind::Name)
+        c = std::max(c, a->text == "warp" ? 0 : a->text == "warpgroup" ? 1 : 2);
+    return c;
   }
   static State merged(State a, const State &b) {
     for (const Access &x : b)
@@ -724,10 +750,19 @@ private:
         st = out;
         continue;
       }
-      if (const Expr *c = stmtCall(s)) {
-        sema::OpId op = opIdOf(*c, k_);
+      if (const Expr *c_ = stmtCall(s)) {
+        sema::OpId op = opIdOf(*c_, k_);
         if (op == sema::OpId::BarSync || op == sema::OpId::BarSyncId || op == sema::OpId::ClusterSync) {
-          st.clear();
+          int c = coverage(*c_, op);
+          if (c >= 2 || nonUniform_.count(c_)) {
+            st.clear();
+          } else {
+            for (Access &a : st)
+              if (c > a.synced) {
+                a.synced = c;
+                a.syncCall = c_;
+              }
+          }
           continue;
         }
       }
@@ -801,13 +836,11 @@ private:
 
   std::string scopeFor(const Access &a, const Access &b) const {
     int64_t warps = r_.warps().value_or(0);
-    if (r_.issue == sema::IssueMode::Warpgroup) {
-      if (warps == 4 || (a.privacy == PerWarpgroup && b.privacy == PerWarpgroup))
-        return "warpgroup";
-    } else if (r_.issue == sema::IssueMode::Warp) {
-      if (warps == 1 || (a.privacy == PerWarp && b.privacy == PerWarp))
-        return "warp";
-    }
+    if (warps == 1 || (a.privacy == PerWarp && b.privacy == PerWarp))
+      return "warp"; // an index names the warp on both sides: its part is the warp's
+    bool aligned = warps % 4 == 0;
+    if (aligned && (warps == 4 || (a.privacy >= PerWarpgroup && b.privacy >= PerWarpgroup)))
+      return "warpgroup";
     return roleScope(k_, r_);
   }
 
@@ -822,7 +855,8 @@ private:
     // own thread's accesses, a barrier must gather the others'.
     if (b.view.global) {
       for (size_t i = 0; i < st.size(); ++i) {
-        if (st[i].kind != AccessKind::Fence || resolved_.count(st[i].call))
+        if (st[i].kind != AccessKind::Fence || resolved_.count(st[i].call) ||
+            st[i].synced >= (r_.issue == sema::IssueMode::Warpgroup ? 1 : 0))
           continue;
         bool before = false;
         for (size_t j = 0; j < i; ++j)
@@ -838,7 +872,14 @@ private:
     for (const Access &a : st) {
       if (resolved_.count(a.call) || !conflicts(a, b))
         continue;
-      reportRace(a, b);
+      std::string scope = scopeFor(a, b);
+      int need = scope == "warp" ? 0 : scope == "warpgroup" ? 1 : 2;
+      if (a.synced >= need)
+        continue;
+      if (a.syncCall)
+        reportNarrow(a, b, scope);
+      else
+        reportRace(a, b);
       return true;
     }
     return false;
@@ -967,6 +1008,29 @@ private:
     if (!(p.anchor == b.call->operands[0]->range))
       f.notes.push_back({b.call->operands[0]->range, what(b) + " here"});
     f.fixes.push_back(std::move(p.fix));
+    out_.push_back(std::move(f));
+  }
+
+  /// A barrier between the two accesses orders only each warp's (each
+  /// warpgroup's) threads, and they are in different ones: the fix widens
+  /// it to the scope that holds both.
+  void reportNarrow(const Access &a, const Access &b, const std::string &scope) {
+    reported_.insert(b.call);
+    resolved_.insert(a.call);
+    const Expr &bar = *a.syncCall;
+    std::string text(textOf(ctx_.sm, bar.range));
+    Finding f{"bar.race", bar.range,
+              "'" + text + "' orders the threads of each " +
+                  (coverage(bar, opIdOf(bar, k_)) == 0 ? std::string("warp") : std::string("warpgroup")) +
+                  " only, but " + what(a) + " and then " + what(b) + " on threads of different ones; use '" +
+                  "bar.sync(" + scope + ")'",
+              {{a.call->operands[0]->range, what(a) + " here"}, {b.call->operands[0]->range, what(b) + " here"}},
+              {}};
+    auto args = sema::positionalArgs(bar);
+    if (opIdOf(bar, k_) == sema::OpId::BarSync && !args.empty())
+      f.fixes.push_back(replaceFix("synchronize '" + scope + "'",
+                                   {args.front()->range.file, args.front()->range.begin, args.back()->range.end},
+                                   scope));
     out_.push_back(std::move(f));
   }
 

@@ -13,7 +13,7 @@ kernel stage(
     // expected-error@+1:30-33 bar.count {{counts 128 threads, but the 256 threads of role 'io' reach it: it completes before they all arrive}}
     bar.sync_id(2, threads = 128)
     if r < R {
-      st.global(ld.shared(buf[255 - self.thread()]), out[r])
+      st.global(ld.shared(buf[self.thread()]), out[r])
     }
   }
 }

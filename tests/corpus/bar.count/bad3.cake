@@ -14,7 +14,7 @@ kernel stage(
     // expected-error@+1:35-38 bar.count {{'bar.sync_id' takes one id per warpgroup (ids 1 to 2), so each id is reached by 128 threads, but it counts 256: it never completes}}
     bar.sync_id(1 + wg, threads = 256)
     if r < R {
-      st.global(ld.shared(buf[wg * 128 + 127 - self.thread() % 128]), out[r])
+      st.global(ld.shared(buf[self.thread()]), out[r])
     }
   }
 }

@@ -11,7 +11,7 @@ kernel stage(
     let r = cta.id(0) * 256 + self.thread()
     st.shared(ld.global(x[math.min(r, R - 1)]), buf[self.thread()])
     bar.sync_id(1 + wg, threads = 128)
-    let v = ld.shared(buf[wg * 128 + 127 - self.thread() % 128])
+    let v = ld.shared(buf[self.thread()])
     bar.sync_id(3, threads = 256)
     bar.sync(warpgroup)
     if r < R {

@@ -14,7 +14,7 @@ kernel stage(
     st.shared(ld.global(x[math.min(r, R - 1)]), buf[self.thread()])
     // expected-error@+1:17-23 bar.ids {{'bar.sync_id' computes ids 1 to 2 over the warps of role 'io', but id 1 is also the compiler's for 'bar.sync'}}
     bar.sync_id(1 + wg, threads = 128)
-    let v = ld.shared(buf[wg * 128 + 127 - self.thread() % 128])
+    let v = ld.shared(buf[self.thread()])
     // expected-note@+1:5 {{the derived barrier}}
     bar.sync(warpgroup)
     if r < R {
