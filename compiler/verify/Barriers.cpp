@@ -481,6 +481,7 @@ struct View {
   std::string base;                  ///< "epi", "s.q", "counts"
   std::string full;                  ///< the whole resolved view, for equality
   std::vector<const Expr *> indices; ///< scalar indices (slices excluded)
+  std::vector<const Expr *> sliceStarts; ///< the first index of each slice with one
   bool slices = false;
   bool shared = false, global = false;
   size_t rank = 0; ///< indices written (slices included)
@@ -508,9 +509,11 @@ public:
       v->full += "[";
       for (size_t i = 1; i < e->operands.size(); ++i) {
         const Expr *x = e->operands[i].get();
-        if (x->kind == ExprKind::Slice)
+        if (x->kind == ExprKind::Slice) {
           v->slices = true;
-        else
+          if (x->operands.size() > 0 && x->operands[0])
+            v->sliceStarts.push_back(x->operands[0].get());
+        } else
           v->indices.push_back(x);
         v->full += (i > 1 ? "," : "") + std::string(sm_ ? textOf(*sm_, x->range) : std::string_view{});
         ++v->rank;
@@ -594,11 +597,14 @@ void accessesOf(const sema::Kernel &k_, const Uniformity &u_, const Views &views
     if (!v || (!v->shared && !v->global))
       return;
     int priv = Uniform;
-    for (const Expr *x : v->indices) {
-      int l = u_.level(x);
-      if (l == PerWarpgroup || l == PerWarp)
-        priv = std::max(priv, l);
-    }
+    // an index or a slice start that names the warpgroup (warp), such as
+    // epi[wg, ...] or stage[r0:r0 + 64, :] with r0 = wg * 64, selects its part
+    for (const std::vector<const Expr *> *xs : {&v->indices, &v->sliceStarts})
+      for (const Expr *x : *xs) {
+        int l = u_.level(x);
+        if (l == PerWarpgroup || l == PerWarp)
+          priv = std::max(priv, l);
+      }
     out.push_back({&call, &s, kind, *v, elected, !distributed && views_.scalar(*v), priv});
   };
   switch (op) {
@@ -1119,7 +1125,9 @@ void checkCtaReach(const sema::Kernel &k, const sema::Role &r, const Uniformity 
     });
     bool any = false, allPrivate = true;
     for (const Access &a : acc)
-      if (a.view.shared && a.kind != AccessKind::Release) {
+      // reads of a consumed ring slot are ordered by the ring, not by this barrier
+      if (a.view.shared && a.kind != AccessKind::Release &&
+          !(a.kind == AccessKind::Read && a.view.base.find('.') != std::string::npos)) {
         any = true;
         allPrivate = allPrivate && a.privacy == unitLevel;
       }
