@@ -410,7 +410,6 @@ std::set<const Expr *> checkUniform(const sema::Kernel &k, const sema::Role &r, 
       return;
     flagged.insert(call);
     const Guard &g = *bad.back();
-    std::string name = sema::calleeName(*call);
     std::string scope = std::string(textOf(ctx.sm, call->range));
     std::string what = g.elect ? "only the elected thread runs this branch"
                        : g.loop ? "the loop's trip count " + std::string(levelWords(g.level))
@@ -730,8 +729,13 @@ private:
     for (const StmtPtr &sp : b.stmts) {
       const Stmt &s = *sp;
       if (auto *f = dyn_cast<ForStmt>(&s)) {
+        // twice: the second pass sees what the first left pending around the
+        // back edge (nests deeper than 6 loops are followed once, which
+        // keeps the walk linear in the body)
+        ++loopDepth_;
         State once = walk(f->body, st, elected);
-        State twice = walk(f->body, merged(st, once), elected);
+        State twice = loopDepth_ <= 6 ? walk(f->body, merged(st, once), elected) : once;
+        --loopDepth_;
         st = merged(st, twice);
         continue;
       }
@@ -1072,6 +1076,7 @@ private:
   const std::set<const Expr *> &nonUniform_;
   std::vector<Finding> &out_;
   std::set<const Expr *> reported_, resolved_;
+  int loopDepth_ = 0;
 };
 
 //===-- bar.cta-reach ------------------------------------------------------------===//
