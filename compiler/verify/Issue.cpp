@@ -5,8 +5,8 @@
 //
 // Who executes what: issue contracts of operations against the role's issue
 // unit (role.issue), register indices that stay dynamic after unrolling
-// (res.dynamic-index), and the reach and ids of hardware barriers
-// (bar.cta-reach, bar.ids). Each is one structured walk over a role body.
+// (res.dynamic-index). Each is one structured walk over a role body; the
+// barrier rules are in Barriers.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/sema/Facts.h"
@@ -23,7 +23,6 @@ namespace {
 
 using namespace syntax;
 
-std::string str(int64_t v) { return std::to_string(v); }
 
 std::string_view unitName(sema::IssueMode m) {
   switch (m) {
@@ -376,218 +375,13 @@ private:
   std::vector<Loops> order_;
 };
 
-//===-- bar.cta-reach --------------------------------------------------------===//
-
-/// The `cta` scope argument of a bar.sync / bar.arrive call, or nullptr.
-const Expr *ctaScope(const Expr &call) {
-  sema::OpId op = sema::calleeOp(call);
-  if (op != sema::OpId::BarSync && op != sema::OpId::BarArrive)
-    return nullptr;
-  for (const Expr *a : sema::positionalArgs(call))
-    if (a->kind == ExprKind::Name && a->text == "cta")
-      return a;
-  return nullptr;
-}
-
-void checkCtaReach(const sema::Kernel &k, const sema::Role &r, RuleContext &ctx) {
-  std::function<void(const Block &, const IfStmt *)> walk = [&](const Block &b, const IfStmt *inIf) {
-    for (const StmtPtr &s : b.stmts) {
-      forEachCallShallow(*s, [&](const Expr &call) {
-        const Expr *scope = ctaScope(call);
-        if (!scope || (k.roles.size() <= 1 && !inIf))
-          return;
-        std::string why = k.roles.size() > 1
-                              ? "the kernel has " + str(static_cast<int64_t>(k.roles.size())) +
-                                    " roles and barrier 0 counts every thread of the CTA, but only role '" + r.name +
-                                    "' reaches this one"
-                              : "it is inside an 'if', so threads that skip the branch never arrive";
-        Diagnostic &d =
-            ctx.sink.report("bar.cta-reach", scope->range, "'" + sema::calleeName(call) + "(cta)' deadlocks: " + why);
-        if (inIf && k.roles.size() > 1)
-          d.notes.push_back({inIf->cond->range, "and it is inside this 'if'"});
-        else if (inIf)
-          d.notes.push_back({inIf->cond->range, "the branch condition"});
-        d.fixes.push_back(replaceFix("synchronize role '" + r.name + "' only", scope->range, r.name));
-      });
-      if (auto *f = dyn_cast<ForStmt>(s.get()))
-        walk(f->body, inIf);
-      for (auto *i = dyn_cast<IfStmt>(s.get()); i; i = dyn_cast<IfStmt>(i->elseIf.get())) {
-        walk(i->thenBody, inIf ? inIf : i);
-        if (i->elseBody)
-          walk(*i->elseBody, inIf ? inIf : i);
-      }
-    }
-  };
-  walk(r.decl->body, nullptr);
-}
-
-//===-- bar.ids --------------------------------------------------------------===//
-
-struct RawBarrier {
-  const Expr *call, *id, *threads;
-  const sema::Role *role;
-  std::optional<int64_t> idValue, threadsValue;
-};
-
-/// The raw named-barrier uses of a kernel, in source order.
-std::vector<RawBarrier> rawBarriers(const sema::Kernel &k) {
-  std::vector<RawBarrier> uses;
-  for (const sema::Role &r : k.roles)
-    forEachCall(r.decl->body, [&](const Expr &call) {
-      sema::OpId op = opIdOf(call, k);
-      auto args = sema::positionalArgs(call);
-      if ((op != sema::OpId::BarSyncId && op != sema::OpId::BarArriveId) || args.size() != 1)
-        return;
-      RawBarrier b{&call, args[0], sema::keywordArg(call, "threads"), &r, sema::evalInt(*args[0], k.consts), {}};
-      if (b.threads)
-        b.threadsValue = sema::evalInt(*b.threads, k.consts);
-      uses.push_back(b);
-    });
-  std::sort(uses.begin(), uses.end(),
-            [](const RawBarrier &a, const RawBarrier &b) { return a.call->range.begin < b.call->range.begin; });
-  return uses;
-}
-
-class BarrierIdChecker {
-public:
-  BarrierIdChecker(const sema::Kernel &k, RuleContext &ctx)
-      : k_(k), ctx_(ctx), uses_(rawBarriers(k)), maxId_(static_cast<int64_t>(k.desc->namedBarriers) - 1),
-        warp_(k.desc->warpSize) {}
-
-  void run() {
-    for (const RawBarrier &b : uses_)
-      if (legalId(b))
-        taken_.insert(*b.idValue);
-    for (const RawBarrier &b : uses_) {
-      checkId(b);
-      checkWholeWarps(b);
-    }
-    checkAgreement();
-    checkDerived();
-  }
-
-private:
-  bool legalId(const RawBarrier &b) const { return b.idValue && *b.idValue >= 1 && *b.idValue <= maxId_; }
-  bool wholeWarps(const RawBarrier &b) const {
-    return b.threadsValue && *b.threadsValue > 0 && *b.threadsValue % warp_ == 0;
-  }
-
-  /// The count every use of \p id should have: the threads of the roles
-  /// that use it when one of the uses says so (or none is whole warps),
-  /// else the first whole-warp count. 0 when nothing is known.
-  int64_t referenceCount(int64_t id) const {
-    std::set<const sema::Role *> roles;
-    std::vector<int64_t> counts;
-    for (const RawBarrier &b : uses_)
-      if (b.idValue == id) {
-        roles.insert(b.role);
-        if (wholeWarps(b))
-          counts.push_back(*b.threadsValue);
-      }
-    int64_t threads = 0;
-    for (const sema::Role *r : roles)
-      threads += r->warps().value_or(0) * warp_;
-    if (std::find(counts.begin(), counts.end(), threads) != counts.end() || (counts.empty() && threads % warp_ == 0))
-      return threads;
-    return counts.empty() ? 0 : counts.front();
-  }
-
-  void checkId(const RawBarrier &b) {
-    if (!b.idValue || legalId(b))
-      return;
-    std::string name = sema::calleeName(*b.call);
-    Diagnostic &d = ctx_.sink.report("bar.ids", b.id->range,
-                                     "'" + name + "' uses barrier id " + str(*b.idValue) + "; raw ids are 1 to " +
-                                         str(maxId_) + (*b.idValue == 0 ? " (id 0 is the CTA barrier)" : ""));
-    // Every use of one illegal id moves to the same free id.
-    auto it = renamed_.find(*b.idValue);
-    for (int64_t id = 1; it == renamed_.end() && id <= maxId_; ++id)
-      if (taken_.insert(id).second)
-        it = renamed_.emplace(*b.idValue, id).first;
-    if (it != renamed_.end())
-      d.fixes.push_back(replaceFix("use the free id " + str(it->second), b.id->range, str(it->second)));
-  }
-
-  void checkWholeWarps(const RawBarrier &b) {
-    if (!b.threadsValue || wholeWarps(b))
-      return;
-    int64_t ref = b.idValue ? referenceCount(*b.idValue) : 0;
-    int64_t to = ref >= *b.threadsValue ? ref : std::max<int64_t>(warp_, (*b.threadsValue + warp_ - 1) / warp_ * warp_);
-    ctx_.sink
-        .report("bar.ids", b.threads->range,
-                "'" + sema::calleeName(*b.call) + "' counts " + str(*b.threadsValue) +
-                    " threads; a named barrier counts whole warps, so the count must be a multiple of " + str(warp_))
-        .fixes.push_back(replaceFix("count " + str(to) + " threads", b.threads->range, str(to)));
-  }
-
-  /// Uses of one id with different whole-warp counts: each use that differs
-  /// from the reference count is a finding, with the reference as a note.
-  void checkAgreement() {
-    std::set<int64_t> ids;
-    for (const RawBarrier &b : uses_)
-      if (legalId(b) && wholeWarps(b))
-        ids.insert(*b.idValue);
-    for (int64_t id : ids) {
-      int64_t ref = referenceCount(id);
-      const RawBarrier *agrees = nullptr;
-      for (const RawBarrier &b : uses_)
-        if (b.idValue == id && wholeWarps(b) && *b.threadsValue == ref && !agrees)
-          agrees = &b;
-      if (!agrees)
-        continue;
-      for (const RawBarrier &b : uses_) {
-        if (b.idValue != id || !wholeWarps(b) || *b.threadsValue == ref)
-          continue;
-        Diagnostic &d =
-            ctx_.sink.report("bar.ids", b.threads->range,
-                             "'" + sema::calleeName(*b.call) + "' on barrier " + str(id) + " counts " +
-                                 str(*b.threadsValue) + " threads, but '" + sema::calleeName(*agrees->call) +
-                                 "' on the same barrier counts " + str(ref) + "; the barrier completes early or never");
-        d.notes.push_back(
-            {agrees->threads->range, "'" + sema::calleeName(*agrees->call) + "' counts " + str(ref) + " threads here"});
-        d.fixes.push_back(replaceFix("count " + str(ref) + " threads", b.threads->range, str(ref)));
-      }
-    }
-  }
-
-  /// The derived barriers (sema's allocation, the ids the lowering emits)
-  /// past the target's last id: one finding, at the first call whose
-  /// barrier does not fit.
-  void checkDerived() {
-    sema::BarrierAllocation a = sema::allocateBarriers(k_);
-    for (const sema::NamedBarrier &b : a.barriers) {
-      if (b.fits || b.uses.empty())
-        continue;
-      const Expr &at = *b.uses.front();
-      int last = b.first + b.count - 1;
-      ctx_.sink.report("bar.ids", at.range,
-                       "'" + sema::calleeName(at) + "' needs derived named barrier " +
-                           (b.count > 1 ? "ids " + str(b.first) + " to " + str(last) : "id " + str(last)) +
-                           ", but " + std::string(k_.desc->name) + " has ids 1 to " + str(a.lastId) +
-                           (a.firstDerived > 1 ? " (derived ids start after the largest raw id, " + str(a.firstDerived - 1) + ")"
-                                               : std::string()) +
-                           "; the kernel needs " + str(a.next - 1) + " named barriers");
-      return;
-    }
-  }
-
-  const sema::Kernel &k_;
-  RuleContext &ctx_;
-  std::vector<RawBarrier> uses_;
-  int64_t maxId_, warp_;
-  std::set<int64_t> taken_;
-  std::map<int64_t, int64_t> renamed_; ///< illegal id -> its replacement
-};
-
 } // namespace
 
 void checkIssue(const sema::Kernel &kernel, RuleContext &ctx) {
   for (const sema::Role &r : kernel.roles) {
     IssueChecker(kernel, r, ctx).run();
     DynamicIndexChecker(kernel, r, ctx).run();
-    checkCtaReach(kernel, r, ctx);
   }
-  BarrierIdChecker(kernel, ctx).run();
 }
 
 } // namespace cake::verify

@@ -5,7 +5,8 @@
 //
 //   Resources.cpp  res.smem res.threads res.regs res.cluster res.tmem role.overlap
 //                  kernel.roles-cover role.warpgroup-aligned perf.stages
-//   Issue.cpp      role.issue res.dynamic-index bar.cta-reach bar.ids
+//   Issue.cpp      role.issue res.dynamic-index
+//   Barriers.cpp   bar.uniform bar.count bar.race bar.cta-reach bar.ids role.issue (per-lane atomics)
 //   Rings.cpp      ring.linear ring.balance ring.roles ring.retire ring.release-reads ring.deadlock
 //   Async.cpp      proxy.fence tma.store-wait wgmma.inflight tcgen05.wait cpasync.wait
 //   Copies.cpp     tma.align tma.box copy.extent mbar.expect-tx mbar.count
@@ -21,6 +22,7 @@ namespace cake::verify {
 
 void checkResources(const sema::Kernel &kernel, RuleContext &ctx);
 void checkIssue(const sema::Kernel &kernel, RuleContext &ctx);
+void checkBarriers(const sema::Kernel &kernel, RuleContext &ctx);
 void checkRings(const sema::Kernel &kernel, RuleContext &ctx);
 void checkAsync(const sema::Kernel &kernel, RuleContext &ctx);
 void checkCopies(const sema::Kernel &kernel, RuleContext &ctx);

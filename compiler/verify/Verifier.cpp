@@ -19,6 +19,7 @@ namespace {
 void checkKernel(const sema::Kernel &kernel, RuleContext &ctx) {
   checkResources(kernel, ctx);
   checkIssue(kernel, ctx);
+  checkBarriers(kernel, ctx);
   checkRings(kernel, ctx);
   checkAsync(kernel, ctx);
   checkCopies(kernel, ctx);

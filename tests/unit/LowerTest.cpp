@@ -301,7 +301,7 @@ std::vector<std::string> lowerBody(const std::string &params, const std::string 
 TEST(LowerAtomics, ScalarForms) {
   std::string src;
   auto d = lowerBody("  f: global fp32[8],\n  i: global i32[8],\n  u: global u32[8],\n",
-                     "    atomic.add(1.5, f[0], scope = cta)\n"
+                     "    if elect.one() {\n      atomic.add(1.5, f[0], scope = cta)\n    }\n"
                      "    atomic.min(-2.0, f[1], scope = sys, sem = relaxed)\n"
                      "    let o = atomic.add(3, i[2])\n"
                      "    atomic.max(o, i[3])\n"
@@ -363,11 +363,11 @@ TEST(LowerAtomics, UnsupportedFormsAreRefused) {
     EXPECT_NE(d[0].find("lower.unsupported"), std::string::npos) << d[0];
     EXPECT_NE(d[0].find(what), std::string::npos) << d[0];
   };
-  refused("    atomic.add(1.0, s[0, 0], sem = acq_rel)\n", "sem = acq_rel");
+  refused("    if elect.one() {\n      atomic.add(1.0, s[0, 0], sem = acq_rel)\n    }\n", "sem = acq_rel");
   refused("    let v = ld.global(x[0, :])\n    let o = atomic.add(v, s[1, :])\n", "old values of a vector atomic");
   refused("    let v = ld.global(x[0, :])\n    atomic.exch(v, s[1, :])\n", "a vector atomic other than add");
   refused("    let v = ld.global(x[0, :])\n    atomic.add(v, h[1, :])\n", "value type differs");
-  refused("    atomic.add(1.0, h[0, 0])\n", "on this element type");
+  refused("    if elect.one() {\n      atomic.add(1.0, h[0, 0])\n    }\n", "on this element type");
   refused("    atomic.add(1.0, s[0, :])\n", "an atomic value other than a warp's blocked row");
 }
 
@@ -505,6 +505,7 @@ TEST(LowerScalars, SharedElementsAndWarpOperations) {
     if elect.one() {
       st.shared(1.5, part[self.warp(), 0])
     }
+    bar.sync(cta)
     st.shared(math.cast(l, fp32), part[1, l])
     bar.sync(cta)
     var s: fp32 = ld.shared(part[1, l])

@@ -84,3 +84,43 @@ TEST(LaunchRegisterShare, OneAnswerPerTarget) {
   EXPECT_EQ(shareOf(kernel("sm_90a", 128, 2)), 256);
   EXPECT_EQ(shareOf(kernel("sm_90a", 256, 2)), 128);
 }
+
+namespace {
+
+/// The codes of the errors checkSource reports for \p text.
+std::vector<std::string> barrierCodes(const std::string &body) {
+  SourceManager sm;
+  FileId f = sm.addBuffer("b.cake", "kernel k(x: global i32[N]) target(sm_90a) grid(1) block(256) {\n"
+                                    "  role r warps(0 .. 8) issue(warp) {\n" +
+                                        body + "  }\n}\n");
+  std::vector<std::string> out;
+  for (const Diagnostic &d : checkSource(sm, f).diagnostics)
+    if (d.severity == Severity::Error)
+      out.push_back(d.code);
+  return out;
+}
+
+// The uniformity analysis behind bar.uniform: what is the same across a warp
+// (self.warp(), loads from warp-uniform addresses, warp.any, a shuffle from a
+// uniform lane), and what is not (lanes, atomics' old values, a var assigned
+// under a lane condition, a loop over a per-lane bound).
+TEST(VerifyBarriers, WarpUniformValuesAllowAWarpBarrier) {
+  EXPECT_TRUE(barrierCodes("    let n = ld.global(x[self.warp()])\n"
+                           "    if n > 0 {\n      bar.sync(warp)\n    }\n"
+                           "    if warp.any(self.lane() == 3) {\n      bar.sync(warp)\n    }\n"
+                           "    if warp.shfl(self.lane(), 0) == 0 {\n      bar.sync(warp)\n    }\n")
+                  .empty());
+}
+
+TEST(VerifyBarriers, PerLaneValuesDoNot) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(barrierCodes("    if self.lane() < 4 {\n      bar.sync(warp)\n    }\n"), V{"bar.uniform"});
+  EXPECT_EQ(barrierCodes("    var t: i32 = 0\n    if self.lane() == 0 {\n      t = 1\n    }\n"
+                         "    if t > 0 {\n      bar.sync(warp)\n    }\n"),
+            V{"bar.uniform"});
+  EXPECT_EQ(barrierCodes("    for i in 0 .. self.lane() {\n      bar.sync(warp)\n    }\n"), V{"bar.uniform"});
+  EXPECT_EQ(barrierCodes("    let n = ld.global(x[self.warp()])\n    if n > 0 {\n      bar.sync(cta)\n    }\n"),
+            V{"bar.uniform"});
+}
+
+} // namespace

@@ -1,24 +1,38 @@
-// bar.cta-reach: in the last CTA, warps whose row is past R skip the branch and never arrive at
-// barrier 0, so the warps inside it hang.
+// bar.cta-reach: the chain role is one warpgroup; its barrier 0 also waits for the load role,
+// which never reaches it. The role's barrier is its warpgroup's: the fix scopes it so.
 
-const D = 128
+kernel chain_step(
+  A: global bf16[T, 64, 64] align(16),
+  out: global fp32[T, 64, 64] align(16),
+) target(sm_90a) grid(1) block(256) {
+  ring as stages(2) producer(load) consumer(chain) {
+    a: shared bf16[64, 64] swizzle(128B)
+  }
+  var ss: shared bf16[64, 64] swizzle(128B)
 
-kernel row_norms(
-  x: global bf16[R, D] align(16),
-  out: global fp32[R],
-) target(sm_90a) grid(math.cdiv(R, 8)) block(256) {
-  var partial: shared fp32[8]
-  role rows warps(0 .. 8) issue(warp) {
-    let r = cta.id(0) * 8 + self.warp()
-    // expected-note@+1:8 {{the branch condition}}
-    if r < R {
-      let v = math.cast(ld.global(x[r, :]), fp32)
-      st.shared(reduce.sum(v * v, axis = 0), partial[self.warp()])
-      // expected-error@+1:16-19 bar.cta-reach {{it is inside an 'if', so threads that skip the branch never arrive}}
-      bar.sync(cta)
+  role load warpgroups(0) regs(40) issue(elect) {
+    for i in 0 .. T {
+      let p = as.produce()
+      tma.load(A[i, :, :], p.a)
+      as.commit(p)
     }
-    if r < R {
-      st.global(ld.shared(partial[self.warp()]), out[r])
+  }
+
+  role chain warpgroups(1) regs(232) issue(warpgroup) {
+    var state: reg fp32[64, 64]
+    state = 0.0
+    for i in 0 .. T {
+      let s = as.consume()
+      bar.sync(warpgroup)
+      st.matrix(math.cast(state, bf16), ss)
+      fence.proxy_async(ss)
+      // expected-error@+1:16-19 bar.cta-reach {{'bar.sync(cta)' deadlocks: the kernel has 2 roles and barrier 0 counts every thread of the CTA, but only role 'chain' reaches this one}}
+      bar.sync(cta)
+      wgmma.mma(s.a, ss, state, shape = m64n64k16)
+      wgmma.commit()
+      wgmma.wait(0)
+      as.release(s)
+      st.global(state, out[i, :, :])
     }
   }
 }

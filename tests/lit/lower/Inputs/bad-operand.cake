@@ -4,7 +4,7 @@ kernel bad_operand(
 ) target(sm_80) grid(1) block(32) {
   role main warps(0) issue(warp) {
     let w = self.lane() % 1.5
-    if w > 0 {
+    if warp.any(w > 0) {
       bar.sync(warp)
     }
   }

@@ -1,0 +1,34 @@
+// bar.race: a warp barrier sits between each warp's partial and the reads of all the partials,
+// but it orders the lanes of one warp only: a warp may read another warp's slot before that warp
+// wrote it. The fix widens the barrier to the CTA (the kernel's only role).
+
+kernel block_sum(
+  x: global fp32[N],
+  out: global fp32[B],
+) target(sm_90a) grid(B) block(1024) {
+  var part: shared fp32[32]
+  role all warps(0 .. 32) issue(warp) {
+    let w = self.warp()
+    let lane = self.lane()
+    var v: fp32 = ld.global(x[math.min(cta.id(0) * 1024 + w * 32 + lane, N - 1)])
+    for o in 0 .. 5 unroll {
+      v += warp.shfl_xor(v, 1 << o)
+    }
+    if elect.one() {
+      // expected-note@+1:7 {{'st.shared' writes 'part' on the elected thread here}}
+      st.shared(v, part[w])
+    }
+    // expected-error@+1:5 bar.race {{'bar.sync(warp)' orders the threads of each warp only}}
+    bar.sync(warp)
+    // expected-note@+1:19 {{'ld.shared' reads 'part' on every thread here}}
+    var t: fp32 = ld.shared(part[lane])
+    for o in 0 .. 5 unroll {
+      t += warp.shfl_xor(t, 1 << o)
+    }
+    if w == 0 {
+      if elect.one() {
+        st.global(t, out[cta.id(0)])
+      }
+    }
+  }
+}
