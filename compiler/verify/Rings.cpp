@@ -234,6 +234,10 @@ public:
     walkBlock(role_.decl->body, flow, "when the role ends");
   }
 
+  /// Rings with a token that is never committed or released (the
+  /// simulation's deadlocks through them are its consequence).
+  std::set<const Ring *> leaked;
+
 private:
   struct Token {
     std::string name;
@@ -241,6 +245,9 @@ private:
     const Ring *ring;
     bool produce;
     size_t loopDepth; ///< loops enclosing the declaration
+    const Block *block = nullptr; ///< the block declaring it
+    size_t index = 0;             ///< the declaration's index in that block
+    std::vector<std::string> aliases; ///< lets that view its slot
     bool reported = false;
   };
   /// Where a token was committed or released.
@@ -296,11 +303,219 @@ private:
     if (t.reported)
       return;
     t.reported = true;
+    leaked.insert(t.ring);
     Finding f{"ring.linear", t.call->range, describe(t) + " is not " + finishVerb(t) + " on every path", {}, {}};
     f.notes.push_back({where, note});
     if (fix)
       f.fixes.push_back(std::move(*fix));
     out_.push_back(std::move(f));
+  }
+
+  /// The last line of \p s: a simple statement, or the closing brace of a
+  /// loop or branch (where a programmer reads "after this").
+  static SourceRange lastLine(const Stmt &s) {
+    if (s.kind == StmtKind::For || s.kind == StmtKind::If)
+      return {s.range.file, s.range.end - 1, s.range.end};
+    return s.range;
+  }
+
+  /// ring.linear at the point where the token dies: right after \p after,
+  /// where the missing commit/release belongs; the produce/consume and the
+  /// end of its scope as notes.
+  void leakAfter(size_t id, const Stmt &after, SourceRange end, const std::string &endNote, Fix fix) {
+    Token &t = tokens_[id];
+    t.reported = true;
+    leaked.insert(t.ring);
+    Finding f{"ring.linear", lastLine(after),
+              describe(t) + " is never " + finishVerb(t) + ": " + (t.produce ? t.ring->name + ".commit(" + t.name +
+                  ") belongs after its last write, here" : t.ring->name + ".release(" + t.name +
+                  ") belongs after its last read, here"),
+              {},
+              {}};
+    f.notes.push_back({t.call->range, "'" + t.name + "' is taken here"});
+    f.notes.push_back({end, endNote});
+    f.fixes.push_back(std::move(fix));
+    out_.push_back(std::move(f));
+  }
+
+  /// Where a programmer writes the missing commit or release of \p t.
+  struct Placement {
+    const Stmt *after = nullptr; ///< insert right after this statement of the block
+    std::string line;            ///< the statement to insert
+  };
+
+  /// Whether \p s or a statement nested in it names one of \p names.
+  static bool mentionsAny(const Stmt &s, const std::set<std::string> &names) {
+    bool found = false;
+    forEachStmt(s, [&](const Stmt &inner) {
+      forEachExpr(inner, [&](const Expr &e) { forEachName(e, [&](const Expr &n) { found |= names.count(n.text) > 0; }); });
+    });
+    return found;
+  }
+
+  /// The missing commit/release of \p t, declared at \p decl of \p b:
+  ///  - a commit goes right after the last write into the slot (the last
+  ///    statement naming the token or a view of it);
+  ///  - a release goes after the last read of the slot: the last statement
+  ///    naming it, or a value loaded from it (`let cn = ld.shared(s.cn)`)
+  ///    unless a fence.proxy_async of its fields ends the generic reads
+  ///    (hazard 12); after the wgmma.wait that retires an MMA reading it
+  ///    (hazard 13: PTX ISA 9.7.15.7, wgmma.wait_group N leaves at most N
+  ///    groups pending); where no such wait follows in the block, after the
+  ///    MMA's commit/wait and with `after = wgmma.retired(n)` (the depth of
+  ///    the wait before it) or `after = tcgen05.done()`;
+  ///  - after a branch the whole role syncs on (`if elect.one() { ... }`
+  ///    then bar.sync), and after the commits/releases of tokens taken later
+  ///    (rings are handed back in the reverse order they were taken).
+  Placement place(const Token &t, const Block &b, size_t decl) const {
+    std::set<std::string> names{t.name};
+    names.insert(t.aliases.begin(), t.aliases.end());
+    size_t end = b.stmts.size();
+    for (size_t i = decl + 1; i < b.stmts.size(); ++i)
+      if (auto *l = dyn_cast<LetStmt>(b.stmts[i].get()))
+        if (std::any_of(l->names.begin(), l->names.end(), [&](auto &n) { return n.name == t.name; })) {
+          end = i;
+          break;
+        }
+    size_t anchor = decl;
+    bool fenced = false;
+    for (size_t i = decl + 1; i < end; ++i) {
+      if (!mentionsAny(*b.stmts[i], names))
+        continue;
+      anchor = i;
+      forEachCall(*b.stmts[i], [&](const Expr &call) {
+        if (opIdOf(call, kernel_) == OpId::FenceProxyAsync)
+          for (const Expr *a : positionalArgs(call))
+            fenced |= names.count(viewRoot(*a)) > 0;
+      });
+    }
+    // An asynchronous MMA that reads the slot: the last one, and the first
+    // wait after it that retires its group.
+    std::optional<size_t> mma;
+    bool tcgen = false;
+    uint32_t mmaAt = 0;
+    std::string depthOfOthers;
+    for (size_t i = decl + 1; i < end; ++i)
+      forEachCall(*b.stmts[i], [&](const Expr &call) {
+        OpId op = opIdOf(call, kernel_);
+        if (op != OpId::WgmmaMma && op != OpId::Tcgen05Mma)
+          return;
+        auto args = positionalArgs(call);
+        for (size_t a = 0; a < args.size() && a < 2; ++a)
+          if (names.count(viewRoot(*args[a]))) {
+            mma = i;
+            tcgen = op == OpId::Tcgen05Mma;
+            mmaAt = call.range.begin;
+          }
+      });
+    std::string suffix;
+    if (!t.produce && mma) {
+      int64_t commits = 0;
+      bool retired = false;
+      std::optional<int64_t> lastDepth;
+      forEachCall(*b.stmts[*mma], [&](const Expr &call) {
+        OpId op = opIdOf(call, kernel_);
+        if (call.range.begin > mmaAt && op == (tcgen ? OpId::Tcgen05Commit : OpId::WgmmaCommit))
+          ++commits;
+      });
+      size_t chainEnd = *mma;
+      bool chain = true;
+      for (size_t i = *mma + 1; i < end && !retired; ++i) {
+        auto *e = dyn_cast<ExprStmt>(b.stmts[i].get());
+        OpId op = e && e->expr->kind == ExprKind::Call ? opIdOf(*e->expr, kernel_) : OpId::None;
+        bool link = false;
+        if (!tcgen && op == OpId::WgmmaCommit) {
+          ++commits;
+          link = true;
+        } else if (!tcgen && op == OpId::WgmmaWait) {
+          auto args = positionalArgs(*e->expr);
+          lastDepth = args.empty() ? std::optional<int64_t>(0) : sema::evalInt(*args[0], kernel_.consts);
+          if (lastDepth && commits >= *lastDepth + 1) {
+            retired = true;
+            anchor = std::max(anchor, i);
+          }
+          link = true;
+        } else if (tcgen && op == OpId::Tcgen05Commit) {
+          ++commits;
+          link = true;
+        } else if (tcgen && op == OpId::MbarrierWait && commits > 0) {
+          retired = true;
+          anchor = std::max(anchor, i);
+        }
+        if (chain && link)
+          chainEnd = i;
+        else
+          chain = false;
+      }
+      if (!retired) {
+        anchor = std::max(anchor, chainEnd);
+        if (tcgen) {
+          suffix = ", after = tcgen05.done()";
+        } else {
+          int64_t n = lastDepth.value_or(0);
+          if (!lastDepth)
+            if (auto other = otherRetiredDepth())
+              n = *other;
+          suffix = ", after = wgmma.retired(" + std::to_string(n) + ")";
+        }
+      }
+    }
+    // Values loaded from the slot are reads of it until a fence says otherwise.
+    if (!t.produce && !fenced) {
+      std::set<std::string> derived = names;
+      for (size_t i = decl + 1; i < end; ++i) {
+        forEachStmt(*b.stmts[i], [&](const Stmt &inner) {
+          if (auto *l = dyn_cast<LetStmt>(&inner); l && l->value) {
+            bool from = false;
+            forEachName(*l->value, [&](const Expr &n) { from |= derived.count(n.text) > 0; });
+            if (from)
+              for (auto &n : l->names)
+                derived.insert(n.name);
+          }
+        });
+        if (i > anchor && mentionsAny(*b.stmts[i], derived))
+          anchor = i;
+      }
+    }
+    auto next = [&](size_t i) -> const Expr * {
+      if (i + 1 >= end)
+        return nullptr;
+      auto *e = dyn_cast<ExprStmt>(b.stmts[i + 1].get());
+      return e && e->expr->kind == ExprKind::Call ? e->expr.get() : nullptr;
+    };
+    // The whole role meets after a branch that some threads take.
+    if (anchor > decl && b.stmts[anchor]->kind == StmtKind::If)
+      if (const Expr *n = next(anchor)) {
+        OpId op = opIdOf(*n, kernel_);
+        if (op == OpId::BarSync || op == OpId::BarSyncId)
+          ++anchor;
+      }
+    // Tokens taken later are handed back first.
+    for (const Expr *n = next(anchor); n; n = next(anchor)) {
+      OpId op = opIdOf(*n, kernel_);
+      if (op != OpId::RingCommit && op != OpId::RingRelease)
+        break;
+      auto args = positionalArgs(*n);
+      auto other = args.empty() || args[0]->kind != ExprKind::Name ? std::nullopt : lookup(args[0]->text);
+      if (!other || other->alias || tokens_[other->id].call->range.begin <= t.call->range.begin)
+        break;
+      ++anchor;
+    }
+    return {b.stmts[anchor].get(), finishLine(t).substr(0, finishLine(t).size() - 1) + suffix + ")"};
+  }
+
+  /// The depth n of another `after = wgmma.retired(n)` release in the role.
+  std::optional<int64_t> otherRetiredDepth() const {
+    std::optional<int64_t> n;
+    forEachCall(role_.decl->body, [&](const Expr &call) {
+      if (n || opIdOf(call, kernel_) != OpId::RingRelease)
+        return;
+      if (const Expr *after = keywordArg(call, "after"); after && opIdOf(*after, kernel_) == OpId::WgmmaRetired) {
+        auto args = positionalArgs(*after);
+        n = args.empty() ? 0 : sema::evalInt(*args[0], kernel_.consts).value_or(0);
+      }
+    });
+    return n;
   }
 
   void walkBlock(const Block &b, Flow &flow, const std::string &endWhat) {
@@ -315,6 +530,14 @@ private:
         if (binding.alias || flow.at(binding.id).call)
           continue;
         const Token &t = tokens_[binding.id];
+        if (t.block == &b && !t.reported) {
+          Placement at = place(t, b, t.index);
+          if (at.after) {
+            leakAfter(binding.id, *at.after, closingBrace(b), "'" + t.name + "' is still held " + endWhat,
+                      insertLineAfter(sm_, *at.after, "insert " + at.line, at.line));
+            continue;
+          }
+        }
         leak(binding.id, closingBrace(b), "'" + t.name + "' is still held " + endWhat,
              insertLineAtEnd(sm_, b, "insert " + finishLine(t), finishLine(t)));
       }
@@ -345,14 +568,17 @@ private:
     const Expr &value = *let.value;
     OpId op = opIdOf(value, kernel_);
     if (op == OpId::RingProduce || op == OpId::RingConsume) {
-      tokens_.push_back({let.names[0].name, &value, ringOf(value, kernel_), op == OpId::RingProduce, loops_.size()});
+      tokens_.push_back({let.names[0].name, &value, ringOf(value, kernel_), op == OpId::RingProduce, loops_.size(),
+                         frames_.back().block, frames_.back().index, {}});
       scopes_.back()[let.names[0].name] = {tokens_.size() - 1, false};
       return;
     }
     const Expr *base = viewBase(&value);
     if (base && (base->kind == ExprKind::Member || base->kind == ExprKind::Name))
-      if (auto b = lookup(viewRoot(value)))
+      if (auto b = lookup(viewRoot(value))) {
         scopes_.back()[let.names[0].name] = {b->id, true};
+        tokens_[b->id].aliases.push_back(let.names[0].name);
+      }
   }
 
   /// The top-level commit/release call of \p s, if it is one.
@@ -1317,7 +1543,8 @@ bool satisfiesFacts(const Kernel &kernel, const std::map<std::string, int64_t> &
 /// ring.balance, ring.retire and ring.deadlock: simulate every role under
 /// each assignment of the atoms to 0, 1, S and 2S (S: the largest stage
 /// count) and of the opaque conditions to true and false.
-void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const Ring *> &misplaced) {
+void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const Ring *> &misplaced,
+                    const std::set<const Ring *> &leaked) {
   if (kernel.rings.empty())
     return;
   Relevant relevant;
@@ -1410,8 +1637,14 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
   for (const auto &events : runs)
     deadlock(kernel, events, ctx.sm, unbalanced, findings);
   std::vector<Finding> out;
-  for (auto &[call, f] : findings)
+  for (auto &[key, f] : findings) {
+    // A token never committed or released (ring.linear) starves its ring:
+    // the waits that hang on it are that finding's consequence.
+    if (!leaked.empty() && (key.first == "ring.deadlock" || (key.first == "ring.retire" && f.notes.size() == 1 &&
+                                                                 leaked.count(ringOf(*key.second, kernel)))))
+      continue;
     out.push_back(std::move(f));
+  }
   emitFindings(ctx, std::move(out));
 }
 
@@ -1421,10 +1654,14 @@ void checkRings(const sema::Kernel &kernel, RuleContext &ctx) {
   std::set<const Ring *> misplaced;
   checkRoles(kernel, ctx, misplaced);
   std::vector<Finding> findings;
-  for (const Role &role : kernel.roles)
-    TokenWalker(kernel, role, ctx.sm, findings).run();
+  std::set<const Ring *> leaked;
+  for (const Role &role : kernel.roles) {
+    TokenWalker walker(kernel, role, ctx.sm, findings);
+    walker.run();
+    leaked.insert(walker.leaked.begin(), walker.leaked.end());
+  }
   emitFindings(ctx, std::move(findings));
-  checkSimulated(kernel, ctx, misplaced);
+  checkSimulated(kernel, ctx, misplaced, leaked);
 }
 
 } // namespace cake::verify
