@@ -762,6 +762,74 @@ private:
   }
 };
 
+//===-- ring.retire: the declared depth --------------------------------------===//
+
+/// ring.retire: `commit; wgmma.wait(m); R.release(s, after = wgmma.retired(n))`
+/// with n > m. The group that read the slot is retired by the first later
+/// wait that leaves at most m groups pending (PTX ISA 9.7.15.7: wait_group N
+/// waits until at most N of the most recent groups are pending), so the
+/// release fires with m groups after it, not n: the release queue (n + 1
+/// entries) and the cost model's lookahead (stages - n) are built for a
+/// pipeline the role does not run (language.md 8.2; hazards 4 and 13). The
+/// fix declares the depth the role keeps.
+void checkRetiredDepth(const Kernel &kernel, const SourceManager &sm, std::vector<Finding> &out) {
+  std::function<void(const Block &)> walk = [&](const Block &b) {
+    std::optional<int64_t> wait;
+    const Expr *waitCall = nullptr;
+    for (const StmtPtr &s : b.stmts) {
+      if (auto *f = dyn_cast<ForStmt>(s.get()))
+        walk(f->body);
+      if (auto *i = dyn_cast<IfStmt>(s.get())) {
+        for (const IfStmt *c = i; c; c = c->elseIf ? dyn_cast<IfStmt>(c->elseIf.get()) : nullptr) {
+          walk(c->thenBody);
+          if (c->elseBody)
+            walk(*c->elseBody);
+        }
+      }
+      auto *e = dyn_cast<ExprStmt>(s.get());
+      if (!e || e->expr->kind != ExprKind::Call) {
+        if (s->kind == StmtKind::For || s->kind == StmtKind::If)
+          wait.reset();
+        continue;
+      }
+      const Expr &call = *e->expr;
+      OpId op = opIdOf(call, kernel);
+      if (op == OpId::WgmmaWait) {
+        auto args = positionalArgs(call);
+        wait = args.empty() ? std::optional<int64_t>(0) : sema::evalInt(*args[0], kernel.consts);
+        waitCall = &call;
+        continue;
+      }
+      if (op == OpId::WgmmaCommit)
+        wait.reset();
+      if (op != OpId::RingRelease || !wait)
+        continue;
+      const Expr *after = keywordArg(call, "after");
+      if (!after || opIdOf(*after, kernel) != OpId::WgmmaRetired)
+        continue;
+      auto args = positionalArgs(*after);
+      auto n = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel.consts);
+      if (!n || *n <= *wait)
+        continue;
+      Finding f{"ring.retire",
+                after->range,
+                "the release declares wgmma.retired(" + std::to_string(*n) + "), but the " +
+                    std::string(textOf(sm, waitCall->range)) + " before it keeps " + plural(*wait, "group") +
+                    " in flight: the slot's group retires at a wait(" + std::to_string(*wait) + ") with " +
+                    plural(*wait, "group") + " after it, so the release queue and the pipeline depth are sized for " +
+                    plural(*n, "group") + " the role never keeps",
+                {},
+                {}};
+      f.notes.push_back({waitCall->range, "the role's pipeline depth: at most " + plural(*wait, "group") + " pending"});
+      f.fixes.push_back(replaceFix("release after wgmma.retired(" + std::to_string(*wait) + ")", args[0]->range,
+                                   std::to_string(*wait)));
+      out.push_back(std::move(f));
+    }
+  };
+  for (const Role &r : kernel.roles)
+    walk(r.decl->body);
+}
+
 //===-- Concrete simulation: ring.balance, ring.retire, ring.deadlock --------===//
 
 /// The symbolic quantities of a kernel's schedule: integer atoms (size
@@ -1660,6 +1728,7 @@ void checkRings(const sema::Kernel &kernel, RuleContext &ctx) {
     walker.run();
     leaked.insert(walker.leaked.begin(), walker.leaked.end());
   }
+  checkRetiredDepth(kernel, ctx.sm, findings);
   emitFindings(ctx, std::move(findings));
   checkSimulated(kernel, ctx, misplaced, leaked);
 }
