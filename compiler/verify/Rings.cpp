@@ -19,6 +19,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/verify/Rules.h"
 
+#include "compiler/sema/Shapes.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -40,6 +42,7 @@ using sema::keywordArg;
 using sema::positionalArgs;
 using sema::Ring;
 using sema::Role;
+using sema::Slot;
 
 //===-- Shared helpers -------------------------------------------------------===//
 
@@ -761,6 +764,209 @@ private:
     flow.dead = true;
   }
 };
+
+//===-- ring.slot-flow ---------------------------------------------------------===//
+
+/// The slot field a copy destination names (`b` for `s.b[0:64, :]` when \p
+/// token is `s`), or "".
+std::string slotField(const Expr &dest, const std::string &token) {
+  const Expr *b = viewBase(&dest);
+  if (!b || b->kind != ExprKind::Member)
+    return "";
+  const Expr *base = viewBase(b->operand(0));
+  return base && base->kind == ExprKind::Name && base->text == token ? b->text : "";
+}
+
+/// The length of the longest common subsequence of \p a and \p b, ignoring case.
+size_t commonLetters(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
+  for (char x : a) {
+    for (size_t j = 0; j < b.size(); ++j)
+      cur[j + 1] = std::tolower(x) == std::tolower(b[j]) ? prev[j] + 1 : std::max(prev[j + 1], cur[j]);
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+/// ring.slot-flow: within one produce, a TMA load or cp.async writes a field
+/// that another copy of the same produce writes too, while a field that the
+/// consumer reads is never written. The full barrier still completes (the
+/// expect-tx counts the bytes that did land: hazard 1 is silent), so the
+/// consumer reads whatever an earlier stage left in that field: silent wrong
+/// results. When exactly one field is unwritten and one written twice, the
+/// fix retargets the copy whose source fits the unwritten field (element
+/// type, the extents of its view, then the name it is loaded from, as the
+/// produce's other copies pair sources and fields) better than its own.
+void checkSlotFlow(const Kernel &kernel, RuleContext &ctx) {
+  std::vector<Finding> findings;
+  // Fields the consumer side reads, per ring.
+  std::map<const Ring *, std::map<std::string, const Expr *>> read;
+  for (const Role &role : kernel.roles) {
+    std::map<std::string, const Ring *> consumed;
+    forEachStmt(role.decl->body, [&](const Stmt &st) {
+      if (auto *l = dyn_cast<LetStmt>(&st); l && l->value && l->names.size() == 1 &&
+                                            opIdOf(*l->value, kernel) == OpId::RingConsume)
+        consumed[l->names[0].name] = ringOf(*l->value, kernel);
+      forEachExpr(st, [&](const Expr &e) {
+        std::function<void(const Expr &)> visit = [&](const Expr &x) {
+          if (x.kind == ExprKind::Member)
+            if (const Expr *base = viewBase(x.operand(0)); base && base->kind == ExprKind::Name)
+              if (auto it = consumed.find(base->text); it != consumed.end() && it->second)
+                read[it->second].try_emplace(x.text, &x);
+          for (const ExprPtr &o : x.operands)
+            if (o)
+              visit(*o);
+        };
+        visit(e);
+      });
+    });
+  }
+  struct Write {
+    const Expr *call, *dest, *source;
+  };
+  std::function<void(const Block &)> walk = [&](const Block &b) {
+    for (size_t i = 0; i < b.stmts.size(); ++i) {
+      const Stmt &st = *b.stmts[i];
+      if (auto *f = dyn_cast<ForStmt>(&st))
+        walk(f->body);
+      for (const IfStmt *c = dyn_cast<IfStmt>(&st); c; c = c->elseIf ? dyn_cast<IfStmt>(c->elseIf.get()) : nullptr) {
+        walk(c->thenBody);
+        if (c->elseBody)
+          walk(*c->elseBody);
+      }
+      auto *l = dyn_cast<LetStmt>(&st);
+      if (!l || !l->value || l->names.size() != 1 || opIdOf(*l->value, kernel) != OpId::RingProduce)
+        continue;
+      const Ring *ring = ringOf(*l->value, kernel);
+      const std::string &token = l->names[0].name;
+      if (!ring || ring->slots.size() < 2)
+        continue;
+      std::map<std::string, std::vector<Write>> writes;
+      std::set<std::string> touched;
+      for (size_t j = i + 1; j < b.stmts.size(); ++j) {
+        const Stmt &next = *b.stmts[j];
+        if (auto *nl = dyn_cast<LetStmt>(&next))
+          if (std::any_of(nl->names.begin(), nl->names.end(), [&](auto &n) { return n.name == token; }))
+            break;
+        bool committed = false;
+        forEachCall(next, [&](const Expr &call) {
+          OpId op = opIdOf(call, kernel);
+          auto args = positionalArgs(call);
+          if (op == OpId::RingCommit && !args.empty() && args[0]->kind == ExprKind::Name && args[0]->text == token)
+            committed = true;
+          if ((op == OpId::TmaLoad || op == OpId::CpAsync) && args.size() >= 2)
+            if (std::string field = slotField(*args[1], token); !field.empty())
+              writes[field].push_back({&call, args[1], args[0]});
+        });
+        forEachExpr(next, [&](const Expr &e) {
+          std::function<void(const Expr &)> visit = [&](const Expr &x) {
+            if (x.kind == ExprKind::Member)
+              if (const Expr *base = viewBase(x.operand(0)); base && base->kind == ExprKind::Name && base->text == token)
+                touched.insert(x.text);
+            for (const ExprPtr &o : x.operands)
+              if (o)
+                visit(*o);
+          };
+          visit(e);
+        });
+        forEachStmt(next, [&](const Stmt &inner) {
+          if (&inner != &next)
+            forEachExpr(inner, [&](const Expr &e) {
+              std::function<void(const Expr &)> visit = [&](const Expr &x) {
+                if (x.kind == ExprKind::Member)
+                  if (const Expr *base = viewBase(x.operand(0));
+                      base && base->kind == ExprKind::Name && base->text == token)
+                    touched.insert(x.text);
+                for (const ExprPtr &o : x.operands)
+                  if (o)
+                    visit(*o);
+              };
+              visit(e);
+            });
+        });
+        if (committed)
+          break;
+      }
+      std::vector<const Slot *> unwritten;
+      for (const Slot &slot : ring->slots)
+        if (!touched.count(slot.name) && read[ring].count(slot.name))
+          unwritten.push_back(&slot);
+      std::vector<std::string> doubled;
+      for (auto &[field, list] : writes)
+        if (list.size() > 1)
+          doubled.push_back(field);
+      if (unwritten.empty() || doubled.empty())
+        continue;
+      const Slot *missing = unwritten.front();
+      const std::vector<Write> &twice = writes[doubled.front()];
+      const Slot *twiceSlot = ring->slot(doubled.front());
+      // How well a copy's source fits a field: its element type and the
+      // extents of its view (when it is sliced), then its name.
+      auto fit = [&](const Write &w, const Slot &slot) {
+        int64_t score = 0;
+        std::string src = viewRoot(*w.source);
+        const sema::Param *param = kernel.param(src);
+        if (param) {
+          if (param->type.elem && slot.type.elem && *param->type.elem != *slot.type.elem)
+            score -= 100;
+          const Expr *index = viewBase(w.source) != w.source ? w.source : nullptr;
+          while (index && index->kind == ExprKind::Paren)
+            index = index->operand(0);
+          if (index && index->kind == ExprKind::Index) {
+            auto v = sema::shapes::applyIndex(sema::shapes::fromType(param->type, src), *index, kernel.consts);
+            if (v.known() && v.rank() > 0) {
+              sema::shapes::Shape want;
+              for (const sema::Dim &d : slot.type.dims)
+                want.push_back(d.value);
+              score += *v.shape == want ? 100 : -100;
+            }
+          }
+        }
+        return score + int64_t(commonLetters(src, slot.name));
+      };
+      const Write *pick = nullptr;
+      int64_t best = 0;
+      bool tie = false;
+      if (unwritten.size() == 1 && doubled.size() == 1 && twiceSlot)
+        for (const Write &w : twice) {
+          int64_t score = fit(w, *missing) - fit(w, *twiceSlot);
+          if (score > best) {
+            best = score;
+            pick = &w;
+            tie = false;
+          } else if (score == best && pick) {
+            tie = true;
+          }
+        }
+      if (tie)
+        pick = nullptr;
+      const Write &at = pick ? *pick : twice[1];
+      std::string field = doubled.front();
+      Finding f{"ring.slot-flow",
+                at.call->range,
+                "'" + token + "." + field + "' is written " + plural(int64_t(twice.size()), "time") +
+                    " in this produce while '" + token + "." + missing->name + "', which role '" + ring->consumer +
+                    "' reads, is never written: the consumer reads what an earlier stage left there",
+                {},
+                {}};
+      for (const Write &w : twice)
+        if (&w != &at)
+          f.notes.push_back({w.call->range, "'" + token + "." + field + "' is also written here"});
+      f.notes.push_back({read[ring][missing->name]->range, "'" + missing->name + "' is read here"});
+      if (pick) {
+        const Expr *member = viewBase(pick->dest);
+        SourceRange name{member->range.file, uint32_t(member->range.end - member->text.size()), member->range.end};
+        f.fixes.push_back(replaceFix("load into '" + token + "." + missing->name + "'", name, missing->name));
+      } else {
+        f.message += " (no fix-it: more than one copy fits '" + missing->name + "' equally)";
+      }
+      findings.push_back(std::move(f));
+    }
+  };
+  for (const Role &role : kernel.roles)
+    walk(role.decl->body);
+  emitFindings(ctx, std::move(findings));
+}
 
 //===-- ring.retire: the declared depth --------------------------------------===//
 
@@ -1730,6 +1936,7 @@ void checkRings(const sema::Kernel &kernel, RuleContext &ctx) {
   }
   checkRetiredDepth(kernel, ctx.sm, findings);
   emitFindings(ctx, std::move(findings));
+  checkSlotFlow(kernel, ctx);
   checkSimulated(kernel, ctx, misplaced, leaked);
 }
 

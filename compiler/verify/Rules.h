@@ -7,6 +7,7 @@
 //                  kernel.roles-cover role.warpgroup-aligned perf.stages
 //   Issue.cpp      role.issue res.dynamic-index bar.cta-reach bar.ids
 //   Rings.cpp      ring.linear ring.balance ring.roles ring.retire ring.release-reads ring.deadlock
+//                  ring.slot-flow
 //   Async.cpp      proxy.fence tma.store-wait wgmma.inflight tcgen05.wait cpasync.wait
 //   Copies.cpp     tma.align tma.box copy.extent mbar.expect-tx mbar.count
 //   Mma.cpp        mma.shape mma.dtype mma.operand-major perf.bank-conflict
