@@ -26,6 +26,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -1814,6 +1815,246 @@ bool satisfiesFacts(const Kernel &kernel, const std::map<std::string, int64_t> &
   return true;
 }
 
+/// The kernel-scope lets of \p kernel, by name.
+std::map<std::string, const Expr *> kernelLets(const Kernel &kernel) {
+  std::map<std::string, const Expr *> lets;
+  for (const StmtPtr &s : kernel.decl->body.stmts)
+    if (auto *l = dyn_cast<LetStmt>(s.get()); l && l->names.size() == 1 && l->value)
+      lets[l->names[0].name] = l->value.get();
+  return lets;
+}
+
+/// The size symbols \p e depends on through kernel-scope lets; false when it
+/// also depends on something else (a load, a schedule, a block id).
+bool sizeSymbolsOf(const Kernel &kernel, const std::map<std::string, const Expr *> &lets, const Expr &e,
+                   std::set<std::string> &out, int depth = 0) {
+  if (depth > 16)
+    return false;
+  if (e.kind == ExprKind::Call && sema::calleeOp(e) != OpId::MathCdiv && sema::calleeOp(e) != OpId::MathMin &&
+      sema::calleeOp(e) != OpId::MathMax)
+    return false;
+  if (e.kind == ExprKind::Name) {
+    if (kernel.consts.count(e.text))
+      return true;
+    if (kernel.sizeSymbols.count(e.text)) {
+      out.insert(e.text);
+      return true;
+    }
+    auto it = lets.find(e.text);
+    return it != lets.end() && sizeSymbolsOf(kernel, lets, *it->second, out, depth + 1);
+  }
+  for (size_t i = e.kind == ExprKind::Call ? 1 : 0; i < e.operands.size(); ++i)
+    if (e.operands[i] && !sizeSymbolsOf(kernel, lets, *e.operands[i], out, depth))
+      return false;
+  return true;
+}
+
+/// The assignments the simulation runs: every trip count the `assume`
+/// facts allow should be represented, odd ones included (a role that takes
+/// two slots per iteration balances only for even counts: hazards 2 and 4).
+///
+/// An atom that is a kernel-scope let of size symbols (`let CT = KP / BN`) is
+/// not given a value of its own: its size symbols are, and the let is
+/// evaluated from them, so that every fact on either (`KP % (2 * BN) == 0`,
+/// `CT % 2 == 0`) constrains it. A size symbol X takes the values v * u for
+/// v in {0, 1, 2, 3, S, S + 1, 2S, 2S + 1} (S: the largest stage count),
+/// where u is the lcm of its divisors in loop bounds and lets (`X / 64`,
+/// `math.cdiv(X, BN)`) and of the moduli its facts require (`X % m == 0`),
+/// so the lets take those counts, odd and even, whenever the facts allow;
+/// plus the smallest values that satisfy the facts' bounds and equalities
+/// (`X >= b`, `CT == 3`: X = 3 BN). Other atoms (schedules, loads) take the v
+/// themselves. Every assignment is checked against every fact; the product
+/// is taken when it has at most 64 members, else each axis is varied on its
+/// own (the others at S) and all axes together along a diagonal.
+std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &atoms, int64_t stages) {
+  std::set<int64_t> baseSet = {0, 1, 2, 3, stages, stages + 1, 2 * stages, 2 * stages + 1};
+  std::vector<int64_t> base(baseSet.begin(), baseSet.end());
+  std::map<std::string, const Expr *> lets = kernelLets(kernel);
+  std::map<std::string, int64_t> scales = atomScales(kernel);
+  std::vector<std::string> opaque, derived;
+  std::set<std::string> free;
+  for (const std::string &name : atoms.ints) {
+    std::set<std::string> syms;
+    if (kernel.sizeSymbols.count(name)) {
+      free.insert(name);
+    } else if (auto it = lets.find(name);
+               it != lets.end() && sizeSymbolsOf(kernel, lets, *it->second, syms) && !syms.empty()) {
+      free.insert(syms.begin(), syms.end());
+      derived.push_back(name);
+    } else {
+      opaque.push_back(name);
+    }
+  }
+  // What the facts say about each size symbol.
+  auto constant = [&](const Expr &e) { return sema::evalInt(e, kernel.consts); };
+  auto strip = [](const Expr *e) {
+    while (e && e->kind == ExprKind::Paren)
+      e = e->operand(0);
+    return e;
+  };
+  std::map<std::string, int64_t> unit;
+  std::map<std::string, std::set<int64_t>> extra;
+  for (const std::string &x : free)
+    unit[x] = std::max<int64_t>(1, scales.count(x) ? scales[x] : 1);
+  // The divisor c of `let L = X / c` or `math.cdiv(X, c)`, for facts on L.
+  auto divisorOf = [&](const std::string &let, std::string &x) -> std::optional<int64_t> {
+    auto it = lets.find(let);
+    if (it == lets.end())
+      return std::nullopt;
+    const Expr *v = strip(it->second);
+    const Expr *num = nullptr, *den = nullptr;
+    if (v->kind == ExprKind::Binary && v->op == Tok::Slash) {
+      num = strip(v->operand(0));
+      den = v->operand(1);
+    } else if (v->kind == ExprKind::Call && sema::calleeOp(*v) == OpId::MathCdiv && v->operands.size() == 3) {
+      num = strip(v->operand(1));
+      den = v->operand(2);
+    }
+    if (!num || num->kind != ExprKind::Name || !free.count(num->text))
+      return std::nullopt;
+    auto c = constant(*den);
+    if (!c || *c <= 0)
+      return std::nullopt;
+    x = num->text;
+    return c;
+  };
+  for (const StmtPtr &s : kernel.decl->body.stmts) {
+    auto *a = dyn_cast<AssumeStmt>(s.get());
+    if (!a)
+      continue;
+    for (const ExprPtr &fact : a->facts) {
+      const Expr *f = strip(fact.get());
+      if (f->kind != ExprKind::Binary)
+        continue;
+      const Expr *lhs = strip(f->operand(0)), *rhs = f->operand(1);
+      auto b = constant(*rhs);
+      if (!b)
+        continue;
+      // X % m == 0
+      if (f->op == Tok::EqEq && *b == 0 && lhs->kind == ExprKind::Binary && lhs->op == Tok::Percent) {
+        const Expr *x = strip(lhs->operand(0));
+        auto m = constant(*lhs->operand(1));
+        if (x->kind == ExprKind::Name && free.count(x->text) && m && *m > 0 && *m < (int64_t(1) << 20))
+          unit[x->text] = std::lcm(unit[x->text], *m);
+        continue;
+      }
+      if (lhs->kind != ExprKind::Name)
+        continue;
+      bool eq = f->op == Tok::EqEq, ge = f->op == Tok::GreaterEq || f->op == Tok::Greater || eq;
+      if (!ge)
+        continue;
+      int64_t lo = *b + (f->op == Tok::Greater ? 1 : 0);
+      if (free.count(lhs->text)) {
+        extra[lhs->text].insert(lo);
+        if (eq)
+          extra[lhs->text].insert(-lo - 1); // marker: the exact value
+      } else {
+        std::string x;
+        if (auto c = divisorOf(lhs->text, x)) {
+          extra[x].insert(lo * *c);
+          extra[x].insert((lo + 1) * *c);
+        }
+      }
+    }
+  }
+  // The axes: a size symbol or an opaque atom, with its values.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> axes;
+  for (const std::string &x : free) {
+    int64_t u = unit[x];
+    std::set<int64_t> vals;
+    for (int64_t v : base)
+      vals.insert(v * u);
+    for (int64_t e : extra[x]) {
+      if (e < 0) {
+        vals.insert(-e - 1);
+        continue;
+      }
+      int64_t r = (e + u - 1) / u * u;
+      vals.insert(r);
+      vals.insert(r + u);
+    }
+    axes.push_back({x, std::vector<int64_t>(vals.begin(), vals.end())});
+  }
+  // A tile schedule repeats the same per-tile body: none, one, two and three
+  // tiles (odd and even, state carried across a tile boundary twice) and
+  // S + 1 (every stage reused across tiles) stand for every count.
+  std::set<int64_t> tileSet = {0, 1, 2, 3, stages + 1};
+  for (const std::string &name : opaque) {
+    auto it = lets.find(name);
+    bool schedule = it != lets.end() && it->second->kind == ExprKind::Call &&
+                    opIdOf(*it->second, kernel) == OpId::SchedTiles;
+    axes.push_back({name, schedule ? std::vector<int64_t>(tileSet.begin(), tileSet.end()) : base});
+  }
+  std::vector<std::string> bools(atoms.bools.begin(), atoms.bools.end());
+
+  std::vector<Assignment> out;
+  auto finish = [&](Assignment a) {
+    sema::NameLookup sizes = [&](const std::string &n) -> std::optional<int64_t> {
+      if (auto it = a.ints.find(n); it != a.ints.end())
+        return it->second;
+      return std::nullopt;
+    };
+    for (const std::string &name : derived) {
+      auto v = sema::evalInKernel(kernel, *lets.at(name), sizes);
+      if (!v)
+        return;
+      a.ints[name] = *v;
+    }
+    if (satisfiesFacts(kernel, a.ints))
+      out.push_back(std::move(a));
+  };
+  double total = std::pow(2.0, double(bools.size()));
+  for (auto &[name, vals] : axes)
+    total *= double(vals.size());
+  if (total <= 64) {
+    for (size_t n = 0; n < size_t(total); ++n) {
+      Assignment a;
+      size_t rest = n;
+      for (auto &[name, vals] : axes) {
+        a.ints[name] = vals[rest % vals.size()];
+        rest /= vals.size();
+      }
+      for (const std::string &name : bools) {
+        a.bools[name] = rest % 2 == 0;
+        rest /= 2;
+      }
+      finish(std::move(a));
+    }
+    return out;
+  }
+  // Too many: a diagonal (every axis at its i-th value, small values
+  // together), and each axis over all its values with the others at S.
+  size_t longest = 0;
+  for (auto &[name, vals] : axes)
+    longest = std::max(longest, vals.size());
+  auto at = [&](const std::vector<int64_t> &vals, size_t i) { return vals[std::min(i, vals.size() - 1)]; };
+  auto middle = [&](const std::vector<int64_t> &vals) {
+    // the first value at least S times its axis' unit, else the largest
+    size_t i = std::find(base.begin(), base.end(), stages) - base.begin();
+    return at(vals, i);
+  };
+  for (bool b : {true, false}) {
+    for (size_t i = 0; i < longest; ++i) {
+      Assignment a;
+      for (auto &[name, vals] : axes)
+        a.ints[name] = at(vals, i);
+      for (const std::string &name : bools)
+        a.bools[name] = b;
+      finish(std::move(a));
+    }
+    for (size_t axis = 0; axis < axes.size(); ++axis)
+      for (int64_t v : axes[axis].second) {
+        Assignment a;
+        for (size_t k = 0; k < axes.size(); ++k)
+          a.ints[axes[k].first] = k == axis ? v : middle(axes[k].second);
+        for (const std::string &name : bools)
+          a.bools[name] = b;
+        finish(std::move(a));
+      }
+  }
+  return out;
+}
+
 /// ring.balance, ring.retire and ring.deadlock: simulate every role under
 /// each assignment of the atoms to 0, 1, S and 2S (S: the largest stage
 /// count) and of the opaque conditions to true and false.
@@ -1829,8 +2070,6 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
   int64_t stages = 1;
   for (const Ring &r : kernel.rings)
     stages = std::max(stages, r.stages.value_or(1));
-  std::set<int64_t> valueSet = {0, 1, stages, 2 * stages};
-  std::vector<int64_t> values(valueSet.begin(), valueSet.end());
 
   Findings findings, scratch;
   OpCache cache(kernel);
@@ -1861,42 +2100,7 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
     if (atoms.ints.size() + atoms.bools.size() == before)
       break;
   }
-  std::vector<std::string> ints(atoms.ints.begin(), atoms.ints.end()), bools(atoms.bools.begin(), atoms.bools.end());
-  std::map<std::string, int64_t> scales = atomScales(kernel);
-  auto scaled = [&](const std::string &name, int64_t v) {
-    auto it = scales.find(name);
-    return it == scales.end() ? v : v * it->second;
-  };
-  std::vector<Assignment> assignments;
-  double total = std::pow(double(values.size()), double(ints.size())) * std::pow(2.0, double(bools.size()));
-  if (total <= 256) {
-    for (size_t n = 0; n < size_t(total); ++n) {
-      Assignment a;
-      size_t rest = n;
-      for (const std::string &name : ints) {
-        a.ints[name] = scaled(name, values[rest % values.size()]);
-        rest /= values.size();
-      }
-      for (const std::string &name : bools) {
-        a.bools[name] = rest % 2 == 0;
-        rest /= 2;
-      }
-      assignments.push_back(std::move(a));
-    }
-  } else {
-    for (int64_t v : values)
-      for (bool b : {true, false}) {
-        Assignment a;
-        for (const std::string &name : ints)
-          a.ints[name] = scaled(name, v);
-        for (const std::string &name : bools)
-          a.bools[name] = b;
-        assignments.push_back(std::move(a));
-      }
-  }
-  // Only sizes the kernel allows: an assignment that violates an `assume`
-  // fact (`K >= BN`, `CT >= 1`) is not a schedule that can run.
-  std::erase_if(assignments, [&](const Assignment &a) { return !satisfiesFacts(kernel, a.ints); });
+  std::vector<Assignment> assignments = candidateAssignments(kernel, atoms, stages);
   // Balance first: a deadlock through a ring that is not balanced is its consequence.
   std::set<const Ring *> unbalanced;
   std::vector<std::map<const Role *, std::vector<Event>>> runs;
