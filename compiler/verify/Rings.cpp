@@ -1047,6 +1047,9 @@ struct Assignment {
   std::map<std::string, bool> bools;
   int64_t defaultInt = 1;
   bool defaultBool = true;
+  /// An edit of one loop's upper bound (ring.balance asks what would balance).
+  const syntax::ForStmt *adjusted = nullptr;
+  int64_t adjustBy = 0;
 };
 
 /// The atoms met so far (the simulation discovers them as it runs).
@@ -1385,6 +1388,8 @@ private:
       lo = symbolic(*it.operands[0]);
       hi = symbolic(*it.operands[1]);
     }
+    if (lo && hi && &f == values_.adjusted)
+      *hi += values_.adjustBy;
     if (lo && hi) {
       if ((*hi - *lo) / step > int64_t(kBudget)) {
         aborted_ = true;
@@ -1765,6 +1770,142 @@ void deadlock(const Kernel &kernel, const std::map<const Role *, std::vector<Eve
   }
 }
 
+/// Produces minus consumes of each ring in one run.
+std::map<const Ring *, int64_t> surplus(const std::map<const Role *, std::vector<Event>> &events) {
+  std::map<const Ring *, int64_t> out;
+  for (const auto &[role, list] : events)
+    for (const Event &e : list)
+      if (e.kind == Event::Produce && e.ring->producer == role->name)
+        ++out[e.ring];
+      else if (e.kind == Event::Consume && e.ring->consumer == role->name)
+        --out[e.ring];
+  return out;
+}
+
+/// ring.balance at one statement: when changing the upper bound of a single
+/// loop of one side (`for k in 0 .. KT + 1` against `0 .. KT` on the other)
+/// balances the ring for every assignment the facts allow, and keeps every
+/// other ring as balanced as it was, the primary range goes to that loop's
+/// header and the other side becomes a note. A bound written `E + c` (or
+/// `E - c`) whose constant alone makes the difference is the one edit that
+/// restores the balance: its removal is the preferred fix when it is the
+/// only such loop. Any other single edit that balances is offered, not
+/// applied (the intended count is ambiguous: either side may be off).
+template <typename RunAll>
+void localizeBalance(const Kernel &kernel, const SourceManager &sm, const Ring &ring,
+                     const std::vector<Assignment> &assignments,
+                     const std::vector<std::map<const Role *, std::vector<Event>>> &runs, const Atoms &atoms,
+                     RunAll &runAll, Findings &findings) {
+  const Role *producer = kernel.role(ring.producer), *consumer = kernel.role(ring.consumer);
+  if (!producer || !consumer || assignments.empty())
+    return;
+  const Expr *produce = firstCall(kernel, *producer, ring, OpId::RingProduce);
+  const Expr *consume = firstCall(kernel, *consumer, ring, OpId::RingConsume);
+  auto key = findings.find({"ring.balance", consume ? consume : produce});
+  if (key == findings.end())
+    return;
+  struct Candidate {
+    const ForStmt *loop;
+    const Role *role;
+    int64_t delta;
+    bool cancels; ///< removes a written `+ c` / `- c`
+    const Expr *bound;
+  };
+  std::vector<Candidate> candidates;
+  std::vector<const Role *> sides{producer};
+  if (consumer != producer)
+    sides.push_back(consumer);
+  for (const Role *role : sides) {
+    forEachStmt(role->decl->body, [&](const Stmt &st) {
+      auto *f = dyn_cast<ForStmt>(&st);
+      if (!f || f->iterable->kind != ExprKind::Binary || f->iterable->op != Tok::DotDot)
+        return;
+      bool takes = false;
+      forEachCall(f->body, [&](const Expr &call) {
+        OpId op = opIdOf(call, kernel);
+        takes |= ringOf(call, kernel) == &ring && ((role == producer && op == OpId::RingProduce) ||
+                                                   (role == consumer && op == OpId::RingConsume));
+      });
+      if (!takes)
+        return;
+      const Expr *hi = f->iterable->operand(1);
+      std::optional<int64_t> written;
+      if (hi->kind == ExprKind::Binary && (hi->op == Tok::Plus || hi->op == Tok::Minus))
+        if (auto c = sema::evalInt(*hi->operand(1), kernel.consts); c && *c > 0)
+          written = hi->op == Tok::Plus ? -*c : *c;
+      std::set<int64_t> deltas = {-1, 1};
+      if (written)
+        deltas.insert(*written);
+      for (int64_t d : deltas)
+        candidates.push_back({f, role, d, written && d == *written, hi});
+    });
+  }
+  if (candidates.empty() || candidates.size() > 24)
+    return;
+  std::vector<std::map<const Ring *, int64_t>> before;
+  for (const auto &events : runs)
+    before.push_back(surplus(events));
+  std::vector<const Candidate *> balancing;
+  for (const Candidate &c : candidates) {
+    bool ok = true;
+    for (size_t i = 0; i < assignments.size() && ok; ++i) {
+      Assignment a = assignments[i];
+      a.adjusted = c.loop;
+      a.adjustBy = c.delta;
+      std::map<const Role *, std::vector<Event>> events;
+      Atoms seen = atoms;
+      Findings scratch;
+      if (!runAll(a, seen, scratch, events)) {
+        ok = false;
+        break;
+      }
+      std::map<const Ring *, int64_t> after = surplus(events);
+      for (const Ring &r : kernel.rings)
+        if ((&r == &ring || before[i][&r] == 0) && after[&r] != 0)
+          ok = false;
+    }
+    if (ok)
+      balancing.push_back(&c);
+  }
+  const Candidate *pick = nullptr;
+  bool preferred = false;
+  size_t cancelling = std::count_if(balancing.begin(), balancing.end(), [](const Candidate *c) { return c->cancels; });
+  if (cancelling == 1) {
+    pick = *std::find_if(balancing.begin(), balancing.end(), [](const Candidate *c) { return c->cancels; });
+    preferred = true;
+  } else if (balancing.size() == 1) {
+    pick = balancing.front();
+  }
+  if (!pick)
+    return;
+  Finding &f = key->second;
+  const Role *other = pick->role == producer ? consumer : producer;
+  const Expr *otherCall = pick->role == producer ? consume : produce;
+  std::string verb = pick->role == producer ? "produces" : "consumes";
+  std::string otherVerb = pick->role == producer ? "consumes" : "produces";
+  std::string boundText(textOf(sm, pick->bound->range));
+  f.range = header(*pick->loop);
+  f.message += ": the bound " + boundText + " of this loop is what differs (role '" + pick->role->name + "' " + verb +
+               " '" + ring.name + "' in it; " + (pick->delta < 0 ? "one less" : "one more") +
+               " iteration balances the ring for every size the facts allow)";
+  f.notes.clear();
+  if (otherCall) {
+    const Stmt *s = enclosing(other->decl->body, *otherCall);
+    f.notes.push_back({s ? header(*s) : otherCall->range,
+                       "role '" + other->name + "' " + otherVerb + " '" + ring.name + "' here"});
+  }
+  std::string replacement;
+  if (pick->cancels) {
+    replacement = std::string(textOf(sm, pick->bound->operand(0)->range));
+  } else {
+    replacement = boundText + (pick->delta < 0 ? " - " : " + ") + std::to_string(std::abs(pick->delta));
+  }
+  Fix fix = replaceFix("loop to " + replacement, pick->bound->range, replacement);
+  fix.preferred = preferred;
+  f.fixes.push_back(std::move(fix));
+  (void)describeAssignment;
+}
+
 /// For each size symbol divided by a constant in a loop bound (`K / 64`,
 /// `math.cdiv(N, BM)`), that constant: the symbol is then given multiples of
 /// it, so that the trip count itself takes the values 0, 1, S and 2S.
@@ -2104,6 +2245,7 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
   // Balance first: a deadlock through a ring that is not balanced is its consequence.
   std::set<const Ring *> unbalanced;
   std::vector<std::map<const Role *, std::vector<Event>>> runs;
+  std::vector<Assignment> ran;
   for (const Assignment &a : assignments) {
     std::map<const Role *, std::vector<Event>> events;
     Atoms seen = atoms;
@@ -2111,7 +2253,10 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
       continue;
     balance(kernel, events, a, atoms, misplaced, findings, unbalanced);
     runs.push_back(std::move(events));
+    ran.push_back(a);
   }
+  for (const Ring *ring : unbalanced)
+    localizeBalance(kernel, ctx.sm, *ring, ran, runs, atoms, runAll, findings);
   for (const auto &events : runs)
     deadlock(kernel, events, ctx.sm, unbalanced, findings);
   std::vector<Finding> out;
