@@ -969,74 +969,6 @@ void checkSlotFlow(const Kernel &kernel, RuleContext &ctx) {
   emitFindings(ctx, std::move(findings));
 }
 
-//===-- ring.retire: the declared depth --------------------------------------===//
-
-/// ring.retire: `commit; wgmma.wait(m); R.release(s, after = wgmma.retired(n))`
-/// with n > m. The group that read the slot is retired by the first later
-/// wait that leaves at most m groups pending (PTX ISA 9.7.15.7: wait_group N
-/// waits until at most N of the most recent groups are pending), so the
-/// release fires with m groups after it, not n: the release queue (n + 1
-/// entries) and the cost model's lookahead (stages - n) are built for a
-/// pipeline the role does not run (language.md 8.2; hazards 4 and 13). The
-/// fix declares the depth the role keeps.
-void checkRetiredDepth(const Kernel &kernel, const SourceManager &sm, std::vector<Finding> &out) {
-  std::function<void(const Block &)> walk = [&](const Block &b) {
-    std::optional<int64_t> wait;
-    const Expr *waitCall = nullptr;
-    for (const StmtPtr &s : b.stmts) {
-      if (auto *f = dyn_cast<ForStmt>(s.get()))
-        walk(f->body);
-      if (auto *i = dyn_cast<IfStmt>(s.get())) {
-        for (const IfStmt *c = i; c; c = c->elseIf ? dyn_cast<IfStmt>(c->elseIf.get()) : nullptr) {
-          walk(c->thenBody);
-          if (c->elseBody)
-            walk(*c->elseBody);
-        }
-      }
-      auto *e = dyn_cast<ExprStmt>(s.get());
-      if (!e || e->expr->kind != ExprKind::Call) {
-        if (s->kind == StmtKind::For || s->kind == StmtKind::If)
-          wait.reset();
-        continue;
-      }
-      const Expr &call = *e->expr;
-      OpId op = opIdOf(call, kernel);
-      if (op == OpId::WgmmaWait) {
-        auto args = positionalArgs(call);
-        wait = args.empty() ? std::optional<int64_t>(0) : sema::evalInt(*args[0], kernel.consts);
-        waitCall = &call;
-        continue;
-      }
-      if (op == OpId::WgmmaCommit)
-        wait.reset();
-      if (op != OpId::RingRelease || !wait)
-        continue;
-      const Expr *after = keywordArg(call, "after");
-      if (!after || opIdOf(*after, kernel) != OpId::WgmmaRetired)
-        continue;
-      auto args = positionalArgs(*after);
-      auto n = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel.consts);
-      if (!n || *n <= *wait)
-        continue;
-      Finding f{"ring.retire",
-                after->range,
-                "the release declares wgmma.retired(" + std::to_string(*n) + "), but the " +
-                    std::string(textOf(sm, waitCall->range)) + " before it keeps " + plural(*wait, "group") +
-                    " in flight: the slot's group retires at a wait(" + std::to_string(*wait) + ") with " +
-                    plural(*wait, "group") + " after it, so the release queue and the pipeline depth are sized for " +
-                    plural(*n, "group") + " the role never keeps",
-                {},
-                {}};
-      f.notes.push_back({waitCall->range, "the role's pipeline depth: at most " + plural(*wait, "group") + " pending"});
-      f.fixes.push_back(replaceFix("release after wgmma.retired(" + std::to_string(*wait) + ")", args[0]->range,
-                                   std::to_string(*wait)));
-      out.push_back(std::move(f));
-    }
-  };
-  for (const Role &r : kernel.roles)
-    walk(r.decl->body);
-}
-
 //===-- Concrete simulation: ring.balance, ring.retire, ring.deadlock --------===//
 
 /// The symbolic quantities of a kernel's schedule: integer atoms (size
@@ -1245,13 +1177,17 @@ public:
   }
 
   std::vector<Event> events;
+  /// For each release after wgmma.retired(n): the most groups committed
+  /// after the slot's group when a wait fired it (the depth the role keeps).
+  std::map<const Expr *, int64_t> *groupsAfter = nullptr;
 
 private:
   struct Deferred {
     const Ring *ring;
     const Expr *release;
     int64_t depth;
-    bool store; ///< tma.store_read rather than wgmma.retired
+    bool store;        ///< tma.store_read rather than wgmma.retired
+    int64_t group = 0; ///< the wgmma group that last read the slot (1-based)
   };
   /// An asynchronous MMA reading a token's slot, not yet retired.
   struct Read {
@@ -1277,6 +1213,8 @@ private:
   std::map<std::string, int> tokens_; ///< token names and views of slots, to a token id
   int nextToken_ = 0;
   std::vector<Read> reads_;
+  int64_t commits_ = 0;                ///< wgmma groups committed so far
+  std::map<int, int64_t> groupOf_;     ///< token id -> the group of its last wgmma read
   size_t steps_ = 0;
   bool stopped_ = false, aborted_ = false;
 
@@ -1427,11 +1365,16 @@ private:
     case SimOp::Wgmma:
     case SimOp::Tcgen05Mma:
       for (const std::string &root : info.reads)
-        if (auto it = tokens_.find(root); !root.empty() && it != tokens_.end())
+        if (auto it = tokens_.find(root); !root.empty() && it != tokens_.end()) {
           reads_.push_back({it->second, &c, 0, info.kind == SimOp::Tcgen05Mma});
+          if (info.kind == SimOp::Wgmma)
+            groupOf_[it->second] = commits_ + 1;
+        }
       return;
     case SimOp::WgmmaCommit:
     case SimOp::Tcgen05Commit:
+      if (info.kind == SimOp::WgmmaCommit)
+        ++commits_;
       for (Read &r : reads_)
         if (r.tcgen == (info.kind == SimOp::Tcgen05Commit))
           r.commits = std::min<int64_t>(r.commits + 1, 64);
@@ -1448,6 +1391,11 @@ private:
         std::erase_if(reads_, [&](const Read &r) { return !r.tcgen && r.commits >= m.value_or(0) + 1; });
       for (auto d = deferred_.begin(); d != deferred_.end();) {
         if (d->store == store && m && *m <= d->depth) {
+          if (groupsAfter && !store && *m >= 1) {
+            auto [it, fresh] = groupsAfter->try_emplace(d->release, commits_ - d->group);
+            if (!fresh)
+              it->second = std::max(it->second, commits_ - d->group);
+          }
           events.push_back({Event::Free, d->ring, d->release});
           d = deferred_.erase(d);
         } else {
@@ -1509,7 +1457,11 @@ private:
     if (event == OpId::WgmmaRetired || event == OpId::TmaStoreRead) {
       auto args = positionalArgs(*after);
       auto n = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel_.consts);
-      deferred_.push_back({&ring, &c, n.value_or(0), event == OpId::TmaStoreRead});
+      int64_t group = commits_;
+      if (token != tokens_.end())
+        if (auto g = groupOf_.find(token->second); g != groupOf_.end())
+          group = g->second;
+      deferred_.push_back({&ring, &c, n.value_or(0), event == OpId::TmaStoreRead, group});
       return;
     }
     events.push_back({Event::Free, &ring, &c});
@@ -1528,22 +1480,126 @@ private:
               {},
               {}};
     f.notes.push_back({pending.mma->range, mma + " reading '" + token + "' is issued here and not yet retired"});
-    std::string event = pending.tcgen ? "tcgen05.done()" : "wgmma.retired(" + std::to_string(lastWaitDepth(c)) + ")";
-    f.fixes.push_back(insertFix("release after " + event, c.range.file, c.range.end - 1, ", after = " + event));
+    std::optional<int64_t> wait = lastWaitDepth(c, pending.mma->range.begin);
+    std::string event = pending.tcgen ? "tcgen05.done()" : "wgmma.retired(" + std::to_string(wait.value_or(0)) + ")";
+    Fix fix = insertFix("release after " + event, c.range.file, c.range.end - 1, ", after = " + event);
+    // Deferring the release is the repair only when the role's pipeline is
+    // otherwise intact: the MMA's group is committed, a wgmma.wait keeps
+    // the role's depth before the release, and the ring's other releases
+    // are not plain ones behind a wait that retires their MMA (there, the
+    // wait or the commit before this release is what is missing: another
+    // rule reports it, and deferring would only hide it).
+    const char *why = nullptr;
+    if (!pending.tcgen && pending.commits == 0)
+      why = "the wgmma group reading it is never committed before the release";
+    else if (!pending.tcgen && !wait)
+      why = "no wgmma.wait precedes the release";
+    else if (otherPlainRelease(c))
+      why = "the ring's other releases are plain, after a wait that retires their MMA";
+    else if (accumulatorReadAfter(c, token))
+      why = "the accumulator of the MMA is read after the release while its group may be in flight, so the wait "
+            "before it is what keeps too many groups pending";
+    if (why) {
+      fix.preferred = false;
+      f.message += std::string(" (the deferred release is offered, not applied: ") + why + ")";
+    }
+    f.fixes.push_back(std::move(fix));
     put(findings_, &c, std::move(f));
   }
 
+  /// The block of the role that holds the statement of \p call, and its index.
+  std::pair<const Block *, size_t> statementOf(const Expr &call) const {
+    std::pair<const Block *, size_t> out{nullptr, 0};
+    std::function<void(const Block &)> visit = [&](const Block &b) {
+      for (size_t i = 0; i < b.stmts.size() && !out.first; ++i) {
+        const Stmt &s = *b.stmts[i];
+        if (s.range.begin > call.range.begin || call.range.end > s.range.end)
+          continue;
+        if (auto *f = dyn_cast<ForStmt>(&s))
+          return visit(f->body);
+        if (auto *c = dyn_cast<IfStmt>(&s)) {
+          for (; c; c = c->elseIf ? dyn_cast<IfStmt>(c->elseIf.get()) : nullptr) {
+            visit(c->thenBody);
+            if (c->elseBody)
+              visit(*c->elseBody);
+          }
+          return;
+        }
+        out = {&b, i};
+      }
+    };
+    visit(role_.decl->body);
+    return out;
+  }
+
+  /// Whether, after \p release in its block, a statement reads the
+  /// accumulator of a wgmma.mma of that block that read \p token (`acc`, or
+  /// `acc[j % 2]` written the same way): then the group is meant to have
+  /// retired by the release.
+  bool accumulatorReadAfter(const Expr &release, const std::string &token) const {
+    auto [block, index] = statementOf(release);
+    if (!block)
+      return false;
+    std::vector<std::string> accs;
+    for (size_t i = 0; i < index; ++i)
+      forEachCall(*block->stmts[i], [&](const Expr &call) {
+        if (opIdOf(call, kernel_) != OpId::WgmmaMma)
+          return;
+        auto args = positionalArgs(call);
+        if (args.size() < 3)
+          return;
+        if (viewRoot(*args[0]) == token || viewRoot(*args[1]) == token)
+          accs.push_back(std::string(textOf(sm_, args[2]->range)));
+      });
+    bool found = false;
+    for (size_t i = index + 1; i < block->stmts.size() && !found; ++i) {
+      forEachStmt(*block->stmts[i], [&](const Stmt &st) {
+        forEachExpr(st, [&](const Expr &e) {
+          std::function<void(const Expr &)> visit = [&](const Expr &x) {
+            if (x.kind == ExprKind::Name || x.kind == ExprKind::Index) {
+              std::string text(textOf(sm_, x.range));
+              if (std::find(accs.begin(), accs.end(), text) != accs.end()) {
+                found = true;
+                return;
+              }
+            }
+            if (x.kind == ExprKind::Call && opIdOf(x, kernel_) == OpId::WgmmaMma)
+              return; // an MMA accumulating into it is not a read
+            for (const ExprPtr &o : x.operands)
+              if (o)
+                visit(*o);
+          };
+          visit(e);
+        });
+      });
+    }
+    return found;
+  }
+
+  /// Whether another release of the ring \p release hands back is plain.
+  bool otherPlainRelease(const Expr &release) const {
+    const Ring *ring = ringOf(release, kernel_);
+    bool found = false;
+    for (const Role &r : kernel_.roles)
+      forEachCall(r.decl->body, [&](const Expr &call) {
+        if (&call != &release && opIdOf(call, kernel_) == OpId::RingRelease && ringOf(call, kernel_) == ring &&
+            !keywordArg(call, "after"))
+          found = true;
+      });
+    return found;
+  }
+
   /// The depth of the last `wgmma.wait` before the statement of \p call in
-  /// its block (0 if none).
-  int64_t lastWaitDepth(const Expr &call) const {
-    int64_t n = 0;
+  /// its block (nullopt if none).
+  std::optional<int64_t> lastWaitDepth(const Expr &call, uint32_t after = 0) const {
+    std::optional<int64_t> n;
     std::function<bool(const Block &)> inBlock;
     std::function<bool(const Stmt &)> inIf = [&](const Stmt &s) {
       auto &i = static_cast<const IfStmt &>(s);
       return inBlock(i.thenBody) || (i.elseBody && inBlock(*i.elseBody)) || (i.elseIf && inIf(*i.elseIf));
     };
     inBlock = [&](const Block &b) {
-      int64_t last = 0;
+      std::optional<int64_t> last;
       for (const StmtPtr &s : b.stmts) {
         if (s->range.begin <= call.range.begin && call.range.end <= s->range.end) {
           if (s->kind == StmtKind::Expr) {
@@ -1554,7 +1610,8 @@ private:
             return inBlock(f->body);
           return s->kind == StmtKind::If && inIf(*s);
         }
-        if (auto *e = dyn_cast<ExprStmt>(s.get()); e && opIdOf(*e->expr, kernel_) == OpId::WgmmaWait) {
+        if (auto *e = dyn_cast<ExprStmt>(s.get());
+            e && s->range.begin >= after && opIdOf(*e->expr, kernel_) == OpId::WgmmaWait) {
           auto args = positionalArgs(*e->expr);
           last = args.empty() ? 0 : sema::evalInt(*args[0], kernel_.consts).value_or(0);
         }
@@ -1770,6 +1827,43 @@ void deadlock(const Kernel &kernel, const std::map<const Role *, std::vector<Eve
   }
 }
 
+/// ring.retire: a release after wgmma.retired(n) that every steady-state
+/// wait firing it (a wgmma.wait(m) with m >= 1; a drain wait(0) fires
+/// whatever is left) finds with fewer than n groups committed after the
+/// slot's group. n is the
+/// wgmma pipeline depth the role keeps (language.md 8.2: the groups
+/// committed after the slot's group when the wait that retires it runs;
+/// PTX ISA 9.7.15.7, wgmma.wait_group N leaves at most N groups pending);
+/// the lowering sizes the release queue (n + 1 entries) and the cost model
+/// the ring's lookahead (stages - n) from it, so a deeper n than the role
+/// keeps builds both for a pipeline that never runs (hazards 4 and 13). The
+/// fix declares the depth the simulation saw (a drain `wgmma.wait(0)` fires
+/// with fewer; the steady state sets the depth).
+void retiredDepth(const Kernel &kernel, const SourceManager &sm, const std::map<const Expr *, int64_t> &fired,
+                  Findings &findings) {
+  for (const auto &[release, kept] : fired) {
+    const Expr *after = keywordArg(*release, "after");
+    if (!after || opIdOf(*after, kernel) != OpId::WgmmaRetired || has(findings, "ring.retire", release))
+      continue;
+    auto args = positionalArgs(*after);
+    auto n = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel.consts);
+    if (!n || *n <= kept || kept < 0)
+      continue;
+    Finding f{"ring.retire",
+              after->range,
+              "the release declares wgmma.retired(" + std::to_string(*n) + "), a pipeline of " + plural(*n, "group") +
+                  " after the slot's, but every wgmma.wait that fires it finds at most " + plural(kept, "group") +
+                  " committed after it: the release queue and the ring's lookahead are sized for a depth the role "
+                  "never keeps",
+              {},
+              {}};
+    f.fixes.push_back(replaceFix("release after wgmma.retired(" + std::to_string(kept) + ")", args[0]->range,
+                                 std::to_string(kept)));
+    put(findings, release, std::move(f));
+  }
+  (void)sm;
+}
+
 /// Produces minus consumes of each ring in one run.
 std::map<const Ring *, int64_t> surplus(const std::map<const Role *, std::vector<Event>> &events) {
   std::map<const Ring *, int64_t> out;
@@ -1920,6 +2014,10 @@ std::map<std::string, int64_t> atomScales(const Kernel &kernel) {
       num = e.operands[1].get();
       den = e.operands[2].get();
     }
+    // `(X + BN - 1) / BN` is math.cdiv written out: X is still the symbol.
+    while (num && (num->kind == ExprKind::Paren ||
+                   (num->kind == ExprKind::Binary && (num->op == Tok::Plus || num->op == Tok::Minus))))
+      num = num->operand(0);
     if (num && num->kind == ExprKind::Name && !kernel.consts.count(num->text))
       if (auto c = sema::evalInt(*den, kernel.consts); c && *c > 1)
         scales[num->text] = std::max(scales[num->text], *c);
@@ -2215,10 +2313,12 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
   Findings findings, scratch;
   OpCache cache(kernel);
   size_t budget = 2000000; // statement steps for the whole kernel
+  std::map<const Expr *, int64_t> fired, *groupsAfter = nullptr;
   auto runAll = [&](const Assignment &a, Atoms &atoms, Findings &out,
                     std::map<const Role *, std::vector<Event>> &events) {
     for (const Role &r : kernel.roles) {
       RoleSim sim(kernel, r, ctx.sm, a, atoms, relevant, cache, out, budget);
+      sim.groupsAfter = groupsAfter;
       if (!sim.run())
         return false;
       events[&r] = std::move(sim.events);
@@ -2246,6 +2346,7 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
   std::set<const Ring *> unbalanced;
   std::vector<std::map<const Role *, std::vector<Event>>> runs;
   std::vector<Assignment> ran;
+  groupsAfter = &fired;
   for (const Assignment &a : assignments) {
     std::map<const Role *, std::vector<Event>> events;
     Atoms seen = atoms;
@@ -2255,6 +2356,8 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
     runs.push_back(std::move(events));
     ran.push_back(a);
   }
+  groupsAfter = nullptr;
+  retiredDepth(kernel, ctx.sm, fired, findings);
   for (const Ring *ring : unbalanced)
     localizeBalance(kernel, ctx.sm, *ring, ran, runs, atoms, runAll, findings);
   for (const auto &events : runs)
@@ -2283,7 +2386,6 @@ void checkRings(const sema::Kernel &kernel, RuleContext &ctx) {
     walker.run();
     leaked.insert(walker.leaked.begin(), walker.leaked.end());
   }
-  checkRetiredDepth(kernel, ctx.sm, findings);
   emitFindings(ctx, std::move(findings));
   checkSlotFlow(kernel, ctx);
   checkSimulated(kernel, ctx, misplaced, leaked);
