@@ -982,6 +982,9 @@ struct Assignment {
   /// An edit of one loop's upper bound (ring.balance asks what would balance).
   const syntax::ForStmt *adjusted = nullptr;
   int64_t adjustBy = 0;
+  /// ... or of one branch's comparison (`<=` read as `<`, ...).
+  const syntax::IfStmt *flipped = nullptr;
+  Tok flippedTo = Tok::Eof;
 };
 
 /// The atoms met so far (the simulation discovers them as it runs).
@@ -1254,6 +1257,26 @@ private:
     return it == values_.bools.end() ? values_.defaultBool : it->second;
   }
 
+  /// The condition of the branch ring.balance asks about, with its
+  /// comparison replaced by Assignment::flippedTo.
+  bool flippedCondition(const Expr &cond) {
+    auto l = symbolic(*cond.operands[0]), r = symbolic(*cond.operands[1]);
+    if (!l || !r)
+      return condition(cond);
+    switch (values_.flippedTo) {
+    case Tok::Less:
+      return *l < *r;
+    case Tok::LessEq:
+      return *l <= *r;
+    case Tok::Greater:
+      return *l > *r;
+    case Tok::GreaterEq:
+      return *l >= *r;
+    default:
+      return condition(cond);
+    }
+  }
+
   void execBlock(const Block &b) {
     for (const StmtPtr &s : b.stmts) {
       if (stopped_ || aborted_)
@@ -1275,7 +1298,7 @@ private:
     if (auto *f = dyn_cast<ForStmt>(&s))
       return loop(*f);
     if (auto *i = dyn_cast<IfStmt>(&s)) {
-      if (condition(*i->cond))
+      if (i == values_.flipped ? flippedCondition(*i->cond) : condition(*i->cond))
         return execBlock(i->thenBody);
       if (i->elseBody)
         return execBlock(*i->elseBody);
@@ -1902,8 +1925,10 @@ void localizeBalance(const Kernel &kernel, const SourceManager &sm, const Ring &
     const ForStmt *loop;
     const Role *role;
     int64_t delta;
-    bool cancels; ///< removes a written `+ c` / `- c`
+    bool cancels; ///< removes a written `+ c` / `- c`, or makes `<=` strict
     const Expr *bound;
+    const IfStmt *branch = nullptr; ///< a comparison instead of a loop bound
+    Tok op = Tok::Eof;
   };
   std::vector<Candidate> candidates;
   std::vector<const Role *> sides{producer};
@@ -1911,6 +1936,26 @@ void localizeBalance(const Kernel &kernel, const SourceManager &sm, const Ring &
     sides.push_back(consumer);
   for (const Role *role : sides) {
     forEachStmt(role->decl->body, [&](const Stmt &st) {
+      // A guard `if i <= N` around a produce/consume: the other comparison.
+      if (auto *i = dyn_cast<IfStmt>(&st); i && i->cond->kind == ExprKind::Binary && !i->elseIf) {
+        Tok op = i->cond->op, to = Tok::Eof;
+        bool strict = false;
+        if (op == Tok::LessEq || op == Tok::GreaterEq) {
+          to = op == Tok::LessEq ? Tok::Less : Tok::Greater;
+          strict = true;
+        } else if (op == Tok::Less || op == Tok::Greater) {
+          to = op == Tok::Less ? Tok::LessEq : Tok::GreaterEq;
+        }
+        bool takes = false;
+        forEachCall(i->thenBody, [&](const Expr &call) {
+          OpId o = opIdOf(call, kernel);
+          takes |= ringOf(call, kernel) == &ring && ((role == producer && o == OpId::RingProduce) ||
+                                                     (role == consumer && o == OpId::RingConsume));
+        });
+        if (to != Tok::Eof && takes)
+          candidates.push_back({nullptr, role, 0, strict, i->cond.get(), i, to});
+        return;
+      }
       auto *f = dyn_cast<ForStmt>(&st);
       if (!f || f->iterable->kind != ExprKind::Binary || f->iterable->op != Tok::DotDot)
         return;
@@ -1946,6 +1991,8 @@ void localizeBalance(const Kernel &kernel, const SourceManager &sm, const Ring &
       Assignment a = assignments[i];
       a.adjusted = c.loop;
       a.adjustBy = c.delta;
+      a.flipped = c.branch;
+      a.flippedTo = c.op;
       std::map<const Role *, std::vector<Event>> events;
       Atoms seen = atoms;
       Findings scratch;
@@ -1978,10 +2025,6 @@ void localizeBalance(const Kernel &kernel, const SourceManager &sm, const Ring &
   std::string verb = pick->role == producer ? "produces" : "consumes";
   std::string otherVerb = pick->role == producer ? "consumes" : "produces";
   std::string boundText(textOf(sm, pick->bound->range));
-  f.range = header(*pick->loop);
-  f.message += ": the bound " + boundText + " of this loop is what differs (role '" + pick->role->name + "' " + verb +
-               " '" + ring.name + "' in it; " + (pick->delta < 0 ? "one less" : "one more") +
-               " iteration balances the ring for every size the facts allow)";
   f.notes.clear();
   if (otherCall) {
     const Stmt *s = enclosing(other->decl->body, *otherCall);
@@ -1989,12 +2032,30 @@ void localizeBalance(const Kernel &kernel, const SourceManager &sm, const Ring &
                        "role '" + other->name + "' " + otherVerb + " '" + ring.name + "' here"});
   }
   std::string replacement;
-  if (pick->cancels) {
-    replacement = std::string(textOf(sm, pick->bound->operand(0)->range));
+  SourceRange edit = pick->bound->range;
+  if (pick->branch) {
+    f.range = header(*pick->branch);
+    const Expr &cond = *pick->bound;
+    edit = {cond.range.file, cond.operands[0]->range.end, cond.operands[1]->range.begin};
+    std::string_view between = textOf(sm, edit);
+    std::string opText(syntax::tokenSpelling(pick->op));
+    size_t at = between.find_first_of("<>");
+    size_t len = between.find_first_not_of("<>=", at) - at;
+    edit = {edit.file, uint32_t(edit.begin + at), uint32_t(edit.begin + at + len)};
+    replacement = opText;
+    f.message += ": the comparison of this guard is what differs (role '" + pick->role->name + "' " + verb + " '" +
+                 ring.name + "' under it; with " + opText + " the ring balances for every size the facts allow)";
   } else {
-    replacement = boundText + (pick->delta < 0 ? " - " : " + ") + std::to_string(std::abs(pick->delta));
+    f.range = header(*pick->loop);
+    f.message += ": the bound " + boundText + " of this loop is what differs (role '" + pick->role->name + "' " +
+                 verb + " '" + ring.name + "' in it; " + (pick->delta < 0 ? "one less" : "one more") +
+                 " iteration balances the ring for every size the facts allow)";
+    if (pick->cancels)
+      replacement = std::string(textOf(sm, pick->bound->operand(0)->range));
+    else
+      replacement = boundText + (pick->delta < 0 ? " - " : " + ") + std::to_string(std::abs(pick->delta));
   }
-  Fix fix = replaceFix("loop to " + replacement, pick->bound->range, replacement);
+  Fix fix = replaceFix(pick->branch ? "compare with " + replacement : "loop to " + replacement, edit, replacement);
   fix.preferred = preferred;
   f.fixes.push_back(std::move(fix));
   (void)describeAssignment;
