@@ -326,14 +326,14 @@ private:
   /// ring.linear at the point where the token dies: right after \p after,
   /// where the missing commit/release belongs; the produce/consume and the
   /// end of its scope as notes.
-  void leakAfter(size_t id, const Stmt &after, SourceRange end, const std::string &endNote, Fix fix) {
+  void leakAfter(size_t id, const Stmt &after, const std::string &line, SourceRange end, const std::string &endNote,
+                 Fix fix) {
     Token &t = tokens_[id];
     t.reported = true;
     leaked.insert(t.ring);
     Finding f{"ring.linear", lastLine(after),
-              describe(t) + " is never " + finishVerb(t) + ": " + (t.produce ? t.ring->name + ".commit(" + t.name +
-                  ") belongs after its last write, here" : t.ring->name + ".release(" + t.name +
-                  ") belongs after its last read, here"),
+              describe(t) + " is never " + finishVerb(t) + ": " + line + " belongs after its last " +
+                  (t.produce ? "write" : "read") + ", here",
               {},
               {}};
     f.notes.push_back({t.call->range, "'" + t.name + "' is taken here"});
@@ -537,7 +537,7 @@ private:
         if (t.block == &b && !t.reported) {
           Placement at = place(t, b, t.index);
           if (at.after) {
-            leakAfter(binding.id, *at.after, closingBrace(b), "'" + t.name + "' is still held " + endWhat,
+            leakAfter(binding.id, *at.after, at.line, closingBrace(b), "'" + t.name + "' is still held " + endWhat,
                       insertLineAfter(sm_, *at.after, "insert " + at.line, at.line));
             continue;
           }
