@@ -417,10 +417,20 @@ private:
       int64_t commits = 0;
       bool retired = false;
       std::optional<int64_t> lastDepth;
+      // Inside a loop or branch holding the MMA, a later wait that retires
+      // its group (a drain in the last iteration) retires it too.
       forEachCall(*b.stmts[*mma], [&](const Expr &call) {
         OpId op = opIdOf(call, kernel_);
-        if (call.range.begin > mmaAt && op == (tcgen ? OpId::Tcgen05Commit : OpId::WgmmaCommit))
+        if (call.range.begin <= mmaAt)
+          return;
+        if (op == (tcgen ? OpId::Tcgen05Commit : OpId::WgmmaCommit))
           ++commits;
+        if (!tcgen && op == OpId::WgmmaWait && b.stmts[*mma]->kind != StmtKind::Expr) {
+          auto args = positionalArgs(call);
+          auto m = args.empty() ? std::optional<int64_t>(0) : sema::evalInt(*args[0], kernel_.consts);
+          if (m && commits >= *m + 1)
+            retired = true;
+        }
       });
       size_t chainEnd = *mma;
       bool chain = true;
@@ -1574,9 +1584,18 @@ private:
         if (viewRoot(*args[0]) == token || viewRoot(*args[1]) == token)
           accs.push_back(std::string(textOf(sm_, args[2]->range)));
       });
-    bool found = false;
-    for (size_t i = index + 1; i < block->stmts.size() && !found; ++i) {
+    bool found = false, drained = false;
+    for (size_t i = index + 1; i < block->stmts.size() && !found && !drained; ++i) {
       forEachStmt(*block->stmts[i], [&](const Stmt &st) {
+        // a read behind a wgmma.wait(0) (a drain in the last iteration) is after the retirement
+        if (auto *w = dyn_cast<ExprStmt>(&st); w && w->expr->kind == ExprKind::Call &&
+                                               opIdOf(*w->expr, kernel_) == OpId::WgmmaWait) {
+          auto args = positionalArgs(*w->expr);
+          if (args.empty() || sema::evalInt(*args[0], kernel_.consts).value_or(1) == 0)
+            drained = true;
+        }
+        if (drained)
+          return;
         forEachExpr(st, [&](const Expr &e) {
           std::function<void(const Expr &)> visit = [&](const Expr &x) {
             if (x.kind == ExprKind::Name || x.kind == ExprKind::Index) {
