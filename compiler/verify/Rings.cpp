@@ -1459,6 +1459,31 @@ private:
                   {},
                   {}};
         f.notes.push_back({c.range, "this consume waits for a slot that the producer cannot refill"});
+        // `wgmma.wait(m); R.release(s, after = wgmma.retired(n))` with m > n:
+        // either the wait or the declared depth is off; both readings are
+        // offered, neither applied (which one the author meant is not
+        // decidable here).
+        auto args = positionalArgs(*after);
+        if (!oldest->store && !args.empty())
+          if (auto wait = lastWaitDepth(*oldest->release); wait && *wait > oldest->depth) {
+            auto [block, index] = statementOf(*oldest->release);
+            const Expr *waitCall = nullptr;
+            for (size_t i = index; block && i-- > 0 && !waitCall;)
+              if (auto *e = dyn_cast<ExprStmt>(block->stmts[i].get());
+                  e && e->expr->kind == ExprKind::Call && opIdOf(*e->expr, kernel_) == OpId::WgmmaWait)
+                waitCall = e->expr.get();
+            auto waitArgs = waitCall ? positionalArgs(*waitCall) : std::vector<const Expr *>{};
+            if (!waitArgs.empty()) {
+              Fix a = replaceFix("wait with wgmma.wait(" + std::to_string(oldest->depth) + ")", waitArgs[0]->range,
+                                 std::to_string(oldest->depth));
+              a.preferred = false;
+              Fix b = replaceFix("release after wgmma.retired(" + std::to_string(*wait) + ")", args[0]->range,
+                                 std::to_string(*wait));
+              b.preferred = false;
+              f.fixes.push_back(std::move(a));
+              f.fixes.push_back(std::move(b));
+            }
+          }
         put(findings_, oldest->release, std::move(f));
       } else {
         Finding f{"ring.deadlock",
