@@ -3,17 +3,24 @@
 // See Rules.h for the codes of this family; their catalog entries are in
 // diagnostics/rules/rings.def and their pages in docs/rules/.
 //
-// Two analyses serve the six rules:
+// Three analyses serve the seven rules:
 //  - a structured walk over each role body (TokenWalker) for ring.linear:
 //    sequential blocks, if/else joins, loop bodies walked once against the
-//    state on entry;
-//  - a concrete simulation (RoleSim) of every role under a few assignments of
-//    the symbolic trip counts and opaque conditions (0, 1, S, 2S; true,
+//    state on entry. A token never finished in its block is reported where
+//    it dies and its fix inserts exactly the missing commit/release where a
+//    programmer writes it (TokenWalker::place);
+//  - a scan of each produce's copies for ring.slot-flow (a field written
+//    twice while one the consumer reads is never written);
+//  - a concrete simulation (RoleSim) of every role under assignments of the
+//    symbolic trip counts derived from the `assume` facts (odd counts
+//    included: candidateAssignments) and of opaque conditions (true,
 //    false). It checks ring.release-reads and ring.retire on the way, and
 //    yields each role's stream of ring events for ring.balance and
 //    ring.deadlock (a token game over all roles). Being concrete, it knows
 //    that the last iteration of `for j in 0 .. CT + 1` takes the `else` of
-//    `if j < CT`, which a structured walk cannot.
+//    `if j < CT`, which a structured walk cannot. An imbalance that one
+//    loop-bound or guard edit explains is put on that statement
+//    (localizeBalance).
 // ring.roles is a plain scan of the ring operations of each role.
 //
 //===----------------------------------------------------------------------===//
@@ -1906,8 +1913,7 @@ void deadlock(const Kernel &kernel, const std::map<const Role *, std::vector<Eve
 /// keeps builds both for a pipeline that never runs (hazards 4 and 13). The
 /// fix declares the depth the simulation saw (a drain `wgmma.wait(0)` fires
 /// with fewer; the steady state sets the depth).
-void retiredDepth(const Kernel &kernel, const SourceManager &sm, const std::map<const Expr *, int64_t> &fired,
-                  Findings &findings) {
+void retiredDepth(const Kernel &kernel, const std::map<const Expr *, int64_t> &fired, Findings &findings) {
   for (const auto &[release, kept] : fired) {
     const Expr *after = keywordArg(*release, "after");
     if (!after || opIdOf(*after, kernel) != OpId::WgmmaRetired || has(findings, "ring.retire", release))
@@ -1928,7 +1934,6 @@ void retiredDepth(const Kernel &kernel, const SourceManager &sm, const std::map<
                                  std::to_string(kept)));
     put(findings, release, std::move(f));
   }
-  (void)sm;
 }
 
 /// Produces minus consumes of each ring in one run.
@@ -2102,7 +2107,6 @@ void localizeBalance(const Kernel &kernel, const SourceManager &sm, const Ring &
   Fix fix = replaceFix(pick->branch ? "compare with " + replacement : "loop to " + replacement, edit, replacement);
   fix.preferred = preferred;
   f.fixes.push_back(std::move(fix));
-  (void)describeAssignment;
 }
 
 /// For each size symbol divided by a constant in a loop bound (`K / 64`,
@@ -2462,7 +2466,7 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
     ran.push_back(a);
   }
   groupsAfter = nullptr;
-  retiredDepth(kernel, ctx.sm, fired, findings);
+  retiredDepth(kernel, fired, findings);
   for (const Ring *ring : unbalanced)
     localizeBalance(kernel, ctx.sm, *ring, ran, runs, atoms, runAll, findings);
   for (const auto &events : runs)
