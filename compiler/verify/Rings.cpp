@@ -2209,8 +2209,9 @@ bool sizeSymbolsOf(const Kernel &kernel, const std::map<std::string, const Expr 
 /// where u is the lcm of its divisors in loop bounds and lets (`X / 64`,
 /// `math.cdiv(X, BN)`) and of the moduli its facts require (`X % m == 0`),
 /// so the lets take those counts, odd and even, whenever the facts allow;
-/// plus the smallest values that satisfy the facts' bounds and equalities
-/// (`X >= b`, `CT == 3`: X = 3 BN). Other atoms (schedules, loads) take the v
+/// plus r for a residue fact (`X % m == r`), the values next to the
+/// facts' bounds (`X >= b`, `X <= b`: the nearest allowed multiples) and
+/// their equalities (`X == c`; `CT == 3` on `let CT = KP / BN`: KP = 3 BN). Other atoms (schedules, loads) take the v
 /// themselves. Every assignment is checked against every fact; the product
 /// is taken when it has at most 64 members, else each axis is varied on its
 /// own (the others at S) and all axes together along a diagonal.
@@ -2240,8 +2241,8 @@ std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &
       e = e->operand(0);
     return e;
   };
-  std::map<std::string, int64_t> unit;
-  std::map<std::string, std::set<int64_t>> extra;
+  std::map<std::string, int64_t> unit, residue;
+  std::map<std::string, std::set<int64_t>> exact, atLeast, atMost;
   for (const std::string &x : free)
     unit[x] = std::max<int64_t>(1, scales.count(x) ? scales[x] : 1);
   // The divisor c of `let L = X / c` or `math.cdiv(X, c)`, for facts on L.
@@ -2278,29 +2279,52 @@ std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &
       auto b = constant(*rhs);
       if (!b)
         continue;
-      // X % m == 0
-      if (f->op == Tok::EqEq && *b == 0 && lhs->kind == ExprKind::Binary && lhs->op == Tok::Percent) {
+      // X % m == r
+      if (f->op == Tok::EqEq && lhs->kind == ExprKind::Binary && lhs->op == Tok::Percent) {
         const Expr *x = strip(lhs->operand(0));
         auto m = constant(*lhs->operand(1));
-        if (x->kind == ExprKind::Name && free.count(x->text) && m && *m > 0 && *m < (int64_t(1) << 20))
+        if (x->kind == ExprKind::Name && free.count(x->text) && m && *m > 0 && *m < (int64_t(1) << 20)) {
           unit[x->text] = std::lcm(unit[x->text], *m);
+          if (*b > 0 && *b < *m)
+            residue[x->text] = *b;
+        }
         continue;
       }
-      if (lhs->kind != ExprKind::Name)
+      // `X / c` or `math.cdiv(X, c)` written in the fact itself
+      std::string quotientOf;
+      std::optional<int64_t> quotientBy;
+      if (lhs->kind == ExprKind::Binary && lhs->op == Tok::Slash) {
+        if (const Expr *x = strip(lhs->operand(0)); x->kind == ExprKind::Name && free.count(x->text)) {
+          quotientOf = x->text;
+          quotientBy = constant(*lhs->operand(1));
+        }
+      } else if (lhs->kind == ExprKind::Call && sema::calleeOp(*lhs) == OpId::MathCdiv && lhs->operands.size() == 3) {
+        if (const Expr *x = strip(lhs->operand(1)); x->kind == ExprKind::Name && free.count(x->text)) {
+          quotientOf = x->text;
+          quotientBy = constant(*lhs->operand(2));
+        }
+      }
+      if (lhs->kind != ExprKind::Name && !(quotientBy && *quotientBy > 0))
         continue;
-      bool eq = f->op == Tok::EqEq, ge = f->op == Tok::GreaterEq || f->op == Tok::Greater || eq;
-      if (!ge)
+      Tok op = f->op;
+      if (op != Tok::EqEq && op != Tok::GreaterEq && op != Tok::Greater && op != Tok::LessEq && op != Tok::Less)
         continue;
-      int64_t lo = *b + (f->op == Tok::Greater ? 1 : 0);
-      if (free.count(lhs->text)) {
-        extra[lhs->text].insert(lo);
-        if (eq)
-          extra[lhs->text].insert(-lo - 1); // marker: the exact value
+      // The bound itself and its neighbour on the allowed side.
+      int64_t edge = *b + (op == Tok::Greater ? 1 : op == Tok::Less ? -1 : 0);
+      bool below = op == Tok::LessEq || op == Tok::Less;
+      if (quotientBy && *quotientBy > 0) {
+        exact[quotientOf].insert(edge * *quotientBy);
+        exact[quotientOf].insert((below ? edge - 1 : edge + 1) * *quotientBy);
+      } else if (free.count(lhs->text)) {
+        if (op == Tok::EqEq)
+          exact[lhs->text].insert(edge);
+        else
+          (below ? atMost : atLeast)[lhs->text].insert(edge);
       } else {
         std::string x;
         if (auto c = divisorOf(lhs->text, x)) {
-          extra[x].insert(lo * *c);
-          extra[x].insert((lo + 1) * *c);
+          exact[x].insert(edge * *c);
+          exact[x].insert((below ? edge - 1 : edge + 1) * *c);
         }
       }
     }
@@ -2308,18 +2332,24 @@ std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &
   // The axes: a size symbol or an opaque atom, with its values.
   std::vector<std::pair<std::string, std::vector<int64_t>>> axes;
   for (const std::string &x : free) {
-    int64_t u = unit[x];
+    int64_t u = unit[x], r = residue.count(x) ? residue[x] : 0;
     std::set<int64_t> vals;
     for (int64_t v : base)
-      vals.insert(v * u);
-    for (int64_t e : extra[x]) {
-      if (e < 0) {
-        vals.insert(-e - 1);
+      vals.insert(v * u + r);
+    for (int64_t e : exact[x])
+      vals.insert(e);
+    for (int64_t e : atLeast[x]) {
+      int64_t k = e <= r ? 0 : (e - r + u - 1) / u; // the smallest v * u + r >= e
+      vals.insert(k * u + r);
+      vals.insert((k + 1) * u + r);
+    }
+    for (int64_t e : atMost[x]) {
+      if (e < r)
         continue;
-      }
-      int64_t r = (e + u - 1) / u * u;
-      vals.insert(r);
-      vals.insert(r + u);
+      int64_t k = (e - r) / u; // the largest v * u + r <= e
+      vals.insert(k * u + r);
+      if (k > 0)
+        vals.insert((k - 1) * u + r);
     }
     axes.push_back({x, std::vector<int64_t>(vals.begin(), vals.end())});
   }
