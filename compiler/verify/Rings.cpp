@@ -3,27 +3,37 @@
 // See Rules.h for the codes of this family; their catalog entries are in
 // diagnostics/rules/rings.def and their pages in docs/rules/.
 //
-// Two analyses serve the six rules:
+// Three analyses serve the seven rules:
 //  - a structured walk over each role body (TokenWalker) for ring.linear:
 //    sequential blocks, if/else joins, loop bodies walked once against the
-//    state on entry;
-//  - a concrete simulation (RoleSim) of every role under a few assignments of
-//    the symbolic trip counts and opaque conditions (0, 1, S, 2S; true,
+//    state on entry. A token never finished in its block is reported where
+//    it dies and its fix inserts exactly the missing commit/release where a
+//    programmer writes it (TokenWalker::place);
+//  - a scan of each produce's copies for ring.slot-flow (a field written
+//    twice while one the consumer reads is never written);
+//  - a concrete simulation (RoleSim) of every role under assignments of the
+//    symbolic trip counts derived from the `assume` facts (odd counts
+//    included: candidateAssignments) and of opaque conditions (true,
 //    false). It checks ring.release-reads and ring.retire on the way, and
 //    yields each role's stream of ring events for ring.balance and
 //    ring.deadlock (a token game over all roles). Being concrete, it knows
 //    that the last iteration of `for j in 0 .. CT + 1` takes the `else` of
-//    `if j < CT`, which a structured walk cannot.
+//    `if j < CT`, which a structured walk cannot. An imbalance that one
+//    loop-bound or guard edit explains is put on that statement
+//    (localizeBalance).
 // ring.roles is a plain scan of the ring operations of each role.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/verify/Rules.h"
+
+#include "compiler/sema/Shapes.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -40,6 +50,7 @@ using sema::keywordArg;
 using sema::positionalArgs;
 using sema::Ring;
 using sema::Role;
+using sema::Slot;
 
 //===-- Shared helpers -------------------------------------------------------===//
 
@@ -234,6 +245,10 @@ public:
     walkBlock(role_.decl->body, flow, "when the role ends");
   }
 
+  /// Rings with a token that is never committed or released (the
+  /// simulation's deadlocks through them are its consequence).
+  std::set<const Ring *> leaked;
+
 private:
   struct Token {
     std::string name;
@@ -241,6 +256,9 @@ private:
     const Ring *ring;
     bool produce;
     size_t loopDepth; ///< loops enclosing the declaration
+    const Block *block = nullptr; ///< the block declaring it
+    size_t index = 0;             ///< the declaration's index in that block
+    std::vector<std::string> aliases; ///< lets that view its slot
     bool reported = false;
   };
   /// Where a token was committed or released.
@@ -296,11 +314,229 @@ private:
     if (t.reported)
       return;
     t.reported = true;
+    leaked.insert(t.ring);
     Finding f{"ring.linear", t.call->range, describe(t) + " is not " + finishVerb(t) + " on every path", {}, {}};
     f.notes.push_back({where, note});
     if (fix)
       f.fixes.push_back(std::move(*fix));
     out_.push_back(std::move(f));
+  }
+
+  /// The last line of \p s: a simple statement, or the closing brace of a
+  /// loop or branch (where a programmer reads "after this").
+  static SourceRange lastLine(const Stmt &s) {
+    if (s.kind == StmtKind::For || s.kind == StmtKind::If)
+      return {s.range.file, s.range.end - 1, s.range.end};
+    return s.range;
+  }
+
+  /// ring.linear at the point where the token dies: right after \p after,
+  /// where the missing commit/release belongs; the produce/consume and the
+  /// end of its scope as notes.
+  void leakAfter(size_t id, const Stmt &after, const std::string &line, SourceRange end, const std::string &endNote,
+                 Fix fix) {
+    Token &t = tokens_[id];
+    t.reported = true;
+    leaked.insert(t.ring);
+    Finding f{"ring.linear", lastLine(after),
+              describe(t) + " is never " + finishVerb(t) + ": " + line + " belongs after its last " +
+                  (t.produce ? "write" : "read") + ", here",
+              {},
+              {}};
+    f.notes.push_back({t.call->range, "'" + t.name + "' is taken here"});
+    f.notes.push_back({end, endNote});
+    f.fixes.push_back(std::move(fix));
+    out_.push_back(std::move(f));
+  }
+
+  /// Where a programmer writes the missing commit or release of \p t.
+  struct Placement {
+    const Stmt *after = nullptr; ///< insert right after this statement of the block
+    std::string line;            ///< the statement to insert
+  };
+
+  /// Whether \p s or a statement nested in it names one of \p names.
+  static bool mentionsAny(const Stmt &s, const std::set<std::string> &names) {
+    bool found = false;
+    forEachStmt(s, [&](const Stmt &inner) {
+      forEachExpr(inner, [&](const Expr &e) { forEachName(e, [&](const Expr &n) { found |= names.count(n.text) > 0; }); });
+    });
+    return found;
+  }
+
+  /// The missing commit/release of \p t, declared at \p decl of \p b:
+  ///  - a commit goes right after the last write into the slot (the last
+  ///    statement naming the token or a view of it);
+  ///  - a release goes after the last read of the slot: the last statement
+  ///    naming it, or a value loaded from it (`let cn = ld.shared(s.cn)`)
+  ///    unless a fence.proxy_async of its fields ends the generic reads
+  ///    (hazard 12); after the wgmma.wait that retires an MMA reading it
+  ///    (hazard 13: PTX ISA 9.7.15.7, wgmma.wait_group N leaves at most N
+  ///    groups pending); where no such wait follows in the block, after the
+  ///    MMA's commit/wait and with `after = wgmma.retired(n)` (the depth of
+  ///    the wait before it) or `after = tcgen05.done()`;
+  ///  - after a branch the whole role syncs on (`if elect.one() { ... }`
+  ///    then bar.sync), and after the commits/releases of tokens taken later
+  ///    (rings are handed back in the reverse order they were taken).
+  Placement place(const Token &t, const Block &b, size_t decl) const {
+    std::set<std::string> names{t.name};
+    names.insert(t.aliases.begin(), t.aliases.end());
+    size_t end = b.stmts.size();
+    for (size_t i = decl + 1; i < b.stmts.size(); ++i)
+      if (auto *l = dyn_cast<LetStmt>(b.stmts[i].get()))
+        if (std::any_of(l->names.begin(), l->names.end(), [&](auto &n) { return n.name == t.name; })) {
+          end = i;
+          break;
+        }
+    size_t anchor = decl;
+    bool fenced = false;
+    for (size_t i = decl + 1; i < end; ++i) {
+      if (!mentionsAny(*b.stmts[i], names))
+        continue;
+      anchor = i;
+      forEachCall(*b.stmts[i], [&](const Expr &call) {
+        if (opIdOf(call, kernel_) == OpId::FenceProxyAsync)
+          for (const Expr *a : positionalArgs(call))
+            fenced |= names.count(viewRoot(*a)) > 0;
+      });
+    }
+    // An asynchronous MMA that reads the slot: the last one, and the first
+    // wait after it that retires its group.
+    std::optional<size_t> mma;
+    bool tcgen = false;
+    uint32_t mmaAt = 0;
+    std::string depthOfOthers;
+    for (size_t i = decl + 1; i < end; ++i)
+      forEachCall(*b.stmts[i], [&](const Expr &call) {
+        OpId op = opIdOf(call, kernel_);
+        if (op != OpId::WgmmaMma && op != OpId::Tcgen05Mma)
+          return;
+        auto args = positionalArgs(call);
+        for (size_t a = 0; a < args.size() && a < 2; ++a)
+          if (names.count(viewRoot(*args[a]))) {
+            mma = i;
+            tcgen = op == OpId::Tcgen05Mma;
+            mmaAt = call.range.begin;
+          }
+      });
+    std::string suffix;
+    if (!t.produce && mma) {
+      int64_t commits = 0;
+      bool retired = false;
+      std::optional<int64_t> lastDepth;
+      // Inside a loop or branch holding the MMA, a later wait that retires
+      // its group (a drain in the last iteration) retires it too.
+      forEachCall(*b.stmts[*mma], [&](const Expr &call) {
+        OpId op = opIdOf(call, kernel_);
+        if (call.range.begin <= mmaAt)
+          return;
+        if (op == (tcgen ? OpId::Tcgen05Commit : OpId::WgmmaCommit))
+          ++commits;
+        if (!tcgen && op == OpId::WgmmaWait && b.stmts[*mma]->kind != StmtKind::Expr) {
+          auto args = positionalArgs(call);
+          auto m = args.empty() ? std::optional<int64_t>(0) : sema::evalInt(*args[0], kernel_.consts);
+          if (m && commits >= *m + 1)
+            retired = true;
+        }
+      });
+      size_t chainEnd = *mma;
+      bool chain = true;
+      for (size_t i = *mma + 1; i < end && !retired; ++i) {
+        auto *e = dyn_cast<ExprStmt>(b.stmts[i].get());
+        OpId op = e && e->expr->kind == ExprKind::Call ? opIdOf(*e->expr, kernel_) : OpId::None;
+        bool link = false;
+        if (!tcgen && op == OpId::WgmmaCommit) {
+          ++commits;
+          link = true;
+        } else if (!tcgen && op == OpId::WgmmaWait) {
+          auto args = positionalArgs(*e->expr);
+          lastDepth = args.empty() ? std::optional<int64_t>(0) : sema::evalInt(*args[0], kernel_.consts);
+          if (lastDepth && commits >= *lastDepth + 1) {
+            retired = true;
+            anchor = std::max(anchor, i);
+          }
+          link = true;
+        } else if (tcgen && op == OpId::Tcgen05Commit) {
+          ++commits;
+          link = true;
+        } else if (tcgen && op == OpId::MbarrierWait && commits > 0) {
+          retired = true;
+          anchor = std::max(anchor, i);
+        }
+        if (chain && link)
+          chainEnd = i;
+        else
+          chain = false;
+      }
+      if (!retired) {
+        anchor = std::max(anchor, chainEnd);
+        if (tcgen) {
+          suffix = ", after = tcgen05.done()";
+        } else {
+          int64_t n = lastDepth.value_or(0);
+          if (!lastDepth)
+            if (auto other = otherRetiredDepth())
+              n = *other;
+          suffix = ", after = wgmma.retired(" + std::to_string(n) + ")";
+        }
+      }
+    }
+    // Values loaded from the slot are reads of it until a fence says otherwise.
+    if (!t.produce && !fenced) {
+      std::set<std::string> derived = names;
+      for (size_t i = decl + 1; i < end; ++i) {
+        forEachStmt(*b.stmts[i], [&](const Stmt &inner) {
+          if (auto *l = dyn_cast<LetStmt>(&inner); l && l->value) {
+            bool from = false;
+            forEachName(*l->value, [&](const Expr &n) { from |= derived.count(n.text) > 0; });
+            if (from)
+              for (auto &n : l->names)
+                derived.insert(n.name);
+          }
+        });
+        if (i > anchor && mentionsAny(*b.stmts[i], derived))
+          anchor = i;
+      }
+    }
+    auto next = [&](size_t i) -> const Expr * {
+      if (i + 1 >= end)
+        return nullptr;
+      auto *e = dyn_cast<ExprStmt>(b.stmts[i + 1].get());
+      return e && e->expr->kind == ExprKind::Call ? e->expr.get() : nullptr;
+    };
+    // The whole role meets after a branch that some threads take.
+    if (anchor > decl && b.stmts[anchor]->kind == StmtKind::If)
+      if (const Expr *n = next(anchor)) {
+        OpId op = opIdOf(*n, kernel_);
+        if (op == OpId::BarSync || op == OpId::BarSyncId)
+          ++anchor;
+      }
+    // Tokens taken later are handed back first.
+    for (const Expr *n = next(anchor); n; n = next(anchor)) {
+      OpId op = opIdOf(*n, kernel_);
+      if (op != OpId::RingCommit && op != OpId::RingRelease)
+        break;
+      auto args = positionalArgs(*n);
+      auto other = args.empty() || args[0]->kind != ExprKind::Name ? std::nullopt : lookup(args[0]->text);
+      if (!other || other->alias || tokens_[other->id].call->range.begin <= t.call->range.begin)
+        break;
+      ++anchor;
+    }
+    return {b.stmts[anchor].get(), finishLine(t).substr(0, finishLine(t).size() - 1) + suffix + ")"};
+  }
+
+  /// The depth n of another `after = wgmma.retired(n)` release in the role.
+  std::optional<int64_t> otherRetiredDepth() const {
+    std::optional<int64_t> n;
+    forEachCall(role_.decl->body, [&](const Expr &call) {
+      if (n || opIdOf(call, kernel_) != OpId::RingRelease)
+        return;
+      if (const Expr *after = keywordArg(call, "after"); after && opIdOf(*after, kernel_) == OpId::WgmmaRetired) {
+        auto args = positionalArgs(*after);
+        n = args.empty() ? 0 : sema::evalInt(*args[0], kernel_.consts).value_or(0);
+      }
+    });
+    return n;
   }
 
   void walkBlock(const Block &b, Flow &flow, const std::string &endWhat) {
@@ -315,6 +551,14 @@ private:
         if (binding.alias || flow.at(binding.id).call)
           continue;
         const Token &t = tokens_[binding.id];
+        if (t.block == &b && !t.reported) {
+          Placement at = place(t, b, t.index);
+          if (at.after) {
+            leakAfter(binding.id, *at.after, at.line, closingBrace(b), "'" + t.name + "' is still held " + endWhat,
+                      insertLineAfter(sm_, *at.after, "insert " + at.line, at.line));
+            continue;
+          }
+        }
         leak(binding.id, closingBrace(b), "'" + t.name + "' is still held " + endWhat,
              insertLineAtEnd(sm_, b, "insert " + finishLine(t), finishLine(t)));
       }
@@ -345,14 +589,17 @@ private:
     const Expr &value = *let.value;
     OpId op = opIdOf(value, kernel_);
     if (op == OpId::RingProduce || op == OpId::RingConsume) {
-      tokens_.push_back({let.names[0].name, &value, ringOf(value, kernel_), op == OpId::RingProduce, loops_.size()});
+      tokens_.push_back({let.names[0].name, &value, ringOf(value, kernel_), op == OpId::RingProduce, loops_.size(),
+                         frames_.back().block, frames_.back().index, {}});
       scopes_.back()[let.names[0].name] = {tokens_.size() - 1, false};
       return;
     }
     const Expr *base = viewBase(&value);
     if (base && (base->kind == ExprKind::Member || base->kind == ExprKind::Name))
-      if (auto b = lookup(viewRoot(value)))
+      if (auto b = lookup(viewRoot(value))) {
         scopes_.back()[let.names[0].name] = {b->id, true};
+        tokens_[b->id].aliases.push_back(let.names[0].name);
+      }
   }
 
   /// The top-level commit/release call of \p s, if it is one.
@@ -536,6 +783,209 @@ private:
   }
 };
 
+//===-- ring.slot-flow ---------------------------------------------------------===//
+
+/// The slot field a copy destination names (`b` for `s.b[0:64, :]` when \p
+/// token is `s`), or "".
+std::string slotField(const Expr &dest, const std::string &token) {
+  const Expr *b = viewBase(&dest);
+  if (!b || b->kind != ExprKind::Member)
+    return "";
+  const Expr *base = viewBase(b->operand(0));
+  return base && base->kind == ExprKind::Name && base->text == token ? b->text : "";
+}
+
+/// The length of the longest common subsequence of \p a and \p b, ignoring case.
+size_t commonLetters(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
+  for (char x : a) {
+    for (size_t j = 0; j < b.size(); ++j)
+      cur[j + 1] = std::tolower(x) == std::tolower(b[j]) ? prev[j] + 1 : std::max(prev[j + 1], cur[j]);
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+/// ring.slot-flow: within one produce, a TMA load or cp.async writes a field
+/// that another copy of the same produce writes too, while a field that the
+/// consumer reads is never written. The full barrier still completes (the
+/// expect-tx counts the bytes that did land: hazard 1 is silent), so the
+/// consumer reads whatever an earlier stage left in that field: silent wrong
+/// results. When exactly one field is unwritten and one written twice, the
+/// fix retargets the copy whose source fits the unwritten field (element
+/// type, the extents of its view, then the name it is loaded from, as the
+/// produce's other copies pair sources and fields) better than its own.
+void checkSlotFlow(const Kernel &kernel, RuleContext &ctx) {
+  std::vector<Finding> findings;
+  // Fields the consumer side reads, per ring.
+  std::map<const Ring *, std::map<std::string, const Expr *>> read;
+  for (const Role &role : kernel.roles) {
+    std::map<std::string, const Ring *> consumed;
+    forEachStmt(role.decl->body, [&](const Stmt &st) {
+      if (auto *l = dyn_cast<LetStmt>(&st); l && l->value && l->names.size() == 1 &&
+                                            opIdOf(*l->value, kernel) == OpId::RingConsume)
+        consumed[l->names[0].name] = ringOf(*l->value, kernel);
+      forEachExpr(st, [&](const Expr &e) {
+        std::function<void(const Expr &)> visit = [&](const Expr &x) {
+          if (x.kind == ExprKind::Member)
+            if (const Expr *base = viewBase(x.operand(0)); base && base->kind == ExprKind::Name)
+              if (auto it = consumed.find(base->text); it != consumed.end() && it->second)
+                read[it->second].try_emplace(x.text, &x);
+          for (const ExprPtr &o : x.operands)
+            if (o)
+              visit(*o);
+        };
+        visit(e);
+      });
+    });
+  }
+  struct Write {
+    const Expr *call, *dest, *source;
+  };
+  std::function<void(const Block &)> walk = [&](const Block &b) {
+    for (size_t i = 0; i < b.stmts.size(); ++i) {
+      const Stmt &st = *b.stmts[i];
+      if (auto *f = dyn_cast<ForStmt>(&st))
+        walk(f->body);
+      for (const IfStmt *c = dyn_cast<IfStmt>(&st); c; c = c->elseIf ? dyn_cast<IfStmt>(c->elseIf.get()) : nullptr) {
+        walk(c->thenBody);
+        if (c->elseBody)
+          walk(*c->elseBody);
+      }
+      auto *l = dyn_cast<LetStmt>(&st);
+      if (!l || !l->value || l->names.size() != 1 || opIdOf(*l->value, kernel) != OpId::RingProduce)
+        continue;
+      const Ring *ring = ringOf(*l->value, kernel);
+      const std::string &token = l->names[0].name;
+      if (!ring || ring->slots.size() < 2)
+        continue;
+      std::map<std::string, std::vector<Write>> writes;
+      std::set<std::string> touched;
+      for (size_t j = i + 1; j < b.stmts.size(); ++j) {
+        const Stmt &next = *b.stmts[j];
+        if (auto *nl = dyn_cast<LetStmt>(&next))
+          if (std::any_of(nl->names.begin(), nl->names.end(), [&](auto &n) { return n.name == token; }))
+            break;
+        bool committed = false;
+        forEachCall(next, [&](const Expr &call) {
+          OpId op = opIdOf(call, kernel);
+          auto args = positionalArgs(call);
+          if (op == OpId::RingCommit && !args.empty() && args[0]->kind == ExprKind::Name && args[0]->text == token)
+            committed = true;
+          if ((op == OpId::TmaLoad || op == OpId::CpAsync) && args.size() >= 2)
+            if (std::string field = slotField(*args[1], token); !field.empty())
+              writes[field].push_back({&call, args[1], args[0]});
+        });
+        forEachExpr(next, [&](const Expr &e) {
+          std::function<void(const Expr &)> visit = [&](const Expr &x) {
+            if (x.kind == ExprKind::Member)
+              if (const Expr *base = viewBase(x.operand(0)); base && base->kind == ExprKind::Name && base->text == token)
+                touched.insert(x.text);
+            for (const ExprPtr &o : x.operands)
+              if (o)
+                visit(*o);
+          };
+          visit(e);
+        });
+        forEachStmt(next, [&](const Stmt &inner) {
+          if (&inner != &next)
+            forEachExpr(inner, [&](const Expr &e) {
+              std::function<void(const Expr &)> visit = [&](const Expr &x) {
+                if (x.kind == ExprKind::Member)
+                  if (const Expr *base = viewBase(x.operand(0));
+                      base && base->kind == ExprKind::Name && base->text == token)
+                    touched.insert(x.text);
+                for (const ExprPtr &o : x.operands)
+                  if (o)
+                    visit(*o);
+              };
+              visit(e);
+            });
+        });
+        if (committed)
+          break;
+      }
+      std::vector<const Slot *> unwritten;
+      for (const Slot &slot : ring->slots)
+        if (!touched.count(slot.name) && read[ring].count(slot.name))
+          unwritten.push_back(&slot);
+      std::vector<std::string> doubled;
+      for (auto &[field, list] : writes)
+        if (list.size() > 1)
+          doubled.push_back(field);
+      if (unwritten.empty() || doubled.empty())
+        continue;
+      const Slot *missing = unwritten.front();
+      const std::vector<Write> &twice = writes[doubled.front()];
+      const Slot *twiceSlot = ring->slot(doubled.front());
+      // How well a copy's source fits a field: its element type and the
+      // extents of its view (when it is sliced), then its name.
+      auto fit = [&](const Write &w, const Slot &slot) {
+        int64_t score = 0;
+        std::string src = viewRoot(*w.source);
+        const sema::Param *param = kernel.param(src);
+        if (param) {
+          if (param->type.elem && slot.type.elem && *param->type.elem != *slot.type.elem)
+            score -= 100;
+          const Expr *index = viewBase(w.source) != w.source ? w.source : nullptr;
+          while (index && index->kind == ExprKind::Paren)
+            index = index->operand(0);
+          if (index && index->kind == ExprKind::Index) {
+            auto v = sema::shapes::applyIndex(sema::shapes::fromType(param->type, src), *index, kernel.consts);
+            if (v.known() && v.rank() > 0) {
+              sema::shapes::Shape want;
+              for (const sema::Dim &d : slot.type.dims)
+                want.push_back(d.value);
+              score += *v.shape == want ? 100 : -100;
+            }
+          }
+        }
+        return score + int64_t(commonLetters(src, slot.name));
+      };
+      const Write *pick = nullptr;
+      int64_t best = 0;
+      bool tie = false;
+      if (unwritten.size() == 1 && doubled.size() == 1 && twiceSlot)
+        for (const Write &w : twice) {
+          int64_t score = fit(w, *missing) - fit(w, *twiceSlot);
+          if (score > best) {
+            best = score;
+            pick = &w;
+            tie = false;
+          } else if (score == best && pick) {
+            tie = true;
+          }
+        }
+      if (tie)
+        pick = nullptr;
+      const Write &at = pick ? *pick : twice[1];
+      std::string field = doubled.front();
+      Finding f{"ring.slot-flow",
+                at.call->range,
+                "'" + token + "." + field + "' is written " + plural(int64_t(twice.size()), "time") +
+                    " in this produce while '" + token + "." + missing->name + "', which role '" + ring->consumer +
+                    "' reads, is never written: the consumer reads what an earlier stage left there",
+                {},
+                {}};
+      for (const Write &w : twice)
+        if (&w != &at)
+          f.notes.push_back({w.call->range, "'" + token + "." + field + "' is also written here"});
+      f.notes.push_back({read[ring][missing->name]->range, "'" + missing->name + "' is read here"});
+      if (pick) {
+        const Expr *member = viewBase(pick->dest);
+        SourceRange name{member->range.file, uint32_t(member->range.end - member->text.size()), member->range.end};
+        f.fixes.push_back(replaceFix("load into '" + token + "." + missing->name + "'", name, missing->name));
+      } else {
+        f.message += " (no fix-it: more than one copy fits '" + missing->name + "' equally)";
+      }
+      findings.push_back(std::move(f));
+    }
+  };
+  for (const Role &role : kernel.roles)
+    walk(role.decl->body);
+  emitFindings(ctx, std::move(findings));
+}
+
 //===-- Concrete simulation: ring.balance, ring.retire, ring.deadlock --------===//
 
 /// The symbolic quantities of a kernel's schedule: integer atoms (size
@@ -546,6 +996,12 @@ struct Assignment {
   std::map<std::string, bool> bools;
   int64_t defaultInt = 1;
   bool defaultBool = true;
+  /// An edit of one loop's upper bound (ring.balance asks what would balance).
+  const syntax::ForStmt *adjusted = nullptr;
+  int64_t adjustBy = 0;
+  /// ... or of one branch's comparison (`<=` read as `<`, ...).
+  const syntax::IfStmt *flipped = nullptr;
+  Tok flippedTo = Tok::Eof;
 };
 
 /// The atoms met so far (the simulation discovers them as it runs).
@@ -741,13 +1197,17 @@ public:
   }
 
   std::vector<Event> events;
+  /// For each release after wgmma.retired(n): the most groups committed
+  /// after the slot's group when a wait fired it (the depth the role keeps).
+  std::map<const Expr *, int64_t> *groupsAfter = nullptr;
 
 private:
   struct Deferred {
     const Ring *ring;
     const Expr *release;
     int64_t depth;
-    bool store; ///< tma.store_read rather than wgmma.retired
+    bool store;        ///< tma.store_read rather than wgmma.retired
+    int64_t group = 0; ///< the wgmma group that last read the slot (1-based)
   };
   /// An asynchronous MMA reading a token's slot, not yet retired.
   struct Read {
@@ -773,6 +1233,8 @@ private:
   std::map<std::string, int> tokens_; ///< token names and views of slots, to a token id
   int nextToken_ = 0;
   std::vector<Read> reads_;
+  int64_t commits_ = 0;                ///< wgmma groups committed so far
+  std::map<int, int64_t> groupOf_;     ///< token id -> the group of its last wgmma read
   size_t steps_ = 0;
   bool stopped_ = false, aborted_ = false;
 
@@ -812,6 +1274,26 @@ private:
     return it == values_.bools.end() ? values_.defaultBool : it->second;
   }
 
+  /// The condition of the branch ring.balance asks about, with its
+  /// comparison replaced by Assignment::flippedTo.
+  bool flippedCondition(const Expr &cond) {
+    auto l = symbolic(*cond.operands[0]), r = symbolic(*cond.operands[1]);
+    if (!l || !r)
+      return condition(cond);
+    switch (values_.flippedTo) {
+    case Tok::Less:
+      return *l < *r;
+    case Tok::LessEq:
+      return *l <= *r;
+    case Tok::Greater:
+      return *l > *r;
+    case Tok::GreaterEq:
+      return *l >= *r;
+    default:
+      return condition(cond);
+    }
+  }
+
   void execBlock(const Block &b) {
     for (const StmtPtr &s : b.stmts) {
       if (stopped_ || aborted_)
@@ -833,7 +1315,7 @@ private:
     if (auto *f = dyn_cast<ForStmt>(&s))
       return loop(*f);
     if (auto *i = dyn_cast<IfStmt>(&s)) {
-      if (condition(*i->cond))
+      if (i == values_.flipped ? flippedCondition(*i->cond) : condition(*i->cond))
         return execBlock(i->thenBody);
       if (i->elseBody)
         return execBlock(*i->elseBody);
@@ -884,6 +1366,8 @@ private:
       lo = symbolic(*it.operands[0]);
       hi = symbolic(*it.operands[1]);
     }
+    if (lo && hi && &f == values_.adjusted)
+      *hi += values_.adjustBy;
     if (lo && hi) {
       if ((*hi - *lo) / step > int64_t(kBudget)) {
         aborted_ = true;
@@ -921,11 +1405,16 @@ private:
     case SimOp::Wgmma:
     case SimOp::Tcgen05Mma:
       for (const std::string &root : info.reads)
-        if (auto it = tokens_.find(root); !root.empty() && it != tokens_.end())
+        if (auto it = tokens_.find(root); !root.empty() && it != tokens_.end()) {
           reads_.push_back({it->second, &c, 0, info.kind == SimOp::Tcgen05Mma});
+          if (info.kind == SimOp::Wgmma)
+            groupOf_[it->second] = commits_ + 1;
+        }
       return;
     case SimOp::WgmmaCommit:
     case SimOp::Tcgen05Commit:
+      if (info.kind == SimOp::WgmmaCommit)
+        ++commits_;
       for (Read &r : reads_)
         if (r.tcgen == (info.kind == SimOp::Tcgen05Commit))
           r.commits = std::min<int64_t>(r.commits + 1, 64);
@@ -942,6 +1431,11 @@ private:
         std::erase_if(reads_, [&](const Read &r) { return !r.tcgen && r.commits >= m.value_or(0) + 1; });
       for (auto d = deferred_.begin(); d != deferred_.end();) {
         if (d->store == store && m && *m <= d->depth) {
+          if (groupsAfter && !store && *m >= 1) {
+            auto [it, fresh] = groupsAfter->try_emplace(d->release, commits_ - d->group);
+            if (!fresh)
+              it->second = std::max(it->second, commits_ - d->group);
+          }
           events.push_back({Event::Free, d->ring, d->release});
           d = deferred_.erase(d);
         } else {
@@ -972,6 +1466,31 @@ private:
                   {},
                   {}};
         f.notes.push_back({c.range, "this consume waits for a slot that the producer cannot refill"});
+        // `wgmma.wait(m); R.release(s, after = wgmma.retired(n))` with m > n:
+        // either the wait or the declared depth is off; both readings are
+        // offered, neither applied (which one the author meant is not
+        // decidable here).
+        auto args = positionalArgs(*after);
+        if (!oldest->store && !args.empty())
+          if (auto wait = lastWaitDepth(*oldest->release); wait && *wait > oldest->depth) {
+            auto [block, index] = statementOf(*oldest->release);
+            const Expr *waitCall = nullptr;
+            for (size_t i = index; block && i-- > 0 && !waitCall;)
+              if (auto *e = dyn_cast<ExprStmt>(block->stmts[i].get());
+                  e && e->expr->kind == ExprKind::Call && opIdOf(*e->expr, kernel_) == OpId::WgmmaWait)
+                waitCall = e->expr.get();
+            auto waitArgs = waitCall ? positionalArgs(*waitCall) : std::vector<const Expr *>{};
+            if (!waitArgs.empty()) {
+              Fix a = replaceFix("wait with wgmma.wait(" + std::to_string(oldest->depth) + ")", waitArgs[0]->range,
+                                 std::to_string(oldest->depth));
+              a.preferred = false;
+              Fix b = replaceFix("release after wgmma.retired(" + std::to_string(*wait) + ")", args[0]->range,
+                                 std::to_string(*wait));
+              b.preferred = false;
+              f.fixes.push_back(std::move(a));
+              f.fixes.push_back(std::move(b));
+            }
+          }
         put(findings_, oldest->release, std::move(f));
       } else {
         Finding f{"ring.deadlock",
@@ -1003,7 +1522,11 @@ private:
     if (event == OpId::WgmmaRetired || event == OpId::TmaStoreRead) {
       auto args = positionalArgs(*after);
       auto n = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel_.consts);
-      deferred_.push_back({&ring, &c, n.value_or(0), event == OpId::TmaStoreRead});
+      int64_t group = commits_;
+      if (token != tokens_.end())
+        if (auto g = groupOf_.find(token->second); g != groupOf_.end())
+          group = g->second;
+      deferred_.push_back({&ring, &c, n.value_or(0), event == OpId::TmaStoreRead, group});
       return;
     }
     events.push_back({Event::Free, &ring, &c});
@@ -1022,22 +1545,135 @@ private:
               {},
               {}};
     f.notes.push_back({pending.mma->range, mma + " reading '" + token + "' is issued here and not yet retired"});
-    std::string event = pending.tcgen ? "tcgen05.done()" : "wgmma.retired(" + std::to_string(lastWaitDepth(c)) + ")";
-    f.fixes.push_back(insertFix("release after " + event, c.range.file, c.range.end - 1, ", after = " + event));
+    std::optional<int64_t> wait = lastWaitDepth(c, pending.mma->range.begin);
+    std::string event = pending.tcgen ? "tcgen05.done()" : "wgmma.retired(" + std::to_string(wait.value_or(0)) + ")";
+    Fix fix = insertFix("release after " + event, c.range.file, c.range.end - 1, ", after = " + event);
+    // Deferring the release is the repair only when the role's pipeline is
+    // otherwise intact: the MMA's group is committed, a wgmma.wait keeps
+    // the role's depth before the release, and the ring's other releases
+    // are not plain ones behind a wait that retires their MMA (there, the
+    // wait or the commit before this release is what is missing: another
+    // rule reports it, and deferring would only hide it).
+    const char *why = nullptr;
+    if (!pending.tcgen && pending.commits == 0)
+      why = "the wgmma group reading it is never committed before the release";
+    else if (!pending.tcgen && !wait)
+      why = "no wgmma.wait precedes the release";
+    else if (otherPlainRelease(c))
+      why = "the ring's other releases are plain, after a wait that retires their MMA";
+    else if (accumulatorReadAfter(c, token))
+      why = "the accumulator of the MMA is read after the release while its group may be in flight, so the wait "
+            "before it is what keeps too many groups pending";
+    if (why) {
+      fix.preferred = false;
+      f.message += std::string(" (the deferred release is offered, not applied: ") + why + ")";
+    }
+    f.fixes.push_back(std::move(fix));
     put(findings_, &c, std::move(f));
   }
 
+  /// The block of the role that holds the statement of \p call, and its index.
+  std::pair<const Block *, size_t> statementOf(const Expr &call) const {
+    std::pair<const Block *, size_t> out{nullptr, 0};
+    std::function<void(const Block &)> visit = [&](const Block &b) {
+      for (size_t i = 0; i < b.stmts.size() && !out.first; ++i) {
+        const Stmt &s = *b.stmts[i];
+        if (s.range.begin > call.range.begin || call.range.end > s.range.end)
+          continue;
+        if (auto *f = dyn_cast<ForStmt>(&s))
+          return visit(f->body);
+        if (auto *c = dyn_cast<IfStmt>(&s)) {
+          for (; c; c = c->elseIf ? dyn_cast<IfStmt>(c->elseIf.get()) : nullptr) {
+            visit(c->thenBody);
+            if (c->elseBody)
+              visit(*c->elseBody);
+          }
+          return;
+        }
+        out = {&b, i};
+      }
+    };
+    visit(role_.decl->body);
+    return out;
+  }
+
+  /// Whether, after \p release in its block, a statement reads the
+  /// accumulator of a wgmma.mma of that block that read \p token (`acc`, or
+  /// `acc[j % 2]` written the same way): then the group is meant to have
+  /// retired by the release.
+  bool accumulatorReadAfter(const Expr &release, const std::string &token) const {
+    auto [block, index] = statementOf(release);
+    if (!block)
+      return false;
+    std::vector<std::string> accs;
+    for (size_t i = 0; i < index; ++i)
+      forEachCall(*block->stmts[i], [&](const Expr &call) {
+        if (opIdOf(call, kernel_) != OpId::WgmmaMma)
+          return;
+        auto args = positionalArgs(call);
+        if (args.size() < 3)
+          return;
+        if (viewRoot(*args[0]) == token || viewRoot(*args[1]) == token)
+          accs.push_back(std::string(textOf(sm_, args[2]->range)));
+      });
+    bool found = false, drained = false;
+    for (size_t i = index + 1; i < block->stmts.size() && !found && !drained; ++i) {
+      forEachStmt(*block->stmts[i], [&](const Stmt &st) {
+        // a read behind a wgmma.wait(0) (a drain in the last iteration) is after the retirement
+        if (auto *w = dyn_cast<ExprStmt>(&st); w && w->expr->kind == ExprKind::Call &&
+                                               opIdOf(*w->expr, kernel_) == OpId::WgmmaWait) {
+          auto args = positionalArgs(*w->expr);
+          if (args.empty() || sema::evalInt(*args[0], kernel_.consts).value_or(1) == 0)
+            drained = true;
+        }
+        if (drained)
+          return;
+        forEachExpr(st, [&](const Expr &e) {
+          std::function<void(const Expr &)> visit = [&](const Expr &x) {
+            if (x.kind == ExprKind::Name || x.kind == ExprKind::Index) {
+              std::string text(textOf(sm_, x.range));
+              if (std::find(accs.begin(), accs.end(), text) != accs.end()) {
+                found = true;
+                return;
+              }
+            }
+            if (x.kind == ExprKind::Call && opIdOf(x, kernel_) == OpId::WgmmaMma)
+              return; // an MMA accumulating into it is not a read
+            for (const ExprPtr &o : x.operands)
+              if (o)
+                visit(*o);
+          };
+          visit(e);
+        });
+      });
+    }
+    return found;
+  }
+
+  /// Whether another release of the ring \p release hands back is plain.
+  bool otherPlainRelease(const Expr &release) const {
+    const Ring *ring = ringOf(release, kernel_);
+    bool found = false;
+    for (const Role &r : kernel_.roles)
+      forEachCall(r.decl->body, [&](const Expr &call) {
+        if (&call != &release && opIdOf(call, kernel_) == OpId::RingRelease && ringOf(call, kernel_) == ring &&
+            !keywordArg(call, "after"))
+          found = true;
+      });
+    return found;
+  }
+
   /// The depth of the last `wgmma.wait` before the statement of \p call in
-  /// its block (0 if none).
-  int64_t lastWaitDepth(const Expr &call) const {
-    int64_t n = 0;
+  /// its block (nullopt if none).
+  std::optional<int64_t> lastWaitDepth(const Expr &call, uint32_t after = 0) const {
+    std::optional<int64_t> n;
     std::function<bool(const Block &)> inBlock;
     std::function<bool(const Stmt &)> inIf = [&](const Stmt &s) {
       auto &i = static_cast<const IfStmt &>(s);
       return inBlock(i.thenBody) || (i.elseBody && inBlock(*i.elseBody)) || (i.elseIf && inIf(*i.elseIf));
     };
     inBlock = [&](const Block &b) {
-      int64_t last = 0;
+      std::optional<int64_t> last;
       for (const StmtPtr &s : b.stmts) {
         if (s->range.begin <= call.range.begin && call.range.end <= s->range.end) {
           if (s->kind == StmtKind::Expr) {
@@ -1048,7 +1684,8 @@ private:
             return inBlock(f->body);
           return s->kind == StmtKind::If && inIf(*s);
         }
-        if (auto *e = dyn_cast<ExprStmt>(s.get()); e && opIdOf(*e->expr, kernel_) == OpId::WgmmaWait) {
+        if (auto *e = dyn_cast<ExprStmt>(s.get());
+            e && s->range.begin >= after && opIdOf(*e->expr, kernel_) == OpId::WgmmaWait) {
           auto args = positionalArgs(*e->expr);
           last = args.empty() ? 0 : sema::evalInt(*args[0], kernel_.consts).value_or(0);
         }
@@ -1264,6 +1901,214 @@ void deadlock(const Kernel &kernel, const std::map<const Role *, std::vector<Eve
   }
 }
 
+/// ring.retire: a release after wgmma.retired(n) that every steady-state
+/// wait firing it (a wgmma.wait(m) with m >= 1; a drain wait(0) fires
+/// whatever is left) finds with fewer than n groups committed after the
+/// slot's group. n is the
+/// wgmma pipeline depth the role keeps (language.md 8.2: the groups
+/// committed after the slot's group when the wait that retires it runs;
+/// PTX ISA 9.7.15.7, wgmma.wait_group N leaves at most N groups pending);
+/// the lowering sizes the release queue (n + 1 entries) and the cost model
+/// the ring's lookahead (stages - n) from it, so a deeper n than the role
+/// keeps builds both for a pipeline that never runs (hazards 4 and 13). The
+/// fix declares the depth the simulation saw (a drain `wgmma.wait(0)` fires
+/// with fewer; the steady state sets the depth).
+void retiredDepth(const Kernel &kernel, const std::map<const Expr *, int64_t> &fired, Findings &findings) {
+  for (const auto &[release, kept] : fired) {
+    const Expr *after = keywordArg(*release, "after");
+    if (!after || opIdOf(*after, kernel) != OpId::WgmmaRetired || has(findings, "ring.retire", release))
+      continue;
+    auto args = positionalArgs(*after);
+    auto n = args.empty() ? std::nullopt : sema::evalInt(*args[0], kernel.consts);
+    if (!n || *n <= kept || kept < 0)
+      continue;
+    Finding f{"ring.retire",
+              after->range,
+              "the release declares wgmma.retired(" + std::to_string(*n) + "), a pipeline of " + plural(*n, "group") +
+                  " after the slot's, but every wgmma.wait that fires it finds at most " + plural(kept, "group") +
+                  " committed after it: the release queue and the ring's lookahead are sized for a depth the role "
+                  "never keeps",
+              {},
+              {}};
+    f.fixes.push_back(replaceFix("release after wgmma.retired(" + std::to_string(kept) + ")", args[0]->range,
+                                 std::to_string(kept)));
+    put(findings, release, std::move(f));
+  }
+}
+
+/// Produces minus consumes of each ring in one run.
+std::map<const Ring *, int64_t> surplus(const std::map<const Role *, std::vector<Event>> &events) {
+  std::map<const Ring *, int64_t> out;
+  for (const auto &[role, list] : events)
+    for (const Event &e : list)
+      if (e.kind == Event::Produce && e.ring->producer == role->name)
+        ++out[e.ring];
+      else if (e.kind == Event::Consume && e.ring->consumer == role->name)
+        --out[e.ring];
+  return out;
+}
+
+/// ring.balance at one statement: when changing the upper bound of a single
+/// loop of one side (`for k in 0 .. KT + 1` against `0 .. KT` on the other)
+/// balances the ring for every assignment the facts allow, and keeps every
+/// other ring as balanced as it was, the primary range goes to that loop's
+/// header and the other side becomes a note. A bound written `E + c` (or
+/// `E - c`) whose constant alone makes the difference is the one edit that
+/// restores the balance: its removal is the preferred fix when it is the
+/// only such loop. Any other single edit that balances is offered, not
+/// applied (the intended count is ambiguous: either side may be off).
+template <typename RunAll>
+void localizeBalance(const Kernel &kernel, const SourceManager &sm, const Ring &ring,
+                     const std::vector<Assignment> &assignments,
+                     const std::vector<std::map<const Role *, std::vector<Event>>> &runs, const Atoms &atoms,
+                     RunAll &runAll, Findings &findings) {
+  const Role *producer = kernel.role(ring.producer), *consumer = kernel.role(ring.consumer);
+  if (!producer || !consumer || assignments.empty())
+    return;
+  const Expr *produce = firstCall(kernel, *producer, ring, OpId::RingProduce);
+  const Expr *consume = firstCall(kernel, *consumer, ring, OpId::RingConsume);
+  auto key = findings.find({"ring.balance", consume ? consume : produce});
+  if (key == findings.end())
+    return;
+  struct Candidate {
+    const ForStmt *loop;
+    const Role *role;
+    int64_t delta;
+    bool cancels; ///< removes a written `+ c` / `- c`, or makes `<=` strict
+    const Expr *bound;
+    const IfStmt *branch = nullptr; ///< a comparison instead of a loop bound
+    Tok op = Tok::Eof;
+  };
+  std::vector<Candidate> candidates;
+  std::vector<const Role *> sides{producer};
+  if (consumer != producer)
+    sides.push_back(consumer);
+  for (const Role *role : sides) {
+    forEachStmt(role->decl->body, [&](const Stmt &st) {
+      // A guard `if i <= N` around a produce/consume: the other comparison.
+      if (auto *i = dyn_cast<IfStmt>(&st); i && i->cond->kind == ExprKind::Binary && !i->elseIf) {
+        Tok op = i->cond->op, to = Tok::Eof;
+        bool strict = false;
+        if (op == Tok::LessEq || op == Tok::GreaterEq) {
+          to = op == Tok::LessEq ? Tok::Less : Tok::Greater;
+          strict = true;
+        } else if (op == Tok::Less || op == Tok::Greater) {
+          to = op == Tok::Less ? Tok::LessEq : Tok::GreaterEq;
+        }
+        bool takes = false;
+        forEachCall(i->thenBody, [&](const Expr &call) {
+          OpId o = opIdOf(call, kernel);
+          takes |= ringOf(call, kernel) == &ring && ((role == producer && o == OpId::RingProduce) ||
+                                                     (role == consumer && o == OpId::RingConsume));
+        });
+        if (to != Tok::Eof && takes)
+          candidates.push_back({nullptr, role, 0, strict, i->cond.get(), i, to});
+        return;
+      }
+      auto *f = dyn_cast<ForStmt>(&st);
+      if (!f || f->iterable->kind != ExprKind::Binary || f->iterable->op != Tok::DotDot)
+        return;
+      bool takes = false;
+      forEachCall(f->body, [&](const Expr &call) {
+        OpId op = opIdOf(call, kernel);
+        takes |= ringOf(call, kernel) == &ring && ((role == producer && op == OpId::RingProduce) ||
+                                                   (role == consumer && op == OpId::RingConsume));
+      });
+      if (!takes)
+        return;
+      const Expr *hi = f->iterable->operand(1);
+      std::optional<int64_t> written;
+      if (hi->kind == ExprKind::Binary && (hi->op == Tok::Plus || hi->op == Tok::Minus))
+        if (auto c = sema::evalInt(*hi->operand(1), kernel.consts); c && *c > 0)
+          written = hi->op == Tok::Plus ? -*c : *c;
+      std::set<int64_t> deltas = {-1, 1};
+      if (written)
+        deltas.insert(*written);
+      for (int64_t d : deltas)
+        candidates.push_back({f, role, d, written && d == *written, hi});
+    });
+  }
+  if (candidates.empty() || candidates.size() > 24)
+    return;
+  std::vector<std::map<const Ring *, int64_t>> before;
+  for (const auto &events : runs)
+    before.push_back(surplus(events));
+  std::vector<const Candidate *> balancing;
+  for (const Candidate &c : candidates) {
+    bool ok = true;
+    for (size_t i = 0; i < assignments.size() && ok; ++i) {
+      Assignment a = assignments[i];
+      a.adjusted = c.loop;
+      a.adjustBy = c.delta;
+      a.flipped = c.branch;
+      a.flippedTo = c.op;
+      std::map<const Role *, std::vector<Event>> events;
+      Atoms seen = atoms;
+      Findings scratch;
+      if (!runAll(a, seen, scratch, events)) {
+        ok = false;
+        break;
+      }
+      std::map<const Ring *, int64_t> after = surplus(events);
+      for (const Ring &r : kernel.rings)
+        if ((&r == &ring || before[i][&r] == 0) && after[&r] != 0)
+          ok = false;
+    }
+    if (ok)
+      balancing.push_back(&c);
+  }
+  const Candidate *pick = nullptr;
+  bool preferred = false;
+  size_t cancelling = std::count_if(balancing.begin(), balancing.end(), [](const Candidate *c) { return c->cancels; });
+  if (cancelling == 1) {
+    pick = *std::find_if(balancing.begin(), balancing.end(), [](const Candidate *c) { return c->cancels; });
+    preferred = true;
+  } else if (balancing.size() == 1) {
+    pick = balancing.front();
+  }
+  if (!pick)
+    return;
+  Finding &f = key->second;
+  const Role *other = pick->role == producer ? consumer : producer;
+  const Expr *otherCall = pick->role == producer ? consume : produce;
+  std::string verb = pick->role == producer ? "produces" : "consumes";
+  std::string otherVerb = pick->role == producer ? "consumes" : "produces";
+  std::string boundText(textOf(sm, pick->bound->range));
+  f.notes.clear();
+  if (otherCall) {
+    const Stmt *s = enclosing(other->decl->body, *otherCall);
+    f.notes.push_back({s ? header(*s) : otherCall->range,
+                       "role '" + other->name + "' " + otherVerb + " '" + ring.name + "' here"});
+  }
+  std::string replacement;
+  SourceRange edit = pick->bound->range;
+  if (pick->branch) {
+    f.range = header(*pick->branch);
+    const Expr &cond = *pick->bound;
+    edit = {cond.range.file, cond.operands[0]->range.end, cond.operands[1]->range.begin};
+    std::string_view between = textOf(sm, edit);
+    std::string opText(syntax::tokenSpelling(pick->op));
+    size_t at = between.find_first_of("<>");
+    size_t len = between.find_first_not_of("<>=", at) - at;
+    edit = {edit.file, uint32_t(edit.begin + at), uint32_t(edit.begin + at + len)};
+    replacement = opText;
+    f.message += ": the comparison of this guard is what differs (role '" + pick->role->name + "' " + verb + " '" +
+                 ring.name + "' under it; with " + opText + " the ring balances for every size the facts allow)";
+  } else {
+    f.range = header(*pick->loop);
+    f.message += ": the bound " + boundText + " of this loop is what differs (role '" + pick->role->name + "' " +
+                 verb + " '" + ring.name + "' in it; " + (pick->delta < 0 ? "one less" : "one more") +
+                 " iteration balances the ring for every size the facts allow)";
+    if (pick->cancels)
+      replacement = std::string(textOf(sm, pick->bound->operand(0)->range));
+    else
+      replacement = boundText + (pick->delta < 0 ? " - " : " + ") + std::to_string(std::abs(pick->delta));
+  }
+  Fix fix = replaceFix(pick->branch ? "compare with " + replacement : "loop to " + replacement, edit, replacement);
+  fix.preferred = preferred;
+  f.fixes.push_back(std::move(fix));
+}
+
 /// For each size symbol divided by a constant in a loop bound (`K / 64`,
 /// `math.cdiv(N, BM)`), that constant: the symbol is then given multiples of
 /// it, so that the trip count itself takes the values 0, 1, S and 2S.
@@ -1278,6 +2123,10 @@ std::map<std::string, int64_t> atomScales(const Kernel &kernel) {
       num = e.operands[1].get();
       den = e.operands[2].get();
     }
+    // `(X + BN - 1) / BN` is math.cdiv written out: X is still the symbol.
+    while (num && (num->kind == ExprKind::Paren ||
+                   (num->kind == ExprKind::Binary && (num->op == Tok::Plus || num->op == Tok::Minus))))
+      num = num->operand(0);
     if (num && num->kind == ExprKind::Name && !kernel.consts.count(num->text))
       if (auto c = sema::evalInt(*den, kernel.consts); c && *c > 1)
         scales[num->text] = std::max(scales[num->text], *c);
@@ -1314,10 +2163,281 @@ bool satisfiesFacts(const Kernel &kernel, const std::map<std::string, int64_t> &
   return true;
 }
 
+/// The kernel-scope lets of \p kernel, by name.
+std::map<std::string, const Expr *> kernelLets(const Kernel &kernel) {
+  std::map<std::string, const Expr *> lets;
+  for (const StmtPtr &s : kernel.decl->body.stmts)
+    if (auto *l = dyn_cast<LetStmt>(s.get()); l && l->names.size() == 1 && l->value)
+      lets[l->names[0].name] = l->value.get();
+  return lets;
+}
+
+/// The size symbols \p e depends on through kernel-scope lets; false when it
+/// also depends on something else (a load, a schedule, a block id).
+bool sizeSymbolsOf(const Kernel &kernel, const std::map<std::string, const Expr *> &lets, const Expr &e,
+                   std::set<std::string> &out, int depth = 0) {
+  if (depth > 16)
+    return false;
+  if (e.kind == ExprKind::Call && sema::calleeOp(e) != OpId::MathCdiv && sema::calleeOp(e) != OpId::MathMin &&
+      sema::calleeOp(e) != OpId::MathMax)
+    return false;
+  if (e.kind == ExprKind::Name) {
+    if (kernel.consts.count(e.text))
+      return true;
+    if (kernel.sizeSymbols.count(e.text)) {
+      out.insert(e.text);
+      return true;
+    }
+    auto it = lets.find(e.text);
+    return it != lets.end() && sizeSymbolsOf(kernel, lets, *it->second, out, depth + 1);
+  }
+  for (size_t i = e.kind == ExprKind::Call ? 1 : 0; i < e.operands.size(); ++i)
+    if (e.operands[i] && !sizeSymbolsOf(kernel, lets, *e.operands[i], out, depth))
+      return false;
+  return true;
+}
+
+/// The assignments the simulation runs: every trip count the `assume`
+/// facts allow should be represented, odd ones included (a role that takes
+/// two slots per iteration balances only for even counts: hazards 2 and 4).
+///
+/// An atom that is a kernel-scope let of size symbols (`let CT = KP / BN`) is
+/// not given a value of its own: its size symbols are, and the let is
+/// evaluated from them, so that every fact on either (`KP % (2 * BN) == 0`,
+/// `CT % 2 == 0`) constrains it. A size symbol X takes the values v * u for
+/// v in {0, 1, 2, 3, S, S + 1, 2S, 2S + 1} (S: the largest stage count),
+/// where u is the lcm of its divisors in loop bounds and lets (`X / 64`,
+/// `math.cdiv(X, BN)`) and of the moduli its facts require (`X % m == 0`),
+/// so the lets take those counts, odd and even, whenever the facts allow;
+/// plus r for a residue fact (`X % m == r`), the values next to the
+/// facts' bounds (`X >= b`, `X <= b`: the nearest allowed multiples) and
+/// their equalities (`X == c`; `CT == 3` on `let CT = KP / BN`: KP = 3 BN). Other atoms (schedules, loads) take the v
+/// themselves. Every assignment is checked against every fact; the product
+/// is taken when it has at most 64 members, else each axis is varied on its
+/// own (the others at S) and all axes together along a diagonal.
+std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &atoms, int64_t stages) {
+  std::set<int64_t> baseSet = {0, 1, 2, 3, stages, stages + 1, 2 * stages, 2 * stages + 1};
+  std::vector<int64_t> base(baseSet.begin(), baseSet.end());
+  std::map<std::string, const Expr *> lets = kernelLets(kernel);
+  std::map<std::string, int64_t> scales = atomScales(kernel);
+  std::vector<std::string> opaque, derived;
+  std::set<std::string> free;
+  for (const std::string &name : atoms.ints) {
+    std::set<std::string> syms;
+    if (kernel.sizeSymbols.count(name)) {
+      free.insert(name);
+    } else if (auto it = lets.find(name);
+               it != lets.end() && sizeSymbolsOf(kernel, lets, *it->second, syms) && !syms.empty()) {
+      free.insert(syms.begin(), syms.end());
+      derived.push_back(name);
+    } else {
+      opaque.push_back(name);
+    }
+  }
+  // What the facts say about each size symbol.
+  auto constant = [&](const Expr &e) { return sema::evalInt(e, kernel.consts); };
+  auto strip = [](const Expr *e) {
+    while (e && e->kind == ExprKind::Paren)
+      e = e->operand(0);
+    return e;
+  };
+  std::map<std::string, int64_t> unit, residue;
+  std::map<std::string, std::set<int64_t>> exact, atLeast, atMost;
+  for (const std::string &x : free)
+    unit[x] = std::max<int64_t>(1, scales.count(x) ? scales[x] : 1);
+  // The divisor c of `let L = X / c` or `math.cdiv(X, c)`, for facts on L.
+  auto divisorOf = [&](const std::string &let, std::string &x) -> std::optional<int64_t> {
+    auto it = lets.find(let);
+    if (it == lets.end())
+      return std::nullopt;
+    const Expr *v = strip(it->second);
+    const Expr *num = nullptr, *den = nullptr;
+    if (v->kind == ExprKind::Binary && v->op == Tok::Slash) {
+      num = strip(v->operand(0));
+      den = v->operand(1);
+    } else if (v->kind == ExprKind::Call && sema::calleeOp(*v) == OpId::MathCdiv && v->operands.size() == 3) {
+      num = strip(v->operand(1));
+      den = v->operand(2);
+    }
+    if (!num || num->kind != ExprKind::Name || !free.count(num->text))
+      return std::nullopt;
+    auto c = constant(*den);
+    if (!c || *c <= 0)
+      return std::nullopt;
+    x = num->text;
+    return c;
+  };
+  for (const StmtPtr &s : kernel.decl->body.stmts) {
+    auto *a = dyn_cast<AssumeStmt>(s.get());
+    if (!a)
+      continue;
+    for (const ExprPtr &fact : a->facts) {
+      const Expr *f = strip(fact.get());
+      if (f->kind != ExprKind::Binary)
+        continue;
+      const Expr *lhs = strip(f->operand(0)), *rhs = f->operand(1);
+      auto b = constant(*rhs);
+      if (!b)
+        continue;
+      // X % m == r
+      if (f->op == Tok::EqEq && lhs->kind == ExprKind::Binary && lhs->op == Tok::Percent) {
+        const Expr *x = strip(lhs->operand(0));
+        auto m = constant(*lhs->operand(1));
+        if (x->kind == ExprKind::Name && free.count(x->text) && m && *m > 0 && *m < (int64_t(1) << 20)) {
+          unit[x->text] = std::lcm(unit[x->text], *m);
+          if (*b > 0 && *b < *m)
+            residue[x->text] = *b;
+        }
+        continue;
+      }
+      // `X / c` or `math.cdiv(X, c)` written in the fact itself
+      std::string quotientOf;
+      std::optional<int64_t> quotientBy;
+      if (lhs->kind == ExprKind::Binary && lhs->op == Tok::Slash) {
+        if (const Expr *x = strip(lhs->operand(0)); x->kind == ExprKind::Name && free.count(x->text)) {
+          quotientOf = x->text;
+          quotientBy = constant(*lhs->operand(1));
+        }
+      } else if (lhs->kind == ExprKind::Call && sema::calleeOp(*lhs) == OpId::MathCdiv && lhs->operands.size() == 3) {
+        if (const Expr *x = strip(lhs->operand(1)); x->kind == ExprKind::Name && free.count(x->text)) {
+          quotientOf = x->text;
+          quotientBy = constant(*lhs->operand(2));
+        }
+      }
+      if (lhs->kind != ExprKind::Name && !(quotientBy && *quotientBy > 0))
+        continue;
+      Tok op = f->op;
+      if (op != Tok::EqEq && op != Tok::GreaterEq && op != Tok::Greater && op != Tok::LessEq && op != Tok::Less)
+        continue;
+      // The bound itself and its neighbour on the allowed side.
+      int64_t edge = *b + (op == Tok::Greater ? 1 : op == Tok::Less ? -1 : 0);
+      bool below = op == Tok::LessEq || op == Tok::Less;
+      if (quotientBy && *quotientBy > 0) {
+        exact[quotientOf].insert(edge * *quotientBy);
+        exact[quotientOf].insert((below ? edge - 1 : edge + 1) * *quotientBy);
+      } else if (free.count(lhs->text)) {
+        if (op == Tok::EqEq)
+          exact[lhs->text].insert(edge);
+        else
+          (below ? atMost : atLeast)[lhs->text].insert(edge);
+      } else {
+        std::string x;
+        if (auto c = divisorOf(lhs->text, x)) {
+          exact[x].insert(edge * *c);
+          exact[x].insert((below ? edge - 1 : edge + 1) * *c);
+        }
+      }
+    }
+  }
+  // The axes: a size symbol or an opaque atom, with its values.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> axes;
+  for (const std::string &x : free) {
+    int64_t u = unit[x], r = residue.count(x) ? residue[x] : 0;
+    std::set<int64_t> vals;
+    for (int64_t v : base)
+      vals.insert(v * u + r);
+    for (int64_t e : exact[x])
+      vals.insert(e);
+    for (int64_t e : atLeast[x]) {
+      int64_t k = e <= r ? 0 : (e - r + u - 1) / u; // the smallest v * u + r >= e
+      vals.insert(k * u + r);
+      vals.insert((k + 1) * u + r);
+    }
+    for (int64_t e : atMost[x]) {
+      if (e < r)
+        continue;
+      int64_t k = (e - r) / u; // the largest v * u + r <= e
+      vals.insert(k * u + r);
+      if (k > 0)
+        vals.insert((k - 1) * u + r);
+    }
+    axes.push_back({x, std::vector<int64_t>(vals.begin(), vals.end())});
+  }
+  // A tile schedule repeats the same per-tile body: none, one, two and three
+  // tiles (odd and even, state carried across a tile boundary twice) and
+  // S + 1 (every stage reused across tiles) stand for every count.
+  std::set<int64_t> tileSet = {0, 1, 2, 3, stages + 1};
+  for (const std::string &name : opaque) {
+    auto it = lets.find(name);
+    bool schedule = it != lets.end() && it->second->kind == ExprKind::Call &&
+                    opIdOf(*it->second, kernel) == OpId::SchedTiles;
+    axes.push_back({name, schedule ? std::vector<int64_t>(tileSet.begin(), tileSet.end()) : base});
+  }
+  std::vector<std::string> bools(atoms.bools.begin(), atoms.bools.end());
+
+  std::vector<Assignment> out;
+  auto finish = [&](Assignment a) {
+    sema::NameLookup sizes = [&](const std::string &n) -> std::optional<int64_t> {
+      if (auto it = a.ints.find(n); it != a.ints.end())
+        return it->second;
+      return std::nullopt;
+    };
+    for (const std::string &name : derived) {
+      auto v = sema::evalInKernel(kernel, *lets.at(name), sizes);
+      if (!v)
+        return;
+      a.ints[name] = *v;
+    }
+    if (satisfiesFacts(kernel, a.ints))
+      out.push_back(std::move(a));
+  };
+  double total = std::pow(2.0, double(bools.size()));
+  for (auto &[name, vals] : axes)
+    total *= double(vals.size());
+  if (total <= 64) {
+    for (size_t n = 0; n < size_t(total); ++n) {
+      Assignment a;
+      size_t rest = n;
+      for (auto &[name, vals] : axes) {
+        a.ints[name] = vals[rest % vals.size()];
+        rest /= vals.size();
+      }
+      for (const std::string &name : bools) {
+        a.bools[name] = rest % 2 == 0;
+        rest /= 2;
+      }
+      finish(std::move(a));
+    }
+    return out;
+  }
+  // Too many: a diagonal (every axis at its i-th value, small values
+  // together), and each axis over all its values with the others at S.
+  size_t longest = 0;
+  for (auto &[name, vals] : axes)
+    longest = std::max(longest, vals.size());
+  auto at = [&](const std::vector<int64_t> &vals, size_t i) { return vals[std::min(i, vals.size() - 1)]; };
+  auto middle = [&](const std::vector<int64_t> &vals) {
+    // the first value at least S times its axis' unit, else the largest
+    size_t i = std::find(base.begin(), base.end(), stages) - base.begin();
+    return at(vals, i);
+  };
+  for (bool b : {true, false}) {
+    for (size_t i = 0; i < longest; ++i) {
+      Assignment a;
+      for (auto &[name, vals] : axes)
+        a.ints[name] = at(vals, i);
+      for (const std::string &name : bools)
+        a.bools[name] = b;
+      finish(std::move(a));
+    }
+    for (size_t axis = 0; axis < axes.size(); ++axis)
+      for (int64_t v : axes[axis].second) {
+        Assignment a;
+        for (size_t k = 0; k < axes.size(); ++k)
+          a.ints[axes[k].first] = k == axis ? v : middle(axes[k].second);
+        for (const std::string &name : bools)
+          a.bools[name] = b;
+        finish(std::move(a));
+      }
+  }
+  return out;
+}
+
 /// ring.balance, ring.retire and ring.deadlock: simulate every role under
 /// each assignment of the atoms to 0, 1, S and 2S (S: the largest stage
 /// count) and of the opaque conditions to true and false.
-void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const Ring *> &misplaced) {
+void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const Ring *> &misplaced,
+                    const std::set<const Ring *> &leaked) {
   if (kernel.rings.empty())
     return;
   Relevant relevant;
@@ -1328,16 +2448,16 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
   int64_t stages = 1;
   for (const Ring &r : kernel.rings)
     stages = std::max(stages, r.stages.value_or(1));
-  std::set<int64_t> valueSet = {0, 1, stages, 2 * stages};
-  std::vector<int64_t> values(valueSet.begin(), valueSet.end());
 
   Findings findings, scratch;
   OpCache cache(kernel);
   size_t budget = 2000000; // statement steps for the whole kernel
+  std::map<const Expr *, int64_t> fired, *groupsAfter = nullptr;
   auto runAll = [&](const Assignment &a, Atoms &atoms, Findings &out,
                     std::map<const Role *, std::vector<Event>> &events) {
     for (const Role &r : kernel.roles) {
       RoleSim sim(kernel, r, ctx.sm, a, atoms, relevant, cache, out, budget);
+      sim.groupsAfter = groupsAfter;
       if (!sim.run())
         return false;
       events[&r] = std::move(sim.events);
@@ -1360,45 +2480,12 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
     if (atoms.ints.size() + atoms.bools.size() == before)
       break;
   }
-  std::vector<std::string> ints(atoms.ints.begin(), atoms.ints.end()), bools(atoms.bools.begin(), atoms.bools.end());
-  std::map<std::string, int64_t> scales = atomScales(kernel);
-  auto scaled = [&](const std::string &name, int64_t v) {
-    auto it = scales.find(name);
-    return it == scales.end() ? v : v * it->second;
-  };
-  std::vector<Assignment> assignments;
-  double total = std::pow(double(values.size()), double(ints.size())) * std::pow(2.0, double(bools.size()));
-  if (total <= 256) {
-    for (size_t n = 0; n < size_t(total); ++n) {
-      Assignment a;
-      size_t rest = n;
-      for (const std::string &name : ints) {
-        a.ints[name] = scaled(name, values[rest % values.size()]);
-        rest /= values.size();
-      }
-      for (const std::string &name : bools) {
-        a.bools[name] = rest % 2 == 0;
-        rest /= 2;
-      }
-      assignments.push_back(std::move(a));
-    }
-  } else {
-    for (int64_t v : values)
-      for (bool b : {true, false}) {
-        Assignment a;
-        for (const std::string &name : ints)
-          a.ints[name] = scaled(name, v);
-        for (const std::string &name : bools)
-          a.bools[name] = b;
-        assignments.push_back(std::move(a));
-      }
-  }
-  // Only sizes the kernel allows: an assignment that violates an `assume`
-  // fact (`K >= BN`, `CT >= 1`) is not a schedule that can run.
-  std::erase_if(assignments, [&](const Assignment &a) { return !satisfiesFacts(kernel, a.ints); });
+  std::vector<Assignment> assignments = candidateAssignments(kernel, atoms, stages);
   // Balance first: a deadlock through a ring that is not balanced is its consequence.
   std::set<const Ring *> unbalanced;
   std::vector<std::map<const Role *, std::vector<Event>>> runs;
+  std::vector<Assignment> ran;
+  groupsAfter = &fired;
   for (const Assignment &a : assignments) {
     std::map<const Role *, std::vector<Event>> events;
     Atoms seen = atoms;
@@ -1406,12 +2493,23 @@ void checkSimulated(const Kernel &kernel, RuleContext &ctx, const std::set<const
       continue;
     balance(kernel, events, a, atoms, misplaced, findings, unbalanced);
     runs.push_back(std::move(events));
+    ran.push_back(a);
   }
+  groupsAfter = nullptr;
+  retiredDepth(kernel, fired, findings);
+  for (const Ring *ring : unbalanced)
+    localizeBalance(kernel, ctx.sm, *ring, ran, runs, atoms, runAll, findings);
   for (const auto &events : runs)
     deadlock(kernel, events, ctx.sm, unbalanced, findings);
   std::vector<Finding> out;
-  for (auto &[call, f] : findings)
+  for (auto &[key, f] : findings) {
+    // A token never committed or released (ring.linear) starves its ring:
+    // the waits that hang on it are that finding's consequence.
+    if (!leaked.empty() && (key.first == "ring.deadlock" || (key.first == "ring.retire" && f.notes.size() == 1 &&
+                                                                 leaked.count(ringOf(*key.second, kernel)))))
+      continue;
     out.push_back(std::move(f));
+  }
   emitFindings(ctx, std::move(out));
 }
 
@@ -1421,10 +2519,15 @@ void checkRings(const sema::Kernel &kernel, RuleContext &ctx) {
   std::set<const Ring *> misplaced;
   checkRoles(kernel, ctx, misplaced);
   std::vector<Finding> findings;
-  for (const Role &role : kernel.roles)
-    TokenWalker(kernel, role, ctx.sm, findings).run();
+  std::set<const Ring *> leaked;
+  for (const Role &role : kernel.roles) {
+    TokenWalker walker(kernel, role, ctx.sm, findings);
+    walker.run();
+    leaked.insert(walker.leaked.begin(), walker.leaked.end());
+  }
   emitFindings(ctx, std::move(findings));
-  checkSimulated(kernel, ctx, misplaced);
+  checkSlotFlow(kernel, ctx);
+  checkSimulated(kernel, ctx, misplaced, leaked);
 }
 
 } // namespace cake::verify

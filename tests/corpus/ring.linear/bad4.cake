@@ -20,9 +20,10 @@ kernel gemm_tile(
 
   role load warpgroups(0) issue(elect) {
     for k in 0 .. KT {
-      // expected-error@+1:15-27 ring.linear {{token 'p' from ab.produce() is not committed on every path}}
+      // expected-note@+1:15-27 {{'p' is taken here}}
       let p = ab.produce()
       tma.load(A[m0, k * BK], p.a)
+      // expected-error@+1 ring.linear {{token 'p' from ab.produce() is never committed: ab.commit(p) belongs after its last write, here}}
       tma.load(B[n0, k * BK], p.b)
     // expected-note@+1 {{'p' is still held at the end of each iteration}}
     }
