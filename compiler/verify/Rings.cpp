@@ -1430,7 +1430,12 @@ private:
       if (!store)
         std::erase_if(reads_, [&](const Read &r) { return !r.tcgen && r.commits >= m.value_or(0) + 1; });
       for (auto d = deferred_.begin(); d != deferred_.end();) {
-        if (d->store == store && m && *m <= d->depth) {
+        // A store release fires at a store_wait(m) with m <= its depth; a wgmma
+        // release at the wait that retires its group (m groups committed after
+        // it), as the lowering's queue does (compiler/lower/Rings.cpp,
+        // drainRetired: group + m <= groups).
+        bool fires = store ? m && *m <= d->depth : m && commits_ - d->group >= *m;
+        if (d->store == store && fires) {
           if (groupsAfter && !store && *m >= 1) {
             auto [it, fresh] = groupsAfter->try_emplace(d->release, commits_ - d->group);
             if (!fresh)
@@ -1704,7 +1709,8 @@ private:
     Finding f{"ring.retire",
               after->range,
               "the release waits for " + std::string(textOf(sm_, after->range)) + ", but no " + wait +
-                  "(m) with m <= " + std::to_string(d.depth) +
+                  (d.store ? "(m) with m <= " + std::to_string(d.depth)
+                           : "(m) that retires the slot's group (at least m groups committed after it)") +
                   " follows on some path: the slot is never released and the producer hangs",
               {},
               {}};

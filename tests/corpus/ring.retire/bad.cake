@@ -1,4 +1,6 @@
-// ring.retire: the release waits for a wait(0) that only comes after the loop.
+// ring.retire: with one stage, the release after wgmma.retired(0) fires only at the next
+// iteration's wait(1) (the first wait that retires the slot's group: one group committed after
+// it), which comes after the next consume: that consume waits for the only stage forever.
 const BM = 64
 const BN = 64
 const BK = 64
@@ -13,7 +15,8 @@ kernel gemm_tile(
   let m0 = cta.id(1) * BM
   let n0 = cta.id(0) * BN
 
-  ring ab stages(2) producer(load) consumer(compute) {
+  // expected-warning@+1 perf.stages {{ring 'ab' has one stage}}
+  ring ab stages(1) producer(load) consumer(compute) {
     a: shared bf16[BM, BK] swizzle(128B)
     b: shared bf16[BN, BK] swizzle(128B)
   }
