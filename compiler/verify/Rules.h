@@ -7,7 +7,8 @@
 //                  kernel.roles-cover role.warpgroup-aligned perf.stages
 //   Issue.cpp      role.issue res.dynamic-index bar.cta-reach bar.ids
 //   Rings.cpp      ring.linear ring.balance ring.roles ring.retire ring.release-reads ring.deadlock
-//   Async.cpp      proxy.fence tma.store-wait wgmma.inflight tcgen05.wait cpasync.wait
+//   Async.cpp      proxy.fence tma.store-wait wgmma.inflight wgmma.groups
+//                  tcgen05.wait cpasync.wait
 //   Copies.cpp     tma.align tma.box copy.extent mbar.expect-tx mbar.count
 //   Mma.cpp        mma.shape mma.dtype mma.operand-major perf.bank-conflict
 //
