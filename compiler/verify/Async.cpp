@@ -333,6 +333,7 @@ private:
   const std::set<const Ring *> &refilled_;
   std::map<FindingKey, Finding> &findings_;
   std::map<FindingKey, int64_t> waitDepth_; ///< the depth a too-shallow wait's fix sets
+  std::map<std::string, uint32_t> readAt_;  ///< slot member -> its last generic read
   sema::ConstEnv ints_;                        ///< loop variables and lets with known values
   std::map<std::string, Region> views_;        ///< lets bound to views
   std::map<std::string, const Ring *> tokens_; ///< ring tokens in scope
@@ -955,6 +956,8 @@ private:
       if (Region r = arg(0) ? region(*arg(0)) : Region{}; r.valid()) {
         if (!r.token.empty())
           state.reads[r.root] = {r, &c};
+        if (!r.token.empty())
+          readAt_[r.root] = c.range.begin;
         cpRead(c, *arg(0), r, s, state);
       }
     } else if (op == OpId::FenceProxyAsync) {
@@ -965,7 +968,7 @@ private:
       }
     } else if (op == OpId::TmaStore || op == OpId::TmaReduce) {
       if (Region r = arg(0) ? region(*arg(0)) : Region{}; r.valid()) {
-        asyncRead(c, *arg(0), r, state);
+        asyncRead(c, *arg(0), r, s, state);
         cpRead(c, *arg(0), r, s, state);
         for (Store &st : state.stores)
           st.since = std::min<int64_t>(st.since + 1, 64);
@@ -974,7 +977,7 @@ private:
     } else if (op == OpId::WgmmaMma || op == OpId::Tcgen05Mma || op == OpId::Tcgen05Cp) {
       for (size_t i = 0; i < (op == OpId::Tcgen05Cp ? 1u : 2u); ++i)
         if (Region r = arg(i) ? region(*arg(i)) : Region{}; r.valid()) {
-          asyncRead(c, *arg(i), r, state);
+          asyncRead(c, *arg(i), r, s, state);
           cpRead(c, *arg(i), r, s, state);
           if (op == OpId::WgmmaMma)
             unionInto(
@@ -1039,7 +1042,7 @@ private:
   //===-- proxy.fence ------------------------------------------------------===//
 
   /// Hazard 11: an async-proxy read of a region with unfenced generic writes.
-  void asyncRead(const Expr &c, const Expr &operand, const Region &r, State &state) {
+  void asyncRead(const Expr &c, const Expr &operand, const Region &r, const Stmt &reader, State &state) {
     auto it = std::find_if(state.dirty.begin(), state.dirty.end(), [&](const auto &kv) {
       return kv.first == r.root || (r.root == r.token && kv.second.region.token == r.token);
     });
@@ -1047,17 +1050,98 @@ private:
       return;
     const Write &w = it->second;
     std::string what = sema::calleeName(c), writer = sema::calleeName(*w.call);
+    FencePlace p = placeFence(w, reader);
     Finding f{"proxy.fence",
-              c.range,
+              p.report,
               "'" + text(operand) + "' is read by " + what + " through the async proxy after a generic " + writer +
                   " without fence.proxy_async: it may read stale data",
               {},
               {}};
     f.notes.push_back({w.call->range, writer + " writes '" + w.region.root + "' here"});
-    f.fixes.push_back(insertLineAfter(sm_, *w.stmt, "insert fence.proxy_async(" + w.region.root + ") after the write",
-                                      "fence.proxy_async(" + w.region.root + ")"));
+    f.notes.push_back({c.range, what + " reads it through the async proxy here"});
+    std::string line = "fence.proxy_async(" + p.region + ")";
+    f.fixes.push_back(p.after ? insertLineAfter(sm_, *p.at, "insert " + line + " after the write", line)
+                              : insertLineBefore(sm_, *p.at, "insert " + line + " after the write", line));
     report("proxy.fence", &c, std::move(f));
     state.dirty.erase(it);
+  }
+
+  /// Where the fence after a generic write goes: right after the write (its
+  /// statement in the block of the async reader, when the write is nested in
+  /// an `if` or loop there), past the run of generic stores and fences that
+  /// directly follows it, with the fences of that run in the order of their
+  /// writes: before the first fence of a region written after this one.
+  struct FencePlace {
+    const Stmt *at;
+    bool after;
+    SourceRange report;
+    std::string region;
+  };
+  FencePlace placeFence(const Write &w, const Stmt &reader) const {
+    const Stmt *top = w.stmt;
+    std::vector<const Stmt *> cw = chain(w.stmt), cr = chain(&reader);
+    for (const Stmt *x : cw) {
+      auto px = pos_.find(x);
+      if (px == pos_.end())
+        continue;
+      if (std::any_of(cr.begin(), cr.end(), [&](const Stmt *y) {
+            auto py = pos_.find(y);
+            return py != pos_.end() && py->second.block == px->second.block;
+          })) {
+        top = x;
+        break;
+      }
+    }
+    FencePlace p{top, true, w.call->range,
+                 top == w.stmt && w.call->kind == ExprKind::Call && positionalArgs(*w.call).size() > 1
+                     ? text(*positionalArgs(*w.call)[1])
+                     : w.region.root};
+    auto pt = pos_.find(top);
+    if (pt == pos_.end())
+      return p;
+    const Block &b = *pt->second.block;
+    auto opOf = [&](const Stmt &t) {
+      auto *e = dyn_cast<ExprStmt>(&t);
+      return e ? opIdOf(*e->expr, kernel_) : OpId::None;
+    };
+    auto rootOf = [&](const Stmt &t, size_t arg) {
+      auto args = positionalArgs(*static_cast<const ExprStmt &>(t).expr);
+      if (args.size() <= arg)
+        return std::string();
+      Region r = region(*args[arg]);
+      return r.root;
+    };
+    std::set<std::string> writtenAfter;
+    const Stmt *last = top;
+    for (size_t j = pt->second.index + 1; j < b.stmts.size(); ++j) {
+      const Stmt &t = *b.stmts[j];
+      OpId op = opOf(t);
+      if (op == OpId::StShared || op == OpId::StMatrix) {
+        writtenAfter.insert(rootOf(t, 1));
+      } else if (op == OpId::FenceProxyAsync) {
+        if (writtenAfter.count(rootOf(t, 0))) {
+          p.at = &t;
+          p.after = false;
+          uint32_t line = sm_.lineColumn(t.range.file, t.range.begin).line;
+          p.report = {t.range.file, t.range.begin,
+                      std::min<uint32_t>(t.range.end, sm_.lineStart(t.range.file, line + 1) - 1)};
+          return p;
+        }
+      } else {
+        break;
+      }
+      last = &t;
+    }
+    p.at = last;
+    if (last != w.stmt) {
+      uint32_t line = sm_.lineColumn(last->range.file, last->range.end).line;
+      uint32_t start = sm_.lineStart(last->range.file, line);
+      std::string_view t = sm_.text(last->range.file);
+      while (start < last->range.end && (t[start] == ' ' || t[start] == '\t'))
+        ++start;
+      p.report = {last->range.file, start, last->range.end};
+    }
+    return p;
   }
 
   void release(const Expr &c, const Stmt &s, State &state) {
@@ -1090,7 +1174,24 @@ private:
                 {}};
       for (const SlotRead *rd : pending)
         f.notes.push_back({rd->call->range, "generic read of '" + rd->region.root + "' here"});
-      f.fixes.push_back(insertLineBefore(sm_, s, "insert fence.proxy_async(" + region + ") before the release",
+      // Before the release, with the fences directly before it in the order
+      // of their reads: before the first fence of a region read after this one.
+      const Stmt *at = &s;
+      if (auto ps = pos_.find(&s); ps != pos_.end() && pending.size() == 1) {
+        const Block &b = *ps->second.block;
+        uint32_t mine = pending[0]->call->range.begin;
+        for (size_t j = ps->second.index; j-- > 0;) {
+          auto *e = dyn_cast<ExprStmt>(b.stmts[j].get());
+          if (!e || opIdOf(*e->expr, kernel_) != OpId::FenceProxyAsync)
+            break;
+          auto fargs = positionalArgs(*e->expr);
+          Region fr = fargs.empty() ? Region{} : this->region(*fargs[0]);
+          auto ra = readAt_.find(fr.root);
+          if (ra != readAt_.end() && ra->second > mine)
+            at = b.stmts[j].get();
+        }
+      }
+      f.fixes.push_back(insertLineBefore(sm_, *at, "insert fence.proxy_async(" + region + ") before the release",
                                          "fence.proxy_async(" + region + ")"));
       report("proxy.fence", &c, std::move(f));
     }
