@@ -108,7 +108,9 @@ struct SlotRead {
 struct Store {
   Region region;
   const Expr *call;
-  int64_t since; ///< stores issued after it
+  int64_t since;              ///< stores issued after it
+  const Expr *wait = nullptr; ///< the last tma.store_wait that left it pending
+  int64_t atWait = 0;         ///< `since` at that wait
 };
 /// A wgmma accumulator written by a group that is not retired.
 struct Acc {
@@ -231,7 +233,13 @@ void join(State &a, const State &b) {
   a.reads.insert(b.reads.begin(), b.reads.end());
   unionInto(
       a.stores, b.stores, [](const Store &x, const Store &y) { return x.call == y.call && x.region == y.region; },
-      [](Store &x, const Store &y) { x.since = std::min(x.since, y.since); });
+      [](Store &x, const Store &y) {
+        x.since = std::min(x.since, y.since);
+        if (!x.wait) {
+          x.wait = y.wait;
+          x.atWait = y.atWait;
+        }
+      });
   unionInto(
       a.accs, b.accs, [](const Acc &x, const Acc &y) { return x.mma == y.mma && x.region == y.region; },
       mergeGroup<Acc>);
@@ -1023,6 +1031,10 @@ private:
     } else if (op == OpId::TmaStoreWait) {
       int64_t n = depth();
       std::erase_if(state.stores, [&](const Store &st) { return st.since >= n; });
+      for (Store &st : state.stores) {
+        st.wait = &c;
+        st.atWait = st.since;
+      }
     } else if (op == OpId::Tcgen05WaitLd) {
       state.loaded.clear();
     } else if (op == OpId::CpAsyncCommit) {
@@ -1203,7 +1215,7 @@ private:
     auto store = std::find_if(state.stores.begin(), state.stores.end(),
                               [&](const Store &st) { return st.region.token == token; });
     if (store != state.stores.end() && !waitsForStores)
-      storeConflict(c, "slot '" + token + "' is released", *store, s, state);
+      storeConflict(c, "slot '" + token + "' is released", *store, s, state, true);
     std::erase_if(state.stores, [&](const Store &st) { return st.region.token == token; });
   }
 
@@ -1216,10 +1228,69 @@ private:
       if (mayOverlap(st.region, r) && (!latest || st.since < latest->since))
         latest = &st;
     if (latest)
-      storeConflict(c, "'" + text(operand) + "' is written", *latest, s, state);
+      storeConflict(c, "'" + text(operand) + "' is written", *latest, s, state, false);
   }
 
-  void storeConflict(const Expr &c, const std::string &what, const Store &st, const Stmt &s, State &state) {
+  /// The fix that restores the tma.store_wait a store needs before \p point
+  /// (a reuse or release; null: the end of the role), where the role waits
+  /// for its stores: the `if elect.one()` block just before \p point (over
+  /// bar.sync) when it is empty (the deleted wait), the wait that left the
+  /// store pending when it is too deep (its count becomes the store's), or
+  /// the end of the `if elect.one()` block of stores just before \p point.
+  /// A drain (a release or the role's end) waits for every store: count 0.
+  struct StoreFix {
+    bool found = false;
+    Fix fix;
+    SourceRange report;
+  };
+  StoreFix storeWaitFix(const Stmt *point, const Block &body, const Store &st, bool drain) {
+    StoreFix out;
+    int64_t n = drain ? 0 : st.since;
+    const Block *b = &body;
+    size_t i = body.stmts.size();
+    if (point) {
+      auto it = pos_.find(point);
+      if (it == pos_.end())
+        return out;
+      b = it->second.block;
+      i = it->second.index;
+    }
+    const IfStmt *elect = nullptr;
+    while (i > 0) {
+      const Stmt *t = b->stmts[i - 1].get();
+      auto *e = dyn_cast<ExprStmt>(t);
+      if (e && (opIdOf(*e->expr, kernel_) == OpId::BarSync || opIdOf(*e->expr, kernel_) == OpId::BarSyncId)) {
+        --i;
+        continue;
+      }
+      if (auto *f = dyn_cast<IfStmt>(t); f && !f->elseBody && !f->elseIf && f->cond->kind == ExprKind::Call && opIdOf(*f->cond, kernel_) == OpId::ElectOne)
+        elect = f;
+      break;
+    }
+    std::string wait = "tma.store_wait(" + std::to_string(n) + ")";
+    auto closing = [](const Block &blk) { return SourceRange{blk.range.file, blk.range.end - 1, blk.range.end}; };
+    if (elect && elect->thenBody.stmts.empty()) {
+      out = {true, insertLineAtEnd(sm_, elect->thenBody, "insert " + wait, wait), closing(elect->thenBody)};
+      return out;
+    }
+    if (st.wait && !positionalArgs(*st.wait).empty()) {
+      const Expr &count = *positionalArgs(*st.wait)[0];
+      out = {true,
+             replaceFix("wait until at most " + std::to_string(st.atWait) + " stores pend", count.range,
+                        std::to_string(st.atWait)),
+             count.range};
+      return out;
+    }
+    if (elect && !calls(*elect, {OpId::TmaStoreWait}) && calls(*elect, {OpId::TmaStore, OpId::TmaReduce})) {
+      out = {true, insertLineAtEnd(sm_, elect->thenBody, "insert " + wait + " after the stores", wait),
+             closing(elect->thenBody)};
+      return out;
+    }
+    return out;
+  }
+
+  void storeConflict(const Expr &c, const std::string &what, const Store &st, const Stmt &s, State &state,
+                     bool drain) {
     Finding f{"tma.store-wait",
               c.range,
               what + " while the tma.store that reads it may still be in flight: the stored tile can be corrupted",
@@ -1227,16 +1298,26 @@ private:
               {}};
     f.notes.push_back({st.call->range, "tma.store reads it here; tma.store_wait(" + std::to_string(st.since) +
                                            ") before the reuse retires it"});
-    std::string wait = "tma.store_wait(" + std::to_string(st.since) + ")";
-    std::vector<std::string> lines = {wait};
-    if (role_.issue != sema::IssueMode::Elect && electDepth_ == 0) {
-      lines = {"if elect.one() {", "  " + wait, "}"};
-      lines.push_back(role_.issue == sema::IssueMode::Warpgroup ? "bar.sync(warpgroup)" : "bar.sync(warp)");
+    StoreFix sf = storeWaitFix(&s, role_.decl->body, st, drain);
+    if (sf.found) {
+      f.notes.push_back({c.range, what + " here"});
+      f.range = sf.report;
+      f.fixes.push_back(std::move(sf.fix));
+    } else {
+      std::string wait = "tma.store_wait(" + std::to_string(st.since) + ")";
+      std::vector<std::string> lines = {wait};
+      if (role_.issue != sema::IssueMode::Elect && electDepth_ == 0) {
+        lines = {"if elect.one() {", "  " + wait, "}"};
+        lines.push_back(role_.issue == sema::IssueMode::Warpgroup ? "bar.sync(warpgroup)" : "bar.sync(warp)");
+      }
+      f.fixes.push_back(insertLinesBefore(sm_, s, "insert " + wait + " before the reuse", lines));
     }
-    f.fixes.push_back(insertLinesBefore(sm_, s, "insert " + wait + " before the reuse", lines));
-    report("tma.store-wait", &c, std::move(f));
+    report("tma.store-wait", sf.found ? (const void *)st.call : (const void *)&c, std::move(f));
     Region r = st.region;
-    std::erase_if(state.stores, [&](const Store &x) { return mayOverlap(x.region, r); });
+    if (sf.found && drain)
+      state.stores.clear();
+    else
+      std::erase_if(state.stores, [&](const Store &x) { return mayOverlap(x.region, r); });
   }
 
   /// The role ends (or returns at \p ret) with stores still reading.
@@ -1256,11 +1337,18 @@ private:
         ret ? ret->range
             : SourceRange{role_.decl->body.range.file, role_.decl->body.range.end - 1, role_.decl->body.range.end};
     f.notes.push_back({end, std::string("role '") + role_.name + "' " + (ret ? "returns" : "ends") + " here"});
-    std::vector<std::string> lines = {"tma.store_wait(0)"};
-    if (role_.issue != sema::IssueMode::Elect && electDepth_ == 0)
-      lines = {"if elect.one() {", "  tma.store_wait(0)", "}"};
-    f.fixes.push_back(ret ? insertLinesBefore(sm_, *ret, "insert tma.store_wait(0) before the return", lines)
-                          : insertLinesAtEnd(sm_, role_.decl->body, "insert tma.store_wait(0) at the end", lines));
+    StoreFix sf = storeWaitFix(ret, role_.decl->body, *first, true);
+    if (sf.found) {
+      f.notes.push_back({first->call->range, "tma.store reads shared memory here"});
+      f.range = sf.report;
+      f.fixes.push_back(std::move(sf.fix));
+    } else {
+      std::vector<std::string> lines = {"tma.store_wait(0)"};
+      if (role_.issue != sema::IssueMode::Elect && electDepth_ == 0)
+        lines = {"if elect.one() {", "  tma.store_wait(0)", "}"};
+      f.fixes.push_back(ret ? insertLinesBefore(sm_, *ret, "insert tma.store_wait(0) before the return", lines)
+                            : insertLinesAtEnd(sm_, role_.decl->body, "insert tma.store_wait(0) at the end", lines));
+    }
     report("tma.store-wait", first->call, std::move(f));
     state.stores.clear();
   }
