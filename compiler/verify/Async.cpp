@@ -21,6 +21,8 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/verify/Rules.h"
 
+#include "compiler/sema/Facts.h"
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -1037,7 +1039,10 @@ private:
       }
     } else if (op == OpId::Tcgen05WaitLd) {
       state.loaded.clear();
-    } else if (op == OpId::CpAsyncCommit) {
+    } else if (op == OpId::CpAsyncCommit || (op == OpId::RingCommit && cpAsyncRing(c))) {
+      // A same-role cp.async ring's commit is cp.async.commit_group too
+      // (docs/language.md 8.3): it closes a group in the same per-thread
+      // sequence that cp.async_wait(n) counts (PTX ISA 9.7.9.25.3.2).
       for (Copy &cp : state.copies)
         cp.commits = std::min<int64_t>(cp.commits + 1, 64);
       state.commitsSinceWait = std::min<int64_t>(state.commitsSinceWait + 1, 64);
@@ -1049,6 +1054,13 @@ private:
     } else if (op == OpId::RingRelease) {
       release(c, s, state);
     }
+  }
+
+  /// Whether the ring of \p c is a same-role cp.async ring (no mbarriers:
+  /// its commit is a cp.async group).
+  bool cpAsyncRing(const Expr &c) const {
+    const Ring *r = ringOf(c, kernel_);
+    return r && !sema::ringUsesBarriers(*r, kernel_);
   }
 
   //===-- proxy.fence ------------------------------------------------------===//
