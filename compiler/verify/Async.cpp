@@ -450,6 +450,63 @@ private:
     return p;
   }
 
+  /// Whether the wgmma.wait(n) of \p waitStmt is followed, before the next
+  /// wgmma.mma or commit, by a release `after = wgmma.retired(n)`: the
+  /// steady state `commit; wait(n); release`, whose n the release declares.
+  bool keepsDeclaredDepth(const Stmt &waitStmt) const {
+    auto *e = dyn_cast<ExprStmt>(&waitStmt);
+    auto it = pos_.find(&waitStmt);
+    if (!e || it == pos_.end() || positionalArgs(*e->expr).empty())
+      return false;
+    std::optional<int64_t> n = value(*positionalArgs(*e->expr)[0]);
+    const Block &b = *it->second.block;
+    for (size_t j = it->second.index + 1; n && j < b.stmts.size(); ++j) {
+      const Stmt &t = *b.stmts[j];
+      if (calls(t, {OpId::WgmmaMma, OpId::WgmmaCommit, OpId::WgmmaWait}))
+        return false;
+      auto *r = dyn_cast<ExprStmt>(&t);
+      if (!r || opIdOf(*r->expr, kernel_) != OpId::RingRelease)
+        continue;
+      const Expr *after = keywordArg(*r->expr, "after");
+      if (after && opIdOf(*after, kernel_) == OpId::WgmmaRetired && !positionalArgs(*after).empty() &&
+          value(*positionalArgs(*after)[0]) == n)
+        return true;
+    }
+    return false;
+  }
+
+  /// The top of the branch that holds \p use, when the use is inside an `if`
+  /// of the innermost block that also holds \p anchor (and the `if` does not
+  /// hold the anchor).
+  std::optional<Place> branchTop(const Stmt &anchor, const Stmt &use) const {
+    std::vector<const Stmt *> ca = chain(&anchor), cu = chain(&use);
+    for (size_t k = 0; k < cu.size(); ++k) {
+      auto pu = pos_.find(cu[k]);
+      if (pu == pos_.end())
+        continue;
+      bool common = std::any_of(ca.begin(), ca.end(), [&](const Stmt *a) {
+        auto pa = pos_.find(a);
+        return pa != pos_.end() && pa->second.block == pu->second.block;
+      });
+      if (!common)
+        continue;
+      if (cu[k]->kind != StmtKind::If || k == 0 || std::find(ca.begin(), ca.end(), cu[k]) != ca.end())
+        return std::nullopt;
+      // cu[k - 1] is the statement of the branch block that holds the use
+      auto pb = pos_.find(cu[k - 1]);
+      if (pb == pos_.end() || pb->second.block->stmts.empty())
+        return std::nullopt;
+      const Stmt *first = pb->second.block->stmts.front().get();
+      uint32_t line = sm_.lineColumn(first->range.file, first->range.begin).line;
+      Place p;
+      p.at = first;
+      p.report = {first->range.file, first->range.begin,
+                  std::min<uint32_t>(first->range.end, sm_.lineStart(first->range.file, line + 1) - 1)};
+      return p;
+    }
+    return std::nullopt;
+  }
+
   Fix waitFix(const Place &p, int64_t n) const {
     std::string w = "wgmma.wait(" + std::to_string(n) + ")";
     return p.after ? insertLineAfter(sm_, *p.at, "insert " + w + " after the loop", w)
@@ -775,6 +832,20 @@ private:
     }
     if (g.wait) {
       Place p = placeWait(g.waitStmt, *need, useRange);
+      if (!p.loopExit && keepsDeclaredDepth(*g.waitStmt)) {
+        // The wait keeps the pipeline depth the release after it declares:
+        // it is not too deep. The group is needed retired only inside a
+        // branch the wait does not enter: the wait that is missing opens
+        // that branch.
+        if (std::optional<Place> q = branchTop(*g.waitStmt, *need)) {
+          Finding f{code, q->report, message + "; no wgmma.wait in this branch retires its group", {note}, {}};
+          f.notes.push_back({useRange, "it is needed retired here"});
+          f.notes.push_back({g.wait->range, text(*g.wait) + " keeps the pipeline depth the release after it declares"});
+          f.fixes.push_back(waitFix(*q, commits - 1));
+          report(code, q->at, std::move(f));
+          return;
+        }
+      }
       if (!p.loopExit) {
         const Expr &count = *positionalArgs(*g.wait)[0];
         int64_t n = g.atWait - 1;
