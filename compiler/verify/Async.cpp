@@ -344,6 +344,7 @@ private:
   std::map<FindingKey, Finding> &findings_;
   std::map<FindingKey, int64_t> waitDepth_; ///< the depth a too-shallow wait's fix sets
   std::map<std::string, uint32_t> readAt_;  ///< slot member -> its last generic read
+  std::set<const Expr *> reportedGroups_;   ///< MMAs whose too-shallow wait is reported
   sema::ConstEnv ints_;                        ///< loop variables and lets with known values
   std::map<std::string, Region> views_;        ///< lets bound to views
   std::map<std::string, const Ring *> tokens_; ///< ring tokens in scope
@@ -818,21 +819,30 @@ private:
   template <typename G>
   void retire(const std::string &code, SourceRange useRange, const void *key, std::string message, Note note,
               const G &g, const Stmt &s, State &state) {
+    // One finding per group: later needs of a group already reported are
+    // consequences of the same missing or shallow wait (the fix repairs them).
+    // Once a too-shallow wait of a group is reported, its later needs are
+    // consequences of that wait (the lowered count repairs them); the wait
+    // itself may still get a lower count from a later need.
+    bool seen = reportedGroups_.count(g.mma) > 0;
     const Stmt *need = &s;
     int64_t commits = g.commits;
     if (auto it = state.needs.find(g.mma); it != state.needs.end())
       std::tie(need, commits) = it->second;
     if (g.missingIn && need == &s) {
+      if (seen)
+        return;
       const Block &b = *g.missingIn;
       std::string w = "wgmma.wait(" + std::to_string(commits - 1) + ")";
       Finding f{code, {b.range.file, b.range.end - 1, b.range.end}, message + "; this branch does not retire its group, the other one does", {note, {useRange, "it is needed retired here"}}, {}};
       f.fixes.push_back(insertLineAtEnd(sm_, b, "insert " + w + " in this branch", w));
+      reportedGroups_.insert(g.mma); // the branch's wait repairs its later needs too
       report(code, &b, std::move(f));
       return;
     }
     if (g.wait) {
       Place p = placeWait(g.waitStmt, *need, useRange);
-      if (!p.loopExit && keepsDeclaredDepth(*g.waitStmt)) {
+      if (!p.loopExit && keepsDeclaredDepth(*g.waitStmt) && !seen) {
         // The wait keeps the pipeline depth the release after it declares:
         // it is not too deep. The group is needed retired only inside a
         // branch the wait does not enter: the wait that is missing opens
@@ -853,6 +863,7 @@ private:
         if (auto it = waitDepth_.find(k); it != waitDepth_.end() && it->second <= n)
           return;
         waitDepth_[k] = n;
+        reportedGroups_.insert(g.mma);
         Finding f{code,
                   count.range,
                   text(*g.wait) + " leaves the group in flight: " + message,
@@ -863,6 +874,8 @@ private:
         findings_[k] = std::move(f);
         return;
       }
+      if (seen)
+        return;
       Finding f{code, p.report, message + "; the loop exits with its group in flight", {note}, {}};
       if (p.report != useRange)
         f.notes.push_back({useRange, "it is needed retired here"});
@@ -870,6 +883,8 @@ private:
       report(code, p.at, std::move(f));
       return;
     }
+    if (seen)
+      return;
     Place p = placeWait(g.commit, *need, useRange);
     Finding f{code, p.report, message + "; no wgmma.wait retires its group", {note}, {}};
     if (p.report != useRange)
@@ -973,10 +988,33 @@ private:
         report("wgmma.groups", state.waitSinceCommit, std::move(f));
       }
     } else {
+      // A wait after the release, before the next MMA: the release fires
+      // there (`commit; release; wait(n)` is the steady state too).
+      const Expr *later = nullptr;
+      if (auto ps = pos_.find(&s); ps != pos_.end()) {
+        const Block &b = *ps->second.block;
+        for (size_t j = ps->second.index + 1; j < b.stmts.size() && !later; ++j) {
+          const Stmt &t = *b.stmts[j];
+          auto *e = dyn_cast<ExprStmt>(&t);
+          if (e && opIdOf(*e->expr, kernel_) == OpId::WgmmaWait)
+            later = e->expr.get();
+          else if (calls(t, {OpId::WgmmaMma, OpId::WgmmaCommit, OpId::WgmmaWait}))
+            break;
+        }
+      }
+      if (!later) {
+        // the wait that fires the release is missing: the groups it waits
+        // for are needed retired here
+        for (Acc &a : state.accs)
+          if (a.commits >= 1)
+            state.needs.emplace(a.mma, std::make_pair(&s, a.commits));
+        for (MmaRead &m : state.mmaReads)
+          if (m.commits >= 1)
+            state.needs.emplace(m.mma, std::make_pair(&s, m.commits));
+      }
       int64_t pending = std::count_if(state.deferred.begin(), state.deferred.end(),
                                       [&](const Deferred &d) { return d.release == &c; });
       if (pending > n) {
-        Place p = placeWait(&s, s, event.range);
         Finding f{"wgmma.groups",
                   event.range,
                   "the release waits for " + text(event) +
@@ -984,15 +1022,21 @@ private:
                       "the consumer keeps the slots it has finished with and the producer hangs",
                   {},
                   {}};
-        f.fixes.push_back(waitFix(p, n));
+        // A later wait that keeps more groups than the release declares is
+        // the one made too deep; otherwise the steady state's wait before the
+        // release is missing.
+        std::optional<int64_t> w =
+            later && !positionalArgs(*later).empty() ? value(*positionalArgs(*later)[0]) : std::nullopt;
+        if (w && *w > n) {
+          const Expr &count = *positionalArgs(*later)[0];
+          f.notes.push_back({later->range, text(*later) + " keeps " + std::to_string(*w) + " groups in flight"});
+          f.fixes.push_back(replaceFix("wait until at most " + std::to_string(n) + " groups pend", count.range,
+                                       std::to_string(n)));
+        } else {
+          f.fixes.push_back(waitFix(placeWait(&s, s, event.range), n));
+        }
         report("wgmma.groups", &c, std::move(f));
       }
-      for (Acc &a : state.accs)
-        if (a.commits >= 1)
-          state.needs.emplace(a.mma, std::make_pair(&s, a.commits));
-      for (MmaRead &m : state.mmaReads)
-        if (m.commits >= 1)
-          state.needs.emplace(m.mma, std::make_pair(&s, m.commits));
     }
     state.deferred.push_back({&c, n, 0});
     if (state.deferred.size() > 16)
