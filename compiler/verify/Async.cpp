@@ -3,14 +3,20 @@
 // See Rules.h for the codes of this family; their catalog entries are in
 // diagnostics/rules/async.def and their pages in docs/rules/.
 //
-// One flow walk per role serves the five rules. It keeps, per path, the
+// One flow walk per role serves the six rules. It keeps, per path, the
 // typestate of each asynchronous mechanism:
 //   - proxy.fence: shared regions written by generic stores and not yet
 //     fenced, and ring slots read by generic loads and not yet fenced;
 //   - tma.store-wait: TMA stores whose reads of shared memory may pend;
 //   - wgmma.inflight: register accumulators of wgmma groups not retired;
+//   - wgmma.groups: MMAs not yet committed to a group, shared operands that
+//     groups in flight read, and releases after wgmma.retired(n) not fired.
+//     Each group remembers the commit that closed it and the last wait that
+//     left it in flight, so that a fix can lower that wait or insert the
+//     missing one where the program drains the group (docs/rules/);
 //   - tcgen05.wait: values of tcgen05.ld not yet waited for;
-//   - cpasync.wait: raw cp.async copies whose group has not been waited for.
+//   - cpasync.wait: raw cp.async copies whose group has not been waited for
+//     (a same-role cp.async ring's commits count as groups).
 // Blocks run in order; `if` joins both branches unless its condition is a
 // compile-time fact (`if elect.one()` counts as taken: the stores and their
 // waits run on that thread); loops with a small constant trip count run
