@@ -135,7 +135,9 @@ void to_json(json &j, const InlayHint &h) {
     j["paddingRight"] = true;
 }
 
-void to_json(json &j, const DiagnosticFix &f) { j = {{"title", f.title}, {"edits", f.edits}}; }
+void to_json(json &j, const DiagnosticFix &f) {
+  j = {{"title", f.title}, {"edits", f.edits}, {"preferred", f.preferred}};
+}
 
 void to_json(json &j, const LspDiagnostic &d) {
   j = {{"range", d.range}, {"severity", d.severity}, {"code", d.code}, {"source", d.source}, {"message", d.message}};

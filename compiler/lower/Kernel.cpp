@@ -276,6 +276,10 @@ void Lowerer::roleBody(const RoleStmt &decl, bool first) {
   w.line("// role " + r->name + ": warps " + std::to_string(begin) + " .. " + std::to_string(end));
   if (r->regs && k.target != Target::SM80) {
     int64_t share = *k.launchRegisterShare();
+    // ptxas reports a budget it cannot meet by its count only (C7600): the
+    // setmaxnreg maps to the role's regs clause.
+    if (*r->regs != share && r->regsClause)
+      w.at(r->regsClause->range);
     if (*r->regs < share)
       w.line("cake::rt::setmaxnreg_dec<" + std::to_string(*r->regs) + ">();");
     else if (*r->regs > share)

@@ -57,6 +57,55 @@ void finish(BuildResult &r, LogMapper &mapper, std::string_view frontEndLog, std
   sortDiagnostics(r.diagnostics);
 }
 
+/// A private temporary directory, removed with the object.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::error_code ec;
+    fs::path base = fs::temp_directory_path(ec);
+    std::string pattern = ((ec ? fs::path("/tmp") : base) / "cake-build-XXXXXX").string();
+    if (mkdtemp(pattern.data()))
+      path = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    if (!path.empty())
+      fs::remove_all(path, ignored);
+  }
+};
+
+/// Whether \p log (NVRTC's or ptxas's) says why a build failed: an error or
+/// fatal line other than "Ptx assembly aborted due to errors".
+bool logExplainsFailure(std::string_view log) {
+  PtxasReport report = parsePtxasLog(log);
+  for (const PtxasMessage &m : report.messages)
+    if (m.severity == Severity::Error && m.text.find("aborted due to errors") == std::string::npos)
+      return true;
+  return !parseFrontEndLog(log).empty();
+}
+
+/// ptxas run again, as a program, on the PTX of a build that failed in ptxas
+/// without a reason in NVRTC's log: NVRTC 13 drops ptxas's fatal lines (a
+/// C7600 register allocation failure leaves only an info line). Returns its
+/// log, or "" when there is no ptxas.
+std::string rerunPtxas(const std::string &ptx, const BuildOptions &options) {
+  std::string ptxas = findProgram("ptxas", {options.cudaHome + "/bin"});
+  TempDir dir;
+  if (ptxas.empty() || dir.path.empty())
+    return "";
+  std::string in = (dir.path / "nvrtc.ptx").string(), out = (dir.path / "nvrtc.cubin").string();
+  {
+    std::ofstream f(in, std::ios::binary);
+    f << ptx;
+  }
+  std::vector<std::string> cmd{ptxas, "-arch=" + std::string(targetName(options.target))};
+  if (options.maxRegisters > 0)
+    cmd.push_back("--maxrregcount=" + std::to_string(options.maxRegisters));
+  cmd.insert(cmd.end(), {in, "-o", out});
+  ProcessResult p = runProcess(cmd, options.toolTimeoutSeconds);
+  return p.started && !p.timedOut ? p.output : "";
+}
+
 } // namespace
 
 std::vector<std::string> nvrtcOptions(const BuildOptions &o) {
@@ -193,6 +242,18 @@ BuildResult buildWithNvrtc(SourceManager &sm, FileId source, const BuildOptions 
   if (!r.success && rc != NVRTC_ERROR_COMPILATION)
     r.log += std::string(r.log.empty() || r.log.back() == '\n' ? "" : "\n") +
              "nvrtc: error: " + api.GetErrorString(rc) + "\n";
+  if (!r.success && rc == NVRTC_ERROR_COMPILATION && !r.ptx.empty() && !logExplainsFailure(r.log)) {
+    std::string again = rerunPtxas(r.ptx, options);
+    if (logExplainsFailure(again)) {
+      // Its PTX lines name NVRTC's PTX, which r.ptx holds.
+      std::string messages;
+      std::istringstream lines(again);
+      for (std::string line; std::getline(lines, line);)
+        if (line.find("error") != std::string::npos || line.find("fatal") != std::string::npos)
+          messages += line + "\n";
+      r.log += std::string(r.log.empty() || r.log.back() == '\n' ? "" : "\n") + messages;
+    }
+  }
   finish(r, mapper, r.log, r.log, source, options.target);
   r.seconds = secondsSince(start);
   return r;
@@ -234,22 +295,13 @@ BuildResult buildWithNvcc(SourceManager &sm, FileId source, const BuildOptions &
 
   // A private directory for the PTX, the cubin and (for a buffer that is not
   // a file on disk) the source.
-  std::error_code ec;
-  fs::path tmpBase = fs::temp_directory_path(ec);
-  std::string pattern = ((ec ? fs::path("/tmp") : tmpBase) / "cake-build-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) {
+  TempDir tmp;
+  if (tmp.path.empty()) {
     r.tool = nvcc;
     r.diagnostics.push_back({"cuda.error", Severity::Error, {}, "cannot create a temporary directory", {}, {}});
     return r;
   }
-  fs::path dir(pattern);
-  struct Cleanup {
-    fs::path dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      fs::remove_all(dir, ignored);
-    }
-  } cleanup{dir};
+  const fs::path &dir = tmp.path;
 
   const std::string &name = sm.name(source);
   std::string text(sm.text(source));

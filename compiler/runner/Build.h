@@ -208,6 +208,10 @@ private:
   SourceRange narrow(SourceRange range, std::string_view word) const;
   /// \p generatedLine of \p cuda, through its #line directives.
   SourceRange locateGenerated(FileId cuda, uint32_t generatedLine);
+  /// Places a ptxas message that names no PTX line: a failed register count
+  /// at the role whose setmaxnreg asked for it, a named function at its
+  /// declaration.
+  void locateUnlined(Diagnostic &d, std::string_view text, FileId cuda, std::string_view cudaText);
 
   SourceManager &sm_;
   Loader loader_;

@@ -74,10 +74,11 @@ std::string quoted(std::string_view s, size_t from = 0) {
 
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-/// The first \p word of C++ \p text outside comments (string literals count:
-/// inline PTX lives in them).
-size_t findInCode(std::string_view text, std::string_view word) {
-  for (size_t i = 0; i < text.size(); ++i) {
+/// The first \p word of C++ \p text outside comments at or after \p from
+/// (string literals count: inline PTX lives in them; \p from must not be
+/// inside a comment).
+size_t findInCode(std::string_view text, std::string_view word, size_t from = 0) {
+  for (size_t i = from; i < text.size(); ++i) {
     if (text.compare(i, 2, "//") == 0) {
       i = text.find('\n', i);
       if (i == std::string_view::npos)
@@ -709,6 +710,47 @@ std::vector<Diagnostic> LogMapper::mapFrontEnd(std::string_view log) {
   return out;
 }
 
+void LogMapper::locateUnlined(Diagnostic &d, std::string_view text, FileId cuda, std::string_view cudaText) {
+  // "Register allocation failed with register count of '232'": the count is
+  // a setmaxnreg budget, so the role that asked for it (its setmaxnreg_inc<N>
+  // or _dec<N> in the generated code, whose #line names the role).
+  std::string_view key = "register count of '";
+  if (size_t at = text.find(key); at != std::string_view::npos) {
+    std::string_view rest = text.substr(at + key.size());
+    if (auto n = takeNumber(rest)) {
+      std::string count = std::to_string(*n);
+      // setmaxnreg_inc<232>() or the raw "setmaxnreg.inc.sync.aligned.u32 232;"
+      auto namesCount = [&](std::string_view line) {
+        for (size_t at = line.find(count); at != std::string_view::npos; at = line.find(count, at + 1)) {
+          bool before = at > 0 && std::isdigit(static_cast<unsigned char>(line[at - 1]));
+          size_t after = at + count.size();
+          if (!before && (after == line.size() || !std::isdigit(static_cast<unsigned char>(line[after]))))
+            return true;
+        }
+        return false;
+      };
+      for (size_t pos = findInCode(cudaText, "setmaxnreg"); pos != std::string_view::npos;
+           pos = findInCode(cudaText, "setmaxnreg", pos + 1)) {
+        size_t eol = cudaText.find('\n', pos);
+        if (!namesCount(cudaText.substr(pos, eol == std::string_view::npos ? eol : eol - pos)))
+          continue;
+        auto line = static_cast<uint32_t>(std::count(cudaText.begin(), cudaText.begin() + pos, '\n') + 1);
+        d.range = locateGenerated(cuda, line);
+        d.notes.push_back({{}, "ptxas names no kernel: this is the role whose register budget is " +
+                                   std::to_string(*n) + " (setmaxnreg); the code it runs needs more"});
+        return;
+      }
+    }
+  }
+  // "... for the function 'gemm_sm90_ws'": that kernel.
+  std::string_view fn = "function '";
+  if (size_t at = text.find(fn); at != std::string_view::npos) {
+    size_t end = text.find('\'', at + fn.size());
+    if (end != std::string_view::npos)
+      d.range = kernelRange(cuda, text.substr(at + fn.size(), end - at - fn.size()));
+  }
+}
+
 std::vector<Diagnostic> LogMapper::mapPtxas(const PtxasReport &report, std::string_view ptx, FileId cuda) {
   std::vector<Diagnostic> out;
   PtxLocMap locs(ptx);
@@ -755,6 +797,8 @@ std::vector<Diagnostic> LogMapper::mapPtxas(const PtxasReport &report, std::stri
     }
     d.code = m.severity == Severity::Error ? "cuda.error" : "cuda.warning";
     d.message = "ptxas: " + text + id;
+    if (m.ptxLine == 0)
+      locateUnlined(d, text, cuda, cudaText);
     if (m.ptxLine > 0) {
       PtxLocMap::Location loc = locs.map(m.ptxLine);
       if (!loc.file.empty()) {

@@ -11,6 +11,7 @@
 //                  tcgen05.wait cpasync.wait
 //   Copies.cpp     tma.align tma.box copy.extent mbar.expect-tx mbar.count
 //   Mma.cpp        mma.shape mma.dtype mma.operand-major perf.bank-conflict
+//   Accumulators.cpp mma.uninit
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,5 +26,6 @@ void checkRings(const sema::Kernel &kernel, RuleContext &ctx);
 void checkAsync(const sema::Kernel &kernel, RuleContext &ctx);
 void checkCopies(const sema::Kernel &kernel, RuleContext &ctx);
 void checkMma(const sema::Kernel &kernel, RuleContext &ctx);
+void checkAccumulators(const sema::Kernel &kernel, RuleContext &ctx);
 
 } // namespace cake::verify

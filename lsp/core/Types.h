@@ -112,6 +112,7 @@ struct InlayHint {
 struct DiagnosticFix {
   std::string title;
   std::vector<Edit> edits;
+  bool preferred = true; ///< machine-applicable (Fix::preferred)
 };
 
 struct RelatedInformation {

@@ -32,7 +32,7 @@ std::string rulePageUri(const std::string &code) {
 std::vector<DiagnosticFix> lspFixes(std::string_view text, const std::vector<Fix> &fixes, Encoding enc) {
   std::vector<DiagnosticFix> out;
   for (const Fix &f : fixes) {
-    DiagnosticFix fix{f.title, {}};
+    DiagnosticFix fix{f.title, {}, f.preferred};
     for (const TextEdit &e : f.edits)
       fix.edits.push_back({rangeOf(text, e.range, enc), e.newText});
     out.push_back(std::move(fix));

@@ -385,6 +385,35 @@ TEST(LogMapper, PtxasSpillsSetmaxnregAndPtxLines) {
   EXPECT_EQ(e[0].notes[0].message, "at line 10 of the PTX");
 }
 
+// NVRTC 13 drops ptxas's fatal lines; rerun as a program, ptxas names only
+// the register count that failed (issue #14): the diagnostic goes to the role
+// whose setmaxnreg asked for it, and the "aborted" summary is dropped.
+TEST(LogMapper, PtxasRegisterAllocationFailureAtTheRole) {
+  Sources s;
+  LogMapper mapper(s.sm);
+  PtxasReport r = parsePtxasLog("ptxas info    : (C7512) Potential Performance Loss: wgmma.mma_async instructions are "
+                                "serialized due to insufficient register resources for the function 'sp'\n"
+                                "ptxas fatal   : (C7600) Register allocation failed with register count of '232'. "
+                                "Compile the program with a higher register target\n"
+                                "ptxas fatal   : Ptx assembly aborted due to errors\n");
+  std::vector<Diagnostic> d = mapper.mapPtxas(r, "", s.cu);
+  sortDiagnostics(d);
+  ASSERT_EQ(d.size(), 2u) << s.render(d);
+  EXPECT_EQ(d[0].code, "cuda.warning"); // the C7512 remark, at the kernel it names
+  EXPECT_EQ(s.sm.lineColumn(s.ir, d[0].range.begin).line, 4u);
+  EXPECT_EQ(d[1].code, "cuda.error");
+  EXPECT_NE(d[1].message.find("(C7600)"), std::string::npos);
+  EXPECT_EQ(d[1].range.file, s.ir);
+  EXPECT_EQ(s.sm.lineColumn(s.ir, d[1].range.begin).line, 10u) << "the role with regs(232)";
+  ASSERT_EQ(d[1].notes.size(), 1u);
+  // A count no setmaxnreg names stays unlocated rather than misplaced.
+  PtxasReport other = parsePtxasLog("ptxas fatal   : (C7600) Register allocation failed with register count of "
+                                    "'23'. Compile the program with a higher register target\n");
+  std::vector<Diagnostic> e = mapper.mapPtxas(other, "", s.cu);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_FALSE(e[0].range.valid());
+}
+
 TEST(Nvrtc, Options) {
   BuildOptions o;
   std::vector<std::string> opts = nvrtcOptions(o);

@@ -499,29 +499,51 @@ __device__ __forceinline__ u64 global_timer_ns() {
   return t;
 }
 
+/// Records the first timed-out wait (the first thread wins) and traps. Out of
+/// line and noreturn, with four 32-bit arguments: the watched path must cost a role
+/// at its setmaxnreg ceiling no registers. An inline copy per wait site made
+/// ptxas spill (1.2 KB in the KMeans assignment) and serialize its wgmma; a
+/// call that may return makes it keep every live register across the call by
+/// the ABI, which fails register allocation (C7600 at regs(232) in the
+/// warp-specialized GEMM consumer). Both measured with ptxas 13.0 (issue #14).
+__device__ __noinline__ __attribute__((noreturn)) void hang_trap(HangRecord* record, u32 site_parity, u32 bar, u32 start) {
+  if (atomicCAS(&record->hung, 0u, 1u) == 0u) {
+    record->site = site_parity >> 1;
+    record->parity = site_parity & 1u;
+    record->block_x = blockIdx.x;
+    record->block_y = blockIdx.y;
+    record->block_z = blockIdx.z;
+    record->thread = threadIdx.x;
+    record->barrier = bar;
+    record->waited_ns = u64(static_cast<u32>(global_timer_ns() >> 10) - start) << 10;
+    __threadfence_system();
+  }
+  asm volatile("trap;");
+  __builtin_unreachable();
+}
+
 /// mbarrier_wait_parity with a deadline: after `timeout_ns` the first thread
 /// to give up records where it waited and every giving-up thread traps, so a
 /// schedule that would hang ends the launch with a located report instead.
-__device__ __noinline__ void watched_wait(u32 bar, u32 parity, HangRecord* record, u32 site, u64 timeout_ns) {
-  if (mbarrier_wait_parity_bounded(bar, parity, 64)) return;
-  const u64 start = global_timer_ns();
+/// The fast path is one try_wait, as in the unwatched build; the clock is read
+/// only once the barrier has not completed, and the slow loop keeps one
+/// register of state (its start, in units of 1024 ns, 32 bits: it wraps after
+/// 73 minutes).
+__device__ __forceinline__ void watched_wait(u32 bar, u32 parity, HangRecord* record, u32 site, u64 timeout_ns) {
+#if CAKE_RT_SM90
+  if (mbarrier_try_wait_parity(bar, parity)) return;
+#else
+  if (mbarrier_test_wait_parity(bar, parity)) return;
+#endif
+  const u32 limit = static_cast<u32>(timeout_ns >> 10);
+  const u32 start = static_cast<u32>(global_timer_ns() >> 10);
   while (true) {
-    if (mbarrier_wait_parity_bounded(bar, parity, 256)) return;
-    const u64 now = global_timer_ns();
-    if (now - start > timeout_ns) {
-      if (atomicCAS(&record->hung, 0u, 1u) == 0u) {
-        record->site = site;
-        record->parity = parity;
-        record->block_x = blockIdx.x;
-        record->block_y = blockIdx.y;
-        record->block_z = blockIdx.z;
-        record->thread = threadIdx.x;
-        record->barrier = bar;
-        record->waited_ns = now - start;
-        __threadfence_system();
-      }
-      asm volatile("trap;");
-    }
+#if CAKE_RT_SM90
+    if (mbarrier_try_wait_parity(bar, parity)) return;
+#else
+    if (mbarrier_test_wait_parity(bar, parity)) return;
+#endif
+    if (static_cast<u32>(global_timer_ns() >> 10) - start > limit) hang_trap(record, site << 1 | (parity & 1u), bar, start);
   }
 }
 

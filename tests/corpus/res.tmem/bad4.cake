@@ -15,6 +15,7 @@ kernel tmem_total(
 
   role fill warpgroups(0) issue(warp) {
     let d = accq.produce()
+    // expected-error@+1:5 mma.uninit {{commits 'd.acc' to the consumer before any MMA or assignment wrote it}}
     accq.commit(d)
   }
 

@@ -37,6 +37,7 @@ const int cake_warp = int(cake::rt::warp_id());
 #line 25 "kernels/gemm/variants/gemm_sm90_64x256.cake"
 if (cake_warp >= 0 && cake_warp < 4) {
   // role load: warps 0 .. 4
+#line 25 "kernels/gemm/variants/gemm_sm90_64x256.cake"
   cake::rt::setmaxnreg_dec<40>();
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
@@ -65,6 +66,7 @@ if (cake_warp >= 0 && cake_warp < 4) {
 }
 else if (cake_warp >= 4 && cake_warp < 8) {
   // role compute: warps 4 .. 8
+#line 36 "kernels/gemm/variants/gemm_sm90_64x256.cake"
   cake::rt::setmaxnreg_dec<232>();
   const int cake_role_warp = cake_warp - 4;
   (void)cake_role_warp;

@@ -94,6 +94,7 @@ const int cake_warp = int(cake::rt::warp_id());
 #line 51 "kernels/kmeans/variants/assign_sm90_d128_f16.cake"
 if (cake_warp >= 0 && cake_warp < 4) {
   // role load: warps 0 .. 4
+#line 51 "kernels/kmeans/variants/assign_sm90_d128_f16.cake"
   cake::rt::setmaxnreg_dec<24>();
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
@@ -143,6 +144,7 @@ if (cake_warp >= 0 && cake_warp < 4) {
 }
 else if (cake_warp >= 4 && cake_warp < 16) {
   // role compute: warps 4 .. 16
+#line 72 "kernels/kmeans/variants/assign_sm90_d128_f16.cake"
   cake::rt::setmaxnreg_inc<160>();
   const int cake_role_warp = cake_warp - 4;
   (void)cake_role_warp;

@@ -85,6 +85,7 @@ const int cake_warp = int(cake::rt::warp_id());
 #line 43 "kernels/kmeans/variants/assign_sm90_s2.cake"
 if (cake_warp >= 0 && cake_warp < 4) {
   // role load: warps 0 .. 4
+#line 43 "kernels/kmeans/variants/assign_sm90_s2.cake"
   cake::rt::setmaxnreg_dec<40>();
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
@@ -128,6 +129,7 @@ if (cake_warp >= 0 && cake_warp < 4) {
 }
 else if (cake_warp >= 4 && cake_warp < 12) {
   // role compute: warps 4 .. 12
+#line 59 "kernels/kmeans/variants/assign_sm90_s2.cake"
   cake::rt::setmaxnreg_inc<232>();
   const int cake_role_warp = cake_warp - 4;
   (void)cake_role_warp;
