@@ -345,7 +345,14 @@ private:
       std::string why = *fixSwizzle == innerBytes ? "the span of one row"
                                                   : "its " + std::to_string(*fixSwizzle / eb) +
                                                         "-element panels divide the inner extent";
-      d.fixes.push_back(replaceFix("use swizzle(" + tag + "): " + why, swizzle->args[0]->range, tag));
+      // A row that is itself a swizzle span (32, 64 or 128 B) under a wider
+      // swizzle takes its own span. Otherwise the tile's extent may be what
+      // is wrong (a changed tile constant: rows of 96 or 192 B are no
+      // swizzle's), and another swizzle changes the layout of the tile for
+      // every reader of it (hazard 25): offered, not applied.
+      Fix f = replaceFix("use swizzle(" + tag + "): " + why, swizzle->args[0]->range, tag);
+      f.preferred = *fixSwizzle == innerBytes && (innerBytes & (innerBytes - 1)) == 0;
+      d.fixes.push_back(std::move(f));
     }
   }
 
@@ -456,8 +463,21 @@ private:
     if (!symbol.empty() && !stmts.empty()) {
       int64_t known = facts_.count(symbol) ? facts_.at(symbol) : 1;
       int64_t modulus = std::max(known, static_cast<int64_t>(need / std::gcd(need, eb)));
-      std::string fact = "assume " + symbol + " % " + std::to_string(modulus) + " == 0";
-      d.fixes.push_back(insertLineBefore(ctx_.sm, *stmts.front(), "add '" + fact + "' (checked at launch)", fact));
+      std::string fact = symbol + " % " + std::to_string(modulus) + " == 0";
+      // Into the kernel's `assume` when it has one: the facts of one
+      // statement are one launch check, as the kernel was written.
+      const syntax::AssumeStmt *assume = nullptr;
+      for (const syntax::StmtPtr &st : stmts)
+        if (auto *a = dyn_cast<syntax::AssumeStmt>(st.get()); a && !a->facts.empty()) {
+          assume = a;
+          break;
+        }
+      if (assume)
+        d.fixes.push_back(insertFix("add '" + fact + "' to the assume (checked at launch)", assume->range.file,
+                                    assume->facts.front()->range.begin, fact + ", "));
+      else
+        d.fixes.push_back(insertLineBefore(ctx_.sm, *stmts.front(), "add 'assume " + fact + "' (checked at launch)",
+                                           "assume " + fact));
     }
     return d;
   }

@@ -265,9 +265,33 @@ void checkRegisterLedger(const sema::Kernel &k, RuleContext &ctx) {
   }
   if (total <= limit)
     return;
-  Diagnostic &d = ctx.sink.report("res.regs", k.decl->name.range,
-                                  "the register budgets of kernel '" + k.decl->name.name + "' sum to " + str(total) +
-                                      " registers, more than the " + str(limit) + " of an SM" + atOccupancy(occ));
+  // Which budget is wrong is not written anywhere: lowering any one role with
+  // a regs clause to the largest budget that fits restores the sum (hazard
+  // 28), and the readings differ. Each is offered, not applied (preferred =
+  // false), unless only one role can absorb the excess. The primary range is
+  // the largest budget: the role that takes the most registers per thread
+  // through setmaxnreg.inc (PTX ISA 9.7.19.6), above the launch share when
+  // any role is.
+  struct Reading {
+    const sema::Role *role;
+    int64_t fit;
+  };
+  std::vector<Reading> readings;
+  for (const sema::Role *r : roles) {
+    if (!r->regs || !r->regsClause || r->regsClause->args.size() != 1)
+      continue;
+    int64_t threads = *r->warps() * t.warpSize;
+    int64_t others = total - threads * *r->regs;
+    int64_t fit = (limit - others) / threads / t.setmaxnregStep * t.setmaxnregStep;
+    if (fit >= t.setmaxnregMin && fit < *r->regs)
+      readings.push_back({r, fit});
+  }
+  SourceRange primary = largest && largest->regsClause ? largest->regsClause->range : k.decl->name.range;
+  std::string message = "the register budgets of kernel '" + k.decl->name.name + "' sum to " + str(total) +
+                        " registers, more than the " + str(limit) + " of an SM" + atOccupancy(occ);
+  if (readings.size() > 1)
+    message += "; which budget is too large is ambiguous, so no fix is applied";
+  Diagnostic &d = ctx.sink.report("res.regs", primary, message);
   for (const sema::Role *r : roles) {
     int64_t threads = *r->warps() * t.warpSize;
     int64_t budget = r->regs.value_or(share);
@@ -275,14 +299,12 @@ void checkRegisterLedger(const sema::Kernel &k, RuleContext &ctx) {
                        "role '" + r->name + "': " + str(threads) + " threads x " + str(budget) + " = " +
                            str(threads * budget) + (r->regs ? "" : " (the launch share)")});
   }
-  if (!largest)
-    return;
-  int64_t threads = *largest->warps() * t.warpSize;
-  int64_t others = total - threads * *largest->regs;
-  int64_t fit = (limit - others) / threads / t.setmaxnregStep * t.setmaxnregStep;
-  if (fit >= t.setmaxnregMin && fit < *largest->regs && largest->regsClause->args.size() == 1)
-    d.fixes.push_back(replaceFix("lower role '" + largest->name + "' to regs(" + str(fit) + ")",
-                                 largest->regsClause->args[0]->range, str(fit)));
+  for (const Reading &x : readings) {
+    Fix f = replaceFix("lower role '" + x.role->name + "' to regs(" + str(x.fit) + ")",
+                       x.role->regsClause->args[0]->range, str(x.fit));
+    f.preferred = readings.size() == 1;
+    d.fixes.push_back(std::move(f));
+  }
 }
 
 //===-- res.cluster ----------------------------------------------------------===//

@@ -9,7 +9,8 @@
 //   Barriers.cpp   bar.uniform bar.count bar.race bar.cta-reach bar.ids role.issue (per-lane atomics)
 //   Rings.cpp      ring.linear ring.balance ring.roles ring.retire ring.release-reads ring.deadlock
 //                  ring.slot-flow
-//   Async.cpp      proxy.fence tma.store-wait wgmma.inflight tcgen05.wait cpasync.wait
+//   Async.cpp      proxy.fence tma.store-wait wgmma.inflight wgmma.groups
+//                  tcgen05.wait cpasync.wait
 //   Copies.cpp     tma.align tma.box copy.extent mbar.expect-tx mbar.count
 //   Mma.cpp        mma.shape mma.dtype mma.operand-major perf.bank-conflict
 //   Accumulators.cpp mma.uninit

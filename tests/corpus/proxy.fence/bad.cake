@@ -37,11 +37,12 @@ kernel gemm_tile(
       wgmma.wait(0)
       ab.release(s)
     }
+    // expected-error@+2:5-41 proxy.fence {{'epi' is read by tma.store through the async proxy after a generic st.matrix without fence.proxy_async}}
     // expected-note@+1 {{st.matrix writes 'epi' here}}
     st.matrix(math.cast(acc, bf16), epi)
     bar.sync(warpgroup)
     if elect.one() {
-      // expected-error@+1:7-32 proxy.fence {{'epi' is read by tma.store through the async proxy after a generic st.matrix without fence.proxy_async}}
+      // expected-note@+1:7-32 {{tma.store reads it through the async proxy here}}
       tma.store(epi, C[m0, n0])
       tma.store_wait(0)
     }

@@ -37,6 +37,8 @@ kernel gemm_tile(
       let s = ab.consume()
       wgmma.mma(s.a, s.b, acc, shape = m64n64k16, accumulate = k > 0)
       wgmma.commit()
+      // expected-error@+2:18-19 wgmma.groups {{wgmma.wait(1) keeps 1 groups in flight, but the release after it waits for wgmma.retired(0)}}
+      // expected-note@+3:29-45 {{the release declares a pipeline depth of 0 here}}
       wgmma.wait(1)
       // expected-error@+1:29-45 ring.retire {{the release waits for wgmma.retired(0), which does not fire before ab.consume() needs the slot again}}
       ab.release(s, after = wgmma.retired(0))

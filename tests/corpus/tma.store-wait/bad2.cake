@@ -41,8 +41,9 @@ kernel gemm_tile(
     fence.proxy_async(epi)
     bar.sync(warpgroup)
     if elect.one() {
-      // expected-error@+1:7-32 tma.store-wait {{tma.store may still read shared memory when role 'compute' ends}}
+      // expected-note@+1:7-32 {{tma.store reads shared memory here}}
       tma.store(epi, C[m0, n0])
+    // expected-error@+1:5-6 tma.store-wait {{tma.store may still read shared memory when role 'compute' ends}}
     }
   // expected-note@+1 {{role 'compute' ends here}}
   }
