@@ -10,6 +10,7 @@
 //   Async.cpp      proxy.fence tma.store-wait wgmma.inflight tcgen05.wait cpasync.wait
 //   Copies.cpp     tma.align tma.box copy.extent mbar.expect-tx mbar.count
 //   Mma.cpp        mma.shape mma.dtype mma.operand-major perf.bank-conflict
+//   Bounds.cpp     bounds.global smem.bounds smem.layout tcgen05.lanes mbar.access
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -24,5 +25,6 @@ void checkRings(const sema::Kernel &kernel, RuleContext &ctx);
 void checkAsync(const sema::Kernel &kernel, RuleContext &ctx);
 void checkCopies(const sema::Kernel &kernel, RuleContext &ctx);
 void checkMma(const sema::Kernel &kernel, RuleContext &ctx);
+void checkBounds(const sema::Kernel &kernel, RuleContext &ctx);
 
 } // namespace cake::verify

@@ -23,6 +23,7 @@ void checkKernel(const sema::Kernel &kernel, RuleContext &ctx) {
   checkAsync(kernel, ctx);
   checkCopies(kernel, ctx);
   checkMma(kernel, ctx);
+  checkBounds(kernel, ctx);
 }
 
 } // namespace
