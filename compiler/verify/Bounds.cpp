@@ -1233,7 +1233,9 @@ private:
       if (i < usedForText_.size() && usedForText_[i])
         at += (at.empty() ? "" : ", ") + b.slotNames[i] + " = " + std::to_string(vals[i]);
     }
-    return out.empty() ? at : at.empty() ? "when " + out : "when " + out + " at " + at;
+    if (out.empty())
+      return at.empty() ? "" : "at " + at;
+    return at.empty() ? "when " + out : "when " + out + " at " + at;
   }
 
   std::string describe(Builder &b, const std::vector<DimCheck> &checks, const Witness &w, const views::Context &c) {
@@ -1260,8 +1262,10 @@ private:
                 (s.op.empty() ? "'" + viewText + "'" : "'" + s.op + "' of '" + viewText + "'") +
                 (clipped ? " lies wholly outside '" + s.what + "' (every element clipped: an iteration past the tail)"
                          : " runs out of bounds") +
-                ": index " + std::string(textOf(ctx_.sm, d.index->range)) + " covers " + std::to_string(w.lo) +
-                " .. " + std::to_string(w.hi - 1) + " of dimension " + std::to_string(d.dim) + " (size " +
+                ": " + std::string(textOf(ctx_.sm, d.index->range)) +
+                (w.hi - w.lo == 1 ? " = " + std::to_string(w.lo)
+                                  : " covers " + std::to_string(w.lo) + " .. " + std::to_string(w.hi - 1)) +
+                " in dimension " + std::to_string(d.dim) + " (size " +
                 std::to_string(w.size) + ")" + (where.empty() ? "" : " " + where) + "; the tail guard is '" + fixed +
                 "'";
     f.notes.push_back({s.view->range, "the access is here"});
@@ -1295,10 +1299,6 @@ private:
       f.message += ", or clip the tile at the tensor's edge (clip = true)";
       f.fixes.push_back(insertFix("clip at the tensor's bounds (clip = true)", call.range.file, call.range.end - 1,
                                   ", clip = true"));
-    }
-    if (const LetStmt *let = warpOffsetLet(*indexStart(*d.index)); let && !clipFix) {
-      f.notes.push_back({f.range, "the index is used here"});
-      f.range = let->value->range;
     }
     add(std::move(f));
   }
@@ -1394,6 +1394,7 @@ private:
     // one finding per constant that sets a bad row width
     std::map<std::string, Finding> byConst;
     std::map<std::string, int64_t> constMultiple;
+    std::map<std::string, std::vector<const sema::Type *>> constTiles;
     for (const Tile &t : tiles) {
       const sema::Type &ty = *t.type;
       if (ty.space != sema::Space::Shared || !ty.swizzle || !ty.elem || ty.dims.empty() || !ty.syntax)
@@ -1422,6 +1423,7 @@ private:
             f.message = "'" + d->text + " = " + std::string(textOf(ctx_.sm, *range)) +
                         "' sets a swizzled row width that is not a whole number of swizzle spans: " + msg;
           f.notes.push_back({ty.syntax->range, "'" + t.name + "' is laid out here"});
+          constTiles[d->text].push_back(&ty);
           int64_t &m = constMultiple[d->text];
           m = std::lcm(m ? m : 1, panel);
           continue;
@@ -1433,24 +1435,39 @@ private:
       add(std::move(f));
     }
     for (auto &[name, f] : byConst) {
+      // Two readings, neither machine-applicable: a wider tile of whole spans
+      // (the tile constant rounded up; also the problem size when the constant
+      // is a dimension of a global tensor), or the same width under the widest
+      // swizzle that divides the row (tma.box's reading for a TMA-copied tile)
       auto v = k_.consts.count(name) ? std::optional<int64_t>(k_.consts.at(name)) : std::nullopt;
       int64_t m = constMultiple[name];
       if (v && *v > 0 && m > 0) {
         int64_t up = (*v + m - 1) / m * m;
-        bool interface = inGlobalShape(name);
-        Fix fix = replaceFix("round " + name + " up to " + std::to_string(up) + " (whole swizzle spans)",
-                             f.range, std::to_string(up));
-        if (interface) {
-          // the constant is part of the tensors' shapes: the problem size, not a tile choice
-          fix.preferred = false;
-          f.message += "; '" + name + "' is also a dimension of a global tensor, so the intended width (" +
-                       std::to_string(up) + ", or the same width under a narrower swizzle) is ambiguous: no "
-                       "automatic fix";
-        } else {
-          f.message += "; the tile constant rounds up to " + std::to_string(up);
-        }
-        f.fixes.push_back(std::move(fix));
+        Fix wider = replaceFix("round " + name + " up to " + std::to_string(up) + " (whole swizzle spans)", f.range,
+                               std::to_string(up));
+        wider.preferred = false;
+        f.fixes.push_back(std::move(wider));
       }
+      Fix narrower{"keep " + name + " and narrow the swizzle to a span that divides the row", {}, false};
+      for (const sema::Type *ty : constTiles[name]) {
+        int64_t row = *ty->rowBytes(), span = 0;
+        for (int64_t sp : {128, 64, 32})
+          if (sp < int64_t(ty->swizzle) && row % sp == 0) {
+            span = sp;
+            break;
+          }
+        const syntax::Clause *c = ty->clause("swizzle");
+        if (!span || !c || c->args.size() != 1) {
+          narrower.edits.clear();
+          break;
+        }
+        narrower.edits.push_back({c->args[0]->range, std::to_string(span) + "B"});
+      }
+      if (!narrower.edits.empty())
+        f.fixes.push_back(std::move(narrower));
+      f.message += "; no automatic fix: the intended layout (a wider tile of whole spans" +
+                   std::string(inGlobalShape(name) ? ", which also changes the tensors' shapes" : "") +
+                   ", or a narrower swizzle) is the author's choice";
       add(std::move(f));
     }
   }
