@@ -14,6 +14,10 @@
 //   tcgen05.lanes  a warp reads and writes only its TMEM lane quadrant
 //                  (PTX ISA, tcgen05 "Access restrictions": warp w of a
 //                  warpgroup accesses lanes 32 * (w % 4) .. + 31; hazard 19)
+//   bounds.coverage  the CTAs, warps, lanes and iterations of a grid reach every
+//                  element between the first and last one a tensor dimension's
+//                  accesses reach (a thread map with a too-large stride skips
+//                  elements and takes others twice)
 //   mbar.access    no generic load, store or copy on an mbarrier object
 //                  (PTX ISA, mbarrier: only mbarrier instructions may access
 //                  the object; hazard 7)
@@ -68,6 +72,17 @@ struct Node {
 
 struct Program {
   std::vector<Node> nodes;
+  mutable std::vector<int64_t> cache;
+  mutable std::vector<uint32_t> stamp;
+  mutable uint32_t now = 0;
+  /// A new point: cached values are stale.
+  void bump() const {
+    if (stamp.size() != nodes.size()) {
+      stamp.assign(nodes.size(), 0);
+      cache.assign(nodes.size(), 0);
+    }
+    ++now;
+  }
   int add(Node n) {
     nodes.push_back(n);
     return int(nodes.size()) - 1;
@@ -188,6 +203,90 @@ std::optional<int64_t> evalNode(const Program &p, int i, const int64_t *vals) {
   return std::nullopt;
 }
 
+std::optional<int64_t> evalRaw(const Program &p, int i, const int64_t *vals);
+
+/// evalNode through the program's cache of the current point (Program::bump
+/// starts a new point): lets shared by a guard and the checks are evaluated once.
+inline std::optional<int64_t> evalCached(const Program &p, int i, const int64_t *vals) {
+  if (p.stamp[i] == p.now)
+    return p.cache[i] == INT64_MIN ? std::nullopt : std::optional<int64_t>(p.cache[i]);
+  auto v = evalRaw(p, i, vals);
+  p.stamp[i] = p.now;
+  p.cache[i] = v ? *v : INT64_MIN;
+  return v;
+}
+
+std::optional<int64_t> evalRaw(const Program &p, int i, const int64_t *vals) {
+  const Node &n = p.nodes[i];
+  switch (n.kind) {
+  case Node::Const:
+    return n.value;
+  case Node::Slot:
+    return vals[n.a] == INT64_MIN ? std::nullopt : std::optional<int64_t>(vals[n.a]);
+  case Node::Unknown:
+    return std::nullopt;
+  case Node::Thread:
+    return vals[kWarp] * 32 + vals[kLane];
+  case Node::Warpgroup:
+    return vals[kWarp] / 4;
+  case Node::Unary: {
+    auto v = evalCached(p, n.a, vals);
+    if (!v)
+      return std::nullopt;
+    if (n.op == Tok::Minus)
+      return *v == INT64_MIN ? std::nullopt : std::optional<int64_t>(-*v);
+    if (n.op == Tok::Bang)
+      return int64_t(!*v);
+    if (n.op == Tok::Tilde)
+      return ~*v;
+    return std::nullopt;
+  }
+  case Node::Binary: {
+    if (n.op == Tok::AmpAmp || n.op == Tok::PipePipe) {
+      auto x = evalCached(p, n.a, vals);
+      bool isAnd = n.op == Tok::AmpAmp;
+      if (x && (isAnd ? !*x : *x))
+        return int64_t(!isAnd);
+      auto y = evalCached(p, n.b, vals);
+      if (y && (isAnd ? !*y : *y))
+        return int64_t(!isAnd);
+      if (x && y)
+        return int64_t(isAnd);
+      return std::nullopt;
+    }
+    auto x = evalCached(p, n.a, vals);
+    if (!x)
+      return std::nullopt;
+    auto y = evalCached(p, n.b, vals);
+    if (!y)
+      return std::nullopt;
+    return binary(n.op, *x, *y);
+  }
+  case Node::Min:
+  case Node::Max:
+  case Node::Cdiv: {
+    auto x = evalCached(p, n.a, vals), y = evalCached(p, n.b, vals);
+    if (!x || !y)
+      return std::nullopt;
+    if (n.kind == Node::Min)
+      return std::min(*x, *y);
+    if (n.kind == Node::Max)
+      return std::max(*x, *y);
+    if (*y <= 0 || *x < 0 || *x > INT64_MAX - *y)
+      return std::nullopt;
+    return (*x + *y - 1) / *y;
+  }
+  case Node::Select: {
+    auto c = evalCached(p, n.a, vals);
+    if (c)
+      return evalCached(p, *c ? n.b : n.c, vals);
+    auto x = evalCached(p, n.b, vals), y = evalCached(p, n.c, vals);
+    return x && y && *x == *y ? x : std::nullopt;
+  }
+  }
+  return std::nullopt;
+}
+
 //===-- Size samples -----------------------------------------------------------===//
 
 using Sample = std::map<std::string, int64_t, std::less<>>;
@@ -207,7 +306,7 @@ std::vector<const Expr *> kernelFacts(const sema::Kernel &k) {
 /// The symbols move together: relations the facts leave unstated but every
 /// caller keeps (a padded KP is at least K) hold in every sample, so a
 /// witness never rests on sizes of very different magnitudes.
-std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide) {
+std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only = 0) {
   std::vector<std::string> syms(k.sizeSymbols.begin(), k.sizeSymbols.end());
   std::vector<const Expr *> facts = kernelFacts(k);
   auto noSizes = [](const std::string &) -> std::optional<int64_t> { return std::nullopt; };
@@ -277,6 +376,8 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide) {
       out.push_back(std::move(smp));
   };
   for (int64_t v : std::span(kValues).first(wide ? std::size(kValues) : 3)) {
+    if (only && v != only)
+      continue;
     Sample smp;
     for (const std::string &s : syms)
       smp[s] = adjust(s, v);
@@ -330,6 +431,8 @@ public:
   std::vector<std::string> slotNames{"cta.id(0)", "cta.id(1)", "cta.id(2)", "warp", "lane"};
   std::map<std::pair<const ForStmt *, std::string>, int> loopSlots;
   std::vector<Step> steps;
+  std::vector<int> gridNodes;
+  std::map<const Expr *, int> numbers; ///< the node of each integer literal compiled
   bool ok = true; ///< every step could be compiled
 
   int compile(const Expr &e, int depth = 0) {
@@ -338,7 +441,9 @@ public:
     switch (e.kind) {
     case ExprKind::Number: {
       auto v = sema::evalInt(e, {});
-      return v ? prog.constant(*v) : prog.unknown();
+      int n = v ? prog.constant(*v) : prog.unknown();
+      numbers[&e] = n;
+      return n;
     }
     case ExprKind::Bool:
       return prog.constant(e.text == "true");
@@ -583,7 +688,8 @@ Finding makeFinding(std::string code, SourceRange range, std::string message) {
 
 class BoundsRules {
 public:
-  BoundsRules(const sema::Kernel &k, RuleContext &ctx) : k_(k), ctx_(ctx), env_(k), samples_(makeSamples(k, false)), wideSamples_(makeSamples(k, true)) {}
+  BoundsRules(const sema::Kernel &k, RuleContext &ctx) : k_(k), ctx_(ctx), env_(k), samples_(makeSamples(k, false)), wideSamples_(makeSamples(k, true)),
+        coverSamples_(makeSamples(k, true, 300)) {}
 
   void run() {
     checkLayout();
@@ -593,6 +699,7 @@ public:
       current_ = &c;
       forEachOwnExpr(s, [&](const Expr &e) { visit(e, c); });
     });
+    checkCoverage();
     std::vector<Finding> out;
     for (auto &[key, f] : findings_)
       out.push_back(std::move(f));
@@ -754,6 +861,7 @@ private:
     bool guarded = (clip && !(clip->kind == ExprKind::Bool && clip->text == "false")) ||
                    sema::keywordArg(call, "mask");
     bool corner = n == rank;
+    bool exact = true; // the extents are known (a coverage item needs them)
     for (size_t i = 0; i < n && corner; ++i)
       corner = view->operands[i + 1]->kind != ExprKind::Slice;
     // the extent of each dimension (corner form: the partner's shape, aligned to the trailing dimensions)
@@ -765,13 +873,14 @@ private:
         // element is one for the whole access
         Value v = env_.infer(*partnerExpr);
         shape = v.shape ? *v.shape : Shape{};
+        exact = v.literal || v.known() || (v.shape && v.shape->empty());
         if (id == OpId::LdGlobal)
           if (const Expr *axis = sema::keywordArg(call, "axis")) {
             auto a = sema::evalInt(*axis, k_.consts);
             if (a && *a >= 0 && size_t(*a) < shape->size())
               shape = Shape{(*shape)[*a]};
             else
-              shape = Shape{};
+              shape = Shape{}, exact = false;
           }
       }
       if (shape->size() > rank)
@@ -802,6 +911,7 @@ private:
     b.buildSteps();
     if (!b.ok)
       return;
+    recordCoverage(b, checks, p, c, exact && checks.size() == n);
     std::string opName(sema::opOf(call, k_)->name);
     bool isTile = false;
     for (const auto &e : extent)
@@ -971,145 +1081,185 @@ private:
 
   enum class Mode { Crossing, Outside, Quadrant };
 
-  /// A point of the access's iteration space where a check fails, at some sample.
-  std::optional<Witness> search(Builder &b, const std::vector<DimCheck> &checks, const views::Context &c, Mode mode,
-                                bool thorough = false) {
-    const int64_t all = thorough ? 64 : 4;
-    const std::vector<Sample> &samples = thorough ? wideSamples_ : samples_;
-    std::vector<int> roots;
-    for (const DimCheck &d : checks)
-      roots.insert(roots.end(), {d.lo, d.hi, d.size});
-    for (const Step &s : b.steps)
+  /// Visits the points of an access's iteration space at one sample: the
+  /// CTA ids over the grid, the role's warps and lanes, then every enclosing
+  /// loop and guard; \p leaf returns true to stop. Ranges longer than \p all
+  /// are tried at their ends and middle. The slots \p roots reach are the
+  /// ones enumerated; false when the space is unknown.
+  bool enumerate(Builder &b, const std::vector<int> &roots0, const Sample &smp, const sema::Role &role,
+                 int64_t all, size_t budget, const std::function<bool(const std::vector<int64_t> &)> &leaf,
+                 bool *partial = nullptr) {
+    std::vector<int> roots(roots0);
+    for (const Step &s : b.steps) {
       roots.insert(roots.end(), {s.lo, s.hi, s.cond});
-    for (const Step &s : b.steps)
       roots.insert(roots.end(), s.extents.begin(), s.extents.end());
-    std::vector<int> gridNodes;
+    }
     std::vector<bool> used0 = usedSlots(b.prog, roots, b.slotCount());
-    if (k_.gridClause && !k_.persistent && (used0[kCta0] || used0[kCta1] || used0[kCta2]))
+    if (b.gridNodes.empty() && k_.gridClause && !k_.persistent &&
+        (used0[kCta0] || used0[kCta1] || used0[kCta2]))
       for (const ExprPtr &g : k_.gridClause->args)
-        gridNodes.push_back(b.compile(*g));
-    roots.insert(roots.end(), gridNodes.begin(), gridNodes.end());
+        b.gridNodes.push_back(b.compile(*g));
+    roots.insert(roots.end(), b.gridNodes.begin(), b.gridNodes.end());
     size_t slots = b.slotCount();
     std::vector<bool> used = usedSlots(b.prog, roots, slots);
-    bool sizes = false;
-    for (auto &[name, slot] : b.sizeSlots)
-      sizes |= used[slot];
     std::vector<int64_t> vals(slots, INT64_MIN);
-    for (size_t si = 0; si < samples.size() && (sizes || si == 0); ++si) {
-      const Sample &smp = samples[si];
-      for (auto &[name, slot] : b.sizeSlots)
-        vals[slot] = smp.count(name) ? smp.at(name) : INT64_MIN;
-      // the atoms: CTA ids over the grid, the role's warps and lanes
-      std::vector<std::pair<int, std::vector<int64_t>>> atoms;
-      bool dead = false;
-      for (int d = 0; d < 3; ++d) {
-        if (!used[kCta0 + d])
-          continue;
-        if (k_.persistent || !k_.gridClause) {
-          vals[kCta0 + d] = INT64_MIN;
-          continue;
-        }
-        std::optional<int64_t> g = d < int(gridNodes.size()) ? evalNode(b.prog, gridNodes[d], vals.data())
-                                                              : std::optional<int64_t>(1);
-        if (!g) {
-          vals[kCta0 + d] = INT64_MIN;
-          continue;
-        }
-        if (*g <= 0)
-          dead = true;
-        atoms.push_back({kCta0 + d, domain(0, *g, 1, all)});
-      }
-      if (dead)
+    for (auto &[name, slot] : b.sizeSlots)
+      vals[slot] = smp.count(name) ? smp.at(name) : INT64_MIN;
+    b.prog.bump();
+    std::vector<std::pair<int, std::vector<int64_t>>> atoms;
+    for (int d = 0; d < 3; ++d) {
+      if (!used[kCta0 + d] || k_.persistent || !k_.gridClause)
         continue;
-      if (used[kWarp]) {
-        auto w = c.role->warps();
-        if (!w)
-          return std::nullopt;
-        atoms.push_back({kWarp, domain(0, *w, 1, all)});
+      std::optional<int64_t> g = d < int(b.gridNodes.size()) ? evalCached(b.prog, b.gridNodes[d], vals.data())
+                                                              : std::optional<int64_t>(1);
+      if (!g)
+        continue;
+      if (*g <= 0)
+        return true; // no CTA
+      // tails are in the last CTAs: a long grid is tried at its ends and middle
+      atoms.push_back({kCta0 + d, domain(0, *g, 1, all >= (int64_t(1) << 20) ? all : std::min<int64_t>(all, 4))});
+    }
+    if (used[kWarp]) {
+      auto w = role.warps();
+      if (!w)
+        return false;
+      atoms.push_back({kWarp, domain(0, *w, 1, all)});
+    }
+    if (used[kLane])
+      atoms.push_back({kLane, domain(0, 32, 1, all)});
+    std::function<bool(size_t)> steps;
+    std::function<bool(size_t)> atomsRec = [&](size_t i) -> bool {
+      if (i == atoms.size())
+        return steps(0);
+      for (int64_t v : atoms[i].second) {
+        vals[atoms[i].first] = v;
+        b.prog.bump();
+        if (atomsRec(i + 1))
+          return true;
       }
-      if (used[kLane])
-        atoms.push_back({kLane, domain(0, 32, 1, all)});
-      size_t budget = thorough ? 40000 : 2000;
-      std::optional<Witness> found;
-      std::function<bool(size_t)> steps;
-      std::function<bool(size_t)> atomsRec = [&](size_t i) -> bool {
-        if (i == atoms.size())
-          return steps(0);
-        for (int64_t v : atoms[i].second) {
-          vals[atoms[i].first] = v;
-          if (atomsRec(i + 1))
+      return false;
+    };
+    steps = [&](size_t i) -> bool {
+      if (budget == 0) {
+        if (partial)
+          *partial = true;
+        return true;
+      }
+      if (i == b.steps.size()) {
+        --budget;
+        return leaf(vals);
+      }
+      const Step &s = b.steps[i];
+      if (s.kind == Step::Guard) {
+        auto v = evalCached(b.prog, s.cond, vals.data());
+        if (!v && partial)
+          *partial = true;
+        if (!v || !*v)
+          return false; // not reached, or reached only for some data: no witness
+        return steps(i + 1);
+      }
+      if (s.kind == Step::Loop) {
+        auto lo = evalCached(b.prog, s.lo, vals.data()), hi = evalCached(b.prog, s.hi, vals.data());
+        if ((!lo || !hi) && partial)
+          *partial = true;
+        if (!lo || !hi)
+          return false;
+        int slot = b.prog.nodes[s.slots[0]].a;
+        if (!used[slot]) {
+          if (*hi <= *lo)
+            return false;
+          vals[slot] = *lo;
+          b.prog.bump();
+          return steps(i + 1);
+        }
+        for (int64_t v : domain(*lo, *hi, s.step, all)) {
+          vals[slot] = v;
+          b.prog.bump();
+          if (steps(i + 1))
+            return true;
+        }
+        return false;
+      }
+      // a tile schedule: every tile of the space is visited by some CTA
+      std::vector<int64_t> ext;
+      for (int e : s.extents) {
+        auto v = evalCached(b.prog, e, vals.data());
+        if (!v && partial)
+          *partial = true;
+        if (!v || *v <= 0)
+          return false;
+        ext.push_back(*v);
+      }
+      std::function<bool(size_t)> tiles = [&](size_t m) -> bool {
+        if (m == ext.size())
+          return steps(i + 1);
+        int slot = b.prog.nodes[s.slots[m]].a;
+        for (int64_t v : used[slot] ? domain(0, ext[m], 1, all) : std::vector<int64_t>{0}) {
+          vals[slot] = v;
+          b.prog.bump();
+          if (tiles(m + 1))
             return true;
         }
         return false;
       };
-      steps = [&](size_t i) -> bool {
-        if (budget == 0)
-          return true;
-        if (i == b.steps.size()) {
-          --budget;
-          for (size_t ci = 0; ci < checks.size(); ++ci) {
-            const DimCheck &d = checks[ci];
-            auto lo = evalNode(b.prog, d.lo, vals.data()), hi = evalNode(b.prog, d.hi, vals.data());
-            auto size = evalNode(b.prog, d.size, vals.data());
-            if (!lo || !hi || !size)
-              continue;
-            bool bad = mode == Mode::Crossing   ? (*lo < 0 || *hi > *size || *lo > *hi)
-                       : mode == Mode::Outside  ? (*lo >= *size || *hi <= 0)
-                                                : (*lo < *size || *hi > *size + 32);
-            if (bad) {
-              found = Witness{vals, ci, *lo, *hi, *size};
-              return true;
-            }
+      return tiles(0);
+    };
+    atomsRec(0);
+    return true;
+  }
+
+  /// Whether a sample's value matters: some reached slot is a size.
+  bool sizeDependent(Builder &b, const std::vector<int> &roots0) {
+    std::vector<int> roots(roots0);
+    for (const Step &s : b.steps) {
+      roots.insert(roots.end(), {s.lo, s.hi, s.cond});
+      roots.insert(roots.end(), s.extents.begin(), s.extents.end());
+    }
+    std::vector<bool> used = usedSlots(b.prog, roots, b.slotCount());
+    if (used[kCta0] || used[kCta1] || used[kCta2])
+      return true;
+    for (auto &[name, slot] : b.sizeSlots)
+      if (used[slot])
+        return true;
+    return false;
+  }
+
+  /// A point of the access's iteration space where a check fails, at some sample.
+  std::optional<Witness> search(Builder &b, const std::vector<DimCheck> &checks, const views::Context &c, Mode mode,
+                                bool thorough = false) {
+    const int64_t all = thorough ? 64 : 4;
+    // the thorough search adds the samples the quick one did not try
+    std::vector<Sample> extra;
+    if (thorough)
+      for (const Sample &w : wideSamples_)
+        if (std::find(samples_.begin(), samples_.end(), w) == samples_.end())
+          extra.push_back(w);
+    const std::vector<Sample> &samples = thorough ? extra : samples_;
+    std::vector<int> roots;
+    for (const DimCheck &d : checks)
+      roots.insert(roots.end(), {d.lo, d.hi, d.size});
+    bool sizes = sizeDependent(b, roots);
+    for (size_t si = 0; si < samples.size() && (sizes || si == 0); ++si) {
+      std::optional<Witness> found;
+      bool known = enumerate(b, roots, samples[si], *c.role, all, thorough ? 40000 : 2000, [&](const std::vector<int64_t> &vals) {
+        for (size_t ci = 0; ci < checks.size(); ++ci) {
+          const DimCheck &d = checks[ci];
+          auto lo = evalCached(b.prog, d.lo, vals.data()), hi = evalCached(b.prog, d.hi, vals.data());
+          auto size = evalCached(b.prog, d.size, vals.data());
+          if (!lo || !hi || !size)
+            continue;
+          bool bad = mode == Mode::Crossing   ? (*lo < 0 || *hi > *size || *lo > *hi)
+                     : mode == Mode::Outside  ? (*lo >= *size || *hi <= 0)
+                                              : (*lo < *size || *hi > *size + 32);
+          if (bad) {
+            found = Witness{vals, ci, *lo, *hi, *size};
+            return true;
           }
-          return false;
         }
-        const Step &s = b.steps[i];
-        if (s.kind == Step::Guard) {
-          auto v = evalNode(b.prog, s.cond, vals.data());
-          if (!v || !*v)
-            return false; // not reached, or reached only for some data: no witness
-          return steps(i + 1);
-        }
-        if (s.kind == Step::Loop) {
-          auto lo = evalNode(b.prog, s.lo, vals.data()), hi = evalNode(b.prog, s.hi, vals.data());
-          if (!lo || !hi)
-            return false;
-          int slot = b.prog.nodes[s.slots[0]].a;
-          if (!used[slot]) {
-            if (*hi <= *lo)
-              return false;
-            vals[slot] = *lo;
-            return steps(i + 1);
-          }
-          for (int64_t v : domain(*lo, *hi, s.step, all)) {
-            vals[slot] = v;
-            if (steps(i + 1))
-              return true;
-          }
-          return false;
-        }
-        // a tile schedule: every tile of the space is visited by some CTA
-        std::vector<int64_t> ext;
-        for (int e : s.extents) {
-          auto v = evalNode(b.prog, e, vals.data());
-          if (!v || *v <= 0)
-            return false;
-          ext.push_back(*v);
-        }
-        std::function<bool(size_t)> tiles = [&](size_t m) -> bool {
-          if (m == ext.size())
-            return steps(i + 1);
-          int slot = b.prog.nodes[s.slots[m]].a;
-          for (int64_t v : used[slot] ? domain(0, ext[m], 1, all) : std::vector<int64_t>{0}) {
-            vals[slot] = v;
-            if (tiles(m + 1))
-              return true;
-          }
-          return false;
-        };
-        return tiles(0);
-      };
-      atomsRec(0);
+        return false;
+      });
+      if (!known)
+        return std::nullopt;
       if (found)
         return found;
     }
@@ -1204,6 +1354,231 @@ private:
       if (auto it = byName.find(to.slotNames[i]); it != byName.end())
         vals[i] = it->second;
     return vals;
+  }
+
+  //===-- bounds.coverage --------------------------------------------------===//
+
+  /// One dimension of one global access, kept until the walk is over.
+  struct CoverItem {
+    Builder builder;
+    DimCheck check;
+    const sema::Role *role;
+    bool threads;               ///< the index varies with the warp or lane
+    const LetStmt *threadMap;   ///< the let the thread-derived index comes from
+  };
+
+  void recordCoverage(Builder &b, const std::vector<DimCheck> &checks, const sema::Param &p,
+                      const views::Context &c, bool exact) {
+    // one role over the whole block: the map's warps are the CTA's (several
+    // roles, or warps no role runs, are kernel.roles-cover's and role.* rules')
+    if (k_.persistent || !k_.gridClause || k_.roles.size() != 1 || !k_.block ||
+        k_.roles[0].warps().value_or(0) * 32 != *k_.block)
+      return;
+    if (!exact) { // an access whose reach is not known: nothing can be said of its tensor
+      for (size_t d = 0; d < p.type.dims.size(); ++d)
+        poisoned_.insert({p.name, d});
+      return;
+    }
+    for (const DimCheck &d : checks) {
+      std::vector<bool> used = usedSlots(b.prog, {d.lo, d.hi}, b.slotCount());
+      bool threads = used[kWarp] || used[kLane];
+      const Expr *start = indexStart(*d.index);
+      if (b.gridNodes.empty()) // compiled now: the names visible here are the ones they mean
+        for (const ExprPtr &g : k_.gridClause->args)
+          b.gridNodes.push_back(b.compile(*g));
+      cover_[{p.name, d.dim}].push_back({b, d, c.role, threads, threads ? threadMapLet(*start, 0) : nullptr});
+    }
+  }
+
+  /// The first let, following names from \p e, whose value calls self.warp(),
+  /// self.lane(), self.warpgroup() or self.thread() itself.
+  const LetStmt *threadMapLet(const Expr &e, int depth) const {
+    if (depth > 8)
+      return nullptr;
+    if (e.kind == ExprKind::Name) {
+      const LetStmt *l = env_.letOf(e.text);
+      if (!l || l->names.size() != 1)
+        return nullptr;
+      if (callsSelf(*l->value))
+        return l;
+      return threadMapLet(*l->value, depth + 1);
+    }
+    for (const ExprPtr &o : e.operands)
+      if (o)
+        if (const LetStmt *l = threadMapLet(*o, depth + 1))
+          return l;
+    return nullptr;
+  }
+
+  bool callsSelf(const Expr &e) const {
+    if (e.kind == ExprKind::Call) {
+      OpId id = sema::opIdOf(e, k_);
+      if (id == OpId::SelfWarp || id == OpId::SelfLane || id == OpId::SelfWarpgroup || id == OpId::SelfThread)
+        return true;
+    }
+    for (const ExprPtr &o : e.operands)
+      if (o && callsSelf(*o))
+        return true;
+    return false;
+  }
+
+  /// The elements of a tensor dimension the group's accesses reach at the
+  /// sample; nullopt when some access's reach is unknown.
+  std::optional<std::vector<bool>> reach(std::vector<CoverItem> &items, const Sample &smp) {
+    std::optional<int64_t> size;
+    std::vector<bool> hit;
+    for (CoverItem &it : items) {
+      Builder &b = it.builder;
+      bool partial = false, unknown = false;
+      bool known = enumerate(b, {it.check.lo, it.check.hi, it.check.size}, smp, *it.role, int64_t(1) << 20, 200000,
+                             [&](const std::vector<int64_t> &vals) {
+                               auto lo = evalCached(b.prog, it.check.lo, vals.data());
+                               auto hi = evalCached(b.prog, it.check.hi, vals.data());
+                               auto sz = evalCached(b.prog, it.check.size, vals.data());
+                               if (!lo || !hi || !sz || *sz > (1 << 16) || (size && *size != *sz)) {
+                                 unknown = true;
+                                 return true;
+                               }
+                               if (!size) {
+                                 size = *sz;
+                                 hit.assign(*sz, false);
+                               }
+                               for (int64_t v = std::max<int64_t>(*lo, 0); v < std::min(*hi, *size); ++v)
+                                 hit[v] = true;
+                               return false;
+                             },
+                             &partial);
+      if (!known || partial || unknown)
+        return std::nullopt;
+    }
+    return hit;
+  }
+
+  /// The first element no access reaches between two that are reached.
+  static std::optional<std::pair<int64_t, int64_t>> interiorGap(const std::vector<bool> &hit) {
+    int64_t first = -1, last = -1;
+    for (int64_t v = 0; v < int64_t(hit.size()); ++v)
+      if (hit[v]) {
+        if (first < 0)
+          first = v;
+        last = v;
+      }
+    for (int64_t v = first + 1; first >= 0 && v < last; ++v)
+      if (!hit[v]) {
+        int64_t e = v;
+        while (e < last && !hit[e])
+          ++e;
+        return std::make_pair(v, e);
+      }
+    return std::nullopt;
+  }
+
+  /// Every element between the first and the last one a tensor dimension's
+  /// accesses reach must be reached by some CTA, warp, lane or iteration: a
+  /// thread map that skips elements leaves them unread or unwritten (and puts
+  /// two threads on others). Checked where every access to the dimension is
+  /// known, at the widest size sample.
+  void checkCoverage() {
+    // one sample, several CTAs wide (300 is no multiple of a power of two)
+    if (coverSamples_.empty())
+      return;
+    const Sample &smp = coverSamples_.front();
+    for (auto &[key, items] : cover_) {
+      if (poisoned_.count(key))
+        continue;
+      const CoverItem *mapped = nullptr;
+      for (const CoverItem &it : items)
+        if (it.threads && it.threadMap && !mapped)
+          mapped = &it;
+      if (!mapped)
+        continue;
+      auto hit = reach(items, smp);
+      if (!hit)
+        continue;
+      auto gap = interiorGap(*hit);
+      if (!gap)
+        continue;
+      const LetStmt *let = mapped->threadMap;
+      std::string sizes;
+      for (auto &[n, v] : smp)
+        if (mapped->builder.sizeSlots.count(n))
+          sizes += (sizes.empty() ? "" : ", ") + n + " = " + std::to_string(v);
+      Finding f = makeFinding(
+          "bounds.coverage", let->value->range,
+          "the thread map '" + let->names[0].name + " = " + std::string(textOf(ctx_.sm, let->value->range)) +
+              "' skips elements of '" + key.first + "': no CTA, warp, lane or iteration reaches " +
+              (gap->second - gap->first == 1 ? "element " + std::to_string(gap->first)
+                                             : "elements " + std::to_string(gap->first) + " .. " +
+                                                   std::to_string(gap->second - 1)) +
+              " of dimension " + std::to_string(key.second) + (sizes.empty() ? "" : " (when " + sizes + ")") +
+              ", while elements on both sides are reached: a stride is larger than the span the terms below it "
+              "cover, so those elements are never read or written and others are taken twice");
+      f.notes.push_back({mapped->check.index->range, "the index is used here"});
+      // the warp stride of the map: the one value that makes every dimension dense is the fix
+      if (const Expr *num = warpStride(*let->value)) {
+        int64_t old = *sema::evalInt(*num, {});
+        std::vector<int64_t> ok;
+        for (int64_t cand : {int64_t(32), old / 2, old * 2}) {
+          if (cand <= 0 || cand == old || std::find(ok.begin(), ok.end(), cand) != ok.end())
+            continue;
+          if (denseWith(num, cand, smp))
+            ok.push_back(cand);
+        }
+        if (ok.size() == 1) {
+          f.message += "; with a warp stride of " + std::to_string(ok[0]) + " every element is reached once";
+          f.fixes.push_back(replaceFix("make the warp stride " + std::to_string(ok[0]) +
+                                           " (the span of the lanes below it)",
+                                       num->range, std::to_string(ok[0])));
+        }
+      }
+      add(std::move(f));
+    }
+  }
+
+  /// The literal c of a `self.warp() * c` term of \p e.
+  const Expr *warpStride(const Expr &e) const {
+    const Expr *x = views::stripParens(&e);
+    if (x->kind == ExprKind::Binary && x->op == Tok::Star) {
+      const Expr *l = views::stripParens(x->operand(0)), *r = views::stripParens(x->operand(1));
+      auto isWarp = [&](const Expr *y) {
+        return y->kind == ExprKind::Call && sema::opIdOf(*y, k_) == OpId::SelfWarp;
+      };
+      if (isWarp(l) && r->kind == ExprKind::Number)
+        return r;
+      if (isWarp(r) && l->kind == ExprKind::Number)
+        return l;
+    }
+    for (const ExprPtr &o : x->operands)
+      if (o)
+        if (const Expr *n = warpStride(*o))
+          return n;
+    return nullptr;
+  }
+
+  /// Whether every group that reads literal \p num is dense with it set to \p v.
+  bool denseWith(const Expr *num, int64_t v, const Sample &smp) {
+    bool any = false;
+    for (auto &[key, items] : cover_) {
+      std::vector<CoverItem> patched;
+      bool touched = false;
+      for (const CoverItem &it : items) {
+        patched.push_back(it);
+        if (auto n = it.builder.numbers.find(num); n != it.builder.numbers.end()) {
+          patched.back().builder.prog.nodes[n->second].value = v;
+          touched = true;
+        }
+      }
+      bool threads = false;
+      for (const CoverItem &it : items)
+        threads |= it.threads && it.threadMap;
+      if (!touched || !threads || poisoned_.count(key))
+        continue;
+      auto hit = reach(patched, smp);
+      if (!hit || interiorGap(*hit))
+        return false;
+      any = true;
+    }
+    return any;
   }
 
   //===-- Reports ----------------------------------------------------------===//
@@ -1530,10 +1905,12 @@ private:
   const sema::Kernel &k_;
   RuleContext &ctx_;
   views::Env env_;
-  std::vector<Sample> samples_, wideSamples_;
+  std::vector<Sample> samples_, wideSamples_, coverSamples_;
   std::map<std::tuple<std::string, uint32_t, uint32_t>, Finding> findings_;
   std::set<const Expr *> skipLanes_;
   std::vector<bool> usedForText_;
+  std::map<std::pair<std::string, size_t>, std::vector<CoverItem>> cover_;
+  std::set<std::pair<std::string, size_t>> poisoned_;
   const views::Context *current_ = nullptr;
 };
 

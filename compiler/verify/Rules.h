@@ -10,7 +10,7 @@
 //   Async.cpp      proxy.fence tma.store-wait wgmma.inflight tcgen05.wait cpasync.wait
 //   Copies.cpp     tma.align tma.box copy.extent mbar.expect-tx mbar.count
 //   Mma.cpp        mma.shape mma.dtype mma.operand-major perf.bank-conflict
-//   Bounds.cpp     bounds.global smem.bounds smem.layout tcgen05.lanes mbar.access
+//   Bounds.cpp     bounds.global bounds.coverage smem.bounds smem.layout tcgen05.lanes mbar.access
 //
 //===----------------------------------------------------------------------===//
 #pragma once
