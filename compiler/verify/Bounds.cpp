@@ -398,6 +398,7 @@ struct Step {
   int lo = -1, hi = -1;     ///< Loop bounds
   int64_t step = 1;
   int cond = -1; ///< Guard (negated in an else branch)
+  int boundary = -1; ///< Guard: the side a `<=` / `>=` conjunct bounds from above
 };
 
 /// One interval [lo, hi) of one dimension that must lie in [0, size).
@@ -514,10 +515,32 @@ public:
       } else if (auto *i = dyn_cast<IfStmt>(a.stmt)) {
         Step s{Step::Guard, a.stmt};
         int c = compile(*i->cond);
+        if (!a.elseBranch)
+          s.boundary = boundedSide(*i->cond);
         s.cond = a.elseBranch ? prog.add({Node::Unary, Tok::Bang, 0, c}) : c;
         steps.push_back(std::move(s));
       }
     }
+  }
+
+  /// The sides bounded from above by the `<=` / `>=` conjuncts of \p cond, as
+  /// one node (their sum: only the slots it reads matter); -1 when none.
+  int boundedSide(const Expr &cond) {
+    const Expr *e = views::stripParens(&cond);
+    if (e->kind == ExprKind::Binary && e->op == Tok::AmpAmp) {
+      int l = boundedSide(*e->operands[0]), r = boundedSide(*e->operands[1]);
+      return l < 0 ? r : r < 0 ? l : prog.add({Node::Binary, Tok::Plus, 0, l, r});
+    }
+    if (e->kind == ExprKind::Binary && (e->op == Tok::LessEq || e->op == Tok::GreaterEq))
+      return compile(*e->operands[e->op == Tok::LessEq ? 0 : 1]);
+    return -1;
+  }
+
+  bool isSizeSlot(int s) const {
+    for (auto &[name, slot] : sizeSlots)
+      if (slot == s)
+        return true;
+    return false;
   }
 
   int slot(const ForStmt *f, const std::string &member) {
@@ -1235,33 +1258,62 @@ private:
         if (std::find(samples_.begin(), samples_.end(), w) == samples_.end())
           extra.push_back(w);
     const std::vector<Sample> &samples = thorough ? extra : samples_;
-    std::vector<int> roots;
-    for (const DimCheck &d : checks)
-      roots.insert(roots.end(), {d.lo, d.hi, d.size});
-    bool sizes = sizeDependent(b, roots);
-    for (size_t si = 0; si < samples.size() && (sizes || si == 0); ++si) {
-      std::optional<Witness> found;
-      bool known = enumerate(b, roots, samples[si], *c.role, all, thorough ? 40000 : 2000, [&](const std::vector<int64_t> &vals) {
-        for (size_t ci = 0; ci < checks.size(); ++ci) {
-          const DimCheck &d = checks[ci];
-          auto lo = evalCached(b.prog, d.lo, vals.data()), hi = evalCached(b.prog, d.hi, vals.data());
-          auto size = evalCached(b.prog, d.size, vals.data());
-          if (!lo || !hi || !size)
-            continue;
-          bool bad = mode == Mode::Crossing   ? (*lo < 0 || *hi > *size || *lo > *hi)
-                     : mode == Mode::Outside  ? (*lo >= *size || *hi <= 0)
-                                              : (*lo < *size || *hi > *size + 32);
-          if (bad) {
-            found = Witness{vals, ci, *lo, *hi, *size};
-            return true;
-          }
+    // quick: all dimensions at once; thorough (a `<=` guard's boundary): each
+    // dimension that reads a slot of such a guard on its own (a box is outside
+    // when one dimension is), so that other slots do not multiply the points
+    std::vector<std::vector<size_t>> groups;
+    if (!thorough) {
+      groups.emplace_back();
+      for (size_t ci = 0; ci < checks.size(); ++ci)
+        groups.back().push_back(ci);
+    } else {
+      std::vector<bool> guardSlots(b.slotCount(), false);
+      for (const Step &st : b.steps)
+        if (st.kind == Step::Guard && st.boundary >= 0) {
+          std::vector<bool> u = usedSlots(b.prog, {st.boundary}, b.slotCount());
+          for (size_t i = 0; i < u.size(); ++i)
+            guardSlots[i] = guardSlots[i] || u[i];
         }
-        return false;
-      });
-      if (!known)
-        return std::nullopt;
-      if (found)
-        return found;
+      for (size_t ci = 0; ci < checks.size(); ++ci) {
+        std::vector<bool> u = usedSlots(b.prog, {checks[ci].lo, checks[ci].hi}, b.slotCount());
+        bool shares = false;
+        for (size_t i = 0; i < u.size(); ++i)
+          shares |= u[i] && guardSlots[i] && !b.isSizeSlot(int(i));
+        if (shares)
+          groups.push_back({ci});
+      }
+    }
+    for (const std::vector<size_t> &group : groups) {
+      std::vector<int> roots;
+      for (size_t ci : group)
+        roots.insert(roots.end(), {checks[ci].lo, checks[ci].hi, checks[ci].size});
+      bool sizes = sizeDependent(b, roots);
+      for (size_t si = 0; si < samples.size() && (sizes || si == 0); ++si) {
+        std::optional<Witness> found;
+        bool known = enumerate(b, roots, samples[si], *c.role, all, thorough ? 40000 : 2000,
+                               [&](const std::vector<int64_t> &vals) {
+                                 for (size_t ci : group) {
+                                   const DimCheck &d = checks[ci];
+                                   auto lo = evalCached(b.prog, d.lo, vals.data());
+                                   auto hi = evalCached(b.prog, d.hi, vals.data());
+                                   auto size = evalCached(b.prog, d.size, vals.data());
+                                   if (!lo || !hi || !size)
+                                     continue;
+                                   bool bad = mode == Mode::Crossing  ? (*lo < 0 || *hi > *size || *lo > *hi)
+                                              : mode == Mode::Outside ? (*lo >= *size || *hi <= 0)
+                                                                      : (*lo < *size || *hi > *size + 32);
+                                   if (bad) {
+                                     found = Witness{vals, ci, *lo, *hi, *size};
+                                     return true;
+                                   }
+                                 }
+                                 return false;
+                               });
+        if (!known)
+          break;
+        if (found)
+          return found;
+      }
     }
     return std::nullopt;
   }
@@ -1487,8 +1539,10 @@ private:
       if (poisoned_.count(key))
         continue;
       const CoverItem *mapped = nullptr;
+      // maps with a literal warp stride (`self.warp() * 32`): the stride is
+      // what goes wrong, and what the fix-it sets
       for (const CoverItem &it : items)
-        if (it.threads && it.threadMap && !mapped)
+        if (it.threads && it.threadMap && !mapped && warpStride(*it.threadMap->value))
           mapped = &it;
       if (!mapped)
         continue;
