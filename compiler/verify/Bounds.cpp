@@ -419,9 +419,16 @@ struct Witness {
 /// variables and size symbols given slots.
 class Builder {
 public:
+  /// What is known of the role's scalar vars: the declaration visible at the
+  /// access and the positions of the statements that assign them.
+  struct Vars {
+    std::map<std::string, const VarStmt *, std::less<>> decl;
+    std::map<std::string, std::vector<uint32_t>, std::less<>> assigned;
+  };
+
   Builder(const sema::Kernel &k, const views::Env &env, const views::Context &ctx,
-          std::set<const Expr *> strict = {})
-      : k_(k), env_(env), ctx_(ctx), strict_(std::move(strict)) {
+          std::set<const Expr *> strict = {}, const Vars *vars = nullptr, uint32_t at = 0)
+      : k_(k), env_(env), ctx_(ctx), strict_(std::move(strict)), vars_(vars), at_(at) {
     for (const views::Ancestor &a : ctx.ancestors)
       if (auto *f = dyn_cast<ForStmt>(a.stmt))
         loops_.push_back(f);
@@ -598,9 +605,35 @@ private:
     }
     if (auto it = k_.consts.find(n); it != k_.consts.end())
       return prog.constant(it->second);
-    return prog.unknown();
+    return var(n, depth);
   }
 
+  /// A scalar var no statement before the access assigns holds its initial
+  /// value, on the first iteration of every loop around the access that also
+  /// holds an assignment (those loops are then tried at their first iteration).
+  int var(const std::string &n, int depth) {
+    if (!vars_)
+      return prog.unknown();
+    auto d = vars_->decl.find(n);
+    if (d == vars_->decl.end() || !d->second->init || d->second->type.space || d->second->range.begin > at_)
+      return prog.unknown();
+    std::vector<uint32_t> none;
+    auto a = vars_->assigned.find(n);
+    const std::vector<uint32_t> &at = a == vars_->assigned.end() ? none : a->second;
+    for (uint32_t pos : at)
+      if (pos < at_)
+        return prog.unknown();
+    for (const ForStmt *f : loops_)
+      for (uint32_t pos : at)
+        if (f->range.begin <= pos && pos < f->range.end)
+          firstOnly.insert(f);
+    return compile(*d->second->init, depth + 1);
+  }
+
+public:
+  std::set<const ForStmt *> firstOnly; ///< loops a var's initial value holds on the first iteration of
+
+private:
   int call(const Expr &c, int depth) {
     OpId id = sema::opIdOf(c, k_);
     auto args = sema::positionalArgs(c);
@@ -639,6 +672,8 @@ private:
   const views::Env &env_;
   const views::Context &ctx_;
   std::set<const Expr *> strict_;
+  const Vars *vars_;
+  uint32_t at_;
   std::vector<const ForStmt *> loops_;
   std::map<const LetStmt *, int> lets_;
 };
@@ -720,7 +755,19 @@ public:
       if (!c.role)
         return;
       current_ = &c;
+      if (c.role != varsRole_) {
+        varsRole_ = c.role;
+        vars_ = {};
+        forEachStmt(c.role->decl->body, [&](const Stmt &st) {
+          if (auto *a = dyn_cast<AssignStmt>(&st))
+            for (const ExprPtr &t : a->targets)
+              vars_.assigned[sema::rootName(*t)].push_back(st.range.begin);
+        });
+      }
+      curAt_ = s.range.begin;
       forEachOwnExpr(s, [&](const Expr &e) { visit(e, c); });
+      if (auto *v = dyn_cast<VarStmt>(&s))
+        vars_.decl[v->name.name] = v;
     });
     checkCoverage();
     std::vector<Finding> out;
@@ -911,7 +958,7 @@ private:
       for (size_t i = 0; i < shape->size(); ++i)
         extent[rank - shape->size() + i] = (*shape)[i];
     }
-    Builder b(k_, env_, c);
+    Builder b(k_, env_, c, {}, &vars_, curAt_);
     std::vector<DimCheck> checks;
     for (size_t d = 0; d < n; ++d) {
       const Expr &ix = *view->operands[d + 1];
@@ -1016,7 +1063,7 @@ private:
       b.buildSteps();
       return b.ok && !checks.empty();
     };
-    Builder b(k_, env_, c);
+    Builder b(k_, env_, c, {}, &vars_, curAt_);
     std::vector<DimCheck> checks;
     if (!build(b, checks))
       return;
@@ -1048,7 +1095,7 @@ private:
     if (ix->operands.size() < laneDim + 2)
       return;
     const Expr &lanes = *ix->operands[laneDim + 1];
-    Builder b(k_, env_, c);
+    Builder b(k_, env_, c, {}, &vars_, curAt_);
     int lo = lanes.kind == ExprKind::Slice ? (lanes.operand(0) ? b.compile(*lanes.operand(0)) : b.prog.constant(0))
                                            : b.compile(lanes);
     int hi = lanes.kind == ExprKind::Slice
@@ -1188,6 +1235,13 @@ private:
         if (!lo || !hi)
           return false;
         int slot = b.prog.nodes[s.slots[0]].a;
+        if (b.firstOnly.count(static_cast<const ForStmt *>(s.stmt))) {
+          if (*hi <= *lo)
+            return false;
+          vals[slot] = *lo;
+          b.prog.bump();
+          return steps(i + 1);
+        }
         if (!used[slot]) {
           if (*hi <= *lo)
             return false;
@@ -1204,6 +1258,13 @@ private:
         return false;
       }
       // a tile schedule: every tile of the space is visited by some CTA
+      if (b.firstOnly.count(static_cast<const ForStmt *>(s.stmt)))
+        for (int m : s.slots)
+          if (used[b.prog.nodes[m].a]) { // a CTA's first tile: not modelled
+            if (partial)
+              *partial = true;
+            return false;
+          }
       std::vector<int64_t> ext;
       for (int e : s.extents) {
         auto v = evalCached(b.prog, e, vals.data());
@@ -1331,7 +1392,7 @@ private:
         if (g->kind != ExprKind::Binary || (g->op != Tok::LessEq && g->op != Tok::GreaterEq))
           continue;
         // equality at the witness
-        Builder probe(k_, env_, c);
+        Builder probe(k_, env_, c, {}, &vars_, curAt_);
         int l = probe.compile(*g->operand(0)), r = probe.compile(*g->operand(1));
         std::vector<int64_t> vals = remap(orig, probe, w);
         if (vals.empty())
@@ -1353,7 +1414,7 @@ private:
         if (!varies)
           continue;
         std::set<const Expr *> strict{g};
-        Builder trial(k_, env_, c, strict);
+        Builder trial(k_, env_, c, strict, &vars_, curAt_);
         std::vector<DimCheck> checks;
         if (!rebuild(trial, checks))
           continue;
@@ -1966,6 +2027,9 @@ private:
   std::map<std::pair<std::string, size_t>, std::vector<CoverItem>> cover_;
   std::set<std::pair<std::string, size_t>> poisoned_;
   const views::Context *current_ = nullptr;
+  Builder::Vars vars_;
+  const sema::Role *varsRole_ = nullptr;
+  uint32_t curAt_ = 0;
 };
 
 } // namespace

@@ -46,3 +46,18 @@ kernel exact(
     }
   }
 }
+
+// A var assigned before the access: its value is not known, nothing is reported.
+kernel var_assigned(
+  ids: global i32[N],
+) target(sm_80) grid(1) block(128) {
+  role main warps(0 .. 4) issue(warp) {
+    var best: reg i32[16]
+    best = 0
+    var pm: i32 = math.cdiv(N, 64)
+    for t in 0 .. math.cdiv(N, 64) {
+      pm = t
+      st.global(best, ids[pm * 64 + self.warp() * 16], clip = true)
+    }
+  }
+}
