@@ -369,7 +369,7 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
     }
     return true;
   };
-  static constexpr int64_t kValues[] = {100, 1, 129, 300, 17, 600, 1000};
+  static constexpr int64_t kValues[] = {100, 1, 129, 300, 600, 1000};
   std::vector<Sample> out;
   auto push = [&](Sample smp) {
     if (satisfies(smp) && std::find(out.begin(), out.end(), smp) == out.end())
@@ -702,6 +702,33 @@ std::vector<bool> usedSlots(const Program &p, const std::vector<int> &roots, siz
     }
   }
   return used;
+}
+
+/// Whether node \p i is unknown at every point (it reads loaded data, a var,
+/// ...): such a check needs no search.
+bool alwaysUnknown(const Program &p, int i) {
+  if (i < 0)
+    return true;
+  const Node &n = p.nodes[i];
+  switch (n.kind) {
+  case Node::Unknown:
+    return true;
+  case Node::Const:
+  case Node::Slot:
+  case Node::Thread:
+  case Node::Warpgroup:
+    return false;
+  case Node::Unary:
+    return alwaysUnknown(p, n.a);
+  case Node::Binary:
+    if (n.op == Tok::AmpAmp || n.op == Tok::PipePipe)
+      return alwaysUnknown(p, n.a) && alwaysUnknown(p, n.b);
+    return alwaysUnknown(p, n.a) || alwaysUnknown(p, n.b);
+  case Node::Select:
+    return alwaysUnknown(p, n.b) && alwaysUnknown(p, n.c) && alwaysUnknown(p, n.a);
+  default:
+    return alwaysUnknown(p, n.a) || alwaysUnknown(p, n.b);
+  }
 }
 
 /// The values of a range to try: all of a short one, the ends and the middle
@@ -1197,6 +1224,28 @@ private:
     }
     if (used[kLane])
       atoms.push_back({kLane, domain(0, 32, 1, all)});
+    // per step, once: its loop slot, whether it is read, whether only the first iteration counts
+    struct StepInfo {
+      int slot = -1;
+      bool read = false, first = false;
+    };
+    std::vector<StepInfo> info(b.steps.size());
+    for (size_t i = 0; i < b.steps.size(); ++i) {
+      const Step &s = b.steps[i];
+      info[i].first = b.firstOnly.count(static_cast<const ForStmt *>(s.stmt)) > 0;
+      if (s.kind == Step::Loop) {
+        info[i].slot = b.prog.nodes[s.slots[0]].a;
+        info[i].read = used[info[i].slot];
+      }
+    }
+    auto valueAt = [](int64_t count, int64_t all, int64_t k) {
+      // the k-th value tried of a range of count: all of a short one, else the ends and middle
+      if (count <= all)
+        return k;
+      const int64_t pick[] = {0, 1, count / 2, count - 2, count - 1};
+      return pick[k];
+    };
+    auto tried = [](int64_t count, int64_t all) { return count <= all ? count : int64_t(5); };
     std::function<bool(size_t)> steps;
     std::function<bool(size_t)> atomsRec = [&](size_t i) -> bool {
       if (i == atoms.size())
@@ -1232,25 +1281,17 @@ private:
         auto lo = evalCached(b.prog, s.lo, vals.data()), hi = evalCached(b.prog, s.hi, vals.data());
         if ((!lo || !hi) && partial)
           *partial = true;
-        if (!lo || !hi)
+        if (!lo || !hi || *hi <= *lo)
           return false;
-        int slot = b.prog.nodes[s.slots[0]].a;
-        if (b.firstOnly.count(static_cast<const ForStmt *>(s.stmt))) {
-          if (*hi <= *lo)
-            return false;
+        int slot = info[i].slot;
+        if (info[i].first || !info[i].read) {
           vals[slot] = *lo;
           b.prog.bump();
           return steps(i + 1);
         }
-        if (!used[slot]) {
-          if (*hi <= *lo)
-            return false;
-          vals[slot] = *lo;
-          b.prog.bump();
-          return steps(i + 1);
-        }
-        for (int64_t v : domain(*lo, *hi, s.step, all)) {
-          vals[slot] = v;
+        int64_t count = (*hi - *lo + s.step - 1) / s.step;
+        for (int64_t k = 0, n = tried(count, all); k < n; ++k) {
+          vals[slot] = *lo + valueAt(count, all, k) * s.step;
           b.prog.bump();
           if (steps(i + 1))
             return true;
@@ -1258,7 +1299,7 @@ private:
         return false;
       }
       // a tile schedule: every tile of the space is visited by some CTA
-      if (b.firstOnly.count(static_cast<const ForStmt *>(s.stmt)))
+      if (info[i].first)
         for (int m : s.slots)
           if (used[b.prog.nodes[m].a]) { // a CTA's first tile: not modelled
             if (partial)
@@ -1278,8 +1319,9 @@ private:
         if (m == ext.size())
           return steps(i + 1);
         int slot = b.prog.nodes[s.slots[m]].a;
-        for (int64_t v : used[slot] ? domain(0, ext[m], 1, all) : std::vector<int64_t>{0}) {
-          vals[slot] = v;
+        int64_t count = used[slot] ? ext[m] : 1;
+        for (int64_t k = 0, n = tried(count, all); k < n; ++k) {
+          vals[slot] = valueAt(count, all, k);
           b.prog.bump();
           if (tiles(m + 1))
             return true;
@@ -1344,7 +1386,13 @@ private:
           groups.push_back({ci});
       }
     }
-    for (const std::vector<size_t> &group : groups) {
+    for (std::vector<size_t> &group : groups) {
+      std::erase_if(group, [&](size_t ci) {
+        return alwaysUnknown(b.prog, checks[ci].lo) || alwaysUnknown(b.prog, checks[ci].hi) ||
+               alwaysUnknown(b.prog, checks[ci].size);
+      });
+      if (group.empty())
+        continue;
       std::vector<int> roots;
       for (size_t ci : group)
         roots.insert(roots.end(), {checks[ci].lo, checks[ci].hi, checks[ci].size});
@@ -1493,6 +1541,10 @@ private:
       return;
     }
     for (const DimCheck &d : checks) {
+      if (alwaysUnknown(b.prog, d.lo) || alwaysUnknown(b.prog, d.hi) || alwaysUnknown(b.prog, d.size)) {
+        poisoned_.insert({p.name, d.dim});
+        continue;
+      }
       std::vector<bool> used = usedSlots(b.prog, {d.lo, d.hi}, b.slotCount());
       bool threads = used[kWarp] || used[kLane];
       const Expr *start = indexStart(*d.index);
