@@ -969,8 +969,10 @@ private:
         // an unknown shape counts as one element: a witness for the first
         // element is one for the whole access
         Value v = env_.infer(*partnerExpr);
+        if (!v.shape)
+          v.shape = loadedShape(*partnerExpr, 0);
         shape = v.shape ? *v.shape : Shape{};
-        exact = v.literal || v.known() || (v.shape && v.shape->empty());
+        exact = v.literal || (v.shape && std::all_of(v.shape->begin(), v.shape->end(), [](auto &d) { return d; }));
         if (id == OpId::LdGlobal)
           if (const Expr *axis = sema::keywordArg(call, "axis")) {
             auto a = sema::evalInt(*axis, k_.consts);
@@ -1029,6 +1031,30 @@ private:
     if (guarded)
       return; // clipped: an access wholly outside is the author's (a dummy store past the end)
     reportGlobal(subj, b, checks, *w, extent, canClip && isTile, call);
+  }
+
+  /// The shape of a value sema's inference leaves open: a tcgen05.ld result
+  /// has the shape of the TMEM view it reads (PTX ISA, tcgen05.ld: lanes x
+  /// columns of the view), through math.cast and lets.
+  std::optional<Shape> loadedShape(const Expr &e, int depth) const {
+    const Expr *x = views::stripParens(&e);
+    if (depth > 8)
+      return std::nullopt;
+    if (x->kind == ExprKind::Name) {
+      const LetStmt *l = env_.letOf(x->text);
+      return l && l->names.size() == 1 ? loadedShape(*l->value, depth + 1) : std::nullopt;
+    }
+    if (x->kind != ExprKind::Call)
+      return std::nullopt;
+    OpId id = sema::opIdOf(*x, k_);
+    auto args = sema::positionalArgs(*x);
+    if (args.empty())
+      return std::nullopt;
+    if (id == OpId::MathCast)
+      return loadedShape(*args[0], depth + 1);
+    if (id == OpId::Tcgen05Ld)
+      return env_.infer(*args[0]).shape;
+    return std::nullopt;
   }
 
   /// The checks of a global access again, in a fresh builder (the fix's trial).
