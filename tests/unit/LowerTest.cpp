@@ -569,7 +569,7 @@ TEST(LowerAtomics, WarpAggregatedAdds) {
   EXPECT_NE(src.find("cake::rt::red_global_add_u32<cake::rt::Scope::Cta>((u + size_t(0)), u32(1));"),
             std::string::npos);
   auto refused = [&](const std::string &body, const std::string &what) {
-    auto e = lowerBody("  c: global i32[64],\n  f: global fp32[64] align(16),\n  x: global fp32[128] align(16),\n",
+    auto e = lowerBody("  c: global i32[64],\n  f: global fp32[128] align(16),\n  x: global fp32[128] align(16),\n",
                        body);
     ASSERT_FALSE(e.empty()) << body;
     EXPECT_NE(e[0].find(what), std::string::npos) << e[0];

@@ -1,6 +1,7 @@
 // A 96-element bf16 row is wider than the 128B swizzle span and not whole 64-element panels.
 const BM = 64
 const BN = 128
+// expected-error@+1:12 smem.layout {{'BK = 96' sets a swizzled row width that is not a whole number of swiz}}
 const BK = 96
 
 kernel gemm(
@@ -14,7 +15,8 @@ kernel gemm(
   let n0 = cta.id(0) * BN
 
   ring ab stages(2) producer(load) consumer(compute) {
-    // expected-note@+1:8 {{'ab.a' is declared here}}
+    // expected-note@+2:8 {{'ab.a' is declared here}}
+    // expected-note@+1:8 {{'ab.a' is laid out here}}
     a: shared bf16[BM, BK] swizzle(128B)
     b: shared bf16[BN, BK] swizzle(64B)
   }

@@ -2,6 +2,7 @@
 // are not the tile's rows; the fix-it is the row's own span, swizzle(64B).
 const BM = 64
 const BN = 128
+// expected-error@+1:12 smem.layout {{'BK = 32' sets a swizzled row width that is not a whole number of swiz}}
 const BK = 32
 
 kernel gemm(
@@ -15,7 +16,8 @@ kernel gemm(
   let n0 = cta.id(0) * BN
 
   ring ab stages(2) producer(load) consumer(compute) {
-    // expected-note@+1:8 {{'ab.a' is declared here}}
+    // expected-note@+2:8 {{'ab.a' is declared here}}
+    // expected-note@+1:8 {{'ab.a' is laid out here}}
     a: shared bf16[BM, BK] swizzle(128B)
     b: shared bf16[BN, BK] swizzle(64B)
   }

@@ -1,0 +1,27 @@
+// A generic store over a raw mbarrier (meant as a reset): it overwrites the barrier's phase and
+// arrival count, and the waiters hang or pass early.
+const BM = 64
+const D = 128
+
+kernel copy_rows(
+  X: global bf16[M, D] align(16),
+  Y: global bf16[M, D],
+) target(sm_90a) grid(math.cdiv(M, BM)) block(160) {
+  let m0 = cta.id(0) * BM
+  // expected-note@+1:14 {{'ready' is declared as mbarrier storage here}}
+  var ready: shared mbarrier[1] count(1)
+  var xt: shared bf16[BM, D] swizzle(128B)
+
+  role load warps(4) issue(elect) {
+    // expected-error@+1:18 mbar.access {{'st.shared' accesses 'ready[0]', an mbarrier object: only mbarrier ope}}
+    st.shared(0, ready[0])
+    mbarrier.arrive_expect_tx(ready[0], bytes = tile.bytes(xt))
+    tma.load(X[m0, 0], xt, barrier = ready[0])
+  }
+
+  role compute warpgroups(0) issue(warpgroup) {
+    mbarrier.wait(ready[0], parity = 0)
+    let x = ld.shared(xt)
+    st.global(x, Y[m0, 0], clip = true)
+  }
+}
