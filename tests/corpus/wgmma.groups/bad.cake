@@ -36,9 +36,11 @@ kernel gemm_tile(
       wgmma.mma(s.a, s.b, acc, shape = m64n64k16, accumulate = k > 0)
       // expected-note@+1 {{wgmma.wait(1) waits for committed groups only}}
       wgmma.wait(1)
+      // expected-error@+1:29-45 ring.retire {{no wgmma.wait(m) that retires the slot's group}}
       ab.release(s, after = wgmma.retired(1))
     }
     wgmma.wait(0)
     st.global(acc, C[m0, n0], clip = true)
+  // expected-note@+1:3 {{role 'compute' ends here with the release pending}}
   }
 }

@@ -31,11 +31,13 @@ kernel gemm_tile(
   role compute warpgroups(1) issue(warpgroup) {
     var acc: reg fp32[64, BN]
     for k in 0 .. KT {
+      // expected-note@+1:15 {{this consume waits for a slot that the producer cannot refill}}
       let s = ab.consume()
       // expected-error@+1:7 wgmma.groups {{the wgmma.commit() after the loop closes the group only once the loop is over}}
       wgmma.mma(s.a, s.b, acc, shape = m64n64k16, accumulate = k > 0)
       // expected-note@+1 {{wgmma.wait(1) waits for committed groups only}}
       wgmma.wait(1)
+      // expected-error@+1:29-45 ring.retire {{the release waits for wgmma.retired(1), which does not fire before ab.consume() needs the slot again}}
       ab.release(s, after = wgmma.retired(1))
     }
     // expected-note@+1 {{the group is committed here, after the loop}}

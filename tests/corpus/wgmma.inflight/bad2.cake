@@ -36,11 +36,13 @@ kernel gemm_tile(
       wgmma.mma(s.a, s.b, acc, shape = m64n64k16, accumulate = k > 0)
       wgmma.commit()
       wgmma.wait(1)
+      // expected-error@+1:29-45 ring.retire {{no wgmma.wait(m) that retires the slot's group}}
       ab.release(s, after = wgmma.retired(1))
     }
     // expected-error@+1:16-17 wgmma.inflight {{wgmma.wait(1) leaves the group in flight: accumulator 'acc' is read while the wgmma.mma that writes it is in flight}}
     wgmma.wait(1)
     // expected-note@+1:15-18 {{it is needed retired here}}
     st.global(acc, C[m0, n0], clip = true)
+  // expected-note@+1:3 {{role 'compute' ends here with the release pending}}
   }
 }

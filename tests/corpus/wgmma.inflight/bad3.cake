@@ -37,7 +37,7 @@ kernel gemm_tile(
       wgmma.commit()
       wgmma.wait(1)
       ab.release(s, after = wgmma.retired(1))
-      // expected-error@-1:29-45 ring.retire {{the release waits for wgmma.retired(1), but no wgmma.wait(m) with m <= 1 follows on some path}}
+      // expected-error@-1:29-45 ring.retire {{the release waits for wgmma.retired(1), but no wgmma.wait(m) that retires the slot's group}}
     // expected-error@+1:5-6 wgmma.inflight {{accumulator 'acc' is read while the wgmma.mma that writes it is in flight; the loop exits with its group in flight}}
     }
     // expected-note@+1:15-18 {{it is needed retired here}}
