@@ -179,6 +179,12 @@ private:
       }
     } else if (name == OpId::CpAsync && arg(1)) {
       checkExtent(*arg(0), env_.infer(*arg(1)), *arg(1));
+      // cp.async copies whole 16-byte chunks (compiler/lower/Memory.cpp,
+      // cp_async_cg<16>): each chunk's global address must be 16-byte
+      // aligned, so the tensor's base and row stride must be (PTX ISA
+      // 9.7.9.25, cp.async: the source address aligned to cp-size).
+      if (const sema::Param *p = resolveGlobal(*arg(0)).first)
+        tmaUses_[p->name].push_back({&call, std::string(op->name)});
     } else if (name == OpId::StGlobal && arg(1)) {
       checkExtent(*arg(1), env_.infer(*arg(0)), *arg(0));
     } else if (name == OpId::LdGlobal && arg(0)) {
@@ -358,7 +364,16 @@ private:
 
   //===-- tma.align --------------------------------------------------------===//
 
-  /// The first TMA use of \p p, as a note.
+  /// What goes wrong when \p param's address or stride is misaligned: the
+  /// tensor map (TMA) or the chunks (cp.async only).
+  std::string misalignment(const std::string &param) const {
+    for (const Use &u : tmaUses_.at(param))
+      if (opIdOf(*u.call, k_) != OpId::CpAsync)
+        return "TMA rejects the tensor map (illegal instruction at run time)";
+    return "cp.async's 16-byte chunks of it are misaligned (a misaligned-address fault at run time)";
+  }
+
+  /// The first TMA (or cp.async) use of \p p, as a note.
   Note useNote(const std::string &param) const {
     const Use &u = tmaUses_.at(param).front();
     return {u.call->range, "'" + param + "' is accessed by " + u.what + " here"};
@@ -416,7 +431,10 @@ private:
                              : "has no align(...)";
     SourceRange at = align ? align->range : p.type.syntax->range;
     Diagnostic &d = ctx_.sink.report("tma.align", at,
-                                     "'" + p.name + "' " + what + " but is accessed by TMA, which needs a " +
+                                     "'" + p.name + "' " + what + " but is accessed by " +
+                                         (misalignment(p.name).rfind("TMA", 0) == 0 ? std::string("TMA")
+                                                                                  : std::string(opInfo(OpId::CpAsync).name)) +
+                                         ", which needs a " +
                                          std::to_string(need) + "-byte aligned global address; declare align(" +
                                          std::to_string(need) + ") so that the launcher checks it");
     d.notes.push_back(useNote(p.name));
@@ -457,7 +475,7 @@ private:
     Diagnostic &d = ctx_.sink.report("tma.align", at.range,
                                      "the " + which + " of '" + p.name + "' is " + text + " x " + std::to_string(eb) +
                                          " B, not provably a multiple of " + std::to_string(need) +
-                                         " B: TMA rejects the tensor map (illegal instruction at run time)");
+                                         " B: " + misalignment(p.name));
     d.notes.push_back(useNote(p.name));
     const auto &stmts = k_.decl->body.stmts;
     if (!symbol.empty() && !stmts.empty()) {
