@@ -7,12 +7,13 @@ const BK = 32
 const STAGES = 4
 
 kernel gemm_sm80(
-  // expected-error@+1:21 tma.align {{the row stride of 'A' is K x 2 B, not provably a multiple of 16 B: cp.async's 16-byte chunks of it are misaligned}}
+  // expected-note@+1:21 {{'A' has a row stride of K elements}}
   A: global bf16[M, K] align(16),
   // expected-note@+1:21 {{'B' has a row stride of K elements too}}
   B: global bf16[N, K] align(16),
   C: global bf16[M, N] align(16),
 ) target(sm_80) grid(math.cdiv(N, BN), math.cdiv(M, BM)) block(128) {
+  // expected-error@+1:10 tma.align {{the facts about K ('K >= 1') leave the row stride of 'A' (K x 2 B) not provably a multiple of 16 B: cp.async's 16-byte chunks of it are misaligned}}
   assume K >= 1
   let KT = math.cdiv(K, BK)
   let m0 = cta.id(1) * BM
