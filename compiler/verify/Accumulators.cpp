@@ -373,8 +373,19 @@ private:
       return true;
     }
     const std::string &sym = witness_.at(loop);
-    f.message = "this " + what + ", which only the MMA in a loop writes, and the loop runs zero times when " +
-                sym + " = 0, which the kernel's facts allow: the result is garbage (or the previous tile's)";
+    // As tma.align: when the kernel states facts about the symbol, the
+    // incomplete contract is there (and the fix goes there); the read and
+    // the loop are notes.
+    if (const Expr *stated = factAbout(sym)) {
+      f.range = stated->range;
+      f.message = "the facts about " + sym + " ('" + std::string(textOf(sm_, stated->range)) + "') allow " + sym +
+                  " = 0, where the loop that writes '" + name + "' runs zero times and the kernel " + what +
+                  " unwritten: the result is garbage (or the previous tile's)";
+      f.notes.push_back({at.range, "here it " + what + ", which only the MMA in the loop writes"});
+    } else {
+      f.message = "this " + what + ", which only the MMA in a loop writes, and the loop runs zero times when " +
+                  sym + " = 0, which the kernel's facts allow: the result is garbage (or the previous tile's)";
+    }
     f.notes.push_back({header(*loop), "this loop runs zero times when " + sym + " = 0"});
     // The fix states the contract the schedule needs; initializing the
     // accumulator instead is the other reading (a kernel that must handle
@@ -383,6 +394,16 @@ private:
     f.fixes.push_back(assumeFix(fact));
     out_.push_back(std::move(f));
     return true;
+  }
+
+  /// The first `assume` fact of the kernel that names \p symbol, or nullptr.
+  const Expr *factAbout(const std::string &symbol) const {
+    for (const StmtPtr &st : kernel_.decl->body.stmts)
+      if (auto *a = dyn_cast<AssumeStmt>(st.get()))
+        for (const ExprPtr &fact : a->facts)
+          if (fact && names(*fact, symbol))
+            return fact.get();
+    return nullptr;
   }
 
   SourceRange header(const ForStmt &f) const {
