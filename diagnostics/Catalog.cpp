@@ -40,7 +40,8 @@ std::span<const Guarantee> constructionGuarantees() {
                           "fence.mbarrier_init and a CTA barrier; there is no init operation to misplace (the "
                           "lit test tests/lit/construction/guarantees.cake shows mbarrier.init is rejected)."},
       {7, "barrier storage", "Barriers live in a separate area placed before data; no declaration can alias "
-                             "them."},
+                             "them, and a generic load, store, copy or atomic on an mbarrier object is an error "
+                             "(mbar.access)."},
       {8, "remote waits", "mbarrier.wait and try_wait take no CTA operand: a wait is always on the local barrier "
                           "(arrive remote, wait local); tests/lit/construction checks that `cta =` is rejected."},
       {24, "shared-memory alignment", "Allocations get the alignment their swizzle and TMA use need (1024 B for "
