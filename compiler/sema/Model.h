@@ -133,6 +133,9 @@ struct Kernel {
   std::vector<Role> roles;
   std::set<std::string, std::less<>> sizeSymbols;
   ConstEnv consts;
+  /// The declarations of the module constants (for fix-its that change a
+  /// quantity where it is defined, so that what derives from it follows).
+  std::map<std::string, const syntax::ConstDecl *, std::less<>> constDecls;
   /// The operation each call of the kernel invokes, as sema resolved it.
   std::unordered_map<const syntax::Expr *, const OpInfo *> ops;
 

@@ -57,9 +57,15 @@ public:
     for (const StmtPtr &item : syntax_.items.stmts)
       if (auto *k = dyn_cast<KernelDecl>(item.get()))
         declareModuleName(k->name, SymbolKind::Kernel, k->range, kernelDetail(*k));
+    std::map<std::string, const ConstDecl *, std::less<>> constDecls;
     for (const StmtPtr &item : syntax_.items.stmts)
-      if (auto *k = dyn_cast<KernelDecl>(item.get()))
+      if (auto *c = dyn_cast<ConstDecl>(item.get()))
+        constDecls.emplace(c->name.name, c);
+    for (const StmtPtr &item : syntax_.items.stmts)
+      if (auto *k = dyn_cast<KernelDecl>(item.get())) {
         out.kernels.push_back(kernel(*k, out.consts));
+        out.kernels.back().constDecls = constDecls;
+      }
     out.index = std::move(index_);
     return out;
   }

@@ -397,8 +397,21 @@ void checkSmem(const sema::Kernel &k, RuleContext &ctx) {
     return;
   for (int64_t s = *largest->stages - 1; s >= 1; --s)
     if (sema::layoutSmem(k, largest, s).dynamicBytes() <= cap) {
-      d.fixes.push_back(replaceFix("reduce ring '" + largest->name + "' to " + str(s) + " stage" + (s == 1 ? "" : "s"),
-                                   largest->stagesClause->args[0]->range, str(s)));
+      std::string title = "reduce ring '" + largest->name + "' to " + str(s) + " stage" + (s == 1 ? "" : "s");
+      // `stages(STAGES)`: the constant is changed where it is defined, so
+      // the prologue that fills STAGES - 1 slots follows (changing only the
+      // clause would leave it filling more slots than the ring has: ring.deadlock).
+      const syntax::Expr &arg = *largest->stagesClause->args[0];
+      const syntax::ConstDecl *c = nullptr;
+      if (arg.kind == syntax::ExprKind::Name)
+        if (auto it = k.constDecls.find(arg.text); it != k.constDecls.end())
+          c = it->second;
+      if (c && c->value && c->value->kind == syntax::ExprKind::Number)
+        d.fixes.push_back(replaceFix(title + " (const " + c->name.name + " = " + str(s) + ", which the kernel's other "
+                                         "uses of it follow)",
+                                     c->value->range, str(s)));
+      else
+        d.fixes.push_back(replaceFix(title, arg.range, str(s)));
       return;
     }
 }
