@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/verify/Rules.h"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -71,6 +72,22 @@ std::string trackedName(const Expr &e, const Kernel &kernel) {
   return "";
 }
 
+/// `acc[1]` for one buffer of several picked by constant indices, else "".
+std::string bufferName(const Expr &e) {
+  const Expr *x = &e;
+  while (x->kind == ExprKind::Paren)
+    x = x->operand(0);
+  if (x->kind != ExprKind::Index || !x->operand(0) || x->operand(0)->kind != ExprKind::Name)
+    return "";
+  std::string out = x->operand(0)->text + "[";
+  for (size_t i = 1; i < x->operands.size(); ++i) {
+    if (!x->operands[i] || x->operands[i]->kind != ExprKind::Number)
+      return "";
+    out += (i > 1 ? ", " : "") + x->operands[i]->text;
+  }
+  return out + "]";
+}
+
 class Walker {
 public:
   Walker(const Kernel &kernel, const SourceManager &sm, std::vector<Finding> &out)
@@ -80,6 +97,11 @@ public:
 
 private:
   using State = std::map<std::string, Init>;
+  struct BufferState {
+    bool written = false;  ///< on some path
+    bool consumed = false; ///< read on every path since the last write
+  };
+  using Buffers = std::map<std::string, BufferState>;
 
   void block(const Block &b) {
     for (const StmtPtr &s : b.stmts)
@@ -119,6 +141,8 @@ private:
         const Expr *base = t.get();
         while (base->kind == ExprKind::Index || base->kind == ExprKind::Paren)
           base = base->operand(0);
+        if (std::string buf = bufferName(*t); !buf.empty())
+          buffers_[buf] = {true, false};
         std::string name = trackedName(*base, kernel_);
         if (!name.empty() && declared_.count(name) && (a->op == Tok::Assign || base != t.get()))
           state_[name] = Init::Yes;
@@ -150,9 +174,12 @@ private:
       if (i->cond)
         readsIn(*i->cond);
       State entry = state_;
+      Buffers bentry = buffers_;
       block(i->thenBody);
       State after = state_;
+      Buffers bafter = buffers_;
       state_ = entry;
+      buffers_ = bentry;
       if (i->elseBody)
         block(*i->elseBody);
       else if (i->elseIf)
@@ -160,6 +187,7 @@ private:
       for (auto &[name, init] : state_)
         if (auto it = after.find(name); it != after.end())
           init = join(init, it->second);
+      joinBuffers(bafter);
       return;
     }
     if (auto *e = dyn_cast<ExprStmt>(&s)) {
@@ -177,10 +205,14 @@ private:
       for (const ExprPtr &o : e.operands)
         if (o && o.get() != acc && o->kind != ExprKind::Keyword)
           readsIn(*o);
+      const Expr *accumulate = sema::keywordArg(e, "accumulate");
+      if (std::string buf = bufferName(*acc); !buf.empty() && declared_.count(acc->operand(0)->text)) {
+        bufferMma(*acc, buf, accumulate);
+        return;
+      }
       std::string name = trackedName(*acc, kernel_);
       if (name.empty() || !declared_.count(name))
         return;
-      const Expr *accumulate = sema::keywordArg(e, "accumulate");
       // mma.sync always accumulates; wgmma and tcgen05 accumulate unless told
       // otherwise (docs/language.md 10.9).
       // Only a literal (or absent) `accumulate = true` surely reads: `accumulate
@@ -219,8 +251,12 @@ private:
       return;
     if (e.kind == ExprKind::Name || e.kind == ExprKind::Member || e.kind == ExprKind::Index) {
       std::string name = trackedName(e, kernel_);
-      if (name.empty() && e.kind == ExprKind::Index)
+      if (name.empty() && e.kind == ExprKind::Index) {
+        // One buffer of several: its value is consumed (folded, stored).
+        if (std::string buf = bufferName(e); !buf.empty() && declared_.count(e.operand(0)->text))
+          buffers_[buf].consumed = true;
         return;
+      }
       if (!name.empty() && declared_.count(name)) {
         if (state_[name] != Init::Yes)
           report(e, name, state_[name], "reads '" + name + "'");
@@ -356,6 +392,72 @@ private:
     }
   }
 
+  /// One of several accumulator buffers (`acc[0]`, `acc[1]` of a double-
+  /// buffered pipeline): an MMA that accumulates into it needs the buffer
+  /// written (by an MMA or an assignment) and not yet consumed since: adding
+  /// a product onto a buffer whose value was already read (folded into an
+  /// argmin, stored) adds the previous tile into this one. Reads of a buffer
+  /// before it is written are not reported (a pipeline may fold an unwritten
+  /// buffer against a dummy slot on purpose, kernels/kmeans/assign_sm90.cake).
+  void bufferMma(const Expr &acc, const std::string &buf, const Expr *accumulate) {
+    bool reads = !accumulate || isLiteral(*accumulate, true);
+    BufferState &b = buffers_[buf];
+    if (reads && (!b.written || b.consumed) && reported_.insert(buf).second) {
+      Finding f;
+      f.code = "mma.uninit";
+      f.range = acc.range;
+      f.message = b.written ? "this accumulates into '" + buf +
+                                  "', whose value was already read since the MMA that wrote it: the previous "
+                                  "product is added into this one"
+                            : "this accumulates into '" + buf + "' before any MMA or assignment wrote it: its "
+                                                               "registers hold garbage";
+      // A buffer that is consumed after each product (read again in its loop,
+      // or already read now) is a product per use: only `accumulate = false`
+      // is defined.
+      if (accumulate && (b.consumed || bufferReadInLoop(buf)))
+        f.fixes.push_back(Fix{"accumulate = false", {{accumulate->range, "false"}}});
+      out_.push_back(std::move(f));
+      if (accumulate && out_.back().fixes.empty())
+        accumulateFixes(out_.back(), *accumulate, acc.operand(0)->text);
+    }
+    b = {true, false};
+  }
+
+  /// Whether a statement of the innermost loop other than an MMA reads
+  /// buffer \p buf (`acc[1]`).
+  bool bufferReadInLoop(const std::string &buf) const {
+    if (!loop_)
+      return false;
+    bool found = false;
+    std::function<void(const Expr &)> visit = [&](const Expr &e) {
+      if (e.kind == ExprKind::Keyword && e.text == "like")
+        return;
+      if (bufferName(e) == buf)
+        found = true;
+      for (const ExprPtr &o : e.operands)
+        if (o)
+          visit(*o);
+    };
+    forEachStmt(loop_->body, [&](const Stmt &st) {
+      auto *e = dyn_cast<ExprStmt>(&st);
+      if (e && e->expr && accumulatorOf(*e->expr, kernel_))
+        return;
+      forEachCallShallow(st, [&](const Expr &c) { visit(c); });
+    });
+    return found;
+  }
+
+  void joinBuffers(const Buffers &other) {
+    for (auto &[name, b] : buffers_) {
+      auto it = other.find(name);
+      BufferState o = it == other.end() ? BufferState{} : it->second;
+      b = {b.written || o.written, b.consumed && o.consumed};
+    }
+    for (const auto &[name, o] : other)
+      if (!buffers_.count(name))
+        buffers_[name] = {o.written, false};
+  }
+
   bool report(const Expr &at, const std::string &name, Init init, const std::string &what) {
     if (!reported_.insert(name).second)
       return false;
@@ -428,6 +530,7 @@ private:
   const SourceManager &sm_;
   std::vector<Finding> &out_;
   State state_;
+  Buffers buffers_;
   std::set<std::string> declared_, reported_;
   const ForStmt *loop_ = nullptr;
   std::map<const ForStmt *, bool> zeroTrip_;
