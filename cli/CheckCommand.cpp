@@ -58,7 +58,7 @@ cxxopts::Options makeOptions() {
       cxxopts::value<std::string>())("verify",
                                      "Compare diagnostics with expected-* annotations in comments (for tests)")(
       "split-input-file", "Check each part between '// -----' lines as its own file")(
-      "fix", "Apply the fix-its in place, then check again and print what is left")(
+      "fix", "Apply the preferred fix-its in place, then check again and print what is left")(
       "lower", "Also report what the lowering cannot generate yet (lower.unsupported): what `cake build` would "
                "refuse")(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
