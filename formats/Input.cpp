@@ -7,6 +7,8 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace cake::formats {
 namespace {
@@ -39,17 +41,62 @@ Status readInput(const std::string &path, std::string &text) {
 }
 
 Status writeFileAtomically(const std::string &path, const std::string &text) {
-  std::string tmp = path + ".cake-fmt.tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())))
-      return Error(Error::Io, tmp + ": cannot write: " + std::strerror(errno));
-  }
+  namespace fs = std::filesystem;
   std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return Error(Error::Io, path + ": cannot replace: " + ec.message());
+  // A symlinked source is written through: the link stays a link, its target
+  // gets the text (issue #16: replacing the link made it a regular file).
+  fs::path target = fs::is_symlink(path, ec) ? fs::canonical(path, ec) : fs::path(path);
+  if (ec)
+    return Error(Error::Io, path + ": cannot resolve the link: " + ec.message());
+  struct stat st {};
+  bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists && !S_ISREG(st.st_mode))
+    return Error(Error::Io, path + ": not a regular file");
+  // The temporary is created exclusively in the target's directory with a
+  // name of our own (mkstemp: O_CREAT | O_EXCL, so a planted file or link
+  // there is never followed), then renamed over the target: a reader sees the
+  // old text or the new one, never half of it.
+  fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  std::string tmp = (dir / ".cake-write-XXXXXX").string();
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0)
+    return Error(Error::Io, path + ": cannot create a temporary file in " + dir.string() + ": " +
+                                std::strerror(errno));
+  auto fail = [&](const std::string &what) -> Status {
+    int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return Error(Error::Io, path + ": " + what + ": " + std::strerror(err));
+  };
+  // The file keeps its mode (a 0600 file stays 0600); a new one gets 0644
+  // less the umask, as a plain create would.
+  mode_t mode = exists ? (st.st_mode & 07777) : 0666;
+  if (!exists) {
+    mode_t mask = ::umask(0);
+    ::umask(mask);
+    mode &= ~mask;
+  }
+  if (::fchmod(fd, mode) != 0)
+    return fail("cannot set the mode");
+  for (size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return fail("cannot write");
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0)
+    return fail("cannot write");
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return Error(Error::Io, path + ": cannot write: " + std::strerror(err));
+  }
+  if (::rename(tmp.c_str(), target.c_str()) != 0) {
+    int err = errno;
+    ::unlink(tmp.c_str());
+    return Error(Error::Io, path + ": cannot replace: " + std::strerror(err));
   }
   return Ok{};
 }
