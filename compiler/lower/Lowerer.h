@@ -27,6 +27,10 @@ namespace cake::lower {
 
 //===-- Writing CUDA ----------------------------------------------------------===//
 
+/// The body of a C string literal that holds \p text: `"` and `\` escaped,
+/// control characters as octal escapes (runner::LineMap reads them back).
+std::string cStringBody(std::string_view text);
+
 /// Indented CUDA text with `#line` directives that follow the IR.
 class CudaWriter {
 public:

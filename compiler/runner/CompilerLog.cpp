@@ -429,9 +429,23 @@ LineMap::LineMap(std::string_view source) {
       continue;
     s = trim(s);
     if (startsWith(s, "\"")) {
-      size_t close = s.find('"', 1);
-      if (close != std::string_view::npos)
-        file = std::string(s.substr(1, close - 1));
+      // A C string: \" \\ and octal escapes (the lowering writes file names so).
+      std::string name;
+      size_t k = 1;
+      for (; k < s.size() && s[k] != '"'; ++k) {
+        if (s[k] != '\\' || k + 1 >= s.size()) {
+          name += s[k];
+        } else if (std::isdigit(static_cast<unsigned char>(s[k + 1]))) {
+          int v = 0, digits = 0;
+          while (digits < 3 && k + 1 < s.size() && s[k + 1] >= '0' && s[k + 1] <= '7')
+            v = v * 8 + (s[++k] - '0'), ++digits;
+          name += static_cast<char>(v);
+        } else {
+          name += s[++k];
+        }
+      }
+      if (k < s.size())
+        file = std::move(name);
     }
     directives_.push_back({static_cast<uint32_t>(i + 1), static_cast<uint32_t>(*n), file});
   }
