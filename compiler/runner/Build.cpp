@@ -305,23 +305,27 @@ BuildResult buildWithNvcc(SourceManager &sm, FileId source, const BuildOptions &
 
   const std::string &name = sm.name(source);
   std::string text(sm.text(source));
-  std::string input = name;
+  // nvcc runs its stages through a shell, so no text of the user's reaches
+  // its command line: the source is always compiled from a copy named by us,
+  // and the directory of quoted includes is reached through a link named by
+  // us (issue #16: `cake build --nvcc 'k$(touch PWNED).cake'` ran the command).
+  std::string input = (dir / "input.cu").string();
   std::vector<std::string> includeDirs;
   {
-    std::ifstream in(name, std::ios::binary);
-    std::ostringstream onDisk;
-    if (in)
-      onDisk << in.rdbuf();
-    if (!in || onDisk.str() != text) {
-      fs::path stem = fs::path(name).filename();
-      input = (dir / (stem.empty() || stem == "<stdin>" ? fs::path("input.cu") : stem)).string();
-      if (fs::path(input).extension() != ".cu")
-        input += ".cu";
-      std::ofstream out(input, std::ios::binary);
-      out << text;
-      mapper.alias(input, source);
-      if (fs::path(name).has_parent_path())
-        includeDirs.push_back(fs::path(name).parent_path().string());
+    std::ofstream out(input, std::ios::binary);
+    out << text;
+    if (!out) {
+      r.tool = nvcc;
+      r.diagnostics.push_back({"cuda.error", Severity::Error, {}, "cannot write a temporary copy of the source", {}, {}});
+      return r;
+    }
+    mapper.alias(input, source);
+    std::error_code linkError;
+    fs::path parent = fs::absolute(fs::path(name), linkError).parent_path();
+    if (!linkError && !parent.empty()) {
+      fs::create_directory_symlink(parent, dir / "src", linkError);
+      if (!linkError)
+        includeDirs.push_back((dir / "src").string());
     }
   }
   std::string arch(targetName(options.target));
