@@ -511,6 +511,8 @@ int runCake(int argc, char **argv) {
       "watch-hangs", "Bound every barrier wait: a hang becomes a run.hang diagnostic at the waiting operation")(
       "hang-ms", "With --watch-hangs: how long a wait may take", cxxopts::value<uint32_t>()->default_value("2000"))(
       "no-watchdog", "Run in this process (for debuggers and compute-sanitizer)")(
+      "no-workload-commands", "Refuse a workload whose oracle is a \"command\" (the language server passes this "
+                              "unless its client enabled workload commands)")(
       "seed", "Seed of the inputs (overrides the workload)", cxxopts::value<uint64_t>())(
       "report", "Write the run's result as JSON to FILE, also when it fails (ok, status, message, diagnostics)", cxxopts::value<std::string>())(
       "device", "GPU ordinal", cxxopts::value<int>()->default_value("0"))(
@@ -526,6 +528,13 @@ int runCake(int argc, char **argv) {
   if (args.count("workload"))
     if (auto error = readWorkload(args["workload"].as<std::string>(), run); !error)
       return fail(error.error().message, UsageError);
+  // A workload's "command" runs any program: a feature for the CLI user who
+  // wrote it, not for a document an editor opened (issue #16).
+  if (args.count("no-workload-commands") && !run.command.empty())
+    return fail(args["workload"].as<std::string>() + ": the workload's oracle is a command (" + run.command[0] +
+                    "), and workload commands are disabled here; a language server client enables them with "
+                    "initializationOptions {\"allowWorkloadCommands\": true}",
+                UsageError);
   if (args.count("size"))
     for (const std::string &s : args["size"].as<std::vector<std::string>>()) {
       size_t eq = s.find('=');

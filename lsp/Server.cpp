@@ -380,6 +380,7 @@ Server::Handler Server::commandJob(const json &params) {
   auto progress =
       std::make_shared<WorkDoneProgress>([this](const std::string &m, json p) { notify(m, std::move(p)); }, params);
   RunOptions options = command == "cake.compile" ? RunOptions{} : runOptions(params);
+  options.allowWorkloadCommands = core_.state().allowWorkloadCommands;
   Snapshot doc = core_.state().docs.snapshot(uri);
   CheckOptions check = core_.state().check;
   return [command, options, doc, check, progress](const json &, const CancelFlag &cancel) -> json {
@@ -427,6 +428,9 @@ json Server::initialize(const json &params) {
   if (options.is_object() && options.contains("lower") &&
       field<bool>(options, "lower", "params.initializationOptions"))
     state.docs.setLowering(true);
+  // {"allowWorkloadCommands": true}: cake.run / cake.bench may run a workload whose oracle is a command
+  if (options.is_object() && options.contains("allowWorkloadCommands"))
+    state.allowWorkloadCommands = field<bool>(options, "allowWorkloadCommands", "params.initializationOptions");
 
   return {{"capabilities",
            {{"positionEncoding", encodingName(c.encoding)},

@@ -66,6 +66,7 @@ struct State {
   ClientCaps caps;
   CheckOptions check;
   Client *client = nullptr;
+  bool allowWorkloadCommands = false; ///< initializationOptions.allowWorkloadCommands
 };
 
 // Diagnostics.cpp
@@ -184,6 +185,9 @@ struct RunOptions {
   std::map<std::string, int64_t> sizes;
   std::optional<double> reps, warmup, timeout;
   bool coldL2 = false;
+  /// A workload whose oracle is a "command" runs that program; only when the
+  /// client enabled it (initializationOptions.allowWorkloadCommands).
+  bool allowWorkloadCommands = false;
 };
 
 /// cake.run / cake.bench: `cake run` as a child on a private copy of the

@@ -52,6 +52,8 @@ std::vector<std::string> runArguments(const RunOptions &o, bool bench) {
     argv.push_back("--cold-l2");
   if (o.timeout)
     argv.insert(argv.end(), {"--timeout", std::to_string(*o.timeout)});
+  if (!o.allowWorkloadCommands)
+    argv.push_back("--no-workload-commands");
   return argv;
 }
 
