@@ -128,7 +128,10 @@ std::optional<Transport::Message> Transport::read() {
 }
 
 bool Transport::messageBuffered() {
-  while (fill(false)) {
+  // Bounded: input that never forms a message (`cake lsp < /dev/zero`) is
+  // read at most one largest message plus the 64 KiB junk window ahead
+  // (issue #16: it was buffered without bound, 16.8 GB, then abort).
+  while (buffer_.size() <= kMaxMessageBytes + 64 * 1024 && fill(false)) {
   }
   if (buffer_.find_first_not_of(" \r\n\t") == std::string::npos)
     return false;

@@ -21,7 +21,9 @@ std::optional<std::pair<cost::Sizes, std::string>> workloadSizes(const std::stri
     return std::nullopt;
   for (const auto &entry : std::filesystem::directory_iterator(dir, ec)) {
     std::string name = entry.path().filename().string();
-    if (!name.ends_with(".workload.json"))
+    // Only regular files: a FIFO named *.workload.json would block the server
+    // forever on the read (issue #16).
+    if (!name.ends_with(".workload.json") || !entry.is_regular_file(ec))
       continue;
     std::string text;
     WorkloadReader read = workloadReader.load();

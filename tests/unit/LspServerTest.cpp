@@ -14,6 +14,8 @@
 #include "lsp/core/Documents.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -540,6 +542,26 @@ TEST_F(LspServerTest, HoverKernelShowsTheLedger) {
   // document lives in memory: representative sizes)
   EXPECT_NE(text.find("**Cost estimate** at K=4096 M=4096 N=4096"), std::string::npos) << text;
   EXPECT_NE(text.find("bound by tensor"), std::string::npos) << text;
+}
+
+// Regression (issue #16, "a FIFO named *.workload.json beside a document
+// blocks the server forever on hover"): only regular workload files are read.
+TEST_F(LspServerTest, HoverIgnoresAFifoNamedLikeAWorkload) {
+  char dir[] = "/tmp/cake-lsp-fifo-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string fifo = std::string(dir) + "/a.workload.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string uri = std::string("file://") + dir + "/gemm.cake";
+  initialize();
+  open(kGemm, 1, uri);
+  json params = at("kernel gemm", 8);
+  params["textDocument"]["uri"] = uri;
+  auto start = std::chrono::steady_clock::now();
+  json r = result("textDocument/hover", params);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_NE(r["contents"]["value"].get<std::string>().find("384 threads"), std::string::npos);
+  unlink(fifo.c_str());
+  rmdir(dir);
 }
 
 TEST_F(LspServerTest, HoverNamesAndOperations) {
