@@ -221,9 +221,17 @@ private:
       }
     }
     targetOf(k, misspelled.count("target"));
-    if (k.blockClause && k.blockClause->args.size() == 1)
-      k.block = evalInt(*k.blockClause->args[0], k.consts);
-    else if (!k.blockClause && !misspelled.count("block"))
+    if (k.blockClause) {
+      // block(384.0) or block(1e29) used to check clean and crash the lowering
+      // (issue #16): the block is one positive compile-time integer.
+      if (k.blockClause->args.size() == 1)
+        k.block = evalInt(*k.blockClause->args[0], k.consts);
+      if (!k.block || *k.block < 1) {
+        k.block.reset();
+        sink_.report("kernel.clause", k.blockClause->range,
+                     "block(n) takes one positive compile-time integer: the threads of a CTA");
+      }
+    } else if (!misspelled.count("block"))
       sink_.report("kernel.clause", decl.name.range,
                    "kernel '" + decl.name.name + "' needs block(n): the threads of a CTA")
           .fixes.push_back(insertFix("add block(128)", decl.body.range.file, decl.body.range.begin, "block(128) "));
@@ -233,8 +241,11 @@ private:
     k.cluster = {1};
     if (k.clusterClause) {
       k.cluster.clear();
-      for (const ExprPtr &a : k.clusterClause->args)
+      for (const ExprPtr &a : k.clusterClause->args) {
         k.cluster.push_back(evalInt(*a, k.consts));
+        if (!k.cluster.back() || *k.cluster.back() < 1)
+          sink_.report("kernel.clause", a->range, "cluster(x, y, z) takes positive compile-time integers");
+      }
     }
   }
 
