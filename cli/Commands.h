@@ -14,7 +14,10 @@ namespace cake::cli {
 // The subcommands read and write the project's files through formats/.
 using namespace cake::formats;
 
-enum ExitCode { Success = 0, InputErrors = 1, UsageError = 2 };
+/// Exit codes. 3 is a launch that timed out or hung (cake run); 70 an internal
+/// error (a bug: the last-resort handler in main); 74 output that could not
+/// be written (stdout at /dev/full, a closed pipe).
+enum ExitCode { Success = 0, InputErrors = 1, UsageError = 2, InternalError = 70, OutputError = 74 };
 
 /// argv[0] is the subcommand name.
 int runCheck(int argc, char **argv);

@@ -1,6 +1,7 @@
 //===- main.cpp - The cake command line -----------------------------------===//
 #include "cli/Commands.h"
 
+#include <cxxopts.hpp>
 #include <cstring>
 #include <iostream>
 #include <string_view>
@@ -76,8 +77,32 @@ int main(int argc, char **argv) {
     char *args[] = {argv[2], help, nullptr};
     return c->run(2, args);
   }
-  if (const Command *c = findCommand(first))
-    return c->run(argc - 1, argv + 1);
+  if (const Command *c = findCommand(first)) {
+    // The last resort (issue #16): every input error has its own diagnostic;
+    // an exception that gets here is a bug, reported in one line with the
+    // command, never an abort. Options cxxopts could not make sense of are
+    // usage errors.
+    int rc;
+    try {
+      rc = c->run(argc - 1, argv + 1);
+    } catch (const cxxopts::exceptions::exception &e) {
+      std::cerr << "cake " << first << ": " << e.what() << " (see 'cake " << first << " --help')\n";
+      return cake::cli::UsageError;
+    } catch (const std::exception &e) {
+      std::cerr << "cake: internal error in 'cake " << first << "': " << e.what() << "\n";
+      return cake::cli::InternalError;
+    } catch (...) {
+      std::cerr << "cake: internal error in 'cake " << first << "'\n";
+      return cake::cli::InternalError;
+    }
+    // Output that could not be written is an error, not a success.
+    std::cout.flush();
+    if (!std::cout) {
+      std::cerr << "cake " << first << ": cannot write the output\n";
+      return cake::cli::OutputError;
+    }
+    return rc;
+  }
   std::cerr << "cake: unknown command '" << first << "'\n\n";
   printUsage(std::cerr);
   return cake::cli::UsageError;
