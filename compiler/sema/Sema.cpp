@@ -30,6 +30,8 @@ constexpr std::array<std::string_view, 5> kKernelClauses = {"block", "cluster", 
 constexpr std::array<std::string_view, 4> kRoleClauses = {"issue", "regs", "warpgroups", "warps"};
 constexpr std::array<std::string_view, 3> kRingClauses = {"consumer", "producer", "stages"};
 constexpr std::array<std::string_view, 3> kLoopClauses = {"step", "trips", "unroll"};
+/// The most copies `unroll(n)` may ask for.
+constexpr int64_t kMaxUnroll = 64;
 constexpr std::array<std::string_view, 6> kTypeClauses = {"align", "count", "owner", "per", "strides", "swizzle"};
 
 template <size_t N> bool contains(const std::array<std::string_view, N> &set, std::string_view name) {
@@ -603,6 +605,13 @@ private:
         else if (c.name.name != "trips")
           for (const ExprPtr &a : c.args)
             resolveExpr(*a, k);
+        // unroll(n) copies the body n times: unroll(2147483647) made the
+        // lowering grow past 5.5 GB (issue #16). At most kMaxUnroll copies.
+        if (c.name.name == "unroll" && c.args.size() == 1)
+          if (auto n = evalInt(*c.args[0], k.consts); !n || *n < 1 || *n > kMaxUnroll)
+            sink_.report("kernel.clause", c.args[0]->range,
+                         "unroll(n) takes a compile-time integer from 1 to " + std::to_string(kMaxUnroll) +
+                             ": the number of copies of the loop body");
       }
       pushScope();
       declare(f.var, SymbolKind::LoopVar, f.range, "for " + f.var.name + " in " + print(*f.iterable));
