@@ -42,12 +42,17 @@ Status readInput(const std::string &path, std::string &text) {
 
 Status writeFileAtomically(const std::string &path, const std::string &text) {
   namespace fs = std::filesystem;
-  std::error_code ec;
   // A symlinked source is written through: the link stays a link, its target
-  // gets the text (issue #16: replacing the link made it a regular file).
-  fs::path target = fs::is_symlink(path, ec) ? fs::canonical(path, ec) : fs::path(path);
-  if (ec)
-    return Error(Error::Io, path + ": cannot resolve the link: " + ec.message());
+  // gets the text (issue #16: replacing the link made it a regular file). A
+  // path that does not exist yet is simply created.
+  std::error_code missing;
+  fs::path target = path;
+  if (fs::is_symlink(path, missing)) {
+    std::error_code ec;
+    target = fs::canonical(path, ec);
+    if (ec)
+      return Error(Error::Io, path + ": cannot resolve the link: " + ec.message());
+  }
   struct stat st {};
   bool exists = ::stat(target.c_str(), &st) == 0;
   if (exists && !S_ISREG(st.st_mode))
