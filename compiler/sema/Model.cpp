@@ -313,8 +313,6 @@ std::string rootName(const syntax::Expr &e) {
   }
 }
 
-namespace {
-
 std::optional<int64_t> binaryValue(syntax::Tok op, int64_t a, int64_t b) {
   using syntax::Tok;
   int64_t r;
@@ -360,7 +358,6 @@ std::optional<int64_t> binaryValue(syntax::Tok op, int64_t a, int64_t b) {
   }
 }
 
-} // namespace
 
 std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup) {
   using syntax::ExprKind;

@@ -238,6 +238,11 @@ using NameLookup = std::function<std::optional<int64_t>(const std::string &)>;
 /// when any part is unknown.
 std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup);
 
+/// One integer operator of the language on \p a and \p b (arithmetic, shifts,
+/// bit, comparison and logical operators) as evalWith applies it: overflow,
+/// division by zero and out-of-range shifts give nullopt.
+std::optional<int64_t> binaryValue(syntax::Tok op, int64_t a, int64_t b);
+
 /// Evaluates \p e inside kernel \p k: names resolve through \p sizes first
 /// (size symbols bound to values), then the kernel's constants, then its
 /// kernel-scope lets, evaluated the same way (`let KT = math.cdiv(K, BK)`).

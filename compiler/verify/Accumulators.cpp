@@ -478,7 +478,7 @@ private:
     // As tma.align: when the kernel states facts about the symbol, the
     // incomplete contract is there (and the fix goes there); the read and
     // the loop are notes.
-    if (const Expr *stated = factAbout(sym)) {
+    if (const Expr *stated = factAbout(kernel_, sym)) {
       f.range = stated->range;
       f.message = "the facts about " + sym + " ('" + std::string(textOf(sm_, stated->range)) + "') allow " + sym +
                   " = 0, where the loop that writes '" + name + "' runs zero times and the kernel " + what +
@@ -496,16 +496,6 @@ private:
     f.fixes.push_back(assumeFix(fact));
     out_.push_back(std::move(f));
     return true;
-  }
-
-  /// The first `assume` fact of the kernel that names \p symbol, or nullptr.
-  const Expr *factAbout(const std::string &symbol) const {
-    for (const StmtPtr &st : kernel_.decl->body.stmts)
-      if (auto *a = dyn_cast<AssumeStmt>(st.get()))
-        for (const ExprPtr &fact : a->facts)
-          if (fact && names(*fact, symbol))
-            return fact.get();
-    return nullptr;
   }
 
   SourceRange header(const ForStmt &f) const {

@@ -1161,26 +1161,6 @@ void checkCtaReach(const sema::Kernel &k, const sema::Role &r, const Uniformity 
 
 //===-- role.issue: per-lane atomics ----------------------------------------------===//
 
-/// `if elect.one() {` before \p first, `}` after \p last, the lines between
-/// indented one level (the canonical form).
-Fix wrapInElect(const SourceManager &sm, const Stmt &first, const Stmt &last) {
-  FileId file = first.range.file;
-  std::string indent = indentAt(sm, first.range);
-  uint32_t firstLine = sm.lineColumn(file, first.range.begin).line;
-  uint32_t lastLine = sm.lineColumn(file, last.range.end).line;
-  Fix fix{"wrap in if elect.one() { ... }", {}};
-  fix.edits.push_back(
-      {{file, sm.lineStart(file, firstLine), sm.lineStart(file, firstLine)}, indent + "if elect.one() {\n  "});
-  for (uint32_t line = firstLine + 1; line <= lastLine; ++line)
-    if (!sm.lineText(file, line).empty()) {
-      uint32_t at = sm.lineStart(file, line);
-      fix.edits.push_back({{file, at, at}, "  "});
-    }
-  Fix close = insertLineAfter(sm, last, "", "}");
-  fix.edits.insert(fix.edits.end(), close.edits.begin(), close.edits.end());
-  return fix;
-}
-
 /// A non-idempotent atomic (add; exch and cas whose old value is used) on
 /// one element whose address and value are the same on every thread of the
 /// role's issue unit, run by all of them: applied 32 (128) times instead of

@@ -91,200 +91,94 @@ struct Program {
   int unknown() { return add({Node::Unknown}); }
 };
 
-std::optional<int64_t> binary(Tok op, int64_t a, int64_t b) {
-  int64_t r;
-  switch (op) {
-  case Tok::Plus:
-    return __builtin_add_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
-  case Tok::Minus:
-    return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
-  case Tok::Star:
-    return __builtin_mul_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
-  case Tok::Slash: // C and CUDA semantics: truncation toward zero
-    return b == 0 ? std::nullopt : std::optional<int64_t>(a / b);
-  case Tok::Percent:
-    return b == 0 ? std::nullopt : std::optional<int64_t>(a % b);
-  case Tok::Shl:
-    return (b < 0 || b > 62 || a < 0 || a > (int64_t(1) << (62 - b))) ? std::nullopt
-                                                                          : std::optional<int64_t>(a << b);
-  case Tok::Shr:
-    return (b < 0 || b > 63) ? std::nullopt : std::optional<int64_t>(a >> b);
-  case Tok::Amp:
-    return a & b;
-  case Tok::Pipe:
-    return a | b;
-  case Tok::Caret:
-    return a ^ b;
-  case Tok::EqEq:
-    return a == b;
-  case Tok::NotEq:
-    return a != b;
-  case Tok::Less:
-    return a < b;
-  case Tok::LessEq:
-    return a <= b;
-  case Tok::Greater:
-    return a > b;
-  case Tok::GreaterEq:
-    return a >= b;
-  default:
+
+/// One node of \p p at the point \p vals, its operands through \p child
+/// (direct, or through the program's cache).
+template <typename Child>
+std::optional<int64_t> evalStep(const Program &p, int i, const int64_t *vals, Child &&child) {
+  const Node &n = p.nodes[i];
+  switch (n.kind) {
+  case Node::Const:
+    return n.value;
+  case Node::Slot:
+    return vals[n.a] == INT64_MIN ? std::nullopt : std::optional<int64_t>(vals[n.a]);
+  case Node::Unknown:
+    return std::nullopt;
+  case Node::Thread:
+    return vals[kWarp] * 32 + vals[kLane];
+  case Node::Warpgroup:
+    return vals[kWarp] / 4;
+  case Node::Unary: {
+    auto v = child(n.a);
+    if (!v)
+      return std::nullopt;
+    if (n.op == Tok::Minus)
+      return *v == INT64_MIN ? std::nullopt : std::optional<int64_t>(-*v);
+    if (n.op == Tok::Bang)
+      return int64_t(!*v);
+    if (n.op == Tok::Tilde)
+      return ~*v;
     return std::nullopt;
   }
+  case Node::Binary: {
+    if (n.op == Tok::AmpAmp || n.op == Tok::PipePipe) {
+      auto x = child(n.a);
+      bool isAnd = n.op == Tok::AmpAmp;
+      if (x && (isAnd ? !*x : *x))
+        return int64_t(!isAnd);
+      auto y = child(n.b);
+      if (y && (isAnd ? !*y : *y))
+        return int64_t(!isAnd);
+      if (x && y)
+        return int64_t(isAnd);
+      return std::nullopt;
+    }
+    auto x = child(n.a);
+    if (!x)
+      return std::nullopt;
+    auto y = child(n.b);
+    if (!y)
+      return std::nullopt;
+    return sema::binaryValue(n.op, *x, *y);
+  }
+  case Node::Min:
+  case Node::Max:
+  case Node::Cdiv: {
+    auto x = child(n.a), y = child(n.b);
+    if (!x || !y)
+      return std::nullopt;
+    if (n.kind == Node::Min)
+      return std::min(*x, *y);
+    if (n.kind == Node::Max)
+      return std::max(*x, *y);
+    if (*y <= 0 || *x < 0 || *x > INT64_MAX - *y)
+      return std::nullopt;
+    return (*x + *y - 1) / *y;
+  }
+  case Node::Select: {
+    auto c = child(n.a);
+    if (c)
+      return child(*c ? n.b : n.c);
+    auto x = child(n.b), y = child(n.c);
+    return x && y && *x == *y ? x : std::nullopt;
+  }
+  }
+  return std::nullopt;
 }
 
 std::optional<int64_t> evalNode(const Program &p, int i, const int64_t *vals) {
-  const Node &n = p.nodes[i];
-  switch (n.kind) {
-  case Node::Const:
-    return n.value;
-  case Node::Slot:
-    return vals[n.a] == INT64_MIN ? std::nullopt : std::optional<int64_t>(vals[n.a]);
-  case Node::Unknown:
-    return std::nullopt;
-  case Node::Thread:
-    return vals[kWarp] * 32 + vals[kLane];
-  case Node::Warpgroup:
-    return vals[kWarp] / 4;
-  case Node::Unary: {
-    auto v = evalNode(p, n.a, vals);
-    if (!v)
-      return std::nullopt;
-    if (n.op == Tok::Minus)
-      return *v == INT64_MIN ? std::nullopt : std::optional<int64_t>(-*v);
-    if (n.op == Tok::Bang)
-      return int64_t(!*v);
-    if (n.op == Tok::Tilde)
-      return ~*v;
-    return std::nullopt;
-  }
-  case Node::Binary: {
-    if (n.op == Tok::AmpAmp || n.op == Tok::PipePipe) {
-      auto x = evalNode(p, n.a, vals);
-      bool isAnd = n.op == Tok::AmpAmp;
-      if (x && (isAnd ? !*x : *x))
-        return int64_t(!isAnd);
-      auto y = evalNode(p, n.b, vals);
-      if (y && (isAnd ? !*y : *y))
-        return int64_t(!isAnd);
-      if (x && y)
-        return int64_t(isAnd);
-      return std::nullopt;
-    }
-    auto x = evalNode(p, n.a, vals);
-    if (!x)
-      return std::nullopt;
-    auto y = evalNode(p, n.b, vals);
-    if (!y)
-      return std::nullopt;
-    return binary(n.op, *x, *y);
-  }
-  case Node::Min:
-  case Node::Max:
-  case Node::Cdiv: {
-    auto x = evalNode(p, n.a, vals), y = evalNode(p, n.b, vals);
-    if (!x || !y)
-      return std::nullopt;
-    if (n.kind == Node::Min)
-      return std::min(*x, *y);
-    if (n.kind == Node::Max)
-      return std::max(*x, *y);
-    if (*y <= 0 || *x < 0 || *x > INT64_MAX - *y)
-      return std::nullopt;
-    return (*x + *y - 1) / *y;
-  }
-  case Node::Select: {
-    auto c = evalNode(p, n.a, vals);
-    if (c)
-      return evalNode(p, *c ? n.b : n.c, vals);
-    auto x = evalNode(p, n.b, vals), y = evalNode(p, n.c, vals);
-    return x && y && *x == *y ? x : std::nullopt;
-  }
-  }
-  return std::nullopt;
+  return evalStep(p, i, vals, [&](int j) { return evalNode(p, j, vals); });
 }
-
-std::optional<int64_t> evalRaw(const Program &p, int i, const int64_t *vals);
 
 /// evalNode through the program's cache of the current point (Program::bump
 /// starts a new point): lets shared by a guard and the checks are evaluated once.
-inline std::optional<int64_t> evalCached(const Program &p, int i, const int64_t *vals) {
+std::optional<int64_t> evalCached(const Program &p, int i, const int64_t *vals) {
   if (p.stamp[i] == p.now)
     return p.cache[i] == INT64_MIN ? std::nullopt : std::optional<int64_t>(p.cache[i]);
-  auto v = evalRaw(p, i, vals);
+  auto v = evalStep(p, i, vals, [&](int j) { return evalCached(p, j, vals); });
   p.stamp[i] = p.now;
   p.cache[i] = v ? *v : INT64_MIN;
   return v;
-}
-
-std::optional<int64_t> evalRaw(const Program &p, int i, const int64_t *vals) {
-  const Node &n = p.nodes[i];
-  switch (n.kind) {
-  case Node::Const:
-    return n.value;
-  case Node::Slot:
-    return vals[n.a] == INT64_MIN ? std::nullopt : std::optional<int64_t>(vals[n.a]);
-  case Node::Unknown:
-    return std::nullopt;
-  case Node::Thread:
-    return vals[kWarp] * 32 + vals[kLane];
-  case Node::Warpgroup:
-    return vals[kWarp] / 4;
-  case Node::Unary: {
-    auto v = evalCached(p, n.a, vals);
-    if (!v)
-      return std::nullopt;
-    if (n.op == Tok::Minus)
-      return *v == INT64_MIN ? std::nullopt : std::optional<int64_t>(-*v);
-    if (n.op == Tok::Bang)
-      return int64_t(!*v);
-    if (n.op == Tok::Tilde)
-      return ~*v;
-    return std::nullopt;
-  }
-  case Node::Binary: {
-    if (n.op == Tok::AmpAmp || n.op == Tok::PipePipe) {
-      auto x = evalCached(p, n.a, vals);
-      bool isAnd = n.op == Tok::AmpAmp;
-      if (x && (isAnd ? !*x : *x))
-        return int64_t(!isAnd);
-      auto y = evalCached(p, n.b, vals);
-      if (y && (isAnd ? !*y : *y))
-        return int64_t(!isAnd);
-      if (x && y)
-        return int64_t(isAnd);
-      return std::nullopt;
-    }
-    auto x = evalCached(p, n.a, vals);
-    if (!x)
-      return std::nullopt;
-    auto y = evalCached(p, n.b, vals);
-    if (!y)
-      return std::nullopt;
-    return binary(n.op, *x, *y);
-  }
-  case Node::Min:
-  case Node::Max:
-  case Node::Cdiv: {
-    auto x = evalCached(p, n.a, vals), y = evalCached(p, n.b, vals);
-    if (!x || !y)
-      return std::nullopt;
-    if (n.kind == Node::Min)
-      return std::min(*x, *y);
-    if (n.kind == Node::Max)
-      return std::max(*x, *y);
-    if (*y <= 0 || *x < 0 || *x > INT64_MAX - *y)
-      return std::nullopt;
-    return (*x + *y - 1) / *y;
-  }
-  case Node::Select: {
-    auto c = evalCached(p, n.a, vals);
-    if (c)
-      return evalCached(p, *c ? n.b : n.c, vals);
-    auto x = evalCached(p, n.b, vals), y = evalCached(p, n.c, vals);
-    return x && y && *x == *y ? x : std::nullopt;
-  }
-  }
-  return std::nullopt;
 }
 
 //===-- Size samples -----------------------------------------------------------===//

@@ -467,24 +467,6 @@ private:
     }
   }
 
-  /// The first `assume` fact of the kernel that names \p symbol, or nullptr.
-  const Expr *factAbout(const std::string &symbol) const {
-    std::function<bool(const Expr &)> names = [&](const Expr &e) {
-      if (e.kind == ExprKind::Name && e.text == symbol)
-        return true;
-      for (const ExprPtr &o : e.operands)
-        if (o && names(*o))
-          return true;
-      return false;
-    };
-    for (const syntax::StmtPtr &st : k_.decl->body.stmts)
-      if (auto *a = dyn_cast<syntax::AssumeStmt>(st.get()))
-        for (const ExprPtr &f : a->facts)
-          if (f && names(*f))
-            return f.get();
-    return nullptr;
-  }
-
   /// Reports an unprovable stride at \p at; with a symbol, the fix-it adds the
   /// fact that makes it a multiple of \p need bytes.
   Diagnostic &reportStride(const sema::Param &p, const Expr &at, const std::string &which, uint32_t eb,
@@ -495,7 +477,7 @@ private:
     // A missing fact about a symbol the kernel already states facts about is
     // reported at those facts: that is the contract that is incomplete, and
     // where the fix goes; the tensor is a note.
-    const Expr *stated = symbol.empty() ? nullptr : factAbout(symbol);
+    const Expr *stated = symbol.empty() ? nullptr : factAbout(k_, symbol);
     Diagnostic &d =
         stated ? ctx_.sink.report("tma.align", stated->range,
                                   "the facts about " + symbol + " ('" + std::string(textOf(ctx_.sm, stated->range)) +

@@ -118,29 +118,8 @@ private:
     for (size_t i = 1; i < run.size(); ++i)
       d.notes.push_back({run[i].second->operands[0]->range,
                          "'" + sema::calleeName(*run[i].second) + "' is issued by every thread too"});
-    d.fixes.push_back(wrapInElect(*run.front().first, *run.back().first));
+    d.fixes.push_back(wrapInElect(ctx_.sm, *run.front().first, *run.back().first));
     run.clear();
-  }
-
-  /// `if elect.one() {` before \p first, `}` after \p last, and the lines in
-  /// between indented one level, so the result is already in canonical form.
-  Fix wrapInElect(const Stmt &first, const Stmt &last) const {
-    const SourceManager &sm = ctx_.sm;
-    FileId file = first.range.file;
-    std::string indent = indentAt(sm, first.range);
-    uint32_t firstLine = sm.lineColumn(file, first.range.begin).line;
-    uint32_t lastLine = sm.lineColumn(file, last.range.end).line;
-    Fix fix{"wrap in if elect.one() { ... }", {}};
-    fix.edits.push_back(
-        {{file, sm.lineStart(file, firstLine), sm.lineStart(file, firstLine)}, indent + "if elect.one() {\n  "});
-    for (uint32_t line = firstLine + 1; line <= lastLine; ++line)
-      if (!sm.lineText(file, line).empty()) {
-        uint32_t at = sm.lineStart(file, line);
-        fix.edits.push_back({{file, at, at}, "  "});
-      }
-    Fix close = insertLineAfter(sm, last, "", "}");
-    fix.edits.insert(fix.edits.end(), close.edits.begin(), close.edits.end());
-    return fix;
   }
 
   Diagnostic &reportOne(const std::vector<std::pair<const Stmt *, const Expr *>> &run, const Expr &call) {

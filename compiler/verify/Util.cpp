@@ -1,6 +1,8 @@
 //===- Util.cpp - Shared helpers for the rule families --------------------===//
 #include "compiler/verify/Util.h"
 
+#include <functional>
+
 #include <algorithm>
 #include <tuple>
 
@@ -58,6 +60,42 @@ Fix insertLineAtEnd(const SourceManager &sm, const Block &block, std::string tit
   uint32_t lineNo = sm.lineColumn(close.file, close.begin).line;
   uint32_t at = sm.lineStart(close.file, lineNo);
   return insertFix(std::move(title), close.file, at, indentAt(sm, close) + "  " + line + "\n");
+}
+
+Fix wrapInElect(const SourceManager &sm, const syntax::Stmt &first, const syntax::Stmt &last) {
+  FileId file = first.range.file;
+  std::string indent = indentAt(sm, first.range);
+  uint32_t firstLine = sm.lineColumn(file, first.range.begin).line;
+  uint32_t lastLine = sm.lineColumn(file, last.range.end).line;
+  Fix fix{"wrap in if elect.one() { ... }", {}};
+  fix.edits.push_back(
+      {{file, sm.lineStart(file, firstLine), sm.lineStart(file, firstLine)}, indent + "if elect.one() {\n  "});
+  for (uint32_t line = firstLine + 1; line <= lastLine; ++line)
+    if (!sm.lineText(file, line).empty()) {
+      uint32_t at = sm.lineStart(file, line);
+      fix.edits.push_back({{file, at, at}, "  "});
+    }
+  Fix close = insertLineAfter(sm, last, "", "}");
+  fix.edits.insert(fix.edits.end(), close.edits.begin(), close.edits.end());
+  return fix;
+}
+
+
+const syntax::Expr *factAbout(const sema::Kernel &kernel, const std::string &symbol) {
+  std::function<bool(const syntax::Expr &)> names = [&](const syntax::Expr &e) {
+    if (e.kind == syntax::ExprKind::Name && e.text == symbol)
+      return true;
+    for (const syntax::ExprPtr &o : e.operands)
+      if (o && names(*o))
+        return true;
+    return false;
+  };
+  for (const syntax::StmtPtr &st : kernel.decl->body.stmts)
+    if (auto *a = syntax::dyn_cast<syntax::AssumeStmt>(st.get()))
+      for (const syntax::ExprPtr &f : a->facts)
+        if (f && names(*f))
+          return f.get();
+  return nullptr;
 }
 
 } // namespace cake::verify

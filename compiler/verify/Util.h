@@ -43,6 +43,15 @@ Fix insertLineAfter(const SourceManager &sm, const syntax::Stmt &stmt, std::stri
 /// A fix inserting \p line as the last statement of \p block (before its '}').
 Fix insertLineAtEnd(const SourceManager &sm, const syntax::Block &block, std::string title, const std::string &line);
 
+/// `if elect.one() {` before \p first, `}` after \p last, the lines between
+/// indented one level (the canonical form): the fix of an operation issued by
+/// every thread that one thread should issue (role.issue).
+Fix wrapInElect(const SourceManager &sm, const syntax::Stmt &first, const syntax::Stmt &last);
+
+/// The first `assume` fact of \p kernel that names \p symbol, or nullptr:
+/// where a rule whose fix is a missing fact about the symbol reports it.
+const syntax::Expr *factAbout(const sema::Kernel &kernel, const std::string &symbol);
+
 /// The source text of \p range.
 std::string_view textOf(const SourceManager &sm, SourceRange range);
 
