@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
+#include "cli/Instances.h"
 #include "cli/Options.h"
 #include "cli/CudaSupport.h"
 #include "formats/Input.h"
@@ -41,6 +42,7 @@ int runBuild(int argc, char **argv) {
       "no-verify", "CAKE IR: skip the verifier's rules")("h,help", "Show this help")(
       "file", "Input file", cxxopts::value<std::string>());
   addCudaOptions(o);
+  addInstanceOptions(o, /*forCheck=*/false);
   o.parse_positional({"file"});
   o.positional_help("FILE");
 
@@ -73,8 +75,14 @@ int runBuild(int argc, char **argv) {
   FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, std::move(text));
   if (isCakeSource(path)) {
     // CAKE IR: check, lower every kernel, compile the generated CUDA
-    auto loweredFile = pipeline::lowerFile(sm, file, lower::LowerOptions{}, !args.count("no-verify"),
-                                           cuda.targetGiven ? std::optional<Target>(cuda.build.target) : std::nullopt);
+    auto insts = instantiationsFor(args, sm, path, file, /*forCheck=*/false);
+    if (!insts)
+      return usage(insts.error().message);
+    CheckOptions check;
+    check.verify = !args.count("no-verify");
+    check.target = cuda.targetGiven ? std::optional<Target>(cuda.build.target) : std::nullopt;
+    check.instantiations = std::move(*insts);
+    auto loweredFile = pipeline::lowerFile(sm, file, lower::LowerOptions{}, check);
     if (!loweredFile) {
       bool useColor = color == "always" || (color == "auto" && shouldUseColor(STDERR_FILENO));
       renderText(std::cerr, sm, loweredFile.error().diagnostics, TextStyle{useColor});

@@ -1,5 +1,6 @@
 //===- CheckCommand.cpp - `cake check` ------------------------------------===//
 #include "cli/Commands.h"
+#include "cli/Instances.h"
 #include "cli/Options.h"
 #include "formats/Input.h"
 #include "formats/JsonRenderer.h"
@@ -63,6 +64,7 @@ cxxopts::Options makeOptions() {
                "refuse")(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
       "h,help", "Show this help")("files", "Input files", cxxopts::value<std::vector<std::string>>());
+  addInstanceOptions(o, /*forCheck=*/true);
   o.parse_positional({"files"});
   o.positional_help("FILE...");
   return o;
@@ -113,6 +115,10 @@ int runCheck(int argc, char **argv) {
         args.count("split-input-file") ? splitInput(text) : std::vector<std::string>{std::move(text)};
     for (std::string &piece : pieces) {
       FileId file = sm.addBuffer(name, piece);
+      auto insts = instantiationsFor(args, sm, path, file, /*forCheck=*/true);
+      if (!insts)
+        return usage(insts.error().message);
+      checkOptions.instantiations = std::move(*insts);
       CheckResult result = pipeline::checkFile(sm, file, checkOptions, withLowering);
       if (fix && applyFixes(piece, file, result.diagnostics)) {
         if (auto error = writeFileAtomically(path, piece); !error)

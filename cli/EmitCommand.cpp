@@ -7,6 +7,7 @@
 #include "cli/Commands.h"
 #include "formats/Input.h"
 #include "compiler/pipeline/Pipeline.h"
+#include "cli/Instances.h"
 #include "cli/Options.h"
 #include "diagnostics/TextRenderer.h"
 
@@ -24,6 +25,7 @@ int runEmit(int argc, char **argv) {
       "no-verify", "Skip the verifier's rules (syntax and semantic errors still stop the lowering)")(
       "watch-hangs", "Bound every barrier wait (the hang watchdog's build)")(
       "h,help", "Show this help")("file", "Input file", cxxopts::value<std::string>());
+  addInstanceOptions(o, /*forCheck=*/false);
   o.parse_positional({"file"});
   o.positional_help("FILE.cake");
   cxxopts::ParseResult args;
@@ -42,7 +44,15 @@ int runEmit(int argc, char **argv) {
   FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, std::move(text));
   lower::LowerOptions options;
   options.boundedWaits = args.count("watch-hangs") > 0;
-  auto loweredFile = pipeline::lowerFile(sm, file, options, !args.count("no-verify"));
+  auto insts = instantiationsFor(args, sm, path, file, /*forCheck=*/false);
+  if (!insts) {
+    std::cerr << "cake emit: " << insts.error().message << "\n";
+    return UsageError;
+  }
+  CheckOptions check;
+  check.verify = !args.count("no-verify");
+  check.instantiations = std::move(*insts);
+  auto loweredFile = pipeline::lowerFile(sm, file, options, check);
   const std::vector<Diagnostic> &diagnostics =
       loweredFile ? (*loweredFile)->diagnostics : loweredFile.error().diagnostics;
   renderText(std::cerr, sm, diagnostics, TextStyle{shouldUseColor(STDERR_FILENO)});

@@ -25,6 +25,7 @@
 #include "cli/CudaSupport.h"
 #include "formats/Input.h"
 #include "formats/JsonRenderer.h"
+#include "cli/Instances.h"
 #include "cli/Options.h"
 #include "cli/Watchdog.h"
 #include "compiler/oracle/Oracles.h"
@@ -435,7 +436,11 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const lower::LoweredKernel &lk, co
                           : !run.check             ? "not checked (--no-check)"
                                                    : "not checked (the workload names no oracle)";
   const runner::Timing &t = o.time;
-  double flops = product(run.flops, run.workload.sizes);
+  // the flops formula may use the file's constants too ("2*B*N*K*D", D a parameter)
+  std::map<std::string, int64_t> terms = run.workload.sizes;
+  for (const auto &[name, value] : lk.kernel->consts)
+    terms.emplace(name, value);
+  double flops = product(run.flops, terms);
   double bytes = work.tensorBytes();
   const TargetDesc &desc = *lk.kernel->desc;
   double seconds = t.medianMs / 1e3;
@@ -518,6 +523,7 @@ int runCake(int argc, char **argv) {
       "device", "GPU ordinal", cxxopts::value<int>()->default_value("0"))(
       "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
       "h,help", "Show this help")("file", "Input file", cxxopts::value<std::string>());
+  addInstanceOptions(o, /*forCheck=*/false);
   o.parse_positional({"file"});
   o.positional_help("FILE.cake");
   cxxopts::ParseResult args;
@@ -525,13 +531,27 @@ int runCake(int argc, char **argv) {
     return *done;
   CakeRun run;
   run.path = args["file"].as<std::string>();
-  if (args.count("workload"))
-    if (auto error = readWorkload(args["workload"].as<std::string>(), run); !error)
+  // the instantiation (a file with parameters), whose manifest may name the workload
+  SourceManager sm;
+  std::string text;
+  if (auto error = readInput(run.path, text); !error)
+    return fail(error.error().message, UsageError);
+  FileId file = sm.addBuffer(run.path, std::move(text));
+  std::optional<library::Manifest> manifest;
+  auto insts = instantiationsFor(args, sm, run.path, file, /*forCheck=*/false, &manifest);
+  if (!insts)
+    return fail(insts.error().message, UsageError);
+  std::string workloadPath = args.count("workload") ? args["workload"].as<std::string>() : "";
+  if (workloadPath.empty() && manifest && insts->size() == 1)
+    if (const library::Instance *i = manifest->instance(insts->front().name); i && !i->workload.empty())
+      workloadPath = (manifest->dir.empty() ? "" : manifest->dir + "/") + i->workload;
+  if (!workloadPath.empty())
+    if (auto error = readWorkload(workloadPath, run); !error)
       return fail(error.error().message, UsageError);
   // A workload's "command" runs any program: a feature for the CLI user who
   // wrote it, not for a document an editor opened (issue #16).
   if (args.count("no-workload-commands") && !run.command.empty())
-    return fail(args["workload"].as<std::string>() + ": the workload's oracle is a command (" + run.command[0] +
+    return fail(workloadPath + ": the workload's oracle is a command (" + run.command[0] +
                     "), and workload commands are disabled here; a language server client enables them with "
                     "initializationOptions {\"allowWorkloadCommands\": true}",
                 UsageError);
@@ -559,15 +579,13 @@ int runCake(int argc, char **argv) {
   if (run.timing.repetitions < 1 || run.timing.warmup < 0 || !(run.timing.timeoutSeconds > 0))
     return fail("--reps must be at least 1, --warmup at least 0 and --timeout positive", UsageError);
 
-  std::string text;
-  if (auto error = readInput(run.path, text); !error)
-    return fail(error.error().message, UsageError);
-  SourceManager sm;
-  FileId file = sm.addBuffer(run.path, std::move(text));
   lower::LowerOptions lowering;
   lowering.boundedWaits = args.count("watch-hangs") > 0;
   lowering.hangTimeoutMs = args["hang-ms"].as<uint32_t>();
-  auto loweredFile = pipeline::lowerFile(sm, file, lowering, !args.count("no-verify"));
+  CheckOptions check;
+  check.verify = !args.count("no-verify");
+  check.instantiations = std::move(*insts);
+  auto loweredFile = pipeline::lowerFile(sm, file, lowering, check);
   if (!loweredFile) {
     renderText(std::cerr, sm, loweredFile.error().diagnostics, TextStyle{run.color});
     writeFailure("source", loweredFile.error().message, diagnosticsToJson(sm, loweredFile.error().diagnostics)["diagnostics"]);

@@ -3,7 +3,12 @@
 
 #include "compiler/sema/Sema.h"
 #include "compiler/syntax/Parser.h"
+#include "compiler/syntax/Walk.h"
 #include "compiler/verify/Verifier.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
 
 namespace cake {
 
@@ -28,7 +33,174 @@ bool accepted(const SourceManager &sm, FileId file, const Diagnostic &d) {
   return false;
 }
 
+/// Sema and the verifier over one tree.
+std::optional<sema::Module> analyze(const SourceManager &sm, const syntax::Module &m, const CheckOptions &options,
+                                    std::vector<Diagnostic> &out) {
+  DiagnosticSink sink(out);
+  std::optional<sema::Module> model = sema::analyze(m, sink, {options.target});
+  if (options.verify && !countErrors(out))
+    verify::verify(*model, sm, sink);
+  return model;
+}
+
+bool whenClauses(const std::vector<syntax::Field> &fields) {
+  for (const syntax::Field &f : fields)
+    for (const syntax::Clause &c : f.type.clauses)
+      if (c.name.name == "when")
+        return true;
+  return false;
+}
+
+/// "D = 32, elem = fp16" when the instantiations \p in are exactly those of
+/// \p all with these values (what they share explains the finding), else "".
+std::string commonValues(const std::vector<std::vector<std::pair<std::string, std::string>>> &all,
+                         const std::vector<size_t> &in) {
+  if (in.empty() || all[in.front()].empty())
+    return "";
+  std::vector<std::pair<std::string, std::string>> common;
+  for (const auto &binding : all[in.front()]) {
+    bool shared = true;
+    for (size_t i : in)
+      shared = shared && std::find(all[i].begin(), all[i].end(), binding) != all[i].end();
+    if (shared)
+      common.push_back(binding);
+  }
+  if (common.empty())
+    return "";
+  size_t matching = 0;
+  for (const auto &values : all) {
+    bool has = true;
+    for (const auto &b : common)
+      has = has && std::find(values.begin(), values.end(), b) != values.end();
+    matching += has;
+  }
+  if (matching != in.size())
+    return "";
+  std::string out;
+  for (const auto &[name, value] : common)
+    out += (out.empty() ? "" : ", ") + name + " = " + value;
+  return out;
+}
+
+/// Checks every instantiation and merges what they found: a finding several
+/// instantiations share appears once, with a note naming them. A fix found
+/// in only some of them (or differing between them) edits text that every
+/// instantiation shares, so it is offered, never preferred (invariant 18).
+void checkInstantiations(const SourceManager &sm, CheckResult &result, const CheckOptions &options) {
+  std::vector<sema::Instantiation> insts = options.instantiations;
+  if (insts.empty())
+    insts.emplace_back();
+  struct Seen {
+    size_t index;
+    std::vector<std::string> where, brief;
+    std::vector<size_t> in; ///< indexes into `values`
+    bool fixesAgree = true;
+  };
+  std::vector<std::vector<std::pair<std::string, std::string>>> values; // each instantiation's parameters
+  std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, std::string>, Seen> seen;
+  std::vector<Diagnostic> merged;
+  size_t checked = 0;
+  SourceRange noteAt{result.module.file, 0, 0};
+  if (auto params = sema::parameters(result.module); !params.empty())
+    noteAt = params.front()->name.range;
+  for (const sema::Instantiation &inst : insts) {
+    std::vector<Diagnostic> found;
+    DiagnosticSink sink(found);
+    std::optional<sema::Instance> instance = sema::instantiate(result.module, inst, sink);
+    // how a note names it: alone, "instantiation NAME: D = 64, ..."; in a list, NAME (or the values)
+    std::string where, brief = inst.name;
+    std::optional<sema::Module> model;
+    if (instance) {
+      where = instantiationNote(*instance);
+      if (brief.empty())
+        brief = instance->label();
+      model = analyze(sm, instance->module, options, found);
+    } else {
+      std::string values;
+      for (const sema::Binding &b : inst.bindings)
+        values += (values.empty() ? "" : ", ") + b.name + " = " + b.value;
+      where = inst.name.empty() && values.empty()
+                  ? "the default instantiation"
+                  : "instantiation " + (inst.name.empty() ? values : inst.name + (values.empty() ? "" : ": " + values));
+      if (brief.empty())
+        brief = values.empty() ? "the defaults" : values;
+    }
+    if (!hasParameters(result.module) && inst.name.empty())
+      where.clear(), brief.clear();
+    ++checked;
+    values.push_back(instance ? instance->values : std::vector<std::pair<std::string, std::string>>{});
+    for (Diagnostic &d : found) {
+      auto key = std::make_tuple(d.code, d.range.file.value, d.range.begin, d.range.end, d.message);
+      auto [it, fresh] = seen.try_emplace(key, Seen{merged.size(), {}, {}, {}, true});
+      it->second.where.push_back(where);
+      it->second.brief.push_back(brief);
+      it->second.in.push_back(values.size() - 1);
+      if (fresh)
+        merged.push_back(std::move(d));
+      else if (merged[it->second.index].fixes != d.fixes)
+        it->second.fixesAgree = false;
+    }
+    if (instance && !result.instance) {
+      result.instance = std::move(instance);
+      result.model = std::move(model);
+    }
+  }
+  for (auto &[key, s] : seen) {
+    Diagnostic &d = merged[s.index];
+    bool everywhere = s.where.size() == checked;
+    if (!everywhere || !s.fixesAgree)
+      for (Fix &f : d.fixes)
+        f.preferred = false;
+    if (checked == 1 && s.where.front().empty())
+      continue; // nothing to name: a file without parameters
+    std::string text;
+    if (checked == 1)
+      text = "in " + s.where.front();
+    else if (everywhere)
+      text = "in every instantiation checked (" + std::to_string(checked) + ")";
+    else if (std::string common = commonValues(values, s.in); !common.empty()) {
+      text = "in every instantiation checked with " + common + " (" + std::to_string(s.where.size()) + " of " +
+             std::to_string(checked) + ")";
+    } else {
+      text = "in " + std::to_string(s.where.size()) + " of " + std::to_string(checked) + " instantiations: ";
+      for (size_t i = 0; i < s.brief.size() && i < 4; ++i)
+        text += (i ? "; " : "") + s.brief[i];
+      if (s.where.size() > 4)
+        text += "; and " + std::to_string(s.where.size() - 4) + " more";
+    }
+    d.notes.push_back({noteAt, std::move(text)});
+  }
+  for (Diagnostic &d : merged)
+    result.diagnostics.push_back(std::move(d));
+}
+
 } // namespace
+
+bool hasParameters(const syntax::Module &m) {
+  for (const syntax::StmtPtr &s : m.items.stmts) {
+    if (s->kind == syntax::StmtKind::Param || s->kind == syntax::StmtKind::Require || s->kind == syntax::StmtKind::If)
+      return true;
+    if (auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get())) {
+      if (whenClauses(k->params))
+        return true;
+      bool ringWhen = false;
+      syntax::forEachStmt(k->body, [&](const syntax::Stmt &st) {
+        if (auto *r = syntax::dyn_cast<syntax::RingStmt>(&st))
+          ringWhen |= whenClauses(r->slots);
+      });
+      if (ringWhen)
+        return true;
+    }
+  }
+  return false;
+}
+
+std::string instantiationNote(const sema::Instance &instance) {
+  std::string label = instance.label();
+  if (instance.name.empty())
+    return label.empty() ? "" : "instantiation " + label;
+  return "instantiation " + instance.name + (label.empty() ? "" : ": " + label);
+}
 
 CheckResult checkSource(const SourceManager &sm, FileId file, const CheckOptions &options) {
   CheckResult result;
@@ -36,10 +208,10 @@ CheckResult checkSource(const SourceManager &sm, FileId file, const CheckOptions
   // Semantic checks run on files without syntax errors: a statement the
   // parser dropped would otherwise show up as a cascade of unknown names.
   if (!countErrors(result.diagnostics)) {
-    DiagnosticSink sink(result.diagnostics);
-    result.model = sema::analyze(result.module, sink, {options.target});
-    if (options.verify && !countErrors(result.diagnostics))
-      verify::verify(*result.model, sm, sink);
+    if (hasParameters(result.module) || !options.instantiations.empty())
+      checkInstantiations(sm, result, options);
+    else
+      result.model = analyze(sm, result.module, options, result.diagnostics);
   }
   std::erase_if(result.diagnostics, [&](const Diagnostic &d) { return accepted(sm, file, d); });
   sortDiagnostics(result.diagnostics);

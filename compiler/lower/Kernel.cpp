@@ -329,7 +329,7 @@ LoweredModule lowerModule(const SourceManager &sm, FileId file, const sema::Modu
     opts.lineFile = std::string(sm.name(file));
   CudaWriter module(sm, opts.lineFile);
   // A control character in the name (a newline) would end the comment.
-  std::string shown = opts.lineFile;
+  std::string shown = opts.lineFile + (opts.instantiation.empty() ? "" : " (" + opts.instantiation + ")");
   for (char &c : shown)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
       c = '?';

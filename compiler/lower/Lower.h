@@ -37,6 +37,9 @@ struct LowerOptions {
   uint32_t hangTimeoutMs = 2000;
   /// The file name written in `#line` directives ("" = the buffer's name).
   std::string lineFile;
+  /// The instantiation lowered, for the header comment ("instantiation
+  /// assign_d64_wg2: D = 64, ..."; "" for a file without parameters).
+  std::string instantiation;
 };
 
 /// One TMA tensor map the host encodes for a kernel: a box over a global

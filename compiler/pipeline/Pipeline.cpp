@@ -17,12 +17,12 @@ CheckResult checkFile(const SourceManager &sm, FileId file, const CheckOptions &
 }
 
 Expected<std::unique_ptr<LoweredFile>> lowerFile(SourceManager &sm, FileId file, const lower::LowerOptions &options,
-                                                 bool verify, std::optional<Target> target) {
+                                                 const CheckOptions &check) {
   auto out = std::make_unique<LoweredFile>();
-  CheckOptions check;
-  check.target = target;
-  check.verify = verify;
-  out->check = checkSource(sm, file, check);
+  CheckOptions one = check;
+  if (one.instantiations.size() > 1)
+    one.instantiations.resize(1); // one instantiation lowers at a time
+  out->check = checkSource(sm, file, one);
   out->diagnostics = out->check.diagnostics;
   auto failed = [&] {
     return Error(Error::Source, std::to_string(countErrors(out->diagnostics)) + " errors in " + sm.name(file),
@@ -31,7 +31,10 @@ Expected<std::unique_ptr<LoweredFile>> lowerFile(SourceManager &sm, FileId file,
   if (countErrors(out->diagnostics) || !out->check.model)
     return failed();
   std::vector<Diagnostic> lowering;
-  out->module = lower::lowerModule(sm, file, *out->check.model, lowering, options);
+  lower::LowerOptions opts = options;
+  if (out->check.instance)
+    opts.instantiation = instantiationNote(*out->check.instance);
+  out->module = lower::lowerModule(sm, file, *out->check.model, lowering, opts);
   for (Diagnostic &d : lowering)
     out->diagnostics.push_back(std::move(d));
   sortDiagnostics(out->diagnostics);

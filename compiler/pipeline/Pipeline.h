@@ -42,13 +42,15 @@ struct LoweredFile {
   std::vector<Diagnostic> diagnostics; ///< the check's and the lowering's (warnings on success)
 };
 
-/// Checks and lowers buffer \p file of \p sm (the verifier's rules skipped
-/// when \p verify is false, the kernels' targets overridden by \p target).
-/// On success the generated CUDA is added to \p sm as "<name>.cu"; on errors
-/// the Error is of kind Source and carries every diagnostic.
+/// Checks and lowers buffer \p file of \p sm with \p check (the verifier's
+/// rules skipped when check.verify is false, the kernels' targets overridden
+/// by check.target; a file with parameters lowers its first instantiation,
+/// check.instantiations[0], else its defaults). On success the generated
+/// CUDA is added to \p sm as "<name>.cu"; on errors the Error is of kind
+/// Source and carries every diagnostic.
 [[nodiscard]] Expected<std::unique_ptr<LoweredFile>> lowerFile(SourceManager &sm, FileId file,
-                                                               const lower::LowerOptions &options, bool verify,
-                                                               std::optional<Target> target = std::nullopt);
+                                                               const lower::LowerOptions &options,
+                                                               const CheckOptions &check);
 
 /// The folder holding cake_device.cuh: $CAKE_RUNTIME_DIR, else the source tree's.
 std::string runtimeIncludeDir();

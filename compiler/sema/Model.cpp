@@ -393,6 +393,10 @@ std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup)
   case ExprKind::Call: {
     OpId callee = calleeOp(e);
     auto args = positionalArgs(e);
+    if (callee == OpId::MathSelect && args.size() == 3) { // p ? a : b, folded when all three are constants
+      auto p = evalWith(*args[0], lookup), a = evalWith(*args[1], lookup), b = evalWith(*args[2], lookup);
+      return p && a && b ? std::optional<int64_t>(*p ? *a : *b) : std::nullopt;
+    }
     if (args.size() != 2 || (callee != OpId::MathCdiv && callee != OpId::MathMin && callee != OpId::MathMax))
       return std::nullopt;
     auto a = evalWith(*args[0], lookup), b = evalWith(*args[1], lookup);

@@ -65,6 +65,13 @@ bool equal(const Stmt &a, const Stmt &b) {
     auto &x = as<ConstDecl>(a), &y = as<ConstDecl>(b);
     return x.name == y.name && equalOptType(x.type, y.type) && equal(x.value.get(), y.value.get());
   }
+  case StmtKind::Param: {
+    auto &x = as<ParamDecl>(a), &y = as<ParamDecl>(b);
+    return x.name == y.name && x.kind == y.kind && x.hasChoices == y.hasChoices && equalExprs(x.choices, y.choices) &&
+           equal(x.bounds.get(), y.bounds.get()) && equal(x.defaultValue.get(), y.defaultValue.get());
+  }
+  case StmtKind::Require:
+    return equalExprs(as<RequireDecl>(a).facts, as<RequireDecl>(b).facts);
   case StmtKind::Let: {
     auto &x = as<LetStmt>(a), &y = as<LetStmt>(b);
     return x.names == y.names && equalOptType(x.type, y.type) && equal(x.value.get(), y.value.get());

@@ -115,7 +115,7 @@ struct Field {
 
 //===-- Statements and declarations ----------------------------------------===//
 
-enum class StmtKind { Kernel, Const, Let, Var, Ring, Role, For, If, Assume, Return, Assign, Expr };
+enum class StmtKind { Kernel, Const, Param, Require, Let, Var, Ring, Role, For, If, Assume, Return, Assign, Expr };
 
 struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
@@ -155,6 +155,26 @@ struct ConstDecl : StmtOf<StmtKind::Const> {
   Ident name;
   std::optional<TypeExpr> type;
   ExprPtr value;
+};
+
+/// `param name: kind [in domain] [= default]` (module level): a compile-time
+/// parameter bound per instantiation (language.md 9). The kind is an
+/// identifier (int, bool, elem, swizzle) that the instantiation resolves; the
+/// domain is a set `{a, b, ...}` (`choices`, `hasChoices`) or a range
+/// `lo .. hi` (`bounds`).
+struct ParamDecl : StmtOf<StmtKind::Param> {
+  Ident name;
+  Ident kind;
+  bool hasChoices = false;
+  std::vector<ExprPtr> choices;
+  ExprPtr bounds;       ///< `lo .. hi`; may be null
+  ExprPtr defaultValue; ///< may be null
+};
+
+/// `require fact, fact, ...` (module level): relations the parameters of
+/// every instantiation must satisfy.
+struct RequireDecl : StmtOf<StmtKind::Require> {
+  std::vector<ExprPtr> facts;
 };
 
 /// `let a [, b] [: type] = value`: immutable bindings.

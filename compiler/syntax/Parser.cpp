@@ -261,7 +261,7 @@ private:
         trivia.leading.erase(trivia.leading.begin()); // no blank line after '{'
 
       recover([&] {
-        StmtPtr s = topLevel ? parseItem() : parseStmt();
+        StmtPtr s = topLevel || items_ ? parseItem() : parseStmt();
         finishTrivia(trivia, s->range.end);
         s->trivia = std::move(trivia);
         expectStatementEnd();
@@ -295,15 +295,72 @@ private:
       fail(tok(), "expected end of statement, found " + describe(tok()));
   }
 
+  /// A module item. `param` and `require` are keywords only here (language.md
+  /// 9): elsewhere they stay names (`param` is also a memory space).
   StmtPtr parseItem() {
+    Nest nest(*this);
     switch (tok().kind) {
     case Tok::Kernel:
       return parseKernel();
     case Tok::Const:
       return parseConst();
+    case Tok::If:
+      return parseIf(/*items=*/true);
+    case Tok::Identifier:
+      if (text(tok()) == "param")
+        return parseParam();
+      if (text(tok()) == "require")
+        return parseRequire();
+      [[fallthrough]];
     default:
-      fail(tok(), "expected 'kernel' or 'const' at the top level, found " + describe(tok()));
+      fail(tok(), "expected 'kernel', 'const', 'param', 'require' or 'if' at the top level, found " +
+                      describe(tok()));
     }
+  }
+
+  StmtPtr parseParam() {
+    uint32_t begin;
+    auto p = start<ParamDecl>(begin);
+    p->name = expectIdent("parameter name");
+    expect(Tok::Colon, " and a kind (int, bool, elem, swizzle) after the parameter name");
+    p->kind = expectIdent("parameter kind (int, bool, elem, swizzle)");
+    if (accept(Tok::In)) {
+      if (at(Tok::LBrace)) {
+        Token open = tok();
+        advance();
+        p->hasChoices = true;
+        ++parenDepth_; // newlines inside the set are ignored
+        skipNewlines();
+        while (!at(Tok::RBrace)) {
+          p->choices.push_back(parseExpr());
+          skipNewlines();
+          if (!accept(Tok::Comma))
+            break;
+          skipNewlines();
+        }
+        --parenDepth_;
+        if (!at(Tok::RBrace))
+          fail(tok(), "expected ',' or '}' in the parameter's set, found " + describe(tok()), closerCode(),
+               unclosedNote(open));
+        advance();
+        if (p->choices.empty())
+          fail(open, "a parameter's set needs at least one value");
+      } else {
+        p->bounds = parseExpr();
+      }
+    }
+    if (accept(Tok::Assign))
+      p->defaultValue = parseExpr();
+    return finish(std::move(p), begin);
+  }
+
+  StmtPtr parseRequire() {
+    uint32_t begin;
+    auto r = start<RequireDecl>(begin);
+    do
+      r->facts.push_back(parseExpr());
+    while (accept(Tok::Comma));
+    return finish(std::move(r), begin);
   }
 
   StmtPtr parseStmt() {
@@ -320,7 +377,7 @@ private:
     case Tok::For:
       return parseFor();
     case Tok::If:
-      return parseIf();
+      return parseIf(/*items=*/false);
     case Tok::Assume:
       return parseAssume();
     case Tok::Return:
@@ -459,21 +516,23 @@ private:
     return finish(std::move(f), begin);
   }
 
-  StmtPtr parseIf() {
+  /// `if`; with \p items, one at the top level whose branches hold items
+  /// (resolved at instantiation).
+  StmtPtr parseIf(bool items) {
     uint32_t begin;
     auto s = start<IfStmt>(begin);
     s->cond = parseExpr();
     skipNewlinesBefore(Tok::LBrace);
-    parseBlock(s->thenBody, "'if' body");
+    parseBlock(s->thenBody, "'if' body", items);
     if (skipNewlinesBefore(Tok::Else)) {
       advance();
       if (at(Tok::If)) {
         Nest nest(*this);
-        s->elseIf = parseIf();
+        s->elseIf = parseIf(items);
       } else {
         s->elseBody.emplace();
         skipNewlinesBefore(Tok::LBrace);
-        parseBlock(*s->elseBody, "'else' body");
+        parseBlock(*s->elseBody, "'else' body", items);
       }
     }
     return finish(std::move(s), begin);
@@ -530,12 +589,16 @@ private:
   /// `{ stmt* }`. At the end of the file an unclosed block is reported once
   /// (with a note at its '{') and closed implicitly, so that enclosing blocks
   /// do not repeat the error.
-  void parseBlock(Block &block, std::string_view what) {
+  /// `{ ... }` of statements, or of items when \p items (a top-level `if`).
+  void parseBlock(Block &block, std::string_view what, bool items = false) {
     Token open = expect(Tok::LBrace, " to open the " + std::string(what));
     uint32_t saved = parenDepth_;
+    bool savedItems = items_;
     parenDepth_ = 0;
+    items_ = items;
     parseStatements(block, /*topLevel=*/false);
     parenDepth_ = saved;
+    items_ = savedItems;
     if (at(Tok::Eof))
       reportUnclosed(open, what);
     else
@@ -838,6 +901,7 @@ private:
   unsigned depth_ = 0;
   unsigned errors_ = 0;
   bool eofReported_ = false;
+  bool items_ = false; ///< parsing the branches of a top-level `if`: items, not statements
 };
 
 } // namespace

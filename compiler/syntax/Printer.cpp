@@ -240,6 +240,37 @@ private:
       out_ += " = ";
       return expr(*c.value);
     }
+    case StmtKind::Param: {
+      auto &p = static_cast<const ParamDecl &>(s);
+      out_ += "param " + p.name.name + ": " + p.kind.name;
+      if (p.hasChoices) {
+        out_ += " in {";
+        for (size_t i = 0; i < p.choices.size(); ++i) {
+          if (i)
+            out_ += ", ";
+          expr(*p.choices[i]);
+        }
+        out_ += '}';
+      } else if (p.bounds) {
+        out_ += " in ";
+        expr(*p.bounds);
+      }
+      if (p.defaultValue) {
+        out_ += " = ";
+        expr(*p.defaultValue);
+      }
+      return;
+    }
+    case StmtKind::Require: {
+      auto &r = static_cast<const RequireDecl &>(s);
+      out_ += "require ";
+      for (size_t i = 0; i < r.facts.size(); ++i) {
+        if (i)
+          out_ += ", ";
+        expr(*r.facts[i]);
+      }
+      return;
+    }
     case StmtKind::Let: {
       auto &l = static_cast<const LetStmt &>(s);
       out_ += "let ";

@@ -65,6 +65,10 @@ void forEachCallShallow(const Stmt &s, const std::function<void(const Expr &)> &
     for (const ExprPtr &f : static_cast<const AssumeStmt &>(s).facts)
       visitExprCalls(f.get(), fn);
     return;
+  case StmtKind::Require:
+    for (const ExprPtr &f : static_cast<const RequireDecl &>(s).facts)
+      visitExprCalls(f.get(), fn);
+    return;
   case StmtKind::Return:
     return visitExprCalls(static_cast<const ReturnStmt &>(s).value.get(), fn);
   case StmtKind::Assign: {

@@ -9,16 +9,21 @@
 // both), so the two rings' cp.async groups stay in order.
 // Norms come from kmeans_cnorm, padded with +inf to KP (a multiple of BN): padded columns never win.
 // Shared memory: 16 KiB (x) + 3 x (16 KiB + 256 B) (centroids, norms) = 65 KiB of 163 KiB.
-// Variants (D = 32, 64, 256; fp16) are generated from this file by kernels/kmeans/variants/generate.py.
+// The library builds the instantiations of kernels/kmeans/kmeans.manifest.json (D = 32, 64, 128,
+// 256; bf16 and fp16); D = 512 does not fit three stages beside its x tile on sm_80.
+
+param D: int in {32, 64, 128, 256} = 128
+param elem: elem in {bf16, fp16} = bf16
 
 const BM = 64
 const BN = 64
-const D = 128
+// rows narrower than the 128-byte swizzle span take their own span (tma.box)
+const SW = math.min(2 * D, 128)
 const STAGES = 3
 
 // ||c_k||^2 in fp32, one warp per centroid row; rows K .. KP of the padded norms are +inf.
 kernel kmeans_cnorm(
-  c: global bf16[B, K, D] align(16),
+  c: global elem[B, K, D] align(16),
   cn: global fp32[B, KP] align(16),
 ) target(sm_80) grid(math.cdiv(KP, 8), B) block(256) {
   role rows warps(0 .. 8) issue(warp) {
@@ -37,8 +42,8 @@ kernel kmeans_cnorm(
 }
 
 kernel kmeans_assign_sm80(
-  x: global bf16[B, N, D] align(16),
-  c: global bf16[B, K, D] align(16),
+  x: global elem[B, N, D] align(16),
+  c: global elem[B, K, D] align(16),
   cn: global fp32[B, KP] align(16),
   ids: global i32[B, N],
 ) target(sm_80) grid(math.cdiv(N, BM), B) block(128) {
@@ -48,10 +53,10 @@ kernel kmeans_assign_sm80(
   let m0 = cta.id(0) * BM
 
   ring xs stages(1) producer(main) consumer(main) {
-    x: shared bf16[BM, D] swizzle(128B)
+    x: shared elem[BM, D] swizzle(SW)
   }
   ring cs stages(STAGES) producer(main) consumer(main) {
-    c: shared bf16[BN, D] swizzle(128B)
+    c: shared elem[BN, D] swizzle(SW)
     cn: shared fp32[1, BN]
   }
 
@@ -104,8 +109,8 @@ kernel kmeans_assign_sm80(
 // assigned centroid, in full and from the inputs (not the fast form's ||c||^2 - 2 x.c), for
 // callers that ask for it (run after the assignment).
 kernel kmeans_distance(
-  x: global bf16[B, N, D] align(16),
-  c: global bf16[B, K, D] align(16),
+  x: global elem[B, N, D] align(16),
+  c: global elem[B, K, D] align(16),
   ids: global i32[B, N],
   dist: global fp32[B, N],
 ) target(sm_80) grid(math.cdiv(N, 8), B) block(256) {

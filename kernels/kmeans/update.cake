@@ -4,16 +4,18 @@
 //                        zero them once and let the previous iteration leave them zero)
 //   kmeans_update_sums   one pass over x: each warp adds 4 rows at a time into sums[b, ids, :]
 //                        with red.global.add.v4.f32 and counts them (lane 0, red.global.add.s32)
-//   kmeans_update_means  c_new = sums / counts (c_old when the count is 0), rounded to bf16, and
+//   kmeans_update_means  c_new = sums / counts (c_old when the count is 0), rounded to elem, and
 //                        shift[b] = max over k of ||c_new - c_old||^2 of the stored centroids
 //                        (fp32 atomic.max): 0 exactly when no centroid of batch b moved.
-// D is a compile-time constant: any multiple of 32 whose bf16 row splits into whole chunks (32,
-// 64, 128, 256, 512); change it here. B, N and K are sizes bound at launch (any values); ids
-// must lie in [0, K) (the kernels do not check them).
+// D and the element type are parameters (the library builds the instantiations of
+// kernels/kmeans/kmeans.manifest.json): D is a multiple of 32 whose row splits into whole chunks
+// (32, 64, 128, 256, 512). B, N and K are sizes bound at launch (any values); ids must lie in
+// [0, K) (the kernels do not check them).
 // Traffic at B = 32, N = 65536, K = 1024, D = 128: x is read once (512 MiB), the reductions
 // (1 GiB of fp32 adds) stay in L2, where sums (16 MiB) lives.
 
-const D = 128
+param D: int in {32, 64, 128, 256, 512} = 128
+param elem: elem in {bf16, fp16} = bf16
 // rows a warp loads before it issues their reductions (the loads of a batch overlap)
 const RW = 4
 // batches per warp: a CTA of 8 warps covers 8 x RW x STEPS rows
@@ -48,7 +50,7 @@ kernel kmeans_update_zero(
 // reductions (reductions are ordered after every earlier load of the thread, so loading a
 // batch first keeps RW rows in flight). The rows past N take the guarded path.
 kernel kmeans_update_sums(
-  x: global bf16[B, N, D] align(16),
+  x: global elem[B, N, D] align(16),
   ids: global i32[B, N],
   sums: global fp32[B, K, D] align(16),
   counts: global i32[B, K],
@@ -93,13 +95,13 @@ kernel kmeans_update_sums(
 }
 
 // c_new[b, k, :] = sums[b, k, :] / counts[b, k], or c_old[b, k, :] when the cluster is empty;
-// shift[b] = max over k of ||c_new[b, k, :] - c_old[b, k, :]||^2 (of the bf16 values stored).
+// shift[b] = max over k of ||c_new[b, k, :] - c_old[b, k, :]||^2 (of the values stored).
 // One warp per centroid row; c_old is loaded in the fp32 row's layout (like = s).
 kernel kmeans_update_means(
-  c_old: global bf16[B, K, D] align(16),
+  c_old: global elem[B, K, D] align(16),
   sums: global fp32[B, K, D] align(16),
   counts: global i32[B, K],
-  c_new: global bf16[B, K, D] align(16),
+  c_new: global elem[B, K, D] align(16),
   shift: global fp32[B],
 ) target(sm_90a) grid(math.cdiv(K, 8), B) block(256) {
   role rows warps(0 .. 8) issue(warp) {
@@ -110,7 +112,7 @@ kernel kmeans_update_means(
       let s = ld.global(sums[b, k, :])
       let old = math.cast(ld.global(c_old[b, k, :], like = s), fp32)
       let mean = math.select(n > 0, s / math.cast(math.max(n, 1), fp32), old)
-      let c = math.cast(mean, bf16)
+      let c = math.cast(mean, elem)
       st.global(c, c_new[b, k, :])
       let d = math.cast(c, fp32) - old
       let moved = reduce.sum(d * d, axis = 0)

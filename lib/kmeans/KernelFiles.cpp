@@ -26,7 +26,10 @@ void lowerInto(KernelFile &f) {
   }
   FileId id = f.sm.addBuffer(std::string(e.path), std::string(e.ir));
   // the verifier's rules ran when the library was built
-  auto lowered = pipeline::lowerFile(f.sm, id, lower::LowerOptions{}, /*verify=*/false, *target);
+  CheckOptions check;
+  check.target = *target;
+  check.verify = false;
+  auto lowered = pipeline::lowerFile(f.sm, id, lower::LowerOptions{}, check);
   if (lowered) {
     f.lowered = std::move(*lowered);
     return;

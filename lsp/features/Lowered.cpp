@@ -39,7 +39,7 @@ KernelPlan kernelPlan(const lower::LoweredKernel &k) {
 std::shared_ptr<LoweredDocument> lowerDocument(const Snapshot &doc, const CheckOptions &check) {
   auto out = std::make_shared<LoweredDocument>();
   FileId file = out->sm.addBuffer(doc.uri, doc.text);
-  auto lowered = pipeline::lowerFile(out->sm, file, lower::LowerOptions{}, true, check.target);
+  auto lowered = pipeline::lowerFile(out->sm, file, lower::LowerOptions{}, check);
   if (lowered) {
     out->file = std::move(*lowered);
     out->diagnostics = out->file->diagnostics;

@@ -37,6 +37,8 @@ SUBFOLDERS = {
     "compiler/oracle": {"compiler/oracle", "diagnostics"},  # diagnostics/Expected.h only
     "compiler/driver": {"compiler/driver", "compiler/verify", "compiler/sema", "compiler/syntax", "compiler/target",
                         "diagnostics"},
+    # a kernel library's manifest and the one dispatcher over it (Manifest.h)
+    "compiler/library": {"compiler/library", "compiler/sema", "compiler/syntax", "diagnostics"},
     # the one pipeline above the lowering, the runner and the oracles
     "compiler/pipeline": {"compiler/pipeline", "compiler/driver", "compiler/lower", "compiler/runner",
                           "compiler/oracle", "compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},

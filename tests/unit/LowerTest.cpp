@@ -100,7 +100,7 @@ TEST(Lower, GemmIsDeterministicAndComplete) {
 }
 
 TEST(Lower, WatchedBuildsNameEveryWait) {
-  auto l = lowerText("gemm.cake", readRepoFile("kernels/gemm/gemm_sm90_ws.cake"), {true, 2000, ""});
+  auto l = lowerText("gemm.cake", readRepoFile("kernels/gemm/gemm_sm90_ws.cake"), {true, 2000, "", ""});
   const lower::LoweredKernel &k = l->module.kernels[0];
   ASSERT_EQ(k.waits.size(), 2u); // the producer's empty wait, the consumer's full wait
   EXPECT_EQ(k.waits[0].role, "load");

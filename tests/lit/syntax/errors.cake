@@ -38,7 +38,7 @@ kernel k() {
 
 // -----
 
-let x = 1 // expected-error {{expected 'kernel' or 'const' at the top level, found keyword 'let'}}
+let x = 1 // expected-error {{expected 'kernel', 'const', 'param', 'require' or 'if' at the top level, found keyword 'let'}}
 
 // -----
 

@@ -1,0 +1,222 @@
+//===- Manifest.cpp - A kernel library's manifest and its dispatcher ------===//
+#include "compiler/library/Manifest.h"
+
+#include "compiler/sema/Model.h"
+#include "compiler/syntax/Parser.h"
+
+#include <charconv>
+#include <set>
+
+namespace cake::library {
+
+const Entry *Manifest::entry(std::string_view name) const {
+  for (const Entry &e : entries)
+    if (e.name == name)
+      return &e;
+  return nullptr;
+}
+
+const Instance *Manifest::instance(std::string_view name) const {
+  for (const Instance &i : instances)
+    if (i.name == name)
+      return &i;
+  return nullptr;
+}
+
+const Predicate *Manifest::predicate(std::string_view name) const {
+  for (const Predicate &p : predicates)
+    if (p.name == name)
+      return &p;
+  return nullptr;
+}
+
+std::string Manifest::sourcePath(const Instance &i) const { return dir.empty() ? i.source : dir + "/" + i.source; }
+
+std::string Problem::describe() const {
+  std::string out;
+  for (const auto &[k, v] : values)
+    out += (out.empty() ? "" : ", ") + k + " = " + v;
+  return out;
+}
+
+int targetComputeCapability(std::string_view target) {
+  if (!target.starts_with("sm_"))
+    return 0;
+  int cc = 0;
+  std::from_chars(target.data() + 3, target.data() + target.size(), cc);
+  return cc;
+}
+
+namespace {
+
+std::optional<int64_t> integer(std::string_view text) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size())
+    return std::nullopt;
+  return v;
+}
+
+/// Evaluates \p expr with \p lookup: the expression is parsed as the value of
+/// a constant (the one parser; no second grammar for predicates).
+std::optional<int64_t> evaluateWith(std::string_view expr, const sema::NameLookup &lookup, std::string *error) {
+  SourceManager sm;
+  FileId file = sm.addBuffer("<predicate>", "const value = " + std::string(expr) + "\n");
+  std::vector<Diagnostic> diags;
+  syntax::Module m = syntax::parse(sm, file, diags);
+  const syntax::ConstDecl *c = m.items.stmts.size() == 1 ? syntax::dyn_cast<syntax::ConstDecl>(m.items.stmts[0].get())
+                                                         : nullptr;
+  if (countErrors(diags) || !c) {
+    if (error)
+      *error = "'" + std::string(expr) + "' is not an expression" +
+               (diags.empty() ? std::string() : ": " + diags.front().message);
+    return std::nullopt;
+  }
+  std::set<std::string> missing;
+  auto v = sema::evalWith(*c->value, [&](const std::string &name) {
+    auto r = lookup(name);
+    if (!r)
+      missing.insert(name);
+    return r;
+  });
+  if (!v && error) {
+    std::string names;
+    for (const std::string &n : missing)
+      names += (names.empty() ? "" : ", ") + n;
+    *error = "'" + std::string(expr) + "' cannot be evaluated" +
+             (names.empty() ? std::string(" (not an integer expression)") : ": no value for " + names);
+  }
+  return v;
+}
+
+bool domainHolds(const Manifest &m, const Instance &inst, const Problem &p, std::string &failed) {
+  const Entry *e = m.entry(inst.entry);
+  auto value = [&](const std::string &key) -> std::optional<std::string> {
+    auto it = p.values.find(key);
+    return it == p.values.end() ? std::nullopt : std::optional<std::string>(it->second);
+  };
+  if (e && value("op") != e->op) {
+    failed = "op " + value("op").value_or("?") + " is not " + e->op;
+    return false;
+  }
+  for (const auto &[key, want] : inst.domain) {
+    auto have = value(key);
+    if (have != want) {
+      failed = key + " = " + have.value_or("(none)") + " is not " + want;
+      return false;
+    }
+  }
+  // sm_80 code runs on the 8.x family, sm_90a code on 9.0 only (its major is 9)
+  int cc = targetComputeCapability(inst.target);
+  auto have = integer(value("cc").value_or("0")).value_or(0);
+  if (cc && have && cc / 10 != have / 10) {
+    failed = "compute capability " + std::to_string(have / 10) + "." + std::to_string(have % 10) + " does not run " +
+             inst.target + " code";
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::optional<int64_t> evaluate(std::string_view expr, const Problem &p, std::string *error) {
+  return evaluateWith(expr, [&](const std::string &name) -> std::optional<int64_t> {
+    auto it = p.values.find(name);
+    return it == p.values.end() ? std::nullopt : integer(it->second);
+  }, error);
+}
+
+std::optional<int64_t> kPadOf(const Manifest &m, const Instance &i) {
+  const Entry *e = m.entry(i.entry);
+  if (!e)
+    return std::nullopt;
+  return evaluateWith(e->kPad, [&](const std::string &name) -> std::optional<int64_t> {
+    for (const sema::Binding &b : i.params)
+      if (b.name == name)
+        return integer(b.value);
+    return std::nullopt;
+  }, nullptr);
+}
+
+Decision dispatch(const Manifest &m, const Problem &p) {
+  Decision d;
+  for (const Rule &r : m.rules) {
+    const Instance *inst = m.instance(r.use);
+    if (!inst) {
+      d.trace.push_back(r.use + ": not an instantiation of this library (skipped)");
+      continue;
+    }
+    std::string failed;
+    if (!domainHolds(m, *inst, p, failed)) {
+      d.trace.push_back(r.use + ": outside its domain (" + failed + ")");
+      continue;
+    }
+    if (!r.when.empty()) {
+      const Predicate *pred = m.predicate(r.when);
+      std::string error;
+      std::optional<int64_t> v = pred ? evaluate(pred->expr, p, &error) : std::nullopt;
+      if (!v) {
+        d.trace.push_back(r.use + ": predicate " + r.when + " " +
+                          (pred ? "does not evaluate: " + error : "is not defined"));
+        continue;
+      }
+      if (!*v) {
+        d.trace.push_back(r.use + ": " + r.when + " does not hold (" + pred->expr + " is 0)");
+        continue;
+      }
+      d.why = r.use + ": in its domain and " + r.when + " holds (" + pred->expr + ")" +
+              (pred->evidence.empty() ? "" : "; fitted: " + pred->evidence);
+    } else {
+      d.why = r.use + ": in its domain (";
+      bool first = true;
+      for (const auto &[key, want] : inst->domain) {
+        d.why += (first ? "" : ", ") + key + " = " + want;
+        first = false;
+      }
+      d.why += std::string(first ? "" : ", ") + "runs " + inst->target + ")";
+    }
+    d.trace.push_back(d.why);
+    d.chosen = inst;
+    d.rule = &r;
+    return d;
+  }
+  d.why = "no rule takes " + p.describe();
+  return d;
+}
+
+std::vector<std::string> validate(const Manifest &m) {
+  std::vector<std::string> out;
+  std::set<std::string> names;
+  for (const Entry &e : m.entries)
+    if (!names.insert("entry " + e.name).second)
+      out.push_back("entry '" + e.name + "' is listed twice");
+  for (const Instance &i : m.instances) {
+    if (!names.insert("instance " + i.name).second)
+      out.push_back("instantiation '" + i.name + "' is listed twice");
+    if (!m.entry(i.entry))
+      out.push_back("instantiation '" + i.name + "' serves the unknown entry '" + i.entry + "'");
+    else if (!kPadOf(m, i))
+      out.push_back("instantiation '" + i.name + "': the kPad of entry '" + i.entry +
+                    "' does not evaluate with its parameters");
+    if (!targetComputeCapability(i.target))
+      out.push_back("instantiation '" + i.name + "' has the unknown target '" + i.target + "'");
+  }
+  for (const Predicate &p : m.predicates) {
+    std::string error;
+    SourceManager sm;
+    FileId file = sm.addBuffer("<predicate>", "const value = " + p.expr + "\n");
+    std::vector<Diagnostic> diags;
+    (void)syntax::parse(sm, file, diags);
+    if (countErrors(diags))
+      out.push_back("predicate '" + p.name + "' does not parse: " + diags.front().message);
+  }
+  for (const Rule &r : m.rules) {
+    if (!m.instance(r.use))
+      out.push_back("a rule uses the unknown instantiation '" + r.use + "'");
+    if (!r.when.empty() && !m.predicate(r.when))
+      out.push_back("a rule's predicate '" + r.when + "' is not defined");
+  }
+  return out;
+}
+
+} // namespace cake::library
