@@ -56,6 +56,9 @@ json runOne(const std::string &cake, const json &entry, const json &shape, std::
   std::vector<std::string> argv = {cake, "run", entry.at("file").get<std::string>(), "--format", "json"};
   if (entry.contains("workload"))
     argv.insert(argv.end(), {"--workload", entry["workload"].get<std::string>()});
+  // a manifest's instantiation of a file with parameters (its workload unless the entry names one)
+  if (entry.contains("instance"))
+    argv.insert(argv.end(), {"--instance", entry["instance"].get<std::string>()});
   if (entry.contains("kernel"))
     argv.insert(argv.end(), {"--kernel", entry["kernel"].get<std::string>()});
   for (auto &[name, v] : shape.items())
@@ -82,6 +85,8 @@ json runOne(const std::string &cake, const json &entry, const json &shape, std::
               {"family", entry.value("family", "")},
               {"problem", entry.value("problem", entry.value("family", ""))},
               {"sizes", shape}};
+  if (entry.contains("instance"))
+    out["instance"] = entry["instance"];
   if (entry.contains("constants"))
     out["constants"] = entry["constants"];
   if (r.exitCode != 0 || report.is_discarded() || !report.is_object() || !report.value("ok", false)) {

@@ -35,6 +35,7 @@ int runBench(int argc, char **argv);
 int runCake(int argc, char **argv);
 /// `cake cost`: the cost model's estimate, or --validate against results.
 int runCost(int argc, char **argv);
+int runDispatch(int argc, char **argv);
 /// `cake calibrate`: fit the cost model's calibration file.
 int runCalibrate(int argc, char **argv);
 

@@ -215,7 +215,8 @@ int runCost(int argc, char **argv) {
       "threshold", "With --validate: error that makes a run a calibration target",
       cxxopts::value<double>()->default_value("0.25"))(
       "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
-      "h,help", "Show this help")("file", "Input file", cxxopts::value<std::string>());
+      "instance", "The manifest's instantiation NAME of a file with parameters (docs/libraries.md)",
+      cxxopts::value<std::string>())("h,help", "Show this help")("file", "Input file", cxxopts::value<std::string>());
   o.parse_positional({"file"});
   o.positional_help("FILE.cake");
   cxxopts::ParseResult args;
@@ -247,7 +248,8 @@ int runCost(int argc, char **argv) {
         return fail("--size takes NAME=VALUE with a positive integer, not '" + s + "'", UsageError);
       sizes[s.substr(0, eq)] = v;
     }
-  auto checked = checkCakeFile(args["file"].as<std::string>());
+  auto checked = checkCakeFile(args["file"].as<std::string>(),
+                               args.count("instance") ? args["instance"].as<std::string>() : "");
   if (!checked)
     return fail(checked.error().message, InputErrors);
   const std::unique_ptr<CheckedFile> &f = *checked;

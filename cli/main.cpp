@@ -27,6 +27,7 @@ constexpr Command kCommands[] = {
     {"bench", "Run a plan of kernels and shapes; write a results file", cake::cli::runBench},
     {"cost", "Estimate a kernel's time with the cost model; validate it", cake::cli::runCost},
     {"calibrate", "Fit the cost model's calibration from measurements", cake::cli::runCalibrate},
+    {"dispatch", "A kernel library's manifest: which instantiation takes a problem, and why", cake::cli::runDispatch},
     {"lsp", "Run the language server on stdin/stdout", cake::cli::runLsp},
 };
 

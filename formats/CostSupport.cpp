@@ -2,6 +2,7 @@
 #include "formats/CostSupport.h"
 
 #include "formats/Input.h"
+#include "formats/Manifest.h"
 
 #include <filesystem>
 #include <map>
@@ -125,6 +126,7 @@ Status readResults(const std::string &path, Results &out) {
       ResultRun run;
       run.file = r.value("file", std::string());
       run.kernel = r.value("kernel", std::string());
+      run.instance = r.value("instance", std::string());
       run.family = r.value("family", std::string());
       run.problem = r.value("problem", run.family);
       if (r.contains("sizes"))
@@ -143,7 +145,7 @@ Status readResults(const std::string &path, Results &out) {
   return Ok{};
 }
 
-Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path) {
+Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path, const std::string &instance) {
   std::string where = path;
   if (!std::filesystem::exists(where) && std::filesystem::exists(std::string(CAKE_SOURCE_DIR) + "/" + path))
     where = std::string(CAKE_SOURCE_DIR) + "/" + path;
@@ -152,7 +154,22 @@ Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path) {
     return e.takeError();
   auto f = std::make_unique<CheckedFile>();
   f->file = f->sm.addBuffer(path, std::move(text));
-  f->check = checkSource(f->sm, f->file);
+  CheckOptions options;
+  if (!instance.empty()) {
+    std::vector<std::string> errors;
+    const library::Instance *found = nullptr;
+    std::vector<library::Manifest> manifests = manifestsFor(f->sm, where, errors);
+    for (const library::Manifest &m : manifests)
+      if (const library::Instance *i = m.instance(instance); i && !instancesOf(m, where).empty())
+        found = i;
+    if (!found)
+      return Error(Error::InvalidArgument, "no manifest beside " + path + " lists the instantiation '" + instance +
+                                               "'" + (errors.empty() ? std::string() : " (" + errors.front() + ")"));
+    options.instantiations.push_back(found->instantiation());
+    f->check = checkSource(f->sm, f->file, options);
+  } else {
+    f->check = checkSource(f->sm, f->file, options);
+  }
   if (!f->check.model || countErrors(f->check.diagnostics))
     return Error(Error::Source, path + " has errors (run cake check)", f->check.diagnostics);
   return f;
@@ -172,19 +189,20 @@ std::vector<cost::Run> estimateRuns(const Results &results, const std::optional<
     run.sizes = r.sizes;
     run.measuredSeconds = r.medianMs / 1e3;
     run.ok = r.ok;
-    if (!files.count(r.file)) {
-      auto checked = checkCakeFile(r.file);
-      errors[r.file] = checked ? std::string() : checked.error().message;
-      files[r.file] = checked ? std::move(*checked) : nullptr;
+    const std::string key = r.file + (r.instance.empty() ? "" : "@" + r.instance);
+    if (!files.count(key)) {
+      auto checked = checkCakeFile(r.file, r.instance);
+      errors[key] = checked ? std::string() : checked.error().message;
+      files[key] = checked ? std::move(*checked) : nullptr;
     }
-    const CheckedFile *f = files[r.file].get();
+    const CheckedFile *f = files[key].get();
     const sema::Kernel *k = nullptr;
     if (f)
       for (const sema::Kernel &candidate : f->check.model->kernels)
         if (candidate.decl->name.name == r.kernel)
           k = &candidate;
     if (!k) {
-      run.why = f ? "no kernel '" + r.kernel + "' in " + r.file : errors[r.file];
+      run.why = f ? "no kernel '" + r.kernel + "' in " + key : errors[key];
       out.push_back(std::move(run));
       continue;
     }

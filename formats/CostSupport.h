@@ -32,6 +32,7 @@ cost::Calibration calibrationFor(Target target, const std::optional<cost::Calibr
 /// One run of a results file.
 struct ResultRun {
   std::string file, kernel, family, problem;
+  std::string instance; ///< the manifest instantiation of a file with parameters ("" = its defaults)
   cost::Sizes sizes;
   double medianMs = 0;
   bool ok = true;
@@ -51,7 +52,10 @@ struct CheckedFile {
 };
 /// Reads and checks \p path (as given, else relative to the source tree); an
 /// Io or Source error when it cannot be read or has errors.
-[[nodiscard]] Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path);
+/// With \p instance, the manifest beside the file names the instantiation
+/// checked (formats/Manifest.h); else a file with parameters takes its defaults.
+[[nodiscard]] Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path,
+                                                                   const std::string &instance = "");
 
 /// Estimates every run of \p results (each file checked once) with the
 /// calibration for its target, \p withCorrections or without them.

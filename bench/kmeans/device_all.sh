@@ -55,46 +55,35 @@ run() { # description, command...
   if timeout 120 "$@" > "$R/one.log" 2>&1; then echo "- ok: $what" >> "$R/oracles.md"
   else echo "- FAIL: $what: $(tail -2 "$R/one.log" | tr '\n' ' ')" >> "$R/oracles.md"; fails=$((fails + 1)); fi
 }
-# ASSIGN_FILES / UPDATE_FILES: the files to check (default: every one); UPDATE_SHAPES: B,N,K of the updates
-ASSIGN_FILES=${ASSIGN_FILES:-kernels/kmeans/assign_sm90.cake kernels/kmeans/variants/assign_sm90_d*.cake
-  kernels/kmeans/assign_sm80.cake kernels/kmeans/variants/assign_sm80_*.cake}
-UPDATE_FILES=${UPDATE_FILES:-kernels/kmeans/update*.cake kernels/kmeans/variants/update_*.cake}
-FILES=""
-for f in $ASSIGN_FILES; do
-  case $f in
-    kernels/kmeans/assign_sm90.cake) w=kernels/kmeans/assign.workload.json;;
-    kernels/kmeans/assign_sm80.cake|kernels/kmeans/variants/assign_sm80_*) w=${f%.cake}.workload.json;;
-    *) v=${f#kernels/kmeans/variants/assign_sm90_}; w=kernels/kmeans/variants/assign_${v%.cake}.workload.json;;
+# INSTANCES: the manifest's instantiations to check (default: every one); UPDATE_SHAPES: B,N,K of the updates
+while IFS=$'\t' read -r inst f w target pad params; do
+  [ -n "${INSTANCES:-}" ] && [[ " $INSTANCES " != *" $inst "* ]] && continue
+  case $inst in
+  update*)
+    for s in ${UPDATE_SHAPES:-32,65536,1024 4,65537,257 1,1000,100}; do
+      IFS=, read -r b n k <<< "$s"
+      run "$inst B=$b N=$n K=$k" build-dev/cake run "$f" --instance "$inst" --size B=$b --size N=$n \
+        --size K=$k --reps 5 --warmup 1 --format json
+      [ "$s" = 32,65536,1024 ] && cp "$R/one.log" "$R/$inst-paper.json"
+    done
+    run "memcheck $inst B=2 N=1000 K=100" compute-sanitizer --tool memcheck --error-exitcode 9 \
+      --report-api-errors no build-dev/cake run "$f" --instance "$inst" --size B=2 --size N=1000 --size K=100 \
+      --reps 1 --warmup 0 --no-watchdog
+    ;;
+  *)
+    for s in 2,300,300 3,4097,1000 1,65537,1024 5,20000,2500; do
+      IFS=, read -r b n k <<< "$s"
+      run "$inst B=$b N=$n K=$k" build-dev/cake run "$f" --instance "$inst" --size B=$b --size N=$n \
+        --size K=$k --size KP=$(( (k + pad - 1) / pad * pad )) --seed $((b * n + k)) --reps 2 --warmup 1
+    done
+    for tool in memcheck racecheck; do
+      run "$tool $inst B=2 N=300 K=300" compute-sanitizer --tool $tool --error-exitcode 9 \
+        --report-api-errors no build-dev/cake run "$f" --instance "$inst" --size B=2 --size N=300 --size K=300 \
+        --size KP=$(( (300 + pad - 1) / pad * pad )) --reps 1 --warmup 0 --no-watchdog
+    done
+    ;;
   esac
-  FILES="$FILES $f:$w"
-done
-for fw in $FILES; do
-  f=${fw%%:*} w=${fw#*:}
-  pad=256; case $f in *split*) pad=1024;; esac # KP: a multiple of 2 x BN (x S for split-K)
-  for s in 2,300,300 3,4097,1000 1,65537,1024 5,20000,2500; do
-    IFS=, read -r b n k <<< "$s"
-    run "$(basename "$f" .cake) B=$b N=$n K=$k" build-dev/cake run "$f" --workload "$w" --size B=$b --size N=$n \
-      --size K=$k --size KP=$(( (k + pad - 1) / pad * pad )) --seed $((b * n + k)) --reps 2 --warmup 1
-  done
-  for tool in memcheck racecheck; do
-    run "$tool $(basename "$f" .cake) B=2 N=300 K=300" compute-sanitizer --tool $tool --error-exitcode 9 \
-      --report-api-errors no build-dev/cake run "$f" --workload "$w" --size B=2 --size N=300 --size K=300 \
-      --size KP=$(( (300 + pad - 1) / pad * pad )) --reps 1 --warmup 0 --no-watchdog
-  done
-done
-for u in $UPDATE_FILES; do
-  w=${u%.cake}.workload.json
-  [ -f "$w" ] || continue
-  for s in ${UPDATE_SHAPES:-32,65536,1024 4,65537,257 1,1000,100}; do
-    IFS=, read -r b n k <<< "$s"
-    run "$(basename "$u" .cake) B=$b N=$n K=$k" build-dev/cake run "$u" --workload "$w" --size B=$b --size N=$n \
-      --size K=$k --reps 5 --warmup 1 --format json
-    [ "$s" = 32,65536,1024 ] && cp "$R/one.log" "$R/$(basename "$u" .cake)-paper.json"
-  done
-  run "memcheck $(basename "$u" .cake) B=2 N=1000 K=100" compute-sanitizer --tool memcheck --error-exitcode 9 \
-    --report-api-errors no build-dev/cake run "$u" --workload "$w" --size B=2 --size N=1000 --size K=100 --reps 1 \
-    --warmup 0 --no-watchdog
-done
+done < <(build-dev/cake dispatch list kernels/kmeans/kmeans.manifest.json)
 echo "oracle and sanitizer failures: $fails"; grep FAIL "$R/oracles.md" | head
 pack
 fi

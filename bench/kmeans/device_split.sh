@@ -25,16 +25,16 @@ export CAKE_LIB=$PWD/build-dev/lib/libcake_kmeans.so PEERS_DIR=.peers
 step split oracles
 fails=0
 for d in 64 128; do
-  f=kernels/kmeans/variants/assign_sm90_d${d}_split4.cake w=kernels/kmeans/variants/assign_d${d}_split4.workload.json
+  f=kernels/kmeans/assign_sm90.cake i=assign_d${d}_split4
   for s in 2,300,300 3,4097,1000 1,4096,16384 5,20000,2500 1,1,1; do
     IFS=, read -r b n k <<< "$s"
-    if timeout 120 build-dev/cake run "$f" --workload "$w" --size B=$b --size N=$n --size K=$k \
+    if timeout 120 build-dev/cake run "$f" --instance "$i" --size B=$b --size N=$n --size K=$k \
         --size KP=$(( (k + 1023) / 1024 * 1024 )) --seed $((b * n + k)) --reps 2 --warmup 1 > "$R/one.log" 2>&1
     then echo "ok d$d $s"; else echo "FAIL d$d $s: $(tail -3 "$R/one.log")"; fails=$((fails + 1)); fi
   done
   for tool in memcheck racecheck; do
     if timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 --report-api-errors no build-dev/cake run "$f" \
-        --workload "$w" --size B=2 --size N=300 --size K=1100 --size KP=2048 --reps 1 --warmup 0 --no-watchdog \
+        --instance "$i" --size B=2 --size N=300 --size K=1100 --size KP=2048 --reps 1 --warmup 0 --no-watchdog \
         > "$R/one.log" 2>&1
     then echo "ok $tool d$d"; else echo "FAIL $tool d$d: $(tail -3 "$R/one.log")"; fails=$((fails + 1)); fi
   done

@@ -1,14 +1,15 @@
 # Compiles one kernel file of libcake_kmeans with the project's own compiler:
 #   cmake -DCAKE=<cake> -DSOURCE=<file.cake> -DTARGET=sm_90a -DOUT=<file.cubin or file.ptx>
-#         -DOPTIONAL=ON|OFF -P BuildKernel.cmake
-# `cake build` checks, lowers and compiles the file with NVRTC (no GPU needed)
+#         -DMANIFEST=<lib.manifest.json> -DINSTANCE=<name> -DOPTIONAL=ON|OFF -P BuildKernel.cmake
+# `cake build` checks, lowers and compiles the instantiation with NVRTC (no GPU needed)
 # and writes the cubin (or PTX, by OUT's extension). Its output goes to OUT.log. When it fails, a required
 # file stops the build; an optional one (a kernel file still being written)
 # leaves an empty cubin, and the library reports the log at run time.
 get_filename_component(ext ${OUT} LAST_EXT)
 set(partial ${OUT}.partial${ext})
 execute_process(
-  COMMAND ${CAKE} build ${SOURCE} --target ${TARGET} --color never -o ${partial}
+  COMMAND ${CAKE} build ${SOURCE} --manifest ${MANIFEST} --instance ${INSTANCE} --target ${TARGET} --color never
+          -o ${partial}
   RESULT_VARIABLE rc
   OUTPUT_VARIABLE out
   ERROR_VARIABLE out)

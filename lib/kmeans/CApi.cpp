@@ -13,6 +13,7 @@
 #include "lib/kmeans/Padding.h"
 
 #include <exception>
+#include <optional>
 #include <new>
 #include <string>
 
@@ -38,6 +39,21 @@ template <class Op> int call(const char *name, Op op) {
     lastError = std::string(name) + ": internal error (an unknown exception)";
   }
   return CAKE_KMEANS_INTERNAL;
+}
+
+/// The dispatcher's problem for the C API's arguments; nullopt (lastError set) on a bad dtype.
+std::optional<cake::kmeans::Problem> problemOf(const char *fn, int update, int64_t B, int64_t N, int64_t K, int64_t D,
+                                               int dtype, int sm_count) {
+  if (dtype != CAKE_KMEANS_BF16 && dtype != CAKE_KMEANS_F16 && dtype != CAKE_KMEANS_F32) {
+    lastError = std::string(fn) + ": unknown dtype " + std::to_string(dtype);
+    return std::nullopt;
+  }
+  cake::kmeans::Problem p;
+  p.op = update ? cake::kmeans::Op::Update : cake::kmeans::Op::Assign;
+  p.B = B, p.N = N, p.K = K, p.D = cake::kmeans::kernelD(D); // the D it runs at (Padding.h)
+  p.dtype = static_cast<cake::kmeans::DType>(dtype);
+  p.smCount = sm_count;
+  return p;
 }
 
 } // namespace
@@ -111,23 +127,28 @@ const char *cake_kmeans_build_info(void) {
   return info.c_str();
 }
 
+const char *cake_kmeans_explain(int update, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, int sm_count) {
+  lastError.clear();
+  auto p = problemOf("cake_kmeans_explain", update, B, N, K, D, dtype, sm_count);
+  if (!p)
+    return nullptr;
+  thread_local std::string text;
+  text = cake::kmeans::explain(*p);
+  return text.c_str();
+}
+
 const char *cake_kmeans_variant(int update, int64_t B, int64_t N, int64_t K, int64_t D, int dtype, int sm_count) {
   lastError.clear();
-  cake::kmeans::Problem p;
-  p.op = update ? cake::kmeans::Op::Update : cake::kmeans::Op::Assign;
-  p.B = B, p.N = N, p.K = K, p.D = cake::kmeans::kernelD(D); // the D it runs at (Padding.h)
-  p.dtype = static_cast<cake::kmeans::DType>(dtype);
-  p.smCount = sm_count;
-  if (dtype != CAKE_KMEANS_BF16 && dtype != CAKE_KMEANS_F16 && dtype != CAKE_KMEANS_F32) {
-    lastError = "cake_kmeans_variant: unknown dtype " + std::to_string(dtype);
+  auto problem = problemOf("cake_kmeans_variant", update, B, N, K, D, dtype, sm_count);
+  if (!problem)
     return nullptr;
-  }
+  const cake::kmeans::Problem &p = *problem;
   cake::kmeans::Dispatched d = cake::kmeans::dispatch(p);
   if (!d) {
     lastError = "cake_kmeans_variant: " + d.error().message;
     return nullptr;
   }
-  return (*d)->name.data(); // a string literal of the variants table
+  return (*d)->name.data(); // a string of the embedded manifest (never destroyed)
 }
 
 int cake_kmeans_force_variant(const char *name) {

@@ -4,14 +4,16 @@
 // file (kernels/kmeans/*.cake) plus what the library must provide around
 // them (scratch buffers, the padded centroid count KP). The dispatcher picks
 // the variant for a problem (operation, B, N, K, D, dtype, the GPU's SM count
-// and compute capability) from a rules table, Dispatch.cpp: the first rule
-// that matches wins. The table is meant to be filled from sweeps (one rule
-// per region where a variant measured fastest); a problem that no rule covers
-// is refused with the list of what the build supports.
+// and compute capability) with the rules of the library's manifest
+// (kernels/kmeans/kmeans.manifest.json, embedded at build time): the first
+// rule whose instantiation's domain holds the problem, and whose fitted
+// predicate holds, wins. A problem that no rule covers is refused with the
+// list of what the build supports.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "compiler/library/Manifest.h"
 #include "lib/kmeans/Status.h"
 
 #include <cstdint>
@@ -44,11 +46,13 @@ struct Problem {
   int computeCapability = 0;
 };
 
-/// A kernel pipeline and what the library provides around it.
+/// A kernel pipeline and what the library provides around it: one
+/// instantiation of the manifest and its entry (compiler/library/Manifest.h);
+/// the views point into the embedded manifest.
 struct Variant {
-  std::string_view name; ///< "assign_sm90"
+  std::string_view name; ///< the instantiation: "assign_sm90"
   Op op = Op::Assign;
-  std::string_view file; ///< the embedded kernel file (EmbeddedFile::name)
+  std::string_view file; ///< the embedded kernel file (EmbeddedFile::name, the same)
   /// The kernels, in launch order.
   std::vector<std::string_view> kernels;
   /// Run last when the call asks for the distances (passes a "dist" tensor).
@@ -68,41 +72,32 @@ struct Variant {
   std::string_view covers;
 };
 
-/// Whether three compute warpgroups (192-row x tiles) beat two (128) at this
-/// problem on its SM count (132 when unknown); fitted on a sweep (Dispatch.cpp).
+/// The manifest's problem for \p p: op, dtype, B, N, K, D, SMS (the H200's
+/// 132 when the GPU is not known yet: the rules were fitted there), cc.
+library::Problem manifestProblem(const Problem &p);
+
+/// The manifest's predicates on \p p (kernels/kmeans/kmeans.manifest.json):
+/// whether three compute warpgroups (192-row x tiles) beat two (128), and
+/// whether splitting the centroid range 4 ways pays, on its SM count.
 bool threeWarpgroupsPay(const Problem &p);
-/// Whether splitting the centroid range 4 ways pays at this problem on its SM
-/// count: the centroid tiles it saves each CTA (Dispatch.cpp).
 bool splitPays(const Problem &p);
 
-/// One row of the rules table: a problem matches when every condition holds.
-struct Rule {
-  Op op = Op::Assign;
-  DType dtype = DType::BF16;
-  int64_t D = 0;             ///< 0 = any
-  int computeCapability = 0; ///< 0 = any
-  int64_t minN = 1, maxN = INT64_MAX;
-  int64_t minK = 1, maxK = INT64_MAX;
-  int64_t minB = 1, maxB = INT64_MAX;
-  int minSms = 0, maxSms = INT32_MAX;
-  /// A condition fitted on a sweep (nullptr = always): e.g. whether three
-  /// compute warpgroups beat two at this many rows on this many SMs.
-  bool (*when)(const Problem &) = nullptr;
-  std::string_view variant; ///< Variant::name
-};
-
-/// Every variant the library knows (whether or not its file is in this build).
+/// Every variant the library knows (whether or not its file is in this build),
+/// in the manifest's order.
 std::span<const Variant> variants();
 const Variant *findVariant(std::string_view name);
-/// The rules, in the order they are tried.
-std::span<const Rule> rules();
 
 /// The variant chosen, or Unsupported when no rule matches.
 using Dispatched = Expected<const Variant *>;
 
 /// The variant for \p problem: the forced one of its operation when there
-/// is one (forceVariant), else the first matching rule's.
+/// is one (forceVariant), else the first matching rule's (library::dispatch
+/// over the embedded manifest).
 Dispatched dispatch(const Problem &problem);
+
+/// Why dispatch() chose what it chose: one line per rule tried (the forcing,
+/// when a variant is forced), the same text `cake dispatch explain` prints.
+std::string explain(const Problem &problem);
 
 /// Sends every problem of \p name's operation to that variant (for sweeps that
 /// measure variants through the library), or, with an empty name, clears
@@ -111,9 +106,5 @@ Dispatched dispatch(const Problem &problem);
 Status forceVariant(std::string_view name);
 /// A number that changes whenever the forcing does (for caches keyed by dispatch).
 uint64_t forcingGeneration();
-
-/// Whether \p rule covers \p problem (unknown SM count and compute
-/// capability match).
-bool matches(const Rule &rule, const Problem &problem);
 
 } // namespace cake::kmeans

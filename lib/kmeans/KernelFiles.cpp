@@ -29,6 +29,8 @@ void lowerInto(KernelFile &f) {
   CheckOptions check;
   check.target = *target;
   check.verify = false;
+  if (const library::Instance *inst = embeddedManifest().instance(e.name))
+    check.instantiations.push_back(inst->instantiation()); // the parameters it was built with
   auto lowered = pipeline::lowerFile(f.sm, id, lower::LowerOptions{}, check);
   if (lowered) {
     f.lowered = std::move(*lowered);

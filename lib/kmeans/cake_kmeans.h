@@ -104,6 +104,15 @@ CAKE_KMEANS_API const char *cake_kmeans_build_info(void);
 CAKE_KMEANS_API const char *cake_kmeans_variant(int update, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
                                                 int sm_count);
 
+/* Why cake_kmeans_variant chooses what it does: one line per dispatch rule
+ * of the library's manifest tried, in order, the last naming the chosen
+ * instantiation and the rule (and fitted predicate) that chose it; the same
+ * text as `cake dispatch explain kernels/kmeans/kmeans.manifest.json`. The
+ * string stays valid until the next call from this thread. NULL on a bad
+ * dtype. Pure: no GPU work. */
+CAKE_KMEANS_API const char *cake_kmeans_explain(int update, int64_t B, int64_t N, int64_t K, int64_t D, int dtype,
+                                                int sm_count);
+
 /* Sends every problem of the named variant's operation (assign or update) to
  * it, bypassing the dispatch rules, e.g. "assign_d64_split4" (for sweeps that
  * measure variants through the library); NULL or "" clears the forcing of

@@ -82,6 +82,8 @@ def _library():
             f.restype = ctypes.c_char_p
         lib.cake_kmeans_variant.argtypes = [cint, i64, i64, i64, i64, cint, cint]
         lib.cake_kmeans_variant.restype = ctypes.c_char_p
+        lib.cake_kmeans_explain.argtypes = [cint, i64, i64, i64, i64, cint, cint]
+        lib.cake_kmeans_explain.restype = ctypes.c_char_p
         lib.cake_kmeans_status_name.argtypes = [cint]
         lib.cake_kmeans_status_name.restype = ctypes.c_char_p
         _lib, _path = lib, path
@@ -100,12 +102,18 @@ def build_info():
     return _library().cake_kmeans_build_info().decode()
 
 
-def variant(B, N, K, D, dtype=torch.bfloat16, op="assign", sm_count=0):
-    """The kernel variant the library's dispatcher picks for this shape (no GPU work), e.g. "assign_sm90"."""
-    name = _library().cake_kmeans_variant(1 if op == "update" else 0, B, N, K, D, _DTYPES[dtype], sm_count)
+def variant(B, N, K, D, dtype=torch.bfloat16, op="assign", sm_count=0, explain=False):
+    """The kernel variant the library's dispatcher picks for this shape (no GPU work), e.g. "assign_sm90".
+    With explain=True, (name, why): why lists every rule of kernels/kmeans/kmeans.manifest.json tried, in
+    order, the last naming the rule (and fitted predicate) that chose it, as `cake dispatch explain` does."""
+    update = 1 if op == "update" else 0
+    name = _library().cake_kmeans_variant(update, B, N, K, D, _DTYPES[dtype], sm_count)
     if name is None:
         raise CakeKMeansError(2, "CAKE_KMEANS_UNSUPPORTED", _library().cake_kmeans_last_error().decode())
-    return name.decode()
+    if not explain:
+        return name.decode()
+    why = _library().cake_kmeans_explain(update, B, N, K, D, _DTYPES[dtype], sm_count)
+    return name.decode(), why.decode()
 
 
 def force_variant(name):

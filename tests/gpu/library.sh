@@ -41,21 +41,16 @@ for kernel in kernels/gemm/gemm_sm90_ws.cake kernels/gemm/gemm_sm80.cake; do
       --size M=$m --size N=$n --size K=$k --seed $((m + n + k)) --reps 3 --warmup 1
   done
 done
-KMEANS="kernels/kmeans/assign_sm90.cake:kernels/kmeans/assign.workload.json"
-for f in kernels/kmeans/variants/assign_sm90_d*.cake; do
-  v=${f#kernels/kmeans/variants/assign_sm90_}
-  KMEANS="$KMEANS $f:kernels/kmeans/variants/assign_${v%.cake}.workload.json"
-done
-for kw in $KMEANS; do
-  kernel=${kw%%:*} workload=${kw#*:}
-  pad=256; case $kernel in *split*) pad=1024;; esac # KP: a multiple of 2 x BN (x S for split-K)
+# every Hopper assignment instantiation of the library's manifest (name, source, workload, target, kPad)
+while IFS=$'\t' read -r inst kernel workload target pad params; do
+  case $kernel in */assign_sm90.cake) ;; *) continue;; esac
   for s in 2,300,256 1,1000,128 3,4097,1000 8,16384,256 1,65537,1024; do
     IFS=, read -r b n k <<< "$s"
-    kp=$(( (k + pad - 1) / pad * pad ))
-    check "$(basename "$kernel" .cake) B=$b N=$n K=$k" 0 "$CAKE" run "$kernel" --workload "$workload" \
+    kp=$(( (k + pad - 1) / pad * pad )) # KP: a multiple of 2 x BN (x S for split-K)
+    check "$inst B=$b N=$n K=$k" 0 "$CAKE" run "$kernel" --instance "$inst" \
       --size B=$b --size N=$n --size K=$k --size KP=$kp --seed $((b + n + k)) --reps 3 --warmup 1
   done
-done
+done < <("$CAKE" dispatch list kernels/kmeans/kmeans.manifest.json)
 check "gemm_sm90_ws with an external oracle (tests/gpu/gemm_oracle.py, numpy)" 0 "$CAKE" run \
   kernels/gemm/gemm_sm90_ws.cake --workload tests/gpu/gemm_external.workload.json --reps 3 --warmup 1
 for kernel in $(ls kernels/*/*.cake | grep -v -e kernels/gemm/ -e kernels/kmeans/); do

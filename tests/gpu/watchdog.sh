@@ -38,23 +38,17 @@ for kernel in kernels/gemm/gemm_sm90_ws.cake kernels/gemm/gemm_sm80.cake kernels
       --workload kernels/gemm/gemm.workload.json --size M=$m --size N=$n --size K=$k --seed $((m + n + k)) --reps 2 --warmup 1
   done
 done
-KMEANS="kernels/kmeans/assign_sm90.cake:kernels/kmeans/assign.workload.json"
-KMEANS="$KMEANS kernels/kmeans/assign_sm80.cake:kernels/kmeans/assign_sm80.workload.json"
-for f in kernels/kmeans/variants/assign_sm90_d*.cake; do
-  v=${f#kernels/kmeans/variants/assign_sm90_}
-  KMEANS="$KMEANS $f:kernels/kmeans/variants/assign_${v%.cake}.workload.json"
-done
-for kw in $KMEANS; do
-  kernel=${kw%%:*} workload=${kw#*:}
-  pad=256; case $kernel in *split*) pad=1024;; esac
-  shapes="3,4097,1000"; case $kernel in kernels/kmeans/assign_sm*) shapes="2,300,256 3,4097,1000";; esac
+# the Hopper assignment instantiations of the manifest, and the Ampere schedule's default (bf16, D = 128)
+while IFS=$'\t' read -r inst kernel workload target pad params; do
+  case $inst in assign_sm80) ;; assign_sm80_*) continue;; assign_*) ;; *) continue;; esac
+  shapes="3,4097,1000"; case $inst in assign_sm90|assign_sm80) shapes="2,300,256 3,4097,1000";; esac
   for s in $shapes; do
     IFS=, read -r b n k <<< "$s"
     kp=$(( (k + pad - 1) / pad * pad ))
-    check "watched $(basename "$kernel" .cake) B=$b N=$n K=$k" 0 "$CAKE" run "$kernel" --watch-hangs --workload "$workload" \
+    check "watched $inst B=$b N=$n K=$k" 0 "$CAKE" run "$kernel" --instance "$inst" --watch-hangs \
       --size B=$b --size N=$n --size K=$k --size KP=$kp --seed $((b + n + k)) --reps 2 --warmup 1
   done
-done
+done < <("$CAKE" dispatch list kernels/kmeans/kmeans.manifest.json)
 for wl in kernels/kmeans/update.workload.json kernels/kmeans/update_sorted.workload.json \
           kernels/kmeans/update_sorted_one_cluster.workload.json; do
   kernel=kernels/kmeans/update.cake
@@ -67,7 +61,7 @@ note ""
 note "## Hung mutants, run past the verifier: run.hang at the waiting operation (exit 3)"
 MUT="$OUT/watchdog/mutants"
 for id in gemm_sm90_ws.cake:47:move_wgmma_commit gemm_sm90_ws.cake:49:del_ring_release gemm_sm90_ws.cake:34:del_ring_commit \
-          assign_sm90.cake:132:del_ring_release assign_sm90.cake:78:del_ring_commit assign_sm90.cake:109:del_ring_release; do
+          assign_sm90.cake:198:del_ring_release assign_sm90.cake:121:del_ring_commit assign_sm90.cake:163:del_ring_release; do
   file=$(python3 tests/mutation/mutate.py "$CAKE" --only "$id" --write "$MUT" | head -1)
   [ -n "$file" ] || { note "- FAIL: no mutant $id"; failures=$((failures + 1)); continue; }
   workload=kernels/gemm/gemm.workload.json sizes="--size M=1024 --size N=1024 --size K=1024"

@@ -30,6 +30,7 @@ import dataclasses
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -554,6 +555,10 @@ def evaluate(cake, m: Mutant, original_cuda: dict[str, str]) -> dict:
     name = Path(m.file).name
     with tempfile.TemporaryDirectory(prefix="cake-mut-") as d:
         Path(d, name).write_text(m.text)
+        # a file with parameters is checked in every instantiation its manifest lists (a mutant in a
+        # branch only the split-K instantiations take is theirs to catch)
+        for manifest in (ROOT / m.file).parent.glob("*.manifest.json"):
+            shutil.copy(manifest, d)
         diags = check(cake, d, name)
         errors = [x for x in diags if x.get("severity") == "error"]
         lines = {m.line, *m.span}

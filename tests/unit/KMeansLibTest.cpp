@@ -21,6 +21,7 @@
 #include "lib/kmeans/Pipeline.h"
 #include "lib/kmeans/Validate.h"
 #include "lib/kmeans/cake_kmeans.h"
+#include "formats/Manifest.h"
 
 #include <chrono>
 #include <cstdio>
@@ -167,30 +168,93 @@ TEST(KMeansDispatch, UpdateRule) {
 }
 
 TEST(KMeansDispatch, TableIsConsistent) {
-  for (const Rule &r : rules()) {
-    const Variant *v = findVariant(r.variant);
-    ASSERT_NE(v, nullptr) << r.variant;
-    EXPECT_EQ(v->op, r.op) << r.variant;
-    EXPECT_LE(r.minN, r.maxN);
-    EXPECT_LE(r.minK, r.maxK);
-    EXPECT_LE(r.minB, r.maxB);
-    EXPECT_LE(r.minSms, r.maxSms);
-    EXPECT_TRUE(!r.computeCapability || r.computeCapability == v->computeCapability) << r.variant;
+  const library::Manifest &m = embeddedManifest();
+  EXPECT_TRUE(library::validate(m).empty());
+  ASSERT_FALSE(m.rules.empty());
+  for (const library::Rule &r : m.rules) {
+    const Variant *v = findVariant(r.use);
+    ASSERT_NE(v, nullptr) << r.use;
+    EXPECT_NE(findEmbedded(v->file), nullptr) << r.use << " is not built into the library";
   }
   for (const Variant &v : variants()) {
     EXPECT_FALSE(v.kernels.empty()) << v.name;
     EXPECT_GE(v.kPad, 1) << v.name;
   }
+  EXPECT_EQ(variants().size(), m.instances.size());
 }
 
-TEST(KMeansDispatch, RangesAndSmCount) {
-  Rule r{.op = Op::Assign, .dtype = DType::BF16, .D = 128, .minK = 1, .maxK = 256, .minSms = 100, .maxSms = 140,
-         .variant = "assign_sm90"};
-  EXPECT_TRUE(matches(r, problem(Op::Assign, 1, 10, 256, 128)));
-  EXPECT_FALSE(matches(r, problem(Op::Assign, 1, 10, 257, 128)));
-  EXPECT_FALSE(matches(r, problem(Op::Assign, 1, 10, 100, 128, DType::BF16, 90, 78)));
-  EXPECT_TRUE(matches(r, problem(Op::Assign, 1, 10, 100, 128, DType::BF16, 0, 0))); // unknown SMs match
-  EXPECT_FALSE(matches(r, problem(Op::Update, 1, 10, 100, 128)));
+// The manifest as CMake embedded it (EmbedKernels.cmake, string(JSON)) is the
+// manifest `cake` reads (formats/Manifest.cpp): two readers, one file.
+TEST(KMeansDispatch, CMakeAndCakeReadTheSameManifest) {
+  SourceManager sm;
+  auto read = formats::readManifest(sm, std::string(CAKE_SOURCE_DIR) + "/kernels/kmeans/kmeans.manifest.json");
+  ASSERT_TRUE(read) << read.error().message;
+  const library::Manifest &a = *read, &b = embeddedManifest();
+  EXPECT_EQ(a.library, b.library);
+  ASSERT_EQ(a.entries.size(), b.entries.size());
+  for (size_t i = 0; i < a.entries.size(); ++i) {
+    const library::Entry &x = a.entries[i], &y = b.entries[i];
+    EXPECT_EQ(std::tie(x.name, x.op, x.kernels, x.distance, x.zero, x.scratch, x.kPad),
+              std::tie(y.name, y.op, y.kernels, y.distance, y.zero, y.scratch, y.kPad)) << x.name;
+  }
+  ASSERT_EQ(a.instances.size(), b.instances.size());
+  for (size_t i = 0; i < a.instances.size(); ++i) {
+    const library::Instance &x = a.instances[i], &y = b.instances[i];
+    EXPECT_EQ(std::tie(x.name, x.source, x.entry, x.target, x.domain, x.covers, x.workload, x.optional),
+              std::tie(y.name, y.source, y.entry, y.target, y.domain, y.covers, y.workload, y.optional)) << x.name;
+    ASSERT_EQ(x.params.size(), y.params.size()) << x.name;
+    for (size_t j = 0; j < x.params.size(); ++j)
+      EXPECT_EQ(std::tie(x.params[j].name, x.params[j].value), std::tie(y.params[j].name, y.params[j].value));
+  }
+  ASSERT_EQ(a.predicates.size(), b.predicates.size());
+  for (size_t i = 0; i < a.predicates.size(); ++i)
+    EXPECT_EQ(std::tie(a.predicates[i].name, a.predicates[i].expr, a.predicates[i].evidence),
+              std::tie(b.predicates[i].name, b.predicates[i].expr, b.predicates[i].evidence));
+  ASSERT_EQ(a.rules.size(), b.rules.size());
+  for (size_t i = 0; i < a.rules.size(); ++i)
+    EXPECT_EQ(std::tie(a.rules[i].use, a.rules[i].when), std::tie(b.rules[i].use, b.rules[i].when));
+}
+
+// The manifest's predicates are integer forms of the models fitted on the
+// sweeps (in doubles, as Dispatch.cpp computed them before the manifest):
+// they agree on every problem of a grid wider than the sweeps.
+TEST(KMeansDispatch, PredicatesAreTheFittedModels) {
+  auto cdiv = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  auto three = [&](int64_t B, int64_t N, int64_t sms) {
+    auto rowTime = [&](int64_t bm, double perRow) { return double(cdiv(B * cdiv(N, bm), sms)) * double(bm) * perRow; };
+    return rowTime(192, 0.90) < rowTime(128, 1.0);
+  };
+  auto split = [&](int64_t B, int64_t N, int64_t K, int64_t sms) {
+    const int64_t tiles = B * cdiv(N, 128), centroidTiles = cdiv(K, 1024) * 1024 / 128;
+    const double unsplit = double(cdiv(tiles, sms)), splitRounds = double(cdiv(4 * tiles, sms)) / 4.0;
+    return splitRounds <= unsplit / 2 && (unsplit - splitRounds) * double(centroidTiles) >= 24.0;
+  };
+  int checked = 0;
+  for (int64_t B : {1, 2, 3, 5, 8, 32})
+    for (int64_t N : {100, 4096, 5000, 8448, 16384, 65536, 262144})
+      for (int64_t K : {10, 256, 1024, 3072, 3073, 5121, 16384, 65536})
+        for (int sms : {16, 78, 114, 132, 2048}) {
+          Problem p = problem(Op::Assign, B, N, K, 128);
+          p.smCount = sms;
+          EXPECT_EQ(threeWarpgroupsPay(p), three(B, N, sms)) << B << " " << N << " " << sms;
+          EXPECT_EQ(splitPays(p), split(B, N, K, sms)) << B << " " << N << " " << K << " " << sms;
+          ++checked;
+        }
+  EXPECT_EQ(checked, 6 * 7 * 8 * 5);
+}
+
+TEST(KMeansDispatch, ExplainNamesTheRuleThatChose) {
+  std::string why = explain(problem(Op::Assign, 1, 4096, 16384, 64));
+  EXPECT_NE(why.find("assign_d128_split4: outside its domain (D = 64 is not 128)"), std::string::npos) << why;
+  EXPECT_NE(why.find("assign_d64_split4: in its domain and splitPays holds"), std::string::npos) << why;
+  EXPECT_EQ(why.find("assign_d64_wg3"), std::string::npos) << why; // tried after the winner: not at all
+  std::string none = explain(problem(Op::Assign, 1, 4096, 1024, 96));
+  EXPECT_NE(none.find("no rule takes"), std::string::npos) << none;
+  // the 8.x family runs sm_80 code: an 8.6 part gets the Ampere schedule
+  Dispatched d = dispatch(problem(Op::Assign, 1, 4096, 1024, 128, DType::BF16, 86));
+  ASSERT_TRUE(d);
+  EXPECT_EQ((*d)->name, "assign_sm80");
+  EXPECT_FALSE(dispatch(problem(Op::Assign, 1, 4096, 1024, 128, DType::BF16, 100))); // nothing for 10.0 yet
 }
 
 //===-- Argument checks ----------------------------------------------------===//

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Check.h"
+#include "formats/Manifest.h"
 #include "compiler/lower/Lower.h"
 #include "compiler/sema/Facts.h"
 #include "compiler/sema/Shapes.h"
@@ -32,11 +33,23 @@ std::string readRepoFile(const std::string &rel) {
 }
 
 /// Every library kernel file, relative to the repository.
+/// Every library kernel file, and every instantiation a manifest lists of a
+/// file with parameters, as "kernels/kmeans/assign_sm90.cake@assign_d64_wg2".
 std::vector<std::string> kernelFiles() {
   std::vector<std::string> out;
-  for (const auto &e : std::filesystem::recursive_directory_iterator(std::string(CAKE_SOURCE_DIR) + "/kernels"))
+  const std::string root = std::string(CAKE_SOURCE_DIR) + "/kernels";
+  for (const auto &e : std::filesystem::recursive_directory_iterator(root))
     if (e.path().extension() == ".cake")
       out.push_back(std::filesystem::relative(e.path(), CAKE_SOURCE_DIR).string());
+  for (const auto &e : std::filesystem::recursive_directory_iterator(root))
+    if (e.path().string().ends_with(".manifest.json")) {
+      SourceManager sm;
+      auto m = formats::readManifest(sm, e.path().string());
+      EXPECT_TRUE(m) << e.path();
+      if (m)
+        for (const library::Instance &i : m->instances)
+          out.push_back(std::filesystem::relative(m->sourcePath(i), CAKE_SOURCE_DIR).string() + "@" + i.name);
+    }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -47,10 +60,19 @@ struct Checked {
   CheckResult check;
 };
 
-std::unique_ptr<Checked> checkFile(const std::string &rel) {
+std::unique_ptr<Checked> checkFile(const std::string &entry) {
   auto c = std::make_unique<Checked>();
+  std::string rel = entry.substr(0, entry.find('@'));
   c->file = c->sm.addBuffer(rel, readRepoFile(rel));
-  c->check = checkSource(c->sm, c->file);
+  CheckOptions options;
+  if (size_t at = entry.find('@'); at != std::string::npos) {
+    std::vector<std::string> errors;
+    for (const library::Manifest &m : formats::manifestsFor(c->sm, std::string(CAKE_SOURCE_DIR) + "/" + rel, errors))
+      if (const library::Instance *i = m.instance(entry.substr(at + 1)))
+        options.instantiations.push_back(i->instantiation());
+    EXPECT_EQ(options.instantiations.size(), 1u) << entry;
+  }
+  c->check = checkSource(c->sm, c->file, options);
   return c;
 }
 
