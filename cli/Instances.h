@@ -1,7 +1,7 @@
 //===- Instances.h - Which instantiations a command works on ---*- C++ -*-===//
 //
 // Part of CAKE. The options every command that reads CAKE IR shares for a
-// file with parameters (language.md 9): `-p NAME=VALUE` binds one,
+// file with parameters (language.md 3.1): `-p NAME=VALUE` binds one,
 // `--instance NAME` takes a manifest's instantiation (docs/libraries.md),
 // `--manifest FILE` names the manifest (else the `*.manifest.json` beside
 // the source that lists it). `cake check` checks every instantiation a

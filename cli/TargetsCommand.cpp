@@ -2,7 +2,7 @@
 //
 // Prints the target descriptions (compiler/target/Target.cpp), the one place
 // that knows a GPU's numbers, so that scripts and agents read them from there
-// instead of copying them (kernels/kmeans/variants/generate.py does).
+// instead of copying them.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"

@@ -24,7 +24,7 @@ struct CheckOptions {
   /// Run the verifier's rules (false only for `--no-verify`, which forces a
   /// schedule past them, e.g. to watch it hang).
   bool verify = true;
-  /// The instantiations to check of a file with parameters (language.md 9),
+  /// The instantiations to check of a file with parameters (language.md 3.1),
   /// the one the model describes first; empty: the defaults. A file without
   /// parameters takes none (one named instantiation binding nothing is
   /// allowed: it checks the file as it is).

@@ -3,7 +3,7 @@
 // Part of CAKE. A module may declare compile-time parameters (`param D: int
 // in {32, 64, 128} = 128`), relations between them (`require ...`), items
 // under a top-level `if` on them, fields under `when(...)` and statements
-// under an `if` whose condition depends on one (language.md 9). An
+// under an `if` whose condition depends on one (language.md 3.1). An
 // instantiation binds every parameter; instantiate() checks the bindings
 // against the declarations and returns the module as that instantiation sees
 // it: int and bool parameters become constants, elem and swizzle parameters

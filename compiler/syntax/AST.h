@@ -158,7 +158,7 @@ struct ConstDecl : StmtOf<StmtKind::Const> {
 };
 
 /// `param name: kind [in domain] [= default]` (module level): a compile-time
-/// parameter bound per instantiation (language.md 9). The kind is an
+/// parameter bound per instantiation (language.md 3.1). The kind is an
 /// identifier (int, bool, elem, swizzle) that the instantiation resolves; the
 /// domain is a set `{a, b, ...}` (`choices`, `hasChoices`) or a range
 /// `lo .. hi` (`bounds`).
