@@ -94,6 +94,7 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
     size_t index;
     std::vector<std::string> where, brief;
     std::vector<size_t> in; ///< indexes into `values`
+    std::optional<SourceRange> at; ///< where the first instantiation is declared (a manifest entry)
     bool fixesAgree = true;
   };
   std::vector<std::vector<std::pair<std::string, std::string>>> values; // each instantiation's parameters
@@ -131,10 +132,12 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
     values.push_back(instance ? instance->values : std::vector<std::pair<std::string, std::string>>{});
     for (Diagnostic &d : found) {
       auto key = std::make_tuple(d.code, d.range.file.value, d.range.begin, d.range.end, d.message);
-      auto [it, fresh] = seen.try_emplace(key, Seen{merged.size(), {}, {}, {}, true});
+      auto [it, fresh] = seen.try_emplace(key, Seen{merged.size(), {}, {}, {}, std::nullopt, true});
       it->second.where.push_back(where);
       it->second.brief.push_back(brief);
       it->second.in.push_back(values.size() - 1);
+      if (fresh)
+        it->second.at = inst.at;
       if (fresh)
         merged.push_back(std::move(d));
       else if (merged[it->second.index].fixes != d.fixes)
@@ -154,7 +157,7 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
     if (checked == 1 && s.where.front().empty())
       continue; // nothing to name: a file without parameters
     std::string text;
-    if (checked == 1)
+    if (s.where.size() == 1)
       text = "in " + s.where.front();
     else if (everywhere)
       text = "in every instantiation checked (" + std::to_string(checked) + ")";
@@ -168,7 +171,8 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
       if (s.where.size() > 4)
         text += "; and " + std::to_string(s.where.size() - 4) + " more";
     }
-    d.notes.push_back({noteAt, std::move(text)});
+    // one instantiation of a manifest: the note points at its entry there
+    d.notes.push_back({s.where.size() == 1 && s.at ? *s.at : noteAt, std::move(text)});
   }
   for (Diagnostic &d : merged)
     result.diagnostics.push_back(std::move(d));

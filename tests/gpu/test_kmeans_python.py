@@ -157,6 +157,19 @@ def every_variant_forced():
 
 
 @test
+def variant_explains_its_rule():
+    """variant(..., explain=True): the rules of kernels/kmeans/kmeans.manifest.json tried in order, the last
+    naming the instantiation chosen and the predicate that chose it; the same name as variant()."""
+    name, why = km.variant(1, 4096, 16384, 64, explain=True)
+    assert name == km.variant(1, 4096, 16384, 64) == "assign_d64_split4", name
+    assert "assign_d128_split4: outside its domain (D = 64 is not 128)" in why, why
+    assert why.rstrip().splitlines()[-1].startswith("assign_d64_split4: in its domain and splitPays holds"), why
+    name, why = km.variant(1, 4096, 16384, 64, sm_count=16, explain=True)
+    assert name == "assign_d64_wg2" and "splitPays does not hold" in why, why
+    print(f"  variant explain: ok ({len(why.splitlines())} rules tried for the split-K shape on 16 SMs)")
+
+
+@test
 def assign_on_a_side_stream():
     x, c = inputs((4, 5000, 128), 700, seed=3)
     s = torch.cuda.Stream()
@@ -317,7 +330,8 @@ def main():
             return 0
         print("the library ran on a GPU it has no kernels for")
         return 1
-    for t in (assign_matches_torch, assign_returns_distances, every_variant_forced, every_width_and_dtype,
+    for t in (assign_matches_torch, assign_returns_distances, every_variant_forced, variant_explains_its_rule,
+              every_width_and_dtype,
               assign_on_a_side_stream, argument_errors, current_device_left_alone, update_matches_torch, fit_improves_the_objective):
         t()
     print(f"{len(failures)} failures" + (f": {', '.join(failures)}" if failures else ""))

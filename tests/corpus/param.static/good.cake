@@ -1,4 +1,4 @@
-// Hopper GEMM, C = A * B^T, parametric: tile rows, element type (language.md 9).
+// Hopper GEMM, C = A * B^T, parametric: tile rows, element type (language.md 3.1).
 param BM: int in {64, 128} = 128
 param elem: elem in {bf16, fp16} = bf16
 require BM % 64 == 0
