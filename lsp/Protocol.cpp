@@ -198,6 +198,10 @@ json toJSON(const CheckReport &r) {
 
 json toJSON(const ApplyFixReport &r) { return {{"applied", r.applied}, {"edit", r.edit}}; }
 
+json toJSON(const SelectReport &r) {
+  return {{"uri", r.uri}, {"instantiation", r.instantiation}, {"instantiations", r.instantiations}, {"note", r.note}};
+}
+
 json toJSON(const LoweredView &v) {
   if (!v.ok) {
     json out = findingsJson(*v.findings.sm, v.findings.diagnostics, v.uri);

@@ -94,6 +94,7 @@ json toJSON(const ApplyFixReport &r);
 json toJSON(const LoweredView &v);
 json toJSON(const CompileReport &r);
 json toJSON(const RunReport &r);
+json toJSON(const SelectReport &r);
 
 /// The reader of `*.workload.json` files the core's cost estimates use
 /// (features/Cost.h).

@@ -431,6 +431,10 @@ json Server::initialize(const json &params) {
   // {"allowWorkloadCommands": true}: cake.run / cake.bench may run a workload whose oracle is a command
   if (options.is_object() && options.contains("allowWorkloadCommands"))
     state.allowWorkloadCommands = field<bool>(options, "allowWorkloadCommands", "params.initializationOptions");
+  // {"instantiation": "NAME"}: the instantiation hover, inlay hints and the lowering describe, in every
+  // document whose manifest has one of that name
+  if (options.is_object() && options.contains("instantiation"))
+    state.docs.setDefaultInstantiation(field<std::string>(options, "instantiation", "params.initializationOptions"));
 
   return {{"capabilities",
            {{"positionEncoding", encodingName(c.encoding)},
@@ -498,8 +502,8 @@ void Server::bind() {
       out.push_back(e);
     return out;
   });
-  // cake.check and cake.applyFix here; the long commands are bound to a
-  // worker by runRequest.
+  // cake.check, cake.applyFix and cake.selectInstantiation here; the long
+  // commands are bound to a worker by runRequest.
   onMain("workspace/executeCommand", [this, &state](const json &p) -> json {
     std::string command = field<std::string>(p, "command", "params");
     if (command == "cake.check") {
@@ -509,6 +513,20 @@ void Server::bind() {
     }
     if (command == "cake.applyFix")
       return toJSON(applyFixCommand(state, argumentUri(p)));
+    if (command == "cake.selectInstantiation") {
+      std::string uri = argumentUri(p);
+      const json &args = p["arguments"]; // an array: argumentUri checked it
+      std::string name; // absent or null: back to the first
+      if (args.size() > 1 && !args[1].is_null()) {
+        if (!args[1].is_string())
+          throw LspError(ErrorCode::InvalidParams,
+                         "wrong type for params.arguments[1] (expected an instantiation's name)");
+        name = args[1].get<std::string>();
+      }
+      json out = toJSON(selectInstantiationCommand(state, uri, name));
+      core_.republish(uri); // the instantiation found first in a merged finding may have changed
+      return out;
+    }
     throw LspError(ErrorCode::InvalidParams, "unknown command '" + command + "'");
   });
   onMain("textDocument/hover", [&state](const json &p) {

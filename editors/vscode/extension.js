@@ -2,10 +2,12 @@
 //
 // Starts `cake.serverPath cake.serverArgs` (default `cake lsp`) on stdio for
 // `cake` documents through vscode-languageclient. The server's own commands
-// (cake.check, cake.applyFix, cake.compile, cake.run, cake.bench) are
-// registered by the client from the server's executeCommandProvider; the
-// middleware below fills in the active document when one is run from the
-// command palette and shows the answer. cake.restartServer is ours.
+// (cake.check, cake.applyFix, cake.compile, cake.run, cake.bench,
+// cake.selectInstantiation) are registered by the client from the server's
+// executeCommandProvider; the middleware below fills in the active document
+// when one is run from the command palette (and, for
+// cake.selectInstantiation, asks for the instantiation's name) and shows the
+// answer. cake.restartServer is ours.
 'use strict';
 
 const vscode = require('vscode');
@@ -44,6 +46,14 @@ async function executeCommand(command, args, next) {
     }
     if (command === 'cake.compile' || command === 'cake.run' || command === 'cake.bench') await editor.document.save();
     params = [{ uri: client.code2ProtocolConverter.asUri(editor.document.uri) }];
+    if (command === 'cake.selectInstantiation') {
+      const name = await vscode.window.showInputBox({
+        prompt: 'An instantiation of the manifest beside this file (empty: the first)',
+        placeHolder: 'assign_d64_wg2',
+      });
+      if (name === undefined) return undefined; // dismissed
+      params.push(name);
+    }
   }
   try {
     const result = await next(command, params);
@@ -51,6 +61,8 @@ async function executeCommand(command, args, next) {
       output.appendLine(`${command}: ${JSON.stringify(result, null, 2)}`);
       if (command === 'cake.check') vscode.window.showInformationMessage(summarize(result));
       else if (command === 'cake.applyFix') vscode.window.showInformationMessage(`cake: applied ${result.applied} fix(es)`);
+      else if (command === 'cake.selectInstantiation')
+        vscode.window.showInformationMessage(`cake: ${result.note || 'no parameters: the file as it is'}`);
     }
     return result;
   } catch (error) {

@@ -45,6 +45,9 @@ public:
 
   /// Publishes diagnostics for documents changed since the last call.
   void publishPending();
+  /// Publishes \p uri's diagnostics again at the next publishPending(): its
+  /// analysis changed without an edit (cake.selectInstantiation).
+  void republish(const std::string &uri) { dirty_.insert(uri); }
   /// True when a document changed since the last publishPending().
   bool hasPending() const { return !dirty_.empty(); }
 

@@ -2,13 +2,15 @@
 #include "lsp/core/Documents.h"
 
 #include "compiler/pipeline/Pipeline.h"
-
 #include "compiler/sema/Sema.h"
+#include "formats/Manifest.h"
+
+#include <algorithm>
 
 namespace cake::lsp {
 
 void DocumentStore::open(const std::string &uri, int64_t version, std::string text) {
-  docs_[uri] = Document{uri, version, std::move(text), nullptr};
+  docs_[uri] = Document{uri, version, std::move(text), nullptr, std::nullopt};
 }
 
 void DocumentStore::change(const std::string &uri, int64_t version, const std::vector<ContentChange> &changes,
@@ -36,6 +38,34 @@ void DocumentStore::change(const std::string &uri, int64_t version, const std::v
 
 void DocumentStore::close(const std::string &uri) { docs_.erase(uri); }
 
+void DocumentStore::select(const std::string &uri, std::string name) {
+  auto it = docs_.find(uri);
+  if (it == docs_.end())
+    throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
+  it->second.instantiation = std::move(name);
+  it->second.analysis.reset();
+}
+
+std::vector<sema::Instantiation> documentInstantiations(SourceManager &sm, const std::string &path,
+                                                        const std::string &selected, std::vector<std::string> *names) {
+  std::vector<sema::Instantiation> out;
+  if (path.empty())
+    return out;
+  std::vector<std::string> unread; // `cake check` reports them; the editor checks the defaults meanwhile
+  std::vector<library::Manifest> manifests = formats::manifestsFor(sm, path, unread);
+  if (manifests.empty())
+    return out;
+  for (const library::Instance *i : formats::instancesOf(manifests.front(), path)) {
+    out.push_back(i->instantiation());
+    if (names)
+      names->push_back(i->name);
+  }
+  auto chosen = std::find_if(out.begin(), out.end(), [&](const sema::Instantiation &i) { return i.name == selected; });
+  if (!selected.empty() && chosen != out.end())
+    std::rotate(out.begin(), chosen, chosen + 1);
+  return out;
+}
+
 const Document *DocumentStore::find(const std::string &uri) const {
   auto it = docs_.find(uri);
   return it == docs_.end() ? nullptr : &it->second;
@@ -45,7 +75,7 @@ Snapshot DocumentStore::snapshot(const std::string &uri) const {
   const Document *doc = find(uri);
   if (!doc)
     throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
-  return {doc->uri, doc->version, doc->text, doc->analysis};
+  return {doc->uri, doc->version, doc->text, doc->analysis, selected(*doc)};
 }
 
 std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, const CheckOptions &options) {
@@ -57,11 +87,17 @@ std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, c
     auto a = std::make_shared<Analysis>();
     std::string path = uriToPath(uri);
     a->file = a->sm.addBuffer(path.empty() ? uri : path, doc.text);
-    a->result = pipeline::checkFile(a->sm, a->file, options, lowering_);
+    CheckOptions check = options;
+    check.instantiations = documentInstantiations(a->sm, path, selected(doc), &a->instantiations);
+    a->result = pipeline::checkFile(a->sm, a->file, check, lowering_);
     if (!a->result.model) {
       std::vector<Diagnostic> discarded;
       DiagnosticSink sink(discarded);
-      a->recovered = sema::analyze(a->result.module, sink, {options.target});
+      CheckResult &r = a->result;
+      if (!r.instance && hasParameters(r.module)) // a file being typed: its parameters' values, when it instantiates
+        r.instance = sema::instantiate(r.module, check.instantiations.empty() ? sema::Instantiation{}
+                                                                              : check.instantiations.front(), sink);
+      a->recovered = sema::analyze(r.analyzed(), sink, {options.target});
     }
     doc.analysis = std::move(a);
   }

@@ -10,6 +10,15 @@
 // syntax tree (the statements that parsed) and keeps that model; its
 // diagnostics are discarded, so diagnostics still come from checkSource only.
 //
+// A file on disk that a manifest beside it lists (`*.manifest.json`,
+// formats/Manifest.h) is checked in every instantiation the manifest has of
+// it, in the manifest's order, like `cake check`; other files in their
+// defaults. One of them is the selected one (cake.selectInstantiation, else
+// initializationOptions.instantiation when the manifest has it, else the
+// first): it goes first, so the model, and with it hover, inlay hints and the
+// lowering, describes that instantiation. The manifest's text is added to the
+// analysis's SourceManager, where its bindings' ranges point.
+//
 // The store belongs to the server's main thread. Work on a worker thread
 // gets a Snapshot (the text and version at the time of the request, and the
 // analysis if one was computed), never a reference into the store: an edit
@@ -33,8 +42,14 @@ struct Analysis {
   SourceManager sm;
   FileId file;
   CheckResult result;
-  /// The model of the recovered tree when checkSource kept none.
+  /// The model of the recovered tree when checkSource kept none. For a file
+  /// with parameters the recovered tree is instantiated first (the selected
+  /// instantiation, when it instantiates) and result.instance set to it, so
+  /// that result.analyzed() is the tree of model() either way.
   std::optional<sema::Module> recovered;
+  /// The names of the manifest's instantiations of the file, in its order
+  /// (empty: no manifest lists it, the file is checked in its defaults).
+  std::vector<std::string> instantiations;
 
   std::string_view text() const { return sm.text(file); }
   /// The semantic model for navigation: checkSource's, else the recovered
@@ -47,6 +62,9 @@ struct Document {
   int64_t version = 0;
   std::string text;
   std::shared_ptr<const Analysis> analysis; ///< null until analyzed after a change
+  /// cake.selectInstantiation's choice ("" = the first); nullopt: the
+  /// server's default (DocumentStore::setDefaultInstantiation).
+  std::optional<std::string> instantiation;
 };
 
 /// A document as it was when a request came, for work on another thread.
@@ -55,7 +73,19 @@ struct Snapshot {
   int64_t version = 0;
   std::string text;
   std::shared_ptr<const Analysis> analysis; ///< may be null (not analyzed yet)
+  std::string instantiation; ///< the selected instantiation's name (documentInstantiations)
 };
+
+/// The instantiations the server checks of the file at \p path: those of the
+/// first manifest beside it that lists it (formats::manifestsFor), in the
+/// manifest's order, the one named \p selected first (when there is one);
+/// empty (the defaults) when no manifest lists the file or \p path is
+/// empty. The manifest's text is added to \p sm. \p names, when given,
+/// receives their names in the manifest's order. Manifests that do not read
+/// are skipped: `cake check` reports them.
+std::vector<sema::Instantiation> documentInstantiations(SourceManager &sm, const std::string &path,
+                                                        const std::string &selected,
+                                                        std::vector<std::string> *names = nullptr);
 
 class DocumentStore {
 public:
@@ -75,6 +105,14 @@ public:
   /// not open.
   Snapshot snapshot(const std::string &uri) const;
 
+  /// Selects the instantiation of \p uri the model describes (\p name, ""
+  /// = the first) and drops its analysis; throws InvalidParams when the
+  /// document is not open. The caller checks the name (Commands.cpp).
+  void select(const std::string &uri, std::string name);
+  /// The instantiation selected in every document whose manifest has one of
+  /// this name and that selected none itself (initializationOptions).
+  void setDefaultInstantiation(std::string name) { defaultInstantiation_ = std::move(name); }
+
   const std::map<std::string, Document> &all() const { return docs_; }
   /// Whether analyses add the lowering's findings (the `lower` option).
   void setLowering(bool on) { lowering_ = on; }
@@ -82,6 +120,10 @@ public:
 private:
   std::map<std::string, Document> docs_;
   bool lowering_ = false;
+  std::string defaultInstantiation_;
+
+  /// The name of the instantiation selected in \p doc.
+  std::string selected(const Document &doc) const { return doc.instantiation.value_or(defaultInstantiation_); }
 };
 
 } // namespace cake::lsp

@@ -130,6 +130,18 @@ struct ApplyFixReport {
 };
 ApplyFixReport applyFixCommand(State &state, const std::string &uri);
 
+/// cake.selectInstantiation: the instantiation \p name (one the document's
+/// manifest has for it; "" = the first, its default) becomes the one the
+/// model describes. Throws InvalidParams naming the known ones for another
+/// name.
+struct SelectReport {
+  std::string uri;
+  std::string instantiation;               ///< as selected ("" = the first)
+  std::vector<std::string> instantiations; ///< the manifest's names for the document, in its order
+  std::string note;                        ///< "instantiation tiny_d32: D = 32"; empty without parameters
+};
+SelectReport selectInstantiationCommand(State &state, const std::string &uri, const std::string &name);
+
 /// A document lowered by the pipeline (compiler/pipeline/Pipeline.h); owns the source
 /// manager its diagnostics point into.
 struct LoweredDocument;
@@ -191,7 +203,8 @@ struct RunOptions {
 };
 
 /// cake.run / cake.bench: `cake run` as a child on a private copy of the
-/// text. `report` is the child's JSON report as text (the protocol layer
+/// text (a file with parameters: the selected instantiation's values as
+/// `--param`). `report` is the child's JSON report as text (the protocol layer
 /// parses it); ok when the child succeeded and printed one.
 /// What a `cake run` child said, through its --report file (never its
 /// stdout): the protocol layer reads the JSON (ok, status, message, ...).

@@ -21,7 +21,7 @@ std::vector<CodeAction> codeActions(State &state, const std::string &uri, Range 
   uint32_t begin = offsetAt(text, range.start, enc), end = offsetAt(text, range.end, enc);
   std::vector<CodeAction> actions;
   for (const Diagnostic &d : analysis->result.diagnostics) {
-    bool touches = d.range.begin <= end && begin <= d.range.end;
+    bool touches = d.range.file == analysis->file && d.range.begin <= end && begin <= d.range.end;
     if (!touches || d.fixes.empty())
       continue;
     LspDiagnostic diag;

@@ -3,13 +3,15 @@
 // cake.check returns the document's diagnostics (the protocol layer renders
 // them in the CLI's JSON schema, the same renderer as `cake check --format
 // json`), reporting progress (begin, end); cake.applyFix applies a
-// document's fix-its through workspace/applyEdit. cake.compile lowers and
-// builds the document (Lowered.cpp). cake.run and cake.bench run `cake run`
-// on the document as a child process (the server never touches a GPU
-// itself, and a hung kernel is the child's watchdog's business) and return
-// its JSON report, or the reason it could not run: no GPU (exit 2), errors
-// (exit 1), a timeout (exit 3). The last three run on a worker thread, on a
-// snapshot of the document; cancelling cake.run or cake.bench kills the
+// document's fix-its through workspace/applyEdit; cake.selectInstantiation
+// chooses the instantiation of a file with parameters that the model, and so
+// hover, inlay hints and the lowering, describe (Documents.h). cake.compile
+// lowers and builds the document (Lowered.cpp). cake.run and cake.bench run
+// `cake run` on the document as a child process (the server never touches a
+// GPU itself, and a hung kernel is the child's watchdog's business) and
+// return its JSON report, or the reason it could not run: no GPU (exit 2),
+// errors (exit 1), a timeout (exit 3). These three run on a worker thread,
+// on a snapshot of the document; cancelling cake.run or cake.bench kills the
 // child and its children.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +19,7 @@
 
 #include "compiler/runner/Process.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -59,7 +62,9 @@ std::vector<std::string> runArguments(const RunOptions &o, bool bench) {
 
 } // namespace
 
-std::vector<std::string> commandNames() { return {"cake.check", "cake.applyFix", "cake.compile", "cake.run", "cake.bench"}; }
+std::vector<std::string> commandNames() {
+  return {"cake.check", "cake.applyFix", "cake.compile", "cake.run", "cake.bench", "cake.selectInstantiation"};
+}
 
 bool isLongCommand(const std::string &command) {
   return command == "cake.compile" || command == "cake.run" || command == "cake.bench";
@@ -84,7 +89,7 @@ ApplyFixReport applyFixCommand(State &state, const std::string &uri) {
   std::vector<TextEdit> taken;
   for (const Diagnostic &d : analysis->result.diagnostics) {
     const Fix *preferred = firstPreferred(d);
-    if (!preferred)
+    if (!preferred || d.range.file != analysis->file) // a finding in the manifest is not this document's to fix
       continue;
     const Fix &f = *preferred;
     bool clash = false;
@@ -100,6 +105,25 @@ ApplyFixReport applyFixCommand(State &state, const std::string &uri) {
   if (!fixes.empty() && state.client)
     state.client->applyEdit("cake: apply fix-its", edit);
   return {fixes.size(), std::move(edit)};
+}
+
+SelectReport selectInstantiationCommand(State &state, const std::string &uri, const std::string &name) {
+  std::vector<std::string> known = state.docs.analyze(uri, state.check)->instantiations;
+  if (!name.empty() && std::find(known.begin(), known.end(), name) == known.end()) {
+    std::string names;
+    for (const std::string &n : known)
+      names += (names.empty() ? "" : ", ") + n;
+    throw LspError(ErrorCode::InvalidParams,
+                   "no instantiation '" + name + "' of " + uri +
+                       (known.empty() ? std::string(": no manifest beside it lists the file")
+                                      : " (its instantiations: " + names + ")"));
+  }
+  state.docs.select(uri, name);
+  auto analysis = state.docs.analyze(uri, state.check);
+  SelectReport out{uri, name, known, ""};
+  if (analysis->result.instance)
+    out.note = instantiationNote(*analysis->result.instance);
+  return out;
 }
 
 RunReport runDocument(const Snapshot &doc, const RunOptions &runOptions, bool bench, Progress &progress,
@@ -124,6 +148,11 @@ RunReport runDocument(const Snapshot &doc, const RunOptions &runOptions, bool be
   std::string reportFile = std::string(dir) + "/report.json";
   std::vector<std::string> argv = {cake, "run", path, "--report", reportFile};
   argv.insert(argv.end(), options.begin(), options.end());
+  // the copy has no manifest beside it: the selected instantiation's values as --param
+  SourceManager manifests;
+  std::vector<sema::Instantiation> insts = documentInstantiations(manifests, uriToPath(uri), doc.instantiation);
+  for (const sema::Binding &b : insts.empty() ? std::vector<sema::Binding>{} : insts.front().bindings)
+    argv.insert(argv.end(), {"--param", b.name + "=" + b.value});
   runner::ProcessResult r = runner::runProcess(argv, 900, cancel.get());
   std::string report;
   if (std::ifstream f(reportFile); f) {

@@ -285,7 +285,7 @@ private:
 
   void tokenMembers(const Visible &v, const sema::Kernel &k) {
     sema::Symbol s{v.name, v.kind, {}, v.declRange, "", ""};
-    const LetStmt *let = letOf(a_.result.module, s);
+    const LetStmt *let = letOf(a_.result.analyzed(), s);
     if (const sema::Ring *r = let ? tokenRing(*let, k) : nullptr)
       for (const sema::Slot &slot : r->slots)
         add(slot.name, kField, print(slot.decl->type));
@@ -299,13 +299,13 @@ private:
       if (auto *x = dyn_cast<ForStmt>(&s); x && x->range == loop.declRange)
         f = x;
     };
-    walk(a_.result.module.items, w);
+    walk(a_.result.analyzed().items, w);
     if (!f || f->iterable->kind != ExprKind::Name)
       return;
     for (const Visible &v : visibleAt(a_, offset_)) {
       if (v.name != f->iterable->text || v.kind != sema::SymbolKind::Let)
         continue;
-      const LetStmt *let = letOf(a_.result.module, {v.name, v.kind, {}, v.declRange, "", ""});
+      const LetStmt *let = letOf(a_.result.analyzed(), {v.name, v.kind, {}, v.declRange, "", ""});
       if (!let || sema::calleeOp(*let->value) != sema::OpId::SchedTiles)
         continue;
       for (size_t i = 1; i < let->value->operands.size(); ++i) {
@@ -514,7 +514,8 @@ private:
   }
 
   void statementKeywords() {
-    const KernelDecl *k = kernelAt(a_.result.module, offset_);
+    // the instantiation's tree: a kernel under a top-level `if` is one of its items there
+    const KernelDecl *k = kernelAt(a_.result.analyzed(), offset_);
     bool inRole = false;
     if (k)
       for (const StmtPtr &s : k->body.stmts)

@@ -15,13 +15,13 @@ namespace {
 
 /// The slot a member of a ring token names (`a` in `s.a`), or nullptr.
 const sema::Slot *slotAt(const Analysis &a, uint32_t offset) {
-  NodesAt at = nodesAt(a.result.module, offset);
+  NodesAt at = nodesAt(a.result.analyzed(), offset);
   const sema::Kernel *k = modelKernelAt(a, offset);
   const Expr *e = at.expr;
   if (!k || !e || e->kind != ExprKind::Member || e->operands[0]->kind != ExprKind::Name)
     return nullptr;
   const sema::Symbol *base = a.model()->index.at(e->operands[0]->range.begin);
-  const LetStmt *let = base && base->kind == sema::SymbolKind::Let ? letOf(a.result.module, *base) : nullptr;
+  const LetStmt *let = base && base->kind == sema::SymbolKind::Let ? letOf(a.result.analyzed(), *base) : nullptr;
   const sema::Ring *r = let ? tokenRing(*let, *k) : nullptr;
   return r ? r->slot(e->text) : nullptr;
 }

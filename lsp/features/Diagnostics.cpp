@@ -4,6 +4,10 @@
 // rule's page, related information for notes (or, for clients without
 // relatedInformation such as eglot 1.9, one hint per note), and their fixes
 // in `data` so that code actions can be answered without re-checking.
+// A finding in the manifest of a file with parameters (a value outside its
+// parameter's domain) is shown on the document, at its first note there (the
+// parameter's declaration), with the manifest's place as related
+// information.
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/core/Features.h"
@@ -40,6 +44,20 @@ std::vector<DiagnosticFix> lspFixes(std::string_view text, const std::vector<Fix
   return out;
 }
 
+/// \p r as a location: in the document, or in another buffer of the
+/// analysis (a manifest), by its path.
+Location locationOf(const Analysis &a, const std::string &uri, SourceRange r, Encoding enc) {
+  if (r.file == a.file)
+    return {uri, rangeOf(a.text(), r, enc)};
+  return {pathToUri(a.sm.name(r.file)), rangeOf(a.sm.text(r.file), r, enc)};
+}
+
+/// "kmeans.manifest.json:12": a place in another file, for a message.
+std::string placeOf(const Analysis &a, SourceRange r) {
+  std::string name = a.sm.name(r.file);
+  return name.substr(name.rfind('/') + 1) + ":" + std::to_string(a.sm.lineColumn(r.file, r.begin).line);
+}
+
 } // namespace
 
 std::vector<LspDiagnostic> lspDiagnostics(State &state, const std::string &uri) {
@@ -49,25 +67,39 @@ std::vector<LspDiagnostic> lspDiagnostics(State &state, const std::string &uri) 
   std::vector<LspDiagnostic> out;
   for (const Diagnostic &d : analysis->result.diagnostics) {
     LspDiagnostic diag;
-    diag.range = rangeOf(text, d.range, enc);
+    std::vector<Note> notes = d.notes;
+    SourceRange at = d.range;
+    if (at.file != analysis->file) { // in the manifest
+      at = {analysis->file, 0, 0};
+      for (const Note &n : d.notes)
+        if (n.range.file == analysis->file) {
+          at = n.range;
+          break;
+        }
+      notes.insert(notes.begin(), {d.range, "the manifest's value"});
+    }
+    diag.range = rangeOf(text, at, enc);
     diag.severity = lspSeverity(d.severity);
     diag.code = d.code;
     diag.message = d.message;
     if (state.caps.codeDescription)
       diag.codeDescription = rulePageUri(d.code);
-    diag.fixes = lspFixes(text, d.fixes, enc);
+    if (d.range.file == analysis->file) // a finding in the manifest is not this document's to fix
+      diag.fixes = lspFixes(text, d.fixes, enc);
     std::vector<LspDiagnostic> hints;
-    for (const Note &n : d.notes) {
+    for (const Note &n : notes) {
       if (!n.range.valid())
         continue;
+      bool here = n.range.file == analysis->file;
       if (state.caps.relatedInformation)
-        diag.related.push_back({{uri, rangeOf(text, n.range, enc)}, n.message});
+        diag.related.push_back({locationOf(*analysis, uri, n.range, enc), n.message});
       else {
         LspDiagnostic hint;
-        hint.range = rangeOf(text, n.range, enc);
+        hint.range = here ? rangeOf(text, n.range, enc) : diag.range;
         hint.severity = 4;
         hint.code = d.code;
-        hint.message = "note: " + n.message + " (" + d.message + ")";
+        hint.message = "note: " + n.message + (here ? "" : " (" + placeOf(*analysis, n.range) + ")") + " (" +
+                       d.message + ")";
         hints.push_back(std::move(hint));
       }
     }

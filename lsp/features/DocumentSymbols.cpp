@@ -74,7 +74,7 @@ private:
 
   DocumentSymbol ring(const RingStmt &r, const sema::Kernel *k) {
     const sema::Ring *model = k ? k->ring(r.name.name) : nullptr;
-    std::string summary = model && model->decl == &r ? ringSummary(*model) : "";
+    std::string summary = model && model->decl->range == r.range ? ringSummary(*model) : "";
     DocumentSymbol s = symbol(r.name, kStruct, r.range, print(r.clauses) + (summary.empty() ? "" : " · " + summary));
     for (const Field &f : r.slots)
       add(s.children, symbol(f.name, kField, f.range, print(f.type)));

@@ -7,7 +7,9 @@
 // (operands, options, targets, issue contract). Markdown when the client
 // renders it, else plain text. A kernel's hover shows the cost model's
 // estimate and a role's its stage time (lsp/features/Cost.h says at which
-// sizes).
+// sizes). For a file with parameters the hover ends with the instantiation
+// it describes (the one the model is of: docs/lsp-extensions.md), and a
+// parameter's hover shows its value there and its domain.
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/features/Cost.h"
@@ -15,6 +17,7 @@
 #include "lsp/features/Markup.h"
 #include "lsp/features/Query.h"
 
+#include "compiler/sema/Instantiate.h"
 #include "compiler/syntax/Printer.h"
 
 #include <cstdio>
@@ -222,7 +225,7 @@ void sizeSymbolHover(Markup &doc, const sema::Symbol &s, const sema::Kernel &k) 
 void letHover(Markup &doc, const Analysis &a, const sema::Symbol &s, const sema::Kernel *k) {
   doc.code(s.detail);
   std::string facts = "**let** (immutable)";
-  const LetStmt *let = letOf(a.result.module, s);
+  const LetStmt *let = letOf(a.result.analyzed(), s);
   bool producing = false;
   if (const sema::Ring *r = let && k ? tokenRing(*let, *k, &producing) : nullptr) {
     std::vector<std::string> slots;
@@ -251,7 +254,7 @@ const TypeExpr *declaredType(const Analysis &a, const sema::Symbol &s) {
     if (auto *v = dyn_cast<VarStmt>(&st); v && v->range == s.declRange)
       found = &v->type;
   };
-  walk(a.result.module.items, w);
+  walk(a.result.analyzed().items, w);
   return found;
 }
 
@@ -330,9 +333,9 @@ void elemHover(Markup &doc, sema::Elem e) {
                                       : " · integer or logic"));
 }
 
-/// Hover of a syntax node at the offset that is not a symbol.
-bool nodeHover(Markup &doc, const Analysis &a, uint32_t offset, SourceRange &range) {
-  NodesAt at = nodesAt(a.result.module, offset);
+/// Hover of a syntax node of \p tree at the offset that is not a symbol.
+bool nodeHover(Markup &doc, const Analysis &a, const syntax::Module &tree, uint32_t offset, SourceRange &range) {
+  NodesAt at = nodesAt(tree, offset);
   const sema::Kernel *k = modelKernelAt(a, offset);
   if (at.call) {
     if (const sema::OpInfo *op = opOfCall(*at.call, k)) {
@@ -360,7 +363,7 @@ bool nodeHover(Markup &doc, const Analysis &a, uint32_t offset, SourceRange &ran
     }
   if (at.expr && at.expr->kind == ExprKind::Member && at.expr->operands[0]->kind == ExprKind::Name && k) {
     const sema::Symbol *base = a.model()->index.at(at.expr->operands[0]->range.begin);
-    const LetStmt *let = base && base->kind == sema::SymbolKind::Let ? letOf(a.result.module, *base) : nullptr;
+    const LetStmt *let = base && base->kind == sema::SymbolKind::Let ? letOf(tree, *base) : nullptr;
     const sema::Ring *r = let ? tokenRing(*let, *k) : nullptr;
     if (const sema::Slot *slot = r ? r->slot(at.expr->text) : nullptr) {
       slotHover(doc, *r, *slot, *k);
@@ -388,6 +391,63 @@ bool nodeHover(Markup &doc, const Analysis &a, uint32_t offset, SourceRange &ran
     return true;
   }
   return false;
+}
+
+/// nodeHover at the offset or just before it (a cursor right after a name).
+bool nodeHoverNear(Markup &doc, const Analysis &a, const syntax::Module &tree, uint32_t offset, SourceRange &range) {
+  return nodeHover(doc, a, tree, offset, range) || (offset && nodeHover(doc, a, tree, offset - 1, range));
+}
+
+//===-- Parameters ------------------------------------------------------------===//
+
+/// The parameter at \p offset and the range of its name there: its name on
+/// its `param` line; a use of an int or bool one (\p s: sema sees the
+/// constant the instantiation made of it, declared by the `param` line); or
+/// a use sema records no reference for (a shape's extent, `elem[M, D]`).
+const ParamDecl *paramAt(const Analysis &a, const sema::Symbol *s, uint32_t offset, SourceRange &range) {
+  const std::vector<const ParamDecl *> params = sema::parameters(a.result.module);
+  for (const ParamDecl *p : params)
+    if (s ? s->kind == sema::SymbolKind::Const && s->declRange == p->range
+          : p->name.range.begin <= offset && offset <= p->name.range.end) {
+      range = p->name.range;
+      return p;
+    }
+  for (uint32_t at : {offset, offset ? offset - 1 : offset}) {
+    const Expr *e = s || params.empty() ? nullptr : nodesAt(a.result.module, at).expr;
+    for (const ParamDecl *p : params)
+      if (e && e->kind == ExprKind::Name && e->text == p->name.name) {
+        range = e->range;
+        return p;
+      }
+  }
+  return nullptr;
+}
+
+void paramHover(Markup &doc, const Analysis &a, const ParamDecl &p) {
+  std::string domain;
+  if (p.hasChoices) {
+    std::vector<std::string> choices;
+    for (const ExprPtr &c : p.choices)
+      choices.push_back(print(*c));
+    domain = "{" + joined(choices) + "}";
+  } else if (p.bounds) {
+    domain = print(*p.bounds);
+  }
+  std::string def = p.defaultValue ? print(*p.defaultValue) : "";
+  doc.code("param " + p.name.name + ": " + p.kind.name + (domain.empty() ? "" : " in " + domain) +
+           (def.empty() ? "" : " = " + def));
+  std::vector<std::string> facts = {"**parameter**"};
+  std::string value;
+  if (a.result.instance)
+    for (const auto &[name, v] : a.result.instance->values)
+      if (name == p.name.name)
+        value = v;
+  facts.push_back(value.empty() ? "no value: the file does not instantiate (see its diagnostics)"
+                                : "`" + p.name.name + " = " + value + "` in this instantiation");
+  facts.push_back(domain.empty() ? "any value of its kind"
+                                 : "domain `" + domain + "`" + (p.bounds ? " (the upper bound excluded)" : ""));
+  facts.push_back(def.empty() ? "no default" : "default `" + def + "`");
+  doc.text(joined(facts, " · "));
 }
 
 /// The range of the declaration or use of \p s at \p offset.
@@ -444,12 +504,21 @@ std::optional<Hover> hover(State &state, const std::string &uri, Position positi
   Markup doc(state.caps.markdownHover);
   SourceRange range;
   const sema::Module *model = a.model();
-  if (const sema::Symbol *s = model ? symbolAt(model->index, at.offset) : nullptr) {
+  const sema::Symbol *s = model ? symbolAt(model->index, at.offset) : nullptr;
+  if (const ParamDecl *p = paramAt(a, s, at.offset, range)) {
+    paramHover(doc, a, *p);
+    if (s)
+      range = hoveredRange(model->index, *s, at.offset);
+  } else if (s) {
     symbolHover(doc, a, *s);
     range = hoveredRange(model->index, *s, at.offset);
-  } else if (!nodeHover(doc, a, at.offset, range) && !(at.offset && nodeHover(doc, a, at.offset - 1, range))) {
+  } else if (!nodeHoverNear(doc, a, a.result.analyzed(), at.offset, range) &&
+             // code this instantiation leaves out still has its operations, types and spaces
+             !(a.result.instance && nodeHoverNear(doc, a, a.result.module, at.offset, range))) {
     return std::nullopt;
   }
+  if (a.result.instance && hasParameters(a.result.module))
+    doc.aside(instantiationNote(*a.result.instance));
   return Hover{{doc.markdown(), doc.str()}, rangeOf(a.text(), range, state.caps.encoding)};
 }
 

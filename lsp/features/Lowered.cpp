@@ -8,6 +8,7 @@
 // ok = false with the diagnostics that stop it (the protocol layer renders
 // them in the CLI's JSON schema).
 //
+// A file with parameters lowers the selected instantiation (Documents.h).
 // Both work on a Snapshot, so cake.compile can run on a worker thread. NVRTC
 // cannot be interrupted: a cancelled compile stops between its steps
 // (before the lowering, before the build, after it) and answers
@@ -39,7 +40,9 @@ KernelPlan kernelPlan(const lower::LoweredKernel &k) {
 std::shared_ptr<LoweredDocument> lowerDocument(const Snapshot &doc, const CheckOptions &check) {
   auto out = std::make_shared<LoweredDocument>();
   FileId file = out->sm.addBuffer(doc.uri, doc.text);
-  auto lowered = pipeline::lowerFile(out->sm, file, lower::LowerOptions{}, check);
+  CheckOptions selected = check; // the selected instantiation first: the one that lowers
+  selected.instantiations = documentInstantiations(out->sm, uriToPath(doc.uri), doc.instantiation);
+  auto lowered = pipeline::lowerFile(out->sm, file, lower::LowerOptions{}, selected);
   if (lowered) {
     out->file = std::move(*lowered);
     out->diagnostics = out->file->diagnostics;

@@ -1,9 +1,9 @@
 //===- Markup.h - Text written once, as Markdown or plain text -*- C++ -*-===//
 //
 // Part of CAKE. Hover and completion documentation are written with inline
-// `code` and **bold** marks and simple tables; clients that cannot render
-// Markdown (state.caps.markdownHover is false) get the same text with the
-// marks removed and the tables aligned in columns.
+// `code` and **bold** marks, _italic_ asides and simple tables; clients that
+// cannot render Markdown (state.caps.markdownHover is false) get the same
+// text with the marks removed and the tables aligned in columns.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -25,6 +25,10 @@ public:
 
   /// A paragraph with `code` and **bold** marks.
   void text(const std::string &paragraph) { blocks_.push_back(markdown_ ? paragraph : plain(paragraph)); }
+
+  /// A closing remark, in italics (plain text: as it is), e.g. which
+  /// instantiation the text above describes.
+  void aside(const std::string &line) { blocks_.push_back(markdown_ ? "_" + line + "_" : plain(line)); }
 
   /// A table; the first row is the header.
   void table(const std::vector<std::vector<std::string>> &rows) {

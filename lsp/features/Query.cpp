@@ -131,14 +131,14 @@ const KernelDecl *kernelAt(const syntax::Module &module, uint32_t offset) {
 
 const sema::Kernel *modelKernel(const sema::Module &model, const KernelDecl *decl) {
   for (const sema::Kernel &k : model.kernels)
-    if (decl && k.decl == decl)
+    if (decl && (k.decl == decl || k.decl->range == decl->range)) // the same kernel in the parse and the instance
       return &k;
   return nullptr;
 }
 
 const sema::Kernel *modelKernelAt(const Analysis &analysis, uint32_t offset) {
   const sema::Module *model = analysis.model();
-  return model ? modelKernel(*model, kernelAt(analysis.result.module, offset)) : nullptr;
+  return model ? modelKernel(*model, kernelAt(analysis.result.analyzed(), offset)) : nullptr;
 }
 
 const sema::Symbol *symbolAt(const sema::SymbolIndex &index, uint32_t offset) {
@@ -215,7 +215,7 @@ namespace {
 class VisibleNames {
 public:
   VisibleNames(const Analysis &analysis, uint32_t offset)
-      : model_(analysis.model()), module_(analysis.result.module), offset_(offset) {}
+      : model_(analysis.model()), module_(analysis.result.analyzed()), offset_(offset) {}
 
   std::vector<Visible> run() {
     for (const StmtPtr &s : module_.items.stmts) {

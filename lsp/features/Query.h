@@ -41,7 +41,8 @@ void walk(const syntax::Stmt &stmt, const Walker &walker);
 
 /// The kernel whose declaration contains \p offset, or nullptr.
 const syntax::KernelDecl *kernelAt(const syntax::Module &module, uint32_t offset);
-/// The model of kernel \p decl, or nullptr.
+/// The model of kernel \p decl, or nullptr. \p decl may be of the parse or
+/// of the tree the model describes (an instantiation's keeps the ranges).
 const sema::Kernel *modelKernel(const sema::Module &model, const syntax::KernelDecl *decl);
 /// The model of the kernel that contains \p offset, or nullptr.
 const sema::Kernel *modelKernelAt(const Analysis &analysis, uint32_t offset);
@@ -83,7 +84,9 @@ struct Visible {
 /// The names visible at \p offset: module constants and kernels, and inside
 /// a kernel its parameters, size symbols and kernel-scope declarations, and
 /// the lets, vars and loop variables of the blocks around the offset that
-/// precede it. Works on a tree with syntax errors (from what parsed).
+/// precede it. Works on a tree with syntax errors (from what parsed). It
+/// reads the tree the model describes (CheckResult::analyzed): in a file
+/// with parameters the int and bool ones are constants there.
 std::vector<Visible> visibleAt(const Analysis &analysis, uint32_t offset);
 
 /// Splits a primitive table list ("#shape, accumulate") into its names,

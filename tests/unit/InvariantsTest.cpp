@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Check.h"
+#include "formats/Manifest.h"
 #include "lsp/core/Documents.h"
 
 #include <gtest/gtest.h>
@@ -41,8 +42,11 @@ std::vector<std::filesystem::path> sources() {
 
 std::string describe(const SourceManager &sm, const std::vector<Diagnostic> &diags) {
   std::string s;
-  for (const Diagnostic &d : diags)
+  for (const Diagnostic &d : diags) {
     s += d.code + "@" + std::to_string(d.range.begin) + "-" + std::to_string(d.range.end) + ": " + d.message + "\n";
+    for (const Note &n : d.notes) // the instantiations a finding was found in, among them
+      s += "  note: " + n.message + "\n";
+  }
   return s;
 }
 
@@ -56,7 +60,13 @@ TEST(Invariants, ServerAndCliAgreeOnEveryLibraryAndCorpusFile) {
     std::string text = readFile(path);
     SourceManager sm;
     FileId file = sm.addBuffer(path.string(), text);
-    CheckResult cli = checkSource(sm, file);
+    // as `cake check FILE` checks it: every instantiation of the manifest beside it that lists it
+    CheckOptions options;
+    std::vector<std::string> unread;
+    if (auto manifests = formats::manifestsFor(sm, path.string(), unread); !manifests.empty())
+      for (const library::Instance *i : formats::instancesOf(manifests.front(), path.string()))
+        options.instantiations.push_back(i->instantiation());
+    CheckResult cli = checkSource(sm, file, options);
     lsp::DocumentStore docs;
     std::string uri = "file://" + path.string();
     docs.open(uri, 1, text);

@@ -4,13 +4,17 @@
 // protocol layer drives it: documents opened and edited with plain
 // ContentChanges, features called with a URI and a Position, results read as
 // structs, diagnostics received through the Callbacks. No JSON anywhere in
-// this file: what the core offers is usable without the protocol.
+// this file (a manifest is written as text): what the core offers is usable
+// without the protocol.
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/core/CakeServer.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <string>
@@ -112,6 +116,143 @@ TEST(LspCore, EditsPublishDiagnosticsWithTheirVersion) {
   ASSERT_EQ(client.edits.size(), 1u) << "sent to the client";
   core.didClose(kUri);
   EXPECT_FALSE(client.published[kUri].first) << "closing clears, without a version";
+}
+
+// A file with parameters and a manifest beside it listing two instantiations.
+constexpr std::string_view kParametric = R"(param D: int in {32, 64} = 64
+
+kernel tiny(A: global bf16[M, D] align(16)) target(sm_90a) grid(1) block(256) {
+  ring ab stages(2) producer(load) consumer(use) {
+    a: shared bf16[64, D] swizzle(64B)
+  }
+
+  role load warpgroups(0) regs(40) issue(elect) {
+    let s = ab.produce()
+    tma.load(A[0, 0], s.a)
+    ab.commit(s)
+  }
+
+  role use warpgroups(1) issue(warpgroup) {
+    let s = ab.consume()
+    ab.release(s)
+  }
+}
+)";
+
+constexpr std::string_view kManifest = R"({"manifest": 1, "library": "tiny",
+ "entries": {"tiny": {"op": "assign", "kernels": ["tiny"]}},
+ "instantiations": [{"name": "wide", "source": "tiny.cake", "entry": "tiny", "params": {"D": 64}},
+                    {"name": "narrow", "source": "tiny.cake", "entry": "tiny", "params": {"D": 32}}]}
+)";
+
+/// A folder holding tiny.cake and tiny.manifest.json, removed at the end.
+struct ManifestFolder {
+  std::filesystem::path dir;
+  explicit ManifestFolder(std::string_view manifest = kManifest) {
+    std::string templ = (std::filesystem::temp_directory_path() / "cake-lsp-core-XXXXXX").string();
+    dir = mkdtemp(templ.data());
+    std::ofstream(dir / "tiny.cake") << kParametric;
+    std::ofstream(dir / "tiny.manifest.json") << manifest;
+  }
+  ~ManifestFolder() { std::filesystem::remove_all(dir); }
+  std::string uri() const { return pathToUri((dir / "tiny.cake").string()); }
+};
+
+/// The bytes per stage of ring `ab` as the model has them.
+int64_t stageBytes(const Analysis &a) { return a.model()->kernels.at(0).ring("ab")->stageBytes().value_or(-1); }
+
+TEST(LspCore, TheSelectedInstantiationIsTheOneHoverDescribes) {
+  ManifestFolder folder;
+  const std::string uri = folder.uri();
+  Recorder client;
+  CakeServer core(client);
+  State &state = core.state();
+  state.caps.markdownHover = true;
+  core.didOpen(uri, 1, std::string(kParametric));
+  auto analysis = state.docs.analyze(uri, state.check);
+  EXPECT_EQ(analysis->instantiations, (std::vector<std::string>{"wide", "narrow"})) << "the manifest's, in its order";
+  ASSERT_TRUE(analysis->result.instance);
+  EXPECT_EQ(analysis->result.instance->name, "wide") << "none selected: the first";
+  EXPECT_EQ(stageBytes(*analysis), 64 * 64 * 2);
+  std::optional<Hover> ring = hover(state, uri, {3, 8}); // on `ab`
+  ASSERT_TRUE(ring);
+  EXPECT_NE(ring->contents.value.find("8 KiB per stage"), std::string::npos) << ring->contents.value;
+  EXPECT_NE(ring->contents.value.find("_instantiation wide: D = 64_"), std::string::npos) << ring->contents.value;
+
+  SelectReport selected = selectInstantiationCommand(state, uri, "narrow");
+  EXPECT_EQ(selected.note, "instantiation narrow: D = 32");
+  analysis = state.docs.analyze(uri, state.check);
+  ASSERT_TRUE(analysis->result.instance);
+  EXPECT_EQ(analysis->result.instance->name, "narrow");
+  EXPECT_EQ(stageBytes(*analysis), 64 * 32 * 2) << "the model is the selected instantiation's";
+  ring = hover(state, uri, {3, 8});
+  ASSERT_TRUE(ring);
+  EXPECT_NE(ring->contents.value.find("4 KiB per stage"), std::string::npos) << ring->contents.value;
+  EXPECT_NE(ring->contents.value.find("_instantiation narrow: D = 32_"), std::string::npos);
+  std::optional<Hover> param = hover(state, uri, {0, 6}); // `D` on its param line
+  ASSERT_TRUE(param);
+  EXPECT_NE(param->contents.value.find("`D = 32` in this instantiation"), std::string::npos) << param->contents.value;
+  EXPECT_NE(param->contents.value.find("domain `{32, 64}`"), std::string::npos);
+  std::optional<Hover> use = hover(state, uri, {2, 30}); // `D` in `bf16[M, D]`
+  ASSERT_TRUE(use);
+  EXPECT_EQ(use->contents.value, param->contents.value);
+  bool narrowHint = false;
+  for (const InlayHint &h : inlayHints(state, uri, {{0, 0}, {30, 0}}))
+    narrowHint |= h.label == ": 2 x 4 KiB = 8 KiB";
+  EXPECT_TRUE(narrowHint) << "inlay hints describe the selected instantiation";
+
+  try {
+    selectInstantiationCommand(state, uri, "medium");
+    ADD_FAILURE() << "an unknown name is refused";
+  } catch (const LspError &e) {
+    EXPECT_EQ(e.code, ErrorCode::InvalidParams);
+    EXPECT_NE(std::string(e.what()).find("(its instantiations: wide, narrow)"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(state.docs.analyze(uri, state.check)->result.instance->name, "narrow") << "a refused name changes nothing";
+  selectInstantiationCommand(state, uri, "");
+  EXPECT_EQ(state.docs.analyze(uri, state.check)->result.instance->name, "wide") << "\"\": back to the first";
+
+  // The server's default applies to every document that has it, until one selects its own.
+  state.docs.setDefaultInstantiation("narrow");
+  core.didOpen(uri, 2, std::string(kParametric));
+  EXPECT_EQ(state.docs.analyze(uri, state.check)->result.instance->name, "narrow");
+  EXPECT_EQ(state.docs.snapshot(uri).instantiation, "narrow") << "what the lowering of a snapshot selects";
+
+  // Being typed: the recovered tree is instantiated too, so the parameters keep their values.
+  std::string broken(kParametric);
+  broken.replace(broken.find("ab.commit(s)"), 12, "let = 5");
+  core.didChange(uri, 3, {{std::nullopt, broken}});
+  analysis = state.docs.analyze(uri, state.check);
+  EXPECT_FALSE(analysis->result.model) << "a syntax error";
+  ASSERT_TRUE(analysis->recovered);
+  EXPECT_EQ(stageBytes(*analysis), 64 * 32 * 2);
+  ring = hover(state, uri, {3, 8});
+  ASSERT_TRUE(ring);
+  EXPECT_NE(ring->contents.value.find("_instantiation narrow: D = 32_"), std::string::npos) << ring->contents.value;
+}
+
+// A value outside its parameter's domain is the manifest's finding: shown on
+// the document at the parameter, linking to the manifest's value.
+TEST(LspCore, AManifestsFindingIsShownAtTheParameter) {
+  std::string manifest(kManifest);
+  manifest.replace(manifest.find("\"D\": 32"), 7, "\"D\": 48");
+  ManifestFolder folder(manifest);
+  const std::string uri = folder.uri();
+  Recorder client;
+  CakeServer core(client);
+  core.state().caps.relatedInformation = true;
+  core.didOpen(uri, 1, std::string(kParametric));
+  std::vector<LspDiagnostic> diags = lspDiagnostics(core.state(), uri);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0].code, "param.value");
+  EXPECT_NE(diags[0].message.find("D = 48 is outside the domain"), std::string::npos) << diags[0].message;
+  EXPECT_EQ(diags[0].range, (Range{{0, 0}, {0, 29}})) << "the parameter's declaration";
+  ASSERT_FALSE(diags[0].related.empty());
+  EXPECT_EQ(diags[0].related[0].location.uri, pathToUri((folder.dir / "tiny.manifest.json").string()));
+  EXPECT_EQ(diags[0].related[0].location.range.start.line, 3u) << "the manifest's line of the value";
+  EXPECT_EQ(diags[0].related[0].message, "the manifest's value");
+  EXPECT_EQ(core.state().docs.analyze(uri, core.state().check)->result.instance->name, "wide")
+      << "the model is of the instantiation that instantiates";
 }
 
 } // namespace

@@ -457,6 +457,37 @@ TEST_F(LspServerTest, InitializationOptionsChooseTheTarget) {
   EXPECT_NE(hoverText(at("kernel gemm", 8)).find("on `sm_80` (A100)"), std::string::npos);
 }
 
+// initializationOptions.instantiation selects that instantiation in every
+// document whose manifest has it (tests/lit/lsp/Inputs/instantiations/: D = 64
+// bf16 first, tiny_d32 = D = 32 fp16); the plain-text hover says which too.
+TEST_F(LspServerTest, InitializationOptionsSelectTheInstantiation) {
+  EXPECT_EQ(request("initialize", {{"capabilities", json::object()},
+                                   {"initializationOptions", {{"instantiation", 32}}}})["error"]["message"],
+            "wrong type for params.initializationOptions.instantiation");
+  json r = result("initialize", {{"capabilities", capabilities(/*markdown=*/false)},
+                                 {"initializationOptions", {{"instantiation", "tiny_d32"}}}});
+  ASSERT_TRUE(r.contains("capabilities"));
+  notify("initialized", json::object());
+  std::string path = std::string(CAKE_SOURCE_DIR) + "/tests/lit/lsp/Inputs/instantiations/tiny.cake";
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string uri = pathToUri(path);
+  open(text, 1, uri);
+  json params = {{"textDocument", {{"uri", uri}}}, {"position", positionOf(text, "ring ab", 5)}};
+  std::string ring = hoverText(params);
+  EXPECT_NE(ring.find("4 KiB per stage"), std::string::npos) << ring;
+  EXPECT_TRUE(ring.ends_with("\n\ninstantiation tiny_d32: D = 32, elem = fp16")) << "without Markdown marks: " << ring;
+  json selected =
+      result("workspace/executeCommand", {{"command", "cake.selectInstantiation"}, {"arguments", {uri, "tiny_d64"}}});
+  EXPECT_EQ(selected["note"], "instantiation tiny_d64: D = 64, elem = bf16");
+  EXPECT_NE(hoverText(params).find("8 KiB per stage"), std::string::npos);
+  json wrong = request("workspace/executeCommand", {{"command", "cake.selectInstantiation"}, {"arguments", {uri, 64}}});
+  EXPECT_EQ(wrong["error"]["code"], -32602);
+  json none =
+      request("workspace/executeCommand", {{"command", "cake.selectInstantiation"}, {"arguments", {kUri, "x"}}});
+  EXPECT_EQ(none["error"]["code"], -32602) << "not open";
+}
+
 // A schedule that checks clean but has a construct the lowering cannot generate yet.
 constexpr std::string_view kLoweringGap = R"(const D = 128
 kernel k(x: global bf16[B, N, D] align(16), o: global fp32[B, N]) target(sm_90a) grid(math.cdiv(N, 8), B) block(256) {
