@@ -169,7 +169,7 @@ Expected<library::Manifest> parseManifest(SourceManager &sm, const std::string &
   library::Manifest m;
   m.path = path;
   m.dir = std::filesystem::path(path).parent_path().string();
-  if (j.value("manifest", 0) != 1)
+  if (!j.contains("manifest") || !j["manifest"].is_number_integer() || j["manifest"].get<int64_t>() != 1)
     return r.error("/manifest", "\"manifest\": 1 (the format's version) is required");
   auto library = r.text(j, "", "library");
   if (!library)
@@ -301,7 +301,7 @@ Expected<library::Manifest> parseManifest(SourceManager &sm, const std::string &
     }
   }
   if (auto problems = library::validate(m); !problems.empty())
-    return r.error("", problems.front());
+    return r.error(problems.front().pointer, problems.front().message);
   return m;
 }
 

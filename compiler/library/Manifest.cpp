@@ -184,22 +184,25 @@ Decision dispatch(const Manifest &m, const Problem &p) {
   return d;
 }
 
-std::vector<std::string> validate(const Manifest &m) {
-  std::vector<std::string> out;
+std::vector<Invalid> validate(const Manifest &m) {
+  std::vector<Invalid> out;
   std::set<std::string> names;
   for (const Entry &e : m.entries)
     if (!names.insert("entry " + e.name).second)
-      out.push_back("entry '" + e.name + "' is listed twice");
-  for (const Instance &i : m.instances) {
+      out.push_back({"entry '" + e.name + "' is listed twice", "/entries/" + e.name});
+  for (size_t n = 0; n < m.instances.size(); ++n) {
+    const Instance &i = m.instances[n];
+    std::string at = "/instantiations/" + std::to_string(n);
     if (!names.insert("instance " + i.name).second)
-      out.push_back("instantiation '" + i.name + "' is listed twice");
+      out.push_back({"instantiation '" + i.name + "' is listed twice", at + "/name"});
     if (!m.entry(i.entry))
-      out.push_back("instantiation '" + i.name + "' serves the unknown entry '" + i.entry + "'");
+      out.push_back({"instantiation '" + i.name + "' serves the unknown entry '" + i.entry + "'", at + "/entry"});
     else if (!kPadOf(m, i))
-      out.push_back("instantiation '" + i.name + "': the kPad of entry '" + i.entry +
-                    "' does not evaluate with its parameters");
+      out.push_back({"instantiation '" + i.name + "': the kPad of entry '" + i.entry +
+                         "' does not evaluate with its parameters",
+                     "/entries/" + i.entry + "/kPad"});
     if (!targetComputeCapability(i.target))
-      out.push_back("instantiation '" + i.name + "' has the unknown target '" + i.target + "'");
+      out.push_back({"instantiation '" + i.name + "' has the unknown target '" + i.target + "'", at + "/target"});
   }
   for (const Predicate &p : m.predicates) {
     std::string error;
@@ -208,13 +211,16 @@ std::vector<std::string> validate(const Manifest &m) {
     std::vector<Diagnostic> diags;
     (void)syntax::parse(sm, file, diags);
     if (countErrors(diags))
-      out.push_back("predicate '" + p.name + "' does not parse: " + diags.front().message);
+      out.push_back({"predicate '" + p.name + "' does not parse: " + diags.front().message,
+                     "/predicates/" + p.name + "/expr"});
   }
-  for (const Rule &r : m.rules) {
+  for (size_t n = 0; n < m.rules.size(); ++n) {
+    const Rule &r = m.rules[n];
+    std::string at = "/rules/" + std::to_string(n);
     if (!m.instance(r.use))
-      out.push_back("a rule uses the unknown instantiation '" + r.use + "'");
+      out.push_back({"a rule uses the unknown instantiation '" + r.use + "'", at + "/use"});
     if (!r.when.empty() && !m.predicate(r.when))
-      out.push_back("a rule's predicate '" + r.when + "' is not defined");
+      out.push_back({"a rule's predicate '" + r.when + "' is not defined", at + "/when"});
   }
   return out;
 }

@@ -121,9 +121,17 @@ std::optional<int64_t> evaluate(std::string_view expr, const Problem &p, std::st
 /// The value of Entry::kPad for instantiation \p i (its parameters bound).
 std::optional<int64_t> kPadOf(const Manifest &m, const Instance &i);
 
+/// One problem of a manifest and where it is: a JSON pointer into the
+/// manifest's text ("/instantiations/2/entry"), which a reader turns into
+/// a line and column.
+struct Invalid {
+  std::string message;
+  std::string pointer;
+};
+
 /// What is wrong with \p m as a whole: rules naming unknown instantiations
 /// or predicates, instantiations naming unknown entries, duplicate names,
 /// predicates that do not parse. Empty: nothing.
-std::vector<std::string> validate(const Manifest &m);
+std::vector<Invalid> validate(const Manifest &m);
 
 } // namespace cake::library

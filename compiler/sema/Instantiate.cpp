@@ -715,8 +715,12 @@ std::vector<Instantiation> allInstantiations(const syntax::Module &m, size_t lim
   for (const ParamDecl *p : parameters(m)) {
     std::vector<std::string> values;
     if (p->hasChoices) {
+      // an int's value as a binding spells it (`{2 * 16, 64}` binds 32), any other kind's as written
       for (const ExprPtr &c : p->choices)
-        values.push_back(print(*c));
+        if (auto v = p->kind.name == "int" ? evalInt(*c, {}) : std::nullopt)
+          values.push_back(std::to_string(*v));
+        else
+          values.push_back(print(*c));
     } else if (p->bounds && p->bounds->kind == ExprKind::Binary && p->bounds->op == Tok::DotDot) {
       auto lo = evalInt(*p->bounds->operands[0], {}), hi = evalInt(*p->bounds->operands[1], {});
       if (lo && hi)

@@ -330,18 +330,23 @@ private:
         advance();
         p->hasChoices = true;
         ++parenDepth_; // newlines inside the set are ignored
-        skipNewlines();
-        while (!at(Tok::RBrace)) {
-          p->choices.push_back(parseExpr());
+        try {
           skipNewlines();
-          if (!accept(Tok::Comma))
-            break;
-          skipNewlines();
+          while (!at(Tok::RBrace)) {
+            p->choices.push_back(parseExpr());
+            skipNewlines();
+            if (!accept(Tok::Comma))
+              break;
+            skipNewlines();
+          }
+          if (!at(Tok::RBrace))
+            fail(tok(), "expected ',' or '}' in the parameter's set, found " + describe(tok()), closerCode(),
+                 unclosedNote(open));
+        } catch (SyntaxError &) {
+          skipSet();
+          throw;
         }
         --parenDepth_;
-        if (!at(Tok::RBrace))
-          fail(tok(), "expected ',' or '}' in the parameter's set, found " + describe(tok()), closerCode(),
-               unclosedNote(open));
         advance();
         if (p->choices.empty())
           fail(open, "a parameter's set needs at least one value");
@@ -352,6 +357,20 @@ private:
     if (accept(Tok::Assign))
       p->defaultValue = parseExpr();
     return finish(std::move(p), begin);
+  }
+
+  /// After an error inside a parameter's set: skip past its '}', so that
+  /// recovery does not take it for an unmatched one, unless the next item
+  /// begins first (the set was never closed).
+  void skipSet() {
+    auto itemLine = [&] {
+      bool word = at(Tok::Identifier) && (text(tok()) == "param" || text(tok()) == "require");
+      return startsStatementLine() || (word && pos_ > 0 && lexed_.tokens[pos_ - 1].kind == Tok::Newline);
+    };
+    while (!at(Tok::Eof) && !at(Tok::RBrace) && !itemLine())
+      advance();
+    if (at(Tok::RBrace))
+      advance();
   }
 
   StmtPtr parseRequire() {
