@@ -47,12 +47,15 @@ void DocumentStore::select(const std::string &uri, std::string name) {
 }
 
 std::vector<sema::Instantiation> documentInstantiations(SourceManager &sm, const std::string &path,
-                                                        const std::string &selected, std::vector<std::string> *names) {
+                                                        const std::string &selected, std::vector<std::string> *names,
+                                                        std::vector<std::string> *unreadOut) {
   std::vector<sema::Instantiation> out;
   if (path.empty())
     return out;
-  std::vector<std::string> unread; // `cake check` reports them; the editor checks the defaults meanwhile
+  std::vector<std::string> unread;
   std::vector<library::Manifest> manifests = formats::manifestsFor(sm, path, unread);
+  if (unreadOut)
+    *unreadOut = unread;
   if (manifests.empty())
     return out;
   for (const library::Instance *i : formats::instancesOf(manifests.front(), path)) {
@@ -88,8 +91,17 @@ std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, c
     std::string path = uriToPath(uri);
     a->file = a->sm.addBuffer(path.empty() ? uri : path, doc.text);
     CheckOptions check = options;
-    check.instantiations = documentInstantiations(a->sm, path, selected(doc), &a->instantiations);
+    std::vector<std::string> unread;
+    check.instantiations = documentInstantiations(a->sm, path, selected(doc), &a->instantiations, &unread);
     a->result = pipeline::checkFile(a->sm, a->file, check, lowering_);
+    // a manifest beside the file that does not read: the file was checked without it (its
+    // defaults), which the editor must say rather than look clean (`cake check` refuses it)
+    for (const std::string &why : unread) {
+      DiagnosticSink sink(a->result.diagnostics);
+      sink.report("manifest.invalid", SourceRange{a->file, 0, 0},
+                  "a kernel manifest beside this file does not read, so its instantiations are not checked: " + why);
+    }
+    sortDiagnostics(a->result.diagnostics);
     if (!a->result.model) {
       std::vector<Diagnostic> discarded;
       DiagnosticSink sink(discarded);

@@ -81,11 +81,13 @@ struct Snapshot {
 /// manifest's order, the one named \p selected first (when there is one);
 /// empty (the defaults) when no manifest lists the file or \p path is
 /// empty. The manifest's text is added to \p sm. \p names, when given,
-/// receives their names in the manifest's order. Manifests that do not read
-/// are skipped: `cake check` reports them.
+/// receives their names in the manifest's order. A manifest beside the file
+/// that does not read is skipped, and its error (file:line:col: why) goes
+/// to \p unread, which the document shows as manifest.invalid.
 std::vector<sema::Instantiation> documentInstantiations(SourceManager &sm, const std::string &path,
                                                         const std::string &selected,
-                                                        std::vector<std::string> *names = nullptr);
+                                                        std::vector<std::string> *names = nullptr,
+                                                        std::vector<std::string> *unread = nullptr);
 
 class DocumentStore {
 public:

@@ -255,5 +255,23 @@ TEST(LspCore, AManifestsFindingIsShownAtTheParameter) {
       << "the model is of the instantiation that instantiates";
 }
 
+// An unreadable manifest beside a parametric file: the editor checked the
+// defaults only and says so (manifest.invalid), instead of looking clean.
+TEST(LspCore, AnUnreadableManifestIsReported) {
+  std::string manifest(kManifest);
+  manifest.replace(manifest.find("\"instantiations\""), 16, "\"instantiationz\"");
+  ManifestFolder folder(manifest);
+  const std::string uri = folder.uri();
+  Recorder client;
+  CakeServer core(client);
+  core.didOpen(uri, 1, std::string(kParametric));
+  std::vector<LspDiagnostic> diags = lspDiagnostics(core.state(), uri);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0].code, "manifest.invalid");
+  EXPECT_NE(diags[0].message.find("tiny.manifest.json:"), std::string::npos) << diags[0].message;
+  EXPECT_NE(diags[0].message.find("\"instantiations\" (an array) is required"), std::string::npos) << diags[0].message;
+  EXPECT_EQ(diags[0].range, (Range{{0, 0}, {0, 0}}));
+}
+
 } // namespace
 } // namespace cake::lsp
