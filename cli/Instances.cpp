@@ -47,6 +47,10 @@ Expected<std::vector<sema::Instantiation>> instantiationsFor(const cxxopts::Pars
       size_t eq = b.find('=');
       if (eq == std::string::npos || eq == 0)
         return usage("--param takes NAME=VALUE, not '" + b + "'");
+      for (const sema::Binding &earlier : inst.bindings)
+        if (earlier.name == b.substr(0, eq))
+          return usage("--param " + earlier.name + " is given twice (" + earlier.value + " and " + b.substr(eq + 1) +
+                       ")");
       inst.bindings.push_back({b.substr(0, eq), b.substr(eq + 1), std::nullopt});
     }
     out.push_back(std::move(inst));
@@ -64,6 +68,8 @@ Expected<std::vector<sema::Instantiation>> instantiationsFor(const cxxopts::Pars
                    " instantiations; use --sample-instantiations N");
     if (sample) {
       size_t n = args["sample-instantiations"].as<size_t>();
+      if (n == 0)
+        return usage("--sample-instantiations takes a count of at least 1");
       std::mt19937_64 rng(0x5eed);
       std::shuffle(out.begin(), out.end(), rng);
       if (out.size() > n)
