@@ -261,6 +261,7 @@ private:
         trivia.leading.erase(trivia.leading.begin()); // no blank line after '{'
 
       recover([&] {
+        chainLinks_ = 0;
         StmtPtr s = topLevel || items_ ? parseItem() : parseStmt();
         finishTrivia(trivia, s->range.end);
         s->trivia = std::move(trivia);
@@ -753,6 +754,18 @@ private:
     return parseBinary(PRange);
   }
 
+  /// The longest chain of binary or postfix operations one expression may
+  /// have: a chain is a tree as deep as it is long, and every later pass
+  /// (and the tree's destructor) walks it recursively (issue #16: a member
+  /// chain of a million `.b` overflowed the stack).
+  /// Counted per statement (so parentheses cannot multiply it).
+  unsigned maxChain() const { return limits_.maxNesting * 16; }
+  void chained() {
+    if (++chainLinks_ > maxChain())
+      fail(tok(), "an expression chain longer than " + std::to_string(maxChain()) +
+                      " operations; split it into constants or lets", "syntax.nesting");
+  }
+
   ExprPtr parseBinary(int minPrec) {
     uint32_t begin = tok().range.begin;
     ExprPtr lhs = parseUnary();
@@ -760,6 +773,7 @@ private:
       int p = binaryPrecedence(tok().kind);
       if (p == NoPrec || p < minPrec)
         return lhs;
+      chained();
       Token op = advance();
       ExprPtr rhs = parseBinary(p + 1);
       ExprPtr bin = make(ExprKind::Binary, begin);
@@ -790,6 +804,8 @@ private:
     uint32_t begin = tok().range.begin;
     ExprPtr e = parsePrimary();
     for (;;) {
+      if (at(Tok::Dot) || at(Tok::LParen) || at(Tok::LBracket))
+        chained();
       if (at(Tok::Dot) && e->kind == ExprKind::Number)
         fail(tok(), "a number has no members; write an exponent as 1e-6", "syntax.number");
       if (accept(Tok::Dot)) {
@@ -921,6 +937,7 @@ private:
   unsigned errors_ = 0;
   bool eofReported_ = false;
   bool items_ = false; ///< parsing the branches of a top-level `if`: items, not statements
+  unsigned chainLinks_ = 0; ///< binary and postfix operations of the statement being parsed
 };
 
 } // namespace

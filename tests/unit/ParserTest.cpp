@@ -110,6 +110,30 @@ TEST(Parser, DeepNestingIsAnErrorNotACrash) {
   EXPECT_EQ(p.diags[0].code, "syntax.nesting");
 }
 
+// Regression (issue #16): a chain of a million members (or of 70,000 sums)
+// is a tree as deep as it is long; fmt and check crashed on the stack
+// walking (or destroying) it. A chain past maxNesting x 16 links in one
+// statement is syntax.nesting; a long but reasonable one still parses.
+TEST(Parser, AMillionLinkChainIsAnErrorNotACrash) {
+  std::string members = "const X = a";
+  for (int i = 0; i < 1000000; ++i)
+    members += ".b";
+  auto p = parseText(members + "\n");
+  ASSERT_EQ(p.diags.size(), 1u);
+  EXPECT_EQ(p.diags[0].code, "syntax.nesting");
+  EXPECT_NE(p.diags[0].message.find("chain longer than 4096"), std::string::npos) << p.diags[0].message;
+  std::string sums = "const X = 1";
+  for (int i = 0; i < 70000; ++i)
+    sums += " + 1";
+  auto q = parseText(sums + "\n");
+  ASSERT_EQ(q.diags.size(), 1u);
+  EXPECT_EQ(q.diags[0].code, "syntax.nesting");
+  std::string fine = "const X = 1";
+  for (int i = 0; i < 4000; ++i)
+    fine += " + 1";
+  EXPECT_TRUE(parseText(fine + "\nconst Y = a.b.c(1)[2] + 3\n").diags.empty());
+}
+
 TEST(Parser, ErrorBudgetStopsWithErrorLimit) {
   std::string many = "kernel k() {\n";
   for (int i = 0; i < 500; ++i)
