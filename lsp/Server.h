@@ -95,6 +95,7 @@ private:
     enum Kind { Message, Malformed, Cancel, FramingError, WorkerReply, EndOfInput } kind = Message;
     json message;     ///< WorkerReply: the reply to send
     std::string text; ///< Message: its JSON text; FramingError: the error
+    std::string why;  ///< Malformed: what is wrong, when more is known than "malformed JSON"
     json id;          ///< a request's id (null for notifications)
     CancelFlag cancel;
   };
