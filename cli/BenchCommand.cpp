@@ -146,7 +146,7 @@ int runBench(int argc, char **argv) {
   if (!args.count("plan") || !args.count("output"))
     return fail("usage: cake bench PLAN.json -o RESULTS.json", UsageError);
   std::string text;
-  if (auto error = readInput(args["plan"].as<std::string>(), text); !error)
+  if (auto error = readJsonInput(args["plan"].as<std::string>(), text); !error)
     return fail(error.error().message, UsageError);
   json plan = json::parse(text, nullptr, false);
   if (plan.is_discarded() || !plan.contains("runs") || !plan["runs"].is_array())
@@ -155,7 +155,7 @@ int runBench(int argc, char **argv) {
   std::optional<json> peers;
   if (args.count("peers")) {
     std::string peersText;
-    if (auto error = readInput(args["peers"].as<std::string>(), peersText); !error)
+    if (auto error = readJsonInput(args["peers"].as<std::string>(), peersText); !error)
       return fail(error.error().message, UsageError);
     peers = json::parse(peersText, nullptr, false);
     if (std::string error = checkPeers(*peers); !error.empty())

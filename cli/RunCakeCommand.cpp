@@ -134,7 +134,7 @@ double product(const std::string &text, const std::map<std::string, int64_t> &si
 /// Reads --workload and fills the tensor list from the kernel's parameters.
 Status readWorkload(const std::string &path, CakeRun &run) {
   std::string text;
-  if (auto error = readInput(path, text); !error)
+  if (auto error = readJsonInput(path, text); !error)
     return error;
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())

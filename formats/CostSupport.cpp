@@ -31,7 +31,7 @@ std::string lower(std::string s) {
 
 Status readCalibration(const std::string &path, cost::Calibration &out) {
   std::string text;
-  if (auto error = readInput(path, text); !error)
+  if (auto error = readJsonInput(path, text); !error)
     return error;
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
@@ -114,7 +114,7 @@ cost::Calibration calibrationFor(Target target, const std::optional<cost::Calibr
 
 Status readResults(const std::string &path, Results &out) {
   std::string text;
-  if (auto error = readInput(path, text); !error)
+  if (auto error = readJsonInput(path, text); !error)
     return error;
   json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("runs") || !doc["runs"].is_array())

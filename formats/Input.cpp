@@ -106,4 +106,36 @@ Status writeFileAtomically(const std::string &path, const std::string &text) {
   return Ok{};
 }
 
+bool jsonNestedDeeperThan(std::string_view json, int limit) {
+  int depth = 0;
+  bool inString = false, escaped = false;
+  for (char c : json) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit)
+        return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+Status readJsonInput(const std::string &path, std::string &text) {
+  if (auto read = readInput(path, text); !read)
+    return read;
+  if (jsonNestedDeeperThan(text))
+    return Error(Error::InvalidArgument,
+                 path + ": JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  return Ok{};
+}
+
 } // namespace cake::formats

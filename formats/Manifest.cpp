@@ -309,7 +309,7 @@ Expected<library::Manifest> parseManifest(SourceManager &sm, const std::string &
 
 Expected<library::Manifest> readManifest(SourceManager &sm, const std::string &path) {
   std::string text;
-  if (auto read = readInput(path, text); !read)
+  if (auto read = readJsonInput(path, text); !read)
     return read.takeError();
   FileId file = sm.addBuffer(path, std::move(text));
   return parseManifest(sm, path, file);

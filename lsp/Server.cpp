@@ -1,6 +1,8 @@
 //===- Server.cpp - The CAKE language server: the protocol layer ----------===//
 #include "lsp/Server.h"
 
+#include "formats/Input.h"
+
 #include "lsp/Transport.h"
 
 #include <thread>
@@ -123,38 +125,6 @@ void Server::push(Inbound in) {
   queueReady_.notify_all();
 }
 
-namespace {
-
-/// The deepest JSON any client sends is a few levels; nlohmann's parser and
-/// destructor recurse per level, so a million nested arrays crashed the
-/// server on its stack (issue #16). Bodies nested deeper are malformed.
-constexpr int kMaxJsonDepth = 512;
-
-bool nestedTooDeep(std::string_view body) {
-  int depth = 0;
-  bool inString = false, escaped = false;
-  for (char c : body) {
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-    } else if (c == '"') {
-      inString = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxJsonDepth)
-        return true;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return false;
-}
-
-} // namespace
-
 void Server::receive(std::vector<std::string> bodies) {
   // Parsed here to find the cancels and the ids, then kept as text until
   // their turn: a burst of 10,000 edits queues 10,000 short strings, not
@@ -162,12 +132,12 @@ void Server::receive(std::vector<std::string> bodies) {
   std::vector<Inbound> batch;
   std::vector<json> cancels; // the ids each cancel names, null for other messages
   for (std::string &body : bodies) {
-    const bool tooDeep = nestedTooDeep(body);
+    const bool tooDeep = formats::jsonNestedDeeperThan(body); // crashed the server (issue #16)
     json m = tooDeep ? json(json::value_t::discarded) : json::parse(body, nullptr, /*allow_exceptions=*/false);
     Inbound in;
     in.kind = m.is_discarded() ? Inbound::Malformed : Inbound::Message;
     if (tooDeep)
-      in.why = "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+      in.why = "JSON nested deeper than " + std::to_string(formats::kMaxJsonDepth) + " levels";
     json cancelled;
     if (m.is_object() && m.value("method", json()) == "$/cancelRequest" && !m.contains("id")) {
       const json params = m.value("params", json());
