@@ -6,9 +6,16 @@
 
 namespace cake {
 
+void normalizeLoneCarriageReturns(std::string &text) {
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n'))
+      text[i] = '\n';
+}
+
 FileId SourceManager::addBuffer(std::string name, std::string text) {
   auto buf = std::make_unique<Buffer>();
   buf->name = std::move(name);
+  normalizeLoneCarriageReturns(text);
   buf->text = std::move(text);
   buf->lineStarts.push_back(0);
   const std::string &t = buf->text;

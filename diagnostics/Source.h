@@ -43,6 +43,13 @@ struct LineColumn {
 };
 
 /// Owns source buffers and answers position queries about them.
+/// Turns every carriage return not followed by a line feed into a line feed:
+/// a lone CR ends a line (classic Mac files; the LSP counts it as a line
+/// terminator), and the substitution keeps every offset and length, so the
+/// ranges of the normalized text are the original's (issue #16: a CR-only
+/// file was one long line). CRLF stays as it is.
+void normalizeLoneCarriageReturns(std::string &text);
+
 class SourceManager {
 public:
   /// Adds a buffer; \p name is what renderers print (a path or "<stdin>").

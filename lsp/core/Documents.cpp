@@ -10,6 +10,7 @@
 namespace cake::lsp {
 
 void DocumentStore::open(const std::string &uri, int64_t version, std::string text) {
+  normalizeLoneCarriageReturns(text); // positions count a lone CR as a line end, as the client does
   docs_[uri] = Document{uri, version, std::move(text), nullptr, std::nullopt};
 }
 
@@ -31,6 +32,7 @@ void DocumentStore::change(const std::string &uri, int64_t version, const std::v
                      "params.contentChanges[" + std::to_string(i) + "].range ends before it starts");
     text.replace(begin, end - begin, c.text);
   }
+  normalizeLoneCarriageReturns(text);
   it->second.text = std::move(text);
   it->second.version = version;
   it->second.analysis.reset();

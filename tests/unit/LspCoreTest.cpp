@@ -255,6 +255,22 @@ TEST(LspCore, AManifestsFindingIsShownAtTheParameter) {
       << "the model is of the instantiation that instantiates";
 }
 
+// Regression (issue #16): a document with lone CR line ends was one line to
+// the server; the client counts a lone CR as a line terminator (LSP 3.17), so
+// positions disagreed. Now the finding is on the line the client shows.
+TEST(LspCore, ALoneCarriageReturnIsALineEnd) {
+  Recorder client;
+  CakeServer core(client);
+  const std::string uri = "file:///tmp/cr-only.cake";
+  core.didOpen(uri, 1, "const X = 1\rconst Y = 2 3\r");
+  std::vector<LspDiagnostic> diags = lspDiagnostics(core.state(), uri);
+  ASSERT_EQ(diags.size(), 1u);
+  EXPECT_EQ(diags[0].code, "syntax.unexpected");
+  EXPECT_EQ(diags[0].range, (Range{{1, 12}, {1, 13}}));
+  core.didChange(uri, 2, {{Range{{1, 11}, {1, 13}}, ""}}); // the client's position of ` 3`
+  EXPECT_TRUE(lspDiagnostics(core.state(), uri).empty());
+}
+
 // An unreadable manifest beside a parametric file: the editor checked the
 // defaults only and says so (manifest.invalid), instead of looking clean.
 TEST(LspCore, AnUnreadableManifestIsReported) {

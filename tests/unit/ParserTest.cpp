@@ -134,6 +134,20 @@ TEST(Parser, AMillionLinkChainIsAnErrorNotACrash) {
   EXPECT_TRUE(parseText(fine + "\nconst Y = a.b.c(1)[2] + 3\n").diags.empty());
 }
 
+// Regression (issue #16): a file with classic Mac line endings (a lone CR)
+// was one long line ("expected end of statement, found keyword 'kernel'").
+// A lone CR ends a line, at the same offset (ranges stay the text's); CRLF
+// is one line end, as before.
+TEST(Parser, ALoneCarriageReturnEndsALine) {
+  auto p = parseText("const X = 1\rconst Y = X +\r");
+  ASSERT_EQ(p.diags.size(), 1u);
+  EXPECT_EQ(p.at(p.diags[0]).line, 2u) << p.diags[0].message;
+  EXPECT_TRUE(parseText("const X = 1\rconst Y = 2\r\nconst Z = 3\r").diags.empty());
+  std::string text = "a\rb\r\nc\r";
+  normalizeLoneCarriageReturns(text);
+  EXPECT_EQ(text, "a\nb\r\nc\n");
+}
+
 TEST(Parser, ErrorBudgetStopsWithErrorLimit) {
   std::string many = "kernel k() {\n";
   for (int i = 0; i < 500; ++i)
