@@ -47,6 +47,7 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <cmath>
 #include <sstream>
 
 namespace cake::cli {
@@ -124,7 +125,7 @@ double product(const std::string &text, const std::map<std::string, int64_t> &si
     if (auto it = sizes.find(term); it != sizes.end())
       v *= double(it->second);
     else if (!term.empty() && std::isdigit(uint8_t(term[0])))
-      v *= std::stod(term);
+      v *= std::strtod(term.c_str(), nullptr); // checked finite when the workload was read
     else
       return 0;
   }
@@ -161,8 +162,23 @@ Status readWorkload(const std::string &path, CakeRun &run) {
       }
     if (doc.contains("seed"))
       w.seed = doc["seed"].get<uint64_t>();
-    if (doc.contains("flops"))
+    if (doc.contains("flops")) {
       run.flops = doc["flops"].get<std::string>();
+      // a product of names and numbers; a number must be finite (issue #16: "2e999" threw out of std::stod
+      // after the run, an internal error)
+      std::stringstream terms(run.flops);
+      for (std::string term; std::getline(terms, term, '*');) {
+        term.erase(0, term.find_first_not_of(' '));
+        term.erase(term.find_last_not_of(' ') + 1);
+        if (term.empty() || !std::isdigit(uint8_t(term[0])))
+          continue;
+        char *end = nullptr;
+        double v = std::strtod(term.c_str(), &end);
+        if (*end || !std::isfinite(v) || v < 0)
+          return Error(Error::InvalidArgument, path + ": \"flops\" term '" + term +
+                                                   "' is not a finite non-negative number (\"flops\" is a product such as 2*M*N*K)");
+      }
+    }
     if (doc.contains("command")) {
       for (const json &a : doc["command"])
         run.command.push_back(a.get<std::string>());
