@@ -4,6 +4,7 @@
 #include "formats/Input.h"
 #include "formats/Manifest.h"
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -65,6 +66,29 @@ Status readCalibration(const std::string &path, cost::Calibration &out) {
   }
   if (out.smCount < 1 || !(out.dramBytesPerSecond > 0) || !(out.tmaBytesPerSecondPerSm > 0))
     return Error(Error::InvalidArgument, path + ": sm_count, dram_bytes_per_s and tma_bytes_per_s_per_sm must be positive");
+  // a negative (or not finite) rate would price work at negative or infinite time, a negative latency would
+  // subtract: a silently wrong answer (issue #16). 0 is a unit the target lacks (tcgen05 on sm_90a).
+  const std::pair<const char *, double> rates[] = {
+      {"dram_bytes_per_s", out.dramBytesPerSecond},         {"l2_bytes_per_s", out.l2BytesPerSecond},
+      {"tma_bytes_per_s_per_sm", out.tmaBytesPerSecondPerSm}, {"wgmma_flops_per_s_per_sm", out.wgmmaFlopsPerSecondPerSm},
+      {"mma_sync_flops_per_s_per_sm", out.mmaSyncFlopsPerSecondPerSm},
+      {"tcgen05_flops_per_s_per_sm", out.tcgen05FlopsPerSecondPerSm},
+      {"smem_bytes_per_s_per_sm", out.smemBytesPerSecondPerSm}, {"sm_clock_hz", out.smClockHz},
+      {"l2_bytes", out.l2Bytes}};
+  for (const auto &[name, v] : rates)
+    if (!(v >= 0) || !std::isfinite(v))
+      return Error(Error::InvalidArgument, path + ": " + name + " must be a finite number, not negative");
+  const std::pair<const char *, double> times[] = {{"launch_overhead_s", out.launchOverheadSeconds},
+                                                   {"mbarrier_round_trip_s", out.mbarrierRoundTripSeconds},
+                                                   {"memory_latency_s", out.memoryLatencySeconds},
+                                                   {"issue_s_per_op", out.issueSecondsPerOp}};
+  for (const auto &[name, v] : times)
+    if (!(v >= 0) || !std::isfinite(v))
+      return Error(Error::InvalidArgument, path + ": " + name + " must be a non-negative finite number of seconds");
+  for (const auto &[family, v] : out.familyCorrection)
+    if (!(v > 0) || !std::isfinite(v))
+      return Error(Error::InvalidArgument,
+                   path + ": family_correction[\"" + family + "\"] must be a positive finite factor");
   return Ok{};
 }
 
