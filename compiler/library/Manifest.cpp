@@ -57,23 +57,34 @@ std::optional<int64_t> integer(std::string_view text) {
   return v;
 }
 
-/// Evaluates \p expr with \p lookup: the expression is parsed as the value of
-/// a constant (the one parser; no second grammar for predicates).
-std::optional<int64_t> evaluateWith(std::string_view expr, const sema::NameLookup &lookup, std::string *error) {
+/// \p expr parsed as the value of a constant (the one parser; no second
+/// grammar for predicates). The module owns the tree; \p value points into it,
+/// or is null with \p why set when \p expr is not one expression.
+syntax::Module parseExpression(std::string_view expr, const syntax::Expr *&value, std::string &why) {
   SourceManager sm;
   FileId file = sm.addBuffer("<predicate>", "const value = " + std::string(expr) + "\n");
   std::vector<Diagnostic> diags;
   syntax::Module m = syntax::parse(sm, file, diags);
   const syntax::ConstDecl *c = m.items.stmts.size() == 1 ? syntax::dyn_cast<syntax::ConstDecl>(m.items.stmts[0].get())
                                                          : nullptr;
-  if (countErrors(diags) || !c) {
+  value = countErrors(diags) || !c ? nullptr : c->value.get();
+  if (!value)
+    why = diags.empty() ? std::string("not one expression") : diags.front().message;
+  return m;
+}
+
+/// Evaluates \p expr with \p lookup.
+std::optional<int64_t> evaluateWith(std::string_view expr, const sema::NameLookup &lookup, std::string *error) {
+  const syntax::Expr *value = nullptr;
+  std::string why;
+  syntax::Module owner = parseExpression(expr, value, why);
+  if (!value) {
     if (error)
-      *error = "'" + std::string(expr) + "' is not an expression" +
-               (diags.empty() ? std::string() : ": " + diags.front().message);
+      *error = "'" + std::string(expr) + "' is not an expression: " + why;
     return std::nullopt;
   }
   std::set<std::string> missing;
-  auto v = sema::evalWith(*c->value, [&](const std::string &name) {
+  auto v = sema::evalWith(*value, [&](const std::string &name) {
     auto r = lookup(name);
     if (!r)
       missing.insert(name);
@@ -205,14 +216,11 @@ std::vector<Invalid> validate(const Manifest &m) {
       out.push_back({"instantiation '" + i.name + "' has the unknown target '" + i.target + "'", at + "/target"});
   }
   for (const Predicate &p : m.predicates) {
-    std::string error;
-    SourceManager sm;
-    FileId file = sm.addBuffer("<predicate>", "const value = " + p.expr + "\n");
-    std::vector<Diagnostic> diags;
-    (void)syntax::parse(sm, file, diags);
-    if (countErrors(diags))
-      out.push_back({"predicate '" + p.name + "' does not parse: " + diags.front().message,
-                     "/predicates/" + p.name + "/expr"});
+    const syntax::Expr *value = nullptr;
+    std::string why;
+    syntax::Module owner = parseExpression(p.expr, value, why);
+    if (!value)
+      out.push_back({"predicate '" + p.name + "' does not parse: " + why, "/predicates/" + p.name + "/expr"});
   }
   for (size_t n = 0; n < m.rules.size(); ++n) {
     const Rule &r = m.rules[n];
