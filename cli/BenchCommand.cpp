@@ -126,6 +126,45 @@ json runOne(const std::string &cake, const json &entry, const json &shape, std::
   return out;
 }
 
+/// Why \p plan cannot be run ("" when it can), naming the place: the whole
+/// plan is checked before the first run (issue #16: a bad second shape
+/// stopped the sweep after the first run had finished, and nothing was
+/// written).
+std::string planError(const json &plan) {
+  const json &runs = plan["runs"];
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const json &e = runs[i];
+    std::string at = "runs[" + std::to_string(i) + "]";
+    if (!e.is_object())
+      return at + " must be an object";
+    if (!e.contains("file") || !e["file"].is_string())
+      return at + ".file must be a string (the kernel's file)";
+    for (const char *key : {"workload", "instance", "kernel", "family", "problem"})
+      if (e.contains(key) && !e[key].is_string())
+        return at + "." + key + " must be a string";
+    for (const char *key : {"reps", "warmup"})
+      if (e.contains(key) && (!e[key].is_number_integer() || e[key].get<int64_t>() < 0 ||
+                              e[key].get<int64_t>() > 1000000))
+        return at + "." + key + " must be an integer from 0 to 1000000";
+    if (e.contains("check") && !e["check"].is_boolean())
+      return at + ".check must be true or false";
+    if (e.contains("constants") && !e["constants"].is_object())
+      return at + ".constants must be an object";
+    if (!e.contains("shapes") || !e["shapes"].is_array() || e["shapes"].empty())
+      return at + ".shapes must be a non-empty array of {\"SIZE\": integer} objects";
+    for (size_t j = 0; j < e["shapes"].size(); ++j) {
+      const json &shape = e["shapes"][j];
+      std::string sat = at + ".shapes[" + std::to_string(j) + "]";
+      if (!shape.is_object())
+        return sat + " must be an object of sizes";
+      for (auto &[name, v] : shape.items())
+        if (!v.is_number_integer() || v.get<int64_t>() < 0)
+          return sat + "." + name + " must be a non-negative integer, not " + v.dump();
+    }
+  }
+  return "";
+}
+
 } // namespace
 
 int runBench(int argc, char **argv) {
@@ -161,6 +200,8 @@ int runBench(int argc, char **argv) {
     if (std::string error = checkPeers(*peers); !error.empty())
       return fail(args["peers"].as<std::string>() + ": " + error, UsageError);
   }
+  if (std::string error = planError(plan); !error.empty())
+    return fail(args["plan"].as<std::string>() + ": " + error + " (nothing was run)", UsageError);
   std::error_code ec;
   std::string cake = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec)

@@ -121,14 +121,25 @@ private:
     return sm_.name(file) + ':' + std::to_string(lc.line) + ':' + std::to_string(lc.column);
   }
 
+  /// \p text with every control character but the tab shown as '?': raw
+  /// bytes of a source (an escape sequence, a bell) reached the terminal
+  /// (issue #16). One column each, so the marker line stays aligned.
+  static std::string visible(std::string_view text) {
+    std::string out(text);
+    for (char &c : out)
+      if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
+        c = '?';
+    return out;
+  }
+
   /// "file:line:col: severity: message [code]" and, for a valid range, the
   /// source line with its marker.
   void header(SourceRange range, Severity severity, std::string_view message, std::string_view code) {
     if (range.valid())
-      paint(kBold, location(range.file, range.begin) + ": ");
+      paint(kBold, visible(location(range.file, range.begin)) + ": ");
     paint(severityColor(severity), std::string(severityName(severity)) + ":");
     os_ << ' ';
-    std::string text(message);
+    std::string text = visible(message);
     if (!code.empty())
       text += " [" + std::string(code) + "]";
     // Like clang, notes keep their message in the plain weight.
@@ -151,7 +162,7 @@ private:
     size_t start = std::min<size_t>(lc.column - 1, line.size());
     size_t end = range.end > lineBegin ? range.end - lineBegin : 0;
     end = std::clamp(end, start, line.size());
-    os_ << line << '\n';
+    os_ << visible(line) << '\n';
     paint(kGreen, markerLine(line, start, end));
     os_ << '\n';
   }

@@ -297,8 +297,10 @@ private:
     case C::TmaStore:
       w.resource = Bottleneck::Dram;
       w.store = true;
-      // the destination's bytes: the value may be a literal (`st.global(inf, cn[b, r])`)
-      w.bytes = args.size() > 1 ? bytesOf(*args[1], w) : 0;
+      // The box is the shared source's shape (`tma.store(s.c, C[m0, n0])`):
+      // the destination names only the box's corner, which priced every
+      // store at one element (issue #16: "0 ns/tile dram (x8, 16 B)").
+      w.bytes = !args.empty() ? bytesOf(*args[0], w) : 0;
       break;
     case C::StoreGlobal:
       w.resource = Bottleneck::Dram;

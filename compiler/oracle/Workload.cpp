@@ -9,6 +9,8 @@
 
 #include <charconv>
 
+#include <unistd.h>
+
 namespace cake::oracle {
 
 Expected<std::vector<int64_t>> resolveShape(const TensorSpec &spec, const std::map<std::string, int64_t> &sizes) {
@@ -60,7 +62,33 @@ Expected<HostTensor> makeTensor(const TensorSpec &spec, const Workload &workload
   return t;
 }
 
+uint64_t hostMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : UINT64_MAX;
+}
+
 Expected<TensorMap> makeTensors(const Workload &workload) {
+  // Sizes are checked before anything is allocated (issue #16: sizes.M = 2^40
+  // allocated the host tensors and died of bad_alloc in the child). The
+  // tensors, with overflow-checked byte counts, must fit in half the host's
+  // memory: the oracle's reference and the copies back need the rest.
+  uint64_t total = 0;
+  for (const TensorSpec &spec : workload.tensors) {
+    auto shape = resolveShape(spec, workload.sizes);
+    if (!shape)
+      return shape.error();
+    uint64_t bytes = dtypeSize(spec.dtype);
+    bool over = false;
+    for (int64_t d : *shape)
+      over |= __builtin_mul_overflow(bytes, uint64_t(d), &bytes);
+    over |= __builtin_add_overflow(total, bytes, &total);
+    if (over)
+      return invalid("tensor '" + spec.name + "' of shape " + shapeString(*shape) +
+                     " has more bytes than a 64-bit count holds");
+  }
+  if (uint64_t limit = hostMemoryBytes() / 2; total > limit)
+    return invalid("the workload's tensors need " + std::to_string(total >> 20) + " MiB of host memory, more than half (" +
+                   std::to_string(limit >> 20) + " MiB) of this machine's: smaller sizes, or a machine with more memory");
   TensorMap out;
   for (const TensorSpec &spec : workload.tensors) {
     if (out.count(spec.name))

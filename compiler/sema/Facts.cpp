@@ -20,7 +20,14 @@ using namespace cake::syntax;
 
 namespace {
 
-uint32_t alignUp(uint32_t v, uint32_t a) { return (v + a - 1) / a * a; }
+// The layout's sums saturate at 2^32 - 1 B, which no target's shared memory
+// reaches, so res.smem reports a layout too large to add up instead of a
+// wrapped-around small one (issue #16: stages(2^63 - 1) summed to -16384 B).
+constexpr uint32_t kSaturated = UINT32_MAX;
+uint32_t sat(uint64_t v) { return v > kSaturated ? kSaturated : uint32_t(v); }
+uint32_t add(uint32_t a, uint64_t b) { return sat(uint64_t(a) + std::min<uint64_t>(b, kSaturated)); }
+uint32_t mul(uint64_t a, uint64_t b) { return a && b > kSaturated / a ? kSaturated : sat(a * b); }
+uint32_t alignUp(uint32_t v, uint32_t a) { return sat((uint64_t(v) + a - 1) / a * a); }
 
 /// Whether role \p r calls operation \p op anywhere in its body.
 bool roleUses(const Kernel &k, const Role &r, OpId op) {
@@ -57,7 +64,7 @@ SmemLayout layoutSmem(const Kernel &k, const Ring *override, int64_t stagesOverr
   auto bytesOf = [&](const Type &t) -> uint32_t {
     auto b = t.bytes();
     L.known &= b.has_value();
-    return uint32_t(b.value_or(0));
+    return sat(uint64_t(std::max<int64_t>(b.value_or(0), 0)));
   };
   uint32_t off = 0;
   // barriers first
@@ -69,8 +76,8 @@ SmemLayout layoutSmem(const Kernel &k, const Ring *override, int64_t stagesOverr
     rl.usesBarriers = ringUsesBarriers(r, k);
     if (rl.usesBarriers) {
       rl.full = off;
-      rl.empty = off + mbar * rl.stages;
-      off += 2 * mbar * rl.stages;
+      rl.empty = add(off, mul(mbar, rl.stages));
+      off = add(off, mul(2 * mbar, rl.stages));
       rl.fullCount = 1;
       if (const Role *cons = k.role(r.consumer))
         rl.emptyCount = cons->issue == IssueMode::Elect ? 1 : uint32_t(cons->warps().value_or(1));
@@ -82,7 +89,7 @@ SmemLayout layoutSmem(const Kernel &k, const Ring *override, int64_t stagesOverr
       auto n = b.type.elements();
       L.known &= n.has_value();
       L.buffers[b.name] = off;
-      off += mbar * uint32_t(n.value_or(1));
+      off = add(off, mul(mbar, uint64_t(std::max<int64_t>(n.value_or(1), 0))));
     }
   // tensor-memory rings: columns per stage, allocated once by the producer
   uint32_t columns = 0;
@@ -91,15 +98,15 @@ SmemLayout layoutSmem(const Kernel &k, const Ring *override, int64_t stagesOverr
       if (s.type.space == Space::Tmem && s.type.dims.size() == 2) {
         rl.tmemColumns = uint32_t(s.type.dims[1].value.value_or(0));
         rl.tmemBase = columns;
-        columns += rl.tmemColumns * rl.stages;
+        columns = add(columns, mul(rl.tmemColumns, rl.stages));
         L.tmemOwner = k.role(rl.ring->producer);
       }
   if (columns) {
     L.tmemColumns = 32;
-    while (L.tmemColumns < columns)
+    while (L.tmemColumns < columns && L.tmemColumns < (1u << 31))
       L.tmemColumns *= 2;
     L.tmemSlot = off;
-    off += 8;
+    off = add(off, 8);
   }
   L.barrierBytes = off;
   off = alignUp(off, 1024);
@@ -112,18 +119,18 @@ SmemLayout layoutSmem(const Kernel &k, const Ring *override, int64_t stagesOverr
       rl.stageAlign = std::max(rl.stageAlign, a);
       stageOff = alignUp(stageOff, a);
       rl.slotOffset[s.name] = stageOff;
-      stageOff += bytesOf(s.type);
+      stageOff = add(stageOff, bytesOf(s.type));
     }
     rl.stageBytes = alignUp(stageOff, rl.stageAlign);
     off = alignUp(off, rl.stageAlign);
     rl.data = off;
-    off += rl.stageBytes * rl.stages;
+    off = add(off, mul(rl.stageBytes, rl.stages));
   }
   for (const Buffer &b : k.buffers)
     if (b.type.space == Space::Shared && b.type.elem != Elem::Mbarrier) {
       off = alignUp(off, smemAlign(b.type));
       L.buffers[b.name] = off;
-      off += bytesOf(b.type);
+      off = add(off, bytesOf(b.type));
     }
   L.bytes = off;
   return L;

@@ -60,7 +60,7 @@ struct SmemLayout {
   bool known = true;
 
   /// Bytes of dynamic shared memory the launch asks for.
-  uint32_t dynamicBytes() const { return bytes + kSmemBaseSlack; }
+  uint32_t dynamicBytes() const { return bytes > UINT32_MAX - kSmemBaseSlack ? UINT32_MAX : bytes + kSmemBaseSlack; }
   const RingLayout *ring(std::string_view name) const;
 };
 

@@ -32,6 +32,14 @@ constexpr std::array<std::string_view, 3> kRingClauses = {"consumer", "producer"
 constexpr std::array<std::string_view, 3> kLoopClauses = {"step", "trips", "unroll"};
 /// The most copies `unroll(n)` may ask for.
 constexpr int64_t kMaxUnroll = 64;
+/// The most stages a ring may have: more than any pipeline fills (each
+/// stage needs a full and an empty mbarrier and a copy in flight).
+constexpr int64_t kMaxStages = 64;
+/// The most bytes one on-chip tensor (shared, tensor memory, registers) may
+/// declare: far above any chip's capacity (res.smem, res.tmem and the
+/// register check below say by how much), low enough that every layout sum
+/// stays exact.
+constexpr int64_t kMaxOnChipBytes = int64_t(1) << 31;
 constexpr std::array<std::string_view, 6> kTypeClauses = {"align", "count", "owner", "per", "strides", "swizzle"};
 
 template <size_t N> bool contains(const std::array<std::string_view, N> &set, std::string_view name) {
@@ -98,19 +106,24 @@ private:
       return;
     }
     scopes_.back().emplace(id.name, addSymbol(id, kind, declRange, std::move(detail)));
-    for (size_t i = scopes_.size() - 1; i-- > 0;)
-      if (auto outer = scopes_[i].find(id.name); outer != scopes_[i].end()) {
-        sink_.report("name.shadow", id.range, "'" + id.name + "' hides a declaration of an enclosing scope")
-            .notes.push_back({index_.symbols[outer->second].range, "the hidden declaration"});
-        return;
-      }
+    std::optional<size_t> hidden;
+    for (size_t i = scopes_.size() - 1; i-- > 0 && !hidden;)
+      if (auto outer = scopes_[i].find(id.name); outer != scopes_[i].end())
+        hidden = outer->second;
+    if (auto outer = moduleNames_.find(id.name); !hidden && outer != moduleNames_.end())
+      hidden = outer->second;
+    if (hidden)
+      sink_.report("name.shadow", id.range, "'" + id.name + "' hides a declaration of an enclosing scope")
+          .notes.push_back({index_.symbols[*hidden].range, "the hidden declaration"});
   }
 
   /// The symbol \p name resolves to in the current scopes.
   std::optional<size_t> lookup(std::string_view name) const {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
-      if (auto found = it->find(std::string(name)); found != it->end())
+      if (auto found = it->find(name); found != it->end())
         return found->second;
+    if (auto found = moduleNames_.find(name); found != moduleNames_.end())
+      return found->second;
     return std::nullopt;
   }
 
@@ -127,6 +140,8 @@ private:
 
   std::vector<std::string_view> visibleNames() const {
     std::vector<std::string_view> names;
+    for (const auto &[name, symbol] : moduleNames_)
+      names.push_back(name);
     for (const auto &scope : scopes_)
       for (const auto &[name, symbol] : scope)
         names.push_back(name);
@@ -166,9 +181,9 @@ private:
     k.consts = moduleConsts;
     scopes_.clear();
     kernelName_ = decl.name.name;
-    pushScope();
-    for (const auto &[name, symbol] : moduleNames_)
-      scopes_.back().emplace(name, symbol);
+    // The module scope (constants, kernels) is consulted by lookup() after
+    // the kernel's scopes, not copied into each kernel: the copy made a file
+    // of 16,000 kernels take 82 s to check (issue #16).
     pushScope();
     kernelClauses(k);
     for (const Field &f : decl.params)
@@ -182,7 +197,6 @@ private:
     for (const StmtPtr &s : decl.body.stmts)
       if (isa<RoleStmt>(*s))
         kernelStmt(k, *s);
-    popScope();
     popScope();
     kernelName_.clear();
     return k;
@@ -408,8 +422,14 @@ private:
         r.stagesClause = &c;
         if (c.args.size() == 1)
           r.stages = evalInt(*c.args[0], k.consts);
-        if (!r.stages)
-          sink_.report("kernel.clause", c.range, "stages(n) needs one compile-time integer");
+        // stages(2147483647) made check, emit and cost take time linear in
+        // the count, and 2^63 - 1 overflowed the shared-memory sum (issue #16).
+        if (!r.stages || *r.stages < 1 || *r.stages > kMaxStages) {
+          sink_.report("kernel.clause", c.range,
+                       "stages(n) takes a compile-time integer from 1 to " + std::to_string(kMaxStages) +
+                           ": the number of slots of the ring");
+          r.stages.reset();
+        }
       } else {
         (c.name.name == "producer" ? r.producerClause : r.consumerClause) = &c;
         (c.name.name == "producer" ? r.producer : r.consumer) = arg;
@@ -475,9 +495,30 @@ private:
       sink_.report("kernel.clause", decl.name.range,
                    "role '" + r.name + "' needs warps(a .. b) or warpgroups(a .. b)");
     pushScope();
+    role_ = &r;
     resolveBlock(decl.body, k);
+    role_ = nullptr;
     popScope();
     k.roles.push_back(std::move(r));
+  }
+
+  /// value.range: a register tensor larger than the registers of all the
+  /// threads of its role (issue #16: reg fp32[2^63 - 1] made the lowering
+  /// abort with bad_alloc). However the role spreads it (per warp, per
+  /// warpgroup), no tensor can be larger than that; the tighter per-unit
+  /// bound is left to the rules that know the distribution, so that a wrong
+  /// issue(...) is reported as role.issue, not as this.
+  void registerCapacity(const VarStmt &v, int64_t bytes, const Role &r, const Kernel &k) {
+    int64_t perThread = int64_t(k.desc ? k.desc->maxRegsPerThread : 255) * 4;
+    std::optional<int64_t> warps = r.warps();
+    int64_t threads = warps && *warps > 0 ? std::min<int64_t>(*warps, 1 << 20) * 32 : 128;
+    if (bytes <= perThread * threads)
+      return;
+    sink_.report("value.range", v.type.range,
+                 "register tensor '" + v.name.name + "' holds " + std::to_string(bytes) + " B, more than the " +
+                     std::to_string(threads) + " threads of role '" + r.name + "' can keep in registers (" +
+                     std::to_string(threads) + " x " + std::to_string(perThread / 4) + " registers x 4 B = " +
+                     std::to_string(threads * perThread) + " B)");
   }
 
   void warpRange(Role &r, const Clause &c, const Kernel &k) {
@@ -546,7 +587,37 @@ private:
           sink_.report("kernel.clause", c.range, "swizzle(...) takes none, 32B, 64B or 128B");
       }
     }
+    checkTypeRange(out, t);
     return out;
+  }
+
+  /// value.range on a tensor type (issue #16): a dimension of 2^63 checked
+  /// clean and read as unknown, one of 2^63 - 1 made the lowering allocate
+  /// without bound. Dimensions are at least 1 and the whole tensor's bytes,
+  /// computed with overflow checks, fit the memory it lives in.
+  void checkTypeRange(const Type &out, const TypeExpr &t) {
+    for (size_t i = 0; i < out.dims.size(); ++i)
+      if (out.dims[i].value && *out.dims[i].value < 1) {
+        sink_.report("value.range", t.dims[i]->range,
+                     "a dimension must be at least 1, not " + std::to_string(*out.dims[i].value));
+        return;
+      }
+    if (!out.elem || out.dims.empty())
+      return;
+    int64_t bytes = elemBytes(*out.elem);
+    bool over = false;
+    // A size bound at launch counts as 1 here (the runner checks the buffer
+    // it is given): fp32[N, 2^62] is too large whatever N is.
+    for (const Dim &d : out.dims)
+      over |= __builtin_mul_overflow(bytes, d.value.value_or(1), &bytes);
+    bool global = out.space == Space::Global || out.space == Space::None;
+    int64_t cap = global ? int64_t(1) << kVirtualAddressBits : kMaxOnChipBytes;
+    if (over || bytes > cap)
+      sink_.report("value.range", t.range,
+                   "this tensor would hold " + (over ? std::string("more than 2^63") : std::to_string(bytes)) +
+                       " B, more than " +
+                       (global ? "the " + std::to_string(kVirtualAddressBits) + "-bit virtual address space of the GPU"
+                               : "the " + std::to_string(kMaxOnChipBytes) + " B an on-chip tensor may declare"));
   }
 
   Dim dim(const Expr &e, Kernel &k, bool bindSymbols) {
@@ -591,6 +662,8 @@ private:
         sink_.report("type.space", v.type.range,
                      "a var inside a role lives in registers ('reg' or a scalar); declare shared and tensor "
                      "memory at kernel scope");
+      else if (auto bytes = t.bytes(); bytes && role_)
+        registerCapacity(v, *bytes, *role_, k);
       if (v.init)
         resolveExpr(*v.init, k);
       declare(v.name, SymbolKind::Var, v.range, "var " + v.name.name + ": " + print(v.type));
@@ -746,6 +819,15 @@ private:
       return;
     }
     checkCapability(*op, call, k);
+    // cta.id(3) checked clean and failed in the lowering (issue #16).
+    if ((op->id == OpId::CtaId || op->id == OpId::ClusterId) && call.operands.size() == 2 &&
+        call.operands[1]->kind != ExprKind::Keyword) {
+      const Expr &d = *call.operands[1];
+      auto v = evalInt(d, k.consts);
+      if (!v || *v < 0 || *v > 2)
+        sink_.report("value.range", d.range,
+                     "'" + std::string(op->name) + "' takes the dimension 0 (x), 1 (y) or 2 (z) as a compile-time integer");
+    }
     size_t positional = 0;
     for (size_t i = 1; i < call.operands.size(); ++i) {
       const Expr &arg = *call.operands[i];
@@ -830,8 +912,9 @@ private:
   SemaOptions options_;
   SymbolIndex index_;
   std::string kernelName_;
-  std::map<std::string, size_t> moduleNames_;     ///< name -> symbol
-  std::vector<std::map<std::string, size_t>> scopes_; ///< name -> symbol
+  const Role *role_ = nullptr; ///< the role whose body is being resolved
+  std::map<std::string, size_t, std::less<>> moduleNames_;     ///< name -> symbol
+  std::vector<std::map<std::string, size_t, std::less<>>> scopes_; ///< name -> symbol
   /// (kernel, operation) -> index of its target.capability finding.
   std::map<std::pair<const KernelDecl *, std::string_view>, size_t> capabilityReported_;
 };

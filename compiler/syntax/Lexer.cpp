@@ -7,6 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/syntax/Lexer.h"
 
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+
 
 namespace cake::syntax {
 
@@ -174,7 +178,8 @@ private:
     pos_ = std::min(src_.size(), pos_ + len);
     error("syntax.character", begin, pos_,
           u >= 0x80 ? "invalid character: only ASCII is allowed outside comments and strings"
-                    : "invalid character '" + std::string(1, c) + "'");
+                    : u < 0x20 || u == 0x7f ? "invalid control character " + hexByte(u)
+                                            : "invalid character '" + std::string(1, c) + "'");
     push(Tok::Error, begin);
   }
 
@@ -193,6 +198,50 @@ private:
     blankPending_ = false;
     lineHasContent_ = true;
     out_.comments.push_back(c);
+  }
+
+  /// "0x1B": a byte that cannot be shown as itself.
+  static std::string hexByte(unsigned char u) {
+    const char *digits = "0123456789ABCDEF";
+    return std::string("0x") + digits[u >> 4] + digits[u & 15];
+  }
+
+  /// Why a well-formed number literal \p text has no value ("" if it has one).
+  static std::string outOfRange(std::string_view text, bool radix) {
+    bool isFloat = !radix && text.find_first_of(".eE") != std::string_view::npos;
+    std::string digits;
+    size_t i = radix ? 2 : 0;
+    auto inNumber = [&](char c) {
+      if (c == '_')
+        return true;
+      if (radix)
+        return isHexDigit(c);
+      return isDigit(c) || (isFloat && (c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'));
+    };
+    for (; i < text.size() && inNumber(text[i]); ++i)
+      if (text[i] != '_')
+        digits += text[i];
+    if (isFloat) {
+      double v = std::strtod(digits.c_str(), nullptr);
+      return std::isfinite(v) ? "" : "is too large for a 64-bit float";
+    }
+    uint64_t scale = 1;
+    std::string_view unit = text.substr(i);
+    if (unit == "KiB")
+      scale = 1024;
+    else if (unit == "MiB")
+      scale = 1024 * 1024;
+    int base = radix ? (text[1] == 'x' || text[1] == 'X' ? 16 : 2) : 10;
+    uint64_t v = 0;
+    bool over = false;
+    for (char c : digits) {
+      uint64_t d = c <= '9' ? uint64_t(c - '0') : uint64_t((c | 0x20) - 'a' + 10);
+      over |= __builtin_mul_overflow(v, uint64_t(base), &v) || __builtin_add_overflow(v, d, &v);
+    }
+    over |= __builtin_mul_overflow(v, scale, &v);
+    if (over || v > uint64_t(INT64_MAX))
+      return "does not fit in 64 bits (integers are at most 9223372036854775807)";
+    return "";
   }
 
   void lexNumber() {
@@ -230,6 +279,17 @@ private:
       }
       if (peek() == '.' && (isDigit(peek(1)) || isIdentStart(peek(1))))
         bad = true; // 1.2.3, 1.e-6
+    }
+    if (!bad) {
+      // A number must mean what it says (issue #16): a dimension written
+      // 9223372036854775808 read as "unknown" and checked clean, 1e999 as
+      // infinity. Integers fit in a signed 64-bit value, floats are finite.
+      std::string_view text = src_.substr(begin, pos_ - begin);
+      if (std::string why = outOfRange(text, radix); !why.empty()) {
+        // Still a number to the parser, so that nothing after it cascades.
+        error("syntax.number", begin, pos_, "the number '" + std::string(text) + "' " + why);
+        return push(Tok::Number, begin);
+      }
     }
     if (bad) {
       while (isIdentChar(peek()) || (peek() == '.' && (isDigit(peek(1)) || isIdentStart(peek(1)))) ||

@@ -105,6 +105,11 @@ struct TargetDesc {
 
 const TargetDesc &targetDesc(Target target);
 
+/// Bits of a GPU virtual address on every target here (Pascal and later
+/// address 49 bits, CUDA C++ Programming Guide, "Unified Virtual Address
+/// Space"): no global tensor can be larger than 2^49 bytes.
+inline constexpr uint32_t kVirtualAddressBits = 49;
+
 /// Alignment a swizzled shared-memory tile needs (1024 B for 128B, ...), or
 /// the plain minimum for no swizzle.
 uint32_t swizzleAlignment(uint32_t swizzleBytes);

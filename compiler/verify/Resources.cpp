@@ -375,12 +375,15 @@ void checkSmem(const sema::Kernel &k, RuleContext &ctx) {
   int64_t cap = k.desc->smemPerBlock / occ;
   if (!l.known || l.total <= cap)
     return;
+  bool saturated = l.total == UINT32_MAX; // the layout's sums saturate (sema/Facts.cpp)
   Diagnostic &d = ctx.sink.report("res.smem", k.decl->name.range,
-                                  "kernel '" + k.decl->name.name + "' needs " + str(l.total) +
-                                      " B of shared memory, more than the " + str(cap) + " B a CTA may use on " +
+                                  "kernel '" + k.decl->name.name + "' needs " +
+                                      (saturated ? "more than 4 GiB" : str(l.total) + " B") +
+                                      " of shared memory, more than the " + str(cap) + " B a CTA may use on " +
                                       std::string(k.desc->name) + atOccupancy(occ));
   d.notes = std::move(l.notes);
-  d.notes.push_back({SourceRange{}, "derived and raw mbarriers: " + str(l.barriers) +
+  if (!saturated)
+    d.notes.push_back({SourceRange{}, "derived and raw mbarriers: " + str(l.barriers) +
                                         " B; alignment padding (with 1024 B to align the base): " +
                                         str(l.total - l.data - l.barriers) + " B"});
   // Fix: shrink the ring that holds the most bytes to the most stages that fit.
