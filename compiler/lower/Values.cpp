@@ -67,7 +67,16 @@ std::optional<Val> Lowerer::view(const Expr &e) {
     if (const Val *v = lookup(e.text))
       return *v;
     if (const Buffer *b = k.buffer(e.text)) {
-      Val v = storageView(b->type, "(cake_smem + " + std::to_string(smem.buffers.at(b->name)) + "u)");
+      // Only shared buffers have a place in the layout (sema/Facts.cpp): a
+      // kernel-scope tmem var aborted emit with map::at (issue #16, found by
+      // tests/mutation/tokens.py on the res.tmem corpus).
+      auto at = smem.buffers.find(b->name);
+      if (at == smem.buffers.end()) {
+        unsupported(e.range, "the " + std::string(spaceName(b->type.space)) + " var '" + b->name +
+                                 "' (a tensor-memory buffer is lowered as a ring slot: declare it in a ring)");
+        return std::nullopt;
+      }
+      Val v = storageView(b->type, "(cake_smem + " + std::to_string(at->second) + "u)");
       if (b->type.elem == Elem::Mbarrier)
         v.kind = Val::Barrier;
       return v;
