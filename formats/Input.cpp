@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,8 +30,13 @@ Status readStream(std::istream &in, const std::string &path, std::string &text) 
 } // namespace
 
 Status readInput(const std::string &path, std::string &text) {
-  if (path == "-")
+  if (path == "-") {
+    // A closed standard input reads as empty through std::cin, which made
+    // `cake check - <&-` a clean empty file, exit 0 (issue #16).
+    if (::fcntl(STDIN_FILENO, F_GETFD) == -1)
+      return Error(Error::Io, std::string("<stdin>: cannot read: ") + std::strerror(errno));
     return readStream(std::cin, "<stdin>", text);
+  }
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return Error(Error::Io, path + ": is a directory");

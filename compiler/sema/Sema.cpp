@@ -160,6 +160,7 @@ private:
   //===-- Module and kernel scope -----------------------------------------===//
 
   void moduleConst(const ConstDecl &c, ConstEnv &env) {
+    checkDivisors(*c.value, env);
     if (auto v = evalInt(*c.value, env))
       env[c.name.name] = *v;
     declareModuleName(c.name, SymbolKind::Const, c.range, "const " + c.name.name + " = " + print(*c.value));
@@ -220,6 +221,8 @@ private:
       }
       if (repeatedClause(c, decl.clauses))
         continue;
+      for (const ExprPtr &a : c.args)
+        checkDivisors(*a, k.consts);
       if (c.name.name == "target")
         k.targetClause = &c;
       else if (c.name.name == "block")
@@ -251,9 +254,12 @@ private:
       sink_.report("kernel.clause", decl.name.range,
                    "kernel '" + decl.name.name + "' needs block(n): the threads of a CTA")
           .fixes.push_back(insertFix("add block(128)", decl.body.range.file, decl.body.range.begin, "block(128) "));
-    if (k.gridClause)
+    if (k.gridClause) {
       k.persistent = k.gridClause->args.size() == 1 && k.gridClause->args[0]->kind == ExprKind::Name &&
                      k.gridClause->args[0]->text == "persistent";
+      if (!k.persistent)
+        gridRange(*k.gridClause, k);
+    }
     k.cluster = {1};
     if (k.clusterClause) {
       k.cluster.clear();
@@ -263,6 +269,41 @@ private:
           sink_.report("kernel.clause", a->range, "cluster(x, y, z) takes positive compile-time integers");
       }
     }
+  }
+
+  /// grid(x, y, z): one to three integer expressions, each within the
+  /// launch limits when it is a compile-time value (issue #16:
+  /// grid(4294967296, 70000) and grid(1e29) checked clean; the launch would
+  /// fail with CUDA_ERROR_INVALID_VALUE, or the float be truncated).
+  void gridRange(const Clause &c, const Kernel &k) {
+    if (c.args.empty() || c.args.size() > 3) {
+      sink_.report("kernel.clause", c.range, "grid(...) takes one to three dimensions (x, y, z) or persistent");
+      return;
+    }
+    for (size_t i = 0; i < c.args.size(); ++i) {
+      const Expr &a = *c.args[i];
+      if (const Expr *f = floatLiteral(a)) {
+        sink_.report("kernel.clause", f->range,
+                     "grid(...) counts CTAs: '" + f->text + "' is not an integer");
+        continue;
+      }
+      int64_t limit = i == 0 ? k.desc->maxGridX : k.desc->maxGridYZ;
+      if (auto v = evalInt(a, k.consts); v && (*v < 1 || *v > limit))
+        sink_.report("value.range", a.range,
+                     std::string("grid dimension ") + "xyz"[i] + " is " + std::to_string(*v) + "; it must be from 1 to " +
+                         std::to_string(limit) + " CTAs");
+    }
+  }
+
+  /// The first number literal in \p e that is not an integer, or nullptr.
+  static const Expr *floatLiteral(const Expr &e) {
+    if (e.kind == ExprKind::Number)
+      return evalInt(e, ConstEnv{}) ? nullptr : &e;
+    for (const ExprPtr &o : e.operands)
+      if (o)
+        if (const Expr *f = floatLiteral(*o))
+          return f;
+    return nullptr;
   }
 
   void targetOf(Kernel &k, bool misspelled) {
@@ -733,7 +774,32 @@ private:
     }
   }
 
+  /// value.range: a division, a remainder or a math.cdiv whose divisor is a
+  /// compile-time zero (issue #16: `const A = 4 / Z` with Z = 0 read as
+  /// unknown and checked clean, and grid(math.cdiv(N, Z)) launched nothing).
+  void checkDivisor(const Expr &e, const ConstEnv &env) {
+    const Expr *divisor = nullptr;
+    if (e.kind == ExprKind::Binary && (e.op == Tok::Slash || e.op == Tok::Percent))
+      divisor = e.operands[1].get();
+    else if (e.kind == ExprKind::Call && e.operands.size() == 3)
+      if (const OpInfo *op = findOp(dottedName(*e.operands[0])); op && op->id == OpId::MathCdiv)
+        divisor = e.operands[2].get();
+    if (divisor && divisor->kind != ExprKind::Keyword)
+      if (auto v = evalInt(*divisor, env); v && *v == 0)
+        sink_.report("value.range", divisor->range, "division by zero: '" + print(*divisor) + "' is 0 here");
+  }
+
+  /// checkDivisor over \p e and everything in it (module constants, which
+  /// resolveExpr does not visit).
+  void checkDivisors(const Expr &e, const ConstEnv &env) {
+    checkDivisor(e, env);
+    for (const ExprPtr &o : e.operands)
+      if (o)
+        checkDivisors(*o, env);
+  }
+
   void resolveExpr(const Expr &e, Kernel &k) {
+    checkDivisor(e, k.consts);
     switch (e.kind) {
     case ExprKind::Name:
       if (!use(e))

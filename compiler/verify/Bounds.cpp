@@ -1152,7 +1152,10 @@ private:
     std::vector<StepInfo> info(b.steps.size());
     for (size_t i = 0; i < b.steps.size(); ++i) {
       const Step &s = b.steps[i];
-      info[i].first = b.firstOnly.count(static_cast<const ForStmt *>(s.stmt)) > 0;
+      // Only a loop's step can be in firstOnly; casting a guard's IfStmt to
+      // ForStmt for the lookup was undefined (UBSan, tests/fuzz/FuzzCheck).
+      if (const auto *f = dyn_cast<ForStmt>(s.stmt))
+        info[i].first = b.firstOnly.count(f) > 0;
       if (s.kind == Step::Loop) {
         info[i].slot = b.prog.nodes[s.slots[0]].a;
         info[i].read = used[info[i].slot];
