@@ -7,6 +7,7 @@
 --
 -- Starts one server per project root for `cake` buffers: with vim.lsp.start on
 -- Neovim 0.8 and later, with vim.lsp.start_client + buf_attach_client on 0.7.
+-- Sets 'omnifunc' to vim.lsp.omnifunc in the buffers it attaches to.
 -- Defines :CakeCheck (cake.check: a summary, and the problems in the quickfix
 -- list) and :CakeFix (cake.applyFix: every fix-it of the buffer, applied by the
 -- server through workspace/applyEdit).
@@ -42,7 +43,11 @@ local function client_config(root)
     root_dir = root,
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
     init_options = M.config.init_options,
-    on_attach = M.config.on_attach,
+    on_attach = function(client, bufnr)
+      -- <C-x><C-o> completes from the server (issue #16: omnifunc was unset)
+      vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+      if M.config.on_attach then M.config.on_attach(client, bufnr) end
+    end,
   }
 end
 
