@@ -195,6 +195,14 @@ std::string notRenamable(const Analysis &a, uint32_t offset) {
     if (n.expr && n.expr->kind == ExprKind::Member)
       return "'" + n.expr->text + "' is a member (a ring slot or a field); renaming members is not supported";
   }
+  for (const StmtPtr &k : a.result.module.items.stmts)
+    if (auto *kernel = dyn_cast<KernelDecl>(k.get()))
+      for (const StmtPtr &st : kernel->body.stmts)
+        if (auto *ring = dyn_cast<RingStmt>(st.get()))
+          for (const Field &f : ring->slots)
+            if (f.name.range.begin <= offset && offset <= f.name.range.end)
+              return "'" + f.name.name + "' is a slot of ring '" + ring->name.name +
+                     "'; renaming ring slots is not supported";
   if (sema::isOpFamily(word.substr(0, word.find('.'))))
     return "'" + word + "' is an operation of the primitive table (compiler/sema/Ops.def), not a name of this file";
   return "'" + word + "' is not a name declared in this file (a clause, a type, a tag or a builtin)";
@@ -221,6 +229,67 @@ const sema::Symbol *unrecordedUse(const Analysis &a, uint32_t offset) {
   return nullptr;
 }
 
+/// The member names `.name` of \p module (their ranges: the name after the dot).
+std::vector<std::pair<const Expr *, SourceRange>> memberUses(const syntax::Module &module, const std::string &name) {
+  std::vector<std::pair<const Expr *, SourceRange>> out;
+  Walker w;
+  w.expr = [&](const Expr &e) {
+    if (e.kind == ExprKind::Member && e.text == name && e.range.end >= e.text.size())
+      out.push_back({&e, SourceRange{e.range.file, static_cast<uint32_t>(e.range.end - e.text.size()), e.range.end}});
+  };
+  walk(module.items, w);
+  return out;
+}
+
+/// A slot of a ring at \p offset, its declaration (`a: shared ...`) or a use
+/// through a token of the ring (`s.a`): the slot's declaration and every use
+/// through a token of that ring. nullopt when there is none.
+std::optional<RenameTarget> slotTarget(const Analysis &a, uint32_t offset) {
+  const sema::Kernel *k = modelKernelAt(a, offset);
+  if (!k)
+    return std::nullopt;
+  const syntax::Module &tree = a.result.analyzed();
+  const sema::Ring *ring = nullptr;
+  const Field *slot = nullptr;
+  for (const sema::Ring &r : k->rings)
+    for (const sema::Slot &sl : r.slots)
+      if (sl.decl->name.range.begin <= offset && offset <= sl.decl->name.range.end)
+        ring = &r, slot = sl.decl;
+  // The ring whose token \p member is taken from (`s` in `s.a`), or nullptr.
+  auto ringOfMember = [&](const Expr &member) -> const sema::Ring * {
+    if (member.kind != ExprKind::Member || member.operands[0]->kind != ExprKind::Name)
+      return nullptr;
+    const sema::Symbol *base = a.model()->index.at(member.operands[0]->range.begin);
+    const LetStmt *let = base && base->kind == sema::SymbolKind::Let ? letOf(tree, *base) : nullptr;
+    return let ? tokenRing(*let, *k) : nullptr;
+  };
+  for (uint32_t at : {offset, offset ? offset - 1 : offset}) {
+    const Expr *e = slot ? nullptr : nodesAt(tree, at).expr;
+    if (const sema::Ring *r = e ? ringOfMember(*e) : nullptr; r && r->slot(e->text))
+      ring = r, slot = r->slot(e->text)->decl;
+  }
+  if (!slot)
+    return std::nullopt;
+  RenameTarget t{slot->name.name, slot->name.range, {slot->name.range}, false};
+  for (const auto &[e, name] : memberUses(tree, slot->name.name))
+    if (k->decl->range.begin <= e->range.begin && e->range.end <= k->decl->range.end && ringOfMember(*e) == ring) {
+      t.occurrences.push_back(name);
+      if (name.begin <= offset && offset <= name.end)
+        t.at = name;
+    }
+  if (hasParameters(a.result.module)) { // a use in code this instantiation leaves out: its token is not known
+    std::set<uint32_t> kept;
+    for (const auto &[e, name] : memberUses(tree, slot->name.name))
+      kept.insert(name.begin);
+    for (const auto &[e, name] : memberUses(a.result.module, slot->name.name))
+      if (!kept.count(name.begin) && k->decl->range.begin <= e->range.begin && e->range.end <= k->decl->range.end)
+        refuse("'." + slot->name.name + "' is also used at line " + lineOf(a, name) +
+               ", in code the selected instantiation leaves out; rename it by hand or select an instantiation "
+               "that has that code (cake.selectInstantiation)");
+  }
+  return t;
+}
+
 /// The rename target at \p offset; throws RequestFailed with the reason
 /// when there is none.
 RenameTarget targetAt(const Analysis &a, uint32_t offset) {
@@ -228,9 +297,12 @@ RenameTarget targetAt(const Analysis &a, uint32_t offset) {
     if (d.code.starts_with("syntax."))
       refuse("the document has syntax errors; fix them to rename (a statement that does not parse would keep the "
              "old name)");
+  const syntax::Module &parse = a.result.module;
+  if (hasParameters(parse) && !a.result.instance)
+    refuse("the file does not instantiate (see its param diagnostics); fix that to rename, the check of the "
+           "renamed text needs an instantiation");
   const sema::Module *model = a.model();
   const sema::Symbol *s = model ? symbolAt(model->index, offset) : nullptr;
-  const syntax::Module &parse = a.result.module;
   // A compile-time parameter: its name on its `param` line, a use sema saw
   // (the constant the instantiation made of it), or a use it did not (a
   // shape's extent, an elem parameter).
@@ -251,9 +323,19 @@ RenameTarget targetAt(const Analysis &a, uint32_t offset) {
     return t;
   }
   if (!s && model)
+    if (std::optional<RenameTarget> slot = slotTarget(a, offset))
+      return *slot;
+  if (!s && model)
     s = unrecordedUse(a, offset);
-  if (!s)
+  if (!s) {
+    // A declaration sema did not record: a second one of its name (name.duplicate), whose
+    // rename is the fix; it has no uses of its own (they resolve to the first).
+    std::string word = wordAt(a.text(), offset);
+    for (SourceRange r : nameDeclarations(a.result.analyzed(), word))
+      if (r.begin <= offset && offset <= r.end)
+        return RenameTarget{word, r, {r}, false};
     refuse(notRenamable(a, offset));
+  }
   RenameTarget t{s->name, s->range, {s->range}, false};
   std::vector<SourceRange> uses = model->index.uses(model->index.indexOf(*s));
   for (SourceRange r : uses) {
@@ -282,6 +364,12 @@ RenameTarget targetAt(const Analysis &a, uint32_t offset) {
                ", in code the selected instantiation leaves out; rename it by hand or select an instantiation that "
                "has that code (cake.selectInstantiation)");
   }
+  // A module-level symbol whose name nothing else declares needs no scope
+  // lookup (visibleAt is linear in the declarations; a constant used in
+  // every kernel's shapes has thousands of uses in a large file).
+  bool alone = s->container.empty() &&
+               std::none_of(model->index.symbols.begin(), model->index.symbols.end(),
+                            [&](const sema::Symbol &o) { return &o != s && o.name == s->name; });
   for (SourceRange r : nameUses(parse, s->name)) {
     if (resolved.count(r.begin))
       continue;
@@ -291,6 +379,12 @@ RenameTarget targetAt(const Analysis &a, uint32_t offset) {
       refuse("'" + s->name + "' is also used at line " + std::to_string(a.sm.lineColumn(a.file, r.begin).line) +
              ", in code the selected instantiation leaves out, where what it refers to is not known; rename it "
              "by hand or select an instantiation that has that code (cake.selectInstantiation)");
+    if (alone) { // the module's only declaration of the name: every use is its own
+      t.occurrences.push_back(r);
+      if (r.begin <= offset && offset <= r.end)
+        t.at = r;
+      continue;
+    }
     const Visible *innermost = nullptr;
     std::vector<Visible> visible = visibleAt(a, r.begin);
     for (const Visible &v : visible)
@@ -334,17 +428,30 @@ std::unique_ptr<Bound> analyzeText(const std::string &name, std::string text, co
   return b;
 }
 
-/// \p offset of the old text in the renamed one (\p edits sorted, not
-/// overlapping, each replacing its range with \p newName).
-uint32_t mapped(uint32_t offset, const std::vector<SourceRange> &edits, size_t newLength) {
-  int64_t shift = 0;
-  for (SourceRange e : edits) {
-    if (e.begin >= offset)
-      break;
-    shift += static_cast<int64_t>(newLength) - static_cast<int64_t>(e.size());
+/// Offsets of the old text in the renamed one: \p edits (sorted, not
+/// overlapping) each replace their range with a name of \p newLength bytes.
+class OffsetMap {
+public:
+  OffsetMap(const std::vector<SourceRange> &edits, size_t newLength) : newLength_(newLength) {
+    int64_t removed = 0;
+    for (SourceRange e : edits) {
+      begins_.push_back(e.begin);
+      removed += e.size();
+      removedBefore_.push_back(removed);
+    }
   }
-  return static_cast<uint32_t>(offset + shift);
-}
+  /// \p offset (outside the edits, or at the start of one) in the renamed text.
+  uint32_t operator()(uint32_t offset) const {
+    size_t n = std::lower_bound(begins_.begin(), begins_.end(), offset) - begins_.begin(); // edits before it
+    int64_t shift = static_cast<int64_t>(n * newLength_) - (n ? removedBefore_[n - 1] : 0);
+    return static_cast<uint32_t>(offset + shift);
+  }
+
+private:
+  size_t newLength_;
+  std::vector<uint32_t> begins_;
+  std::vector<int64_t> removedBefore_;
+};
 
 std::string lineOf(const Bound &b, uint32_t offset) {
   return std::to_string(b.sm.lineColumn(b.file, offset).line);
@@ -354,41 +461,40 @@ std::string lineOf(const Bound &b, uint32_t offset) {
 /// something else than \p text.
 void verify(const Analysis &a, const RenameTarget &t, const std::vector<SourceRange> &edits, const std::string &newName,
             const std::string &newText, std::optional<Target> target) {
-  sema::Instantiation inst, renamedInst;
+  sema::Instantiation renamedInst; // the document's, a renamed parameter's binding renamed
   if (a.result.instance) {
-    inst.name = renamedInst.name = a.result.instance->name;
+    renamedInst.name = a.result.instance->name;
     for (const auto &[name, value] : a.result.instance->values) {
-      inst.bindings.push_back({name, value, std::nullopt});
       renamedInst.bindings.push_back({t.parameter && name == t.name ? newName : name, value, std::nullopt});
     }
   }
-  std::string path = a.sm.name(a.file);
-  std::unique_ptr<Bound> before = analyzeText(path, std::string(a.text()), inst, target);
-  std::unique_ptr<Bound> after = analyzeText(path, newText, renamedInst, target);
+  // The old text is the document's analysis: its model is of the same
+  // instantiation, and its diagnostics hold sema's (and more).
+  std::unique_ptr<Bound> after = analyzeText(a.sm.name(a.file), newText, renamedInst, target);
+  OffsetMap mapped(edits, newName.size());
   for (const Diagnostic &d : after->diagnostics)
     if (d.code.starts_with("syntax."))
       refuse("renaming '" + t.name + "' to '" + newName + "' does not parse at line " + lineOf(*after, d.range.begin) +
              ": " + d.message);
-  if (before->model && !after->model) {
+  if (!after->model) {
     for (const Diagnostic &d : after->diagnostics)
       if (d.severity == Severity::Error)
         refuse("renaming '" + t.name + "' to '" + newName + "' breaks the instantiation: " + d.message);
     refuse("renaming '" + t.name + "' to '" + newName + "' breaks the instantiation");
   }
-  if (!before->model)
-    return; // nothing to compare with (the selected instantiation does not instantiate)
   // No new finding of sema (a reserved name, a duplicate, a shadowing, an
   // unknown name or type), by code and place.
   std::map<std::string, std::set<uint32_t>> old;
-  for (const Diagnostic &d : before->diagnostics)
-    old[d.code].insert(mapped(d.range.begin, edits, newName.size()));
+  for (const Diagnostic &d : a.result.diagnostics)
+    if (d.range.file == a.file)
+      old[d.code].insert(mapped(d.range.begin));
   for (const Diagnostic &d : after->diagnostics)
     if (!old[d.code].count(d.range.begin))
       refuse("renaming '" + t.name + "' to '" + newName + "' would not be the same program: line " +
              lineOf(*after, d.range.begin) + ": " + d.message + " [" + d.code + "]");
   // Every reference resolves to the same declaration, and no other name
   // starts resolving.
-  const sema::SymbolIndex &was = before->model->index, &now = after->model->index;
+  const sema::SymbolIndex &was = a.model()->index, &now = after->model->index;
   std::map<uint32_t, const sema::Symbol *> nowAt;
   for (const sema::Symbol &s : now.symbols)
     nowAt[s.range.begin] = &s;
@@ -396,11 +502,11 @@ void verify(const Analysis &a, const RenameTarget &t, const std::vector<SourceRa
     nowAt.emplace(r.range.begin, &now.symbols[r.symbol]);
   std::set<uint32_t> wasRefs;
   for (const sema::Reference &r : was.references) {
-    uint32_t at = mapped(r.range.begin, edits, newName.size());
+    uint32_t at = mapped(r.range.begin);
     wasRefs.insert(at);
     const sema::Symbol &decl = was.symbols[r.symbol];
     auto it = nowAt.find(at);
-    if (it == nowAt.end() || it->second->range.begin != mapped(decl.range.begin, edits, newName.size()))
+    if (it == nowAt.end() || it->second->range.begin != mapped(decl.range.begin))
       refuse("renaming '" + t.name + "' to '" + newName + "' would change what '" +
              (it == nowAt.end() ? decl.name : it->second->name) + "' at line " + lineOf(*after, at) +
              " refers to" +

@@ -42,12 +42,10 @@ bool matches(std::string_view name, std::string_view query) {
   return i == query.size();
 }
 
-/// The module-level declarations of \p text (every one; filtered later).
-std::vector<SymbolInformation> declarations(const std::string &uri, const std::string &text, Encoding enc) {
-  SourceManager sm;
-  FileId file = sm.addBuffer(uri, text);
-  std::vector<Diagnostic> ignored;
-  syntax::Module m = syntax::parse(sm, file, ignored);
+/// The module-level declarations of \p m, parsed from \p text (every one;
+/// filtered later).
+std::vector<SymbolInformation> declarations(const std::string &uri, const syntax::Module &m, std::string_view text,
+                                            Encoding enc) {
   LineMap lines(text, enc);
   std::vector<SymbolInformation> out;
   auto add = [&](const Ident &name, int kind, SourceRange range) {
@@ -73,6 +71,14 @@ std::vector<SymbolInformation> declarations(const std::string &uri, const std::s
   };
   items(m.items);
   return out;
+}
+
+std::vector<SymbolInformation> declarations(const std::string &uri, const std::string &text, Encoding enc) {
+  SourceManager sm;
+  FileId file = sm.addBuffer(uri, text);
+  std::vector<Diagnostic> ignored;
+  syntax::Module m = syntax::parse(sm, file, ignored);
+  return declarations(uri, m, sm.text(file), enc);
 }
 
 /// Parsed files of the workspace, by path: kept while their size and
@@ -124,7 +130,11 @@ std::vector<SymbolInformation> workspaceSymbols(State &state, const std::string 
   std::set<std::string> open;
   for (const auto &[uri, doc] : state.docs.all()) {
     open.insert(uri);
-    take(declarations(uri, doc.text, state.caps.encoding));
+    // the analysis's parse when there is one (the document's diagnostics were published from it)
+    if (doc.analysis)
+      take(declarations(uri, doc.analysis->result.module, doc.analysis->text(), state.caps.encoding));
+    else
+      take(declarations(uri, doc.text, state.caps.encoding));
   }
   size_t budget = kMaxWorkspaceFiles;
   std::vector<std::filesystem::path> files;
