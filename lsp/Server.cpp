@@ -468,7 +468,7 @@ json Server::initialize(const json &params) {
           {"serverInfo", {{"name", "cake"}, {"version", CAKE_VERSION}}}};
 }
 
-void Server::applySettings(const json &options, const std::string &path) {
+bool Server::applySettings(const json &options, const std::string &path) {
   // Every value is read before any is applied: a mistyped one changes nothing.
   State &state = core_.state();
   std::optional<std::optional<Target>> target;
@@ -500,6 +500,7 @@ void Server::applySettings(const json &options, const std::string &path) {
     state.docs.setDefaultInstantiation(*instantiation);
   if (rulesBaseUri)
     state.rulesBaseUri = *rulesBaseUri;
+  return target || lower || allowWorkloadCommands || instantiation || rulesBaseUri;
 }
 
 void Server::bindRequest(const std::string &method, Handler handler, bool onWorker) {
@@ -622,8 +623,8 @@ void Server::bind() {
     if (!settings.is_object())
       return; // null (a client asking to pull, which this server does not): nothing to apply
     bool nested = settings.contains("cake") && settings["cake"].is_object();
-    applySettings(nested ? settings["cake"] : settings, nested ? "params.settings.cake" : "params.settings");
-    core_.settingsChanged(); // every open document is checked again and its diagnostics published
+    if (applySettings(nested ? settings["cake"] : settings, nested ? "params.settings.cake" : "params.settings"))
+      core_.settingsChanged(); // every open document is checked again and its diagnostics published
   };
   onMain("textDocument/prepareRename", [&state](const json &p) {
     std::string uri = documentUri(p);

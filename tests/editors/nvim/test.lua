@@ -189,6 +189,26 @@ local function run()
     'rename: the ring declaration', vim.api.nvim_buf_get_lines(buf, 16, 17, true))
   wait('no diagnostics after the rename', function() return #vim.diagnostic.get(buf) == 0 end)
 
+  -- Settings while the server runs: target sm_80 reports the TMA loads, null goes back.
+  local function configure(settings)
+    if vim.fn.has('nvim-0.11') == 1 then
+      client:notify('workspace/didChangeConfiguration', { settings = settings })
+    else
+      client.notify('workspace/didChangeConfiguration', { settings = settings })
+    end
+  end
+  configure({ cake = { target = 'sm_80' } })
+  wait('didChangeConfiguration: target sm_80 reports the TMA loads', function()
+    local ds = vim.diagnostic.get(buf)
+    if #ds == 0 then return false end
+    for _, d in ipairs(ds) do
+      if d.code ~= 'target.capability' then return false end
+    end
+    return ds[1].lnum == 24
+  end)
+  configure({ cake = { target = vim.NIL } })
+  wait('didChangeConfiguration: target null, clean again', function() return #vim.diagnostic.get(buf) == 0 end)
+
   -- :CakeFix on a second copy: the server sends workspace/applyEdit.
   vim.cmd('edit ' .. dir .. '/other.cake')
   local other = vim.api.nvim_get_current_buf()

@@ -3,6 +3,7 @@
 --   require('cake').setup({
 --     cmd = { '/path/to/build/cake', 'lsp' },  -- default { 'cake', 'lsp' }
 --     on_attach = function(client, bufnr) end,  -- optional
+--     settings = { cake = { target = 'sm_80' } }, -- optional: the server's settings
 --   })
 --
 -- Starts one server per project root for `cake` buffers: with vim.lsp.start on
@@ -20,6 +21,7 @@ M.config = {
   on_attach = nil,
   capabilities = nil,
   init_options = nil,
+  settings = nil, -- e.g. { cake = { target = 'sm_80' } }: sent with workspace/didChangeConfiguration
 }
 
 local clients = {} -- root_dir -> client id (Neovim 0.7 path)
@@ -43,6 +45,7 @@ local function client_config(root)
     root_dir = root,
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
     init_options = M.config.init_options,
+    settings = M.config.settings,
     on_attach = function(client, bufnr)
       -- <C-x><C-o> completes from the server (issue #16: omnifunc was unset)
       vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
