@@ -19,8 +19,7 @@ std::vector<DocumentHighlight> documentHighlights(State &state, const std::strin
   constexpr int kRead = 2, kWrite = 3;
   Located at = locate(state, uri, position);
   const Analysis &a = *at.analysis;
-  const sema::Module *model = a.model();
-  const sema::Symbol *s = model ? symbolAt(model->index, at.offset) : nullptr;
+  const sema::Symbol *s = symbolNear(a, at.offset);
   std::vector<DocumentHighlight> out;
   if (!s)
     return out;
@@ -40,10 +39,7 @@ std::vector<DocumentHighlight> documentHighlights(State &state, const std::strin
   walk(a.result.analyzed().items, w);
   LineMap lines(a.text(), state.caps.encoding);
   out.push_back({lines.range(s->range), kWrite});
-  std::vector<SourceRange> uses = model->index.uses(model->index.indexOf(*s));
-  std::sort(uses.begin(), uses.end());
-  uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
-  for (const SourceRange &r : uses)
+  for (const SourceRange &r : usesOf(a, *s))
     out.push_back({lines.range(r), written.count(r.begin) ? kWrite : kRead});
   return out;
 }

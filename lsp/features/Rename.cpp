@@ -208,27 +208,6 @@ std::string notRenamable(const Analysis &a, uint32_t offset) {
   return "'" + word + "' is not a name declared in this file (a clause, a type, a tag or a builtin)";
 }
 
-/// The symbol a name at \p offset means when sema recorded no reference
-/// for it (a shape's extent): the innermost declaration of that name
-/// visible there; nullptr when there is none.
-const sema::Symbol *unrecordedUse(const Analysis &a, uint32_t offset) {
-  for (uint32_t at : {offset, offset ? offset - 1 : offset}) {
-    const Expr *e = nodesAt(a.result.analyzed(), at).expr;
-    if (!e || e->kind != ExprKind::Name)
-      continue;
-    const Visible *innermost = nullptr;
-    std::vector<Visible> visible = visibleAt(a, e->range.begin);
-    for (const Visible &v : visible)
-      if (v.name == e->text)
-        innermost = &v;
-    if (innermost)
-      for (const sema::Symbol &s : a.model()->index.symbols)
-        if (s.name == innermost->name && s.declRange == innermost->declRange && s.kind == innermost->kind)
-          return &s;
-  }
-  return nullptr;
-}
-
 /// The member names `.name` of \p module (their ranges: the name after the dot).
 std::vector<std::pair<const Expr *, SourceRange>> memberUses(const syntax::Module &module, const std::string &name) {
   std::vector<std::pair<const Expr *, SourceRange>> out;
@@ -326,7 +305,7 @@ RenameTarget targetAt(const Analysis &a, uint32_t offset) {
     if (std::optional<RenameTarget> slot = slotTarget(a, offset))
       return *slot;
   if (!s && model)
-    s = unrecordedUse(a, offset);
+    s = symbolNear(a, offset);
   if (!s) {
     // A declaration sema did not record: a second one of its name (name.duplicate), whose
     // rename is the fix; it has no uses of its own (they resolve to the first).
@@ -337,64 +316,31 @@ RenameTarget targetAt(const Analysis &a, uint32_t offset) {
     refuse(notRenamable(a, offset));
   }
   RenameTarget t{s->name, s->range, {s->range}, false};
-  std::vector<SourceRange> uses = model->index.uses(model->index.indexOf(*s));
-  for (SourceRange r : uses) {
+  for (SourceRange r : usesOf(a, *s)) {
     t.occurrences.push_back(r);
     if (r.begin <= offset && offset <= r.end)
       t.at = r;
   }
-  // Sema records no reference for some uses (a shape's extent, `bf16[64,
-  // BK]`): a use of the name that the index does not resolve is the
-  // symbol's when the symbol is the innermost declaration of that name
-  // visible there. In a file with parameters, the index is of one
-  // instantiation: a use that is not in its tree at all is in code it
-  // leaves out, where what it means is not known, so nothing is guessed.
-  std::set<uint32_t> resolved, analyzed;
-  for (const sema::Reference &r : model->index.references)
-    resolved.insert(r.range.begin);
-  for (SourceRange r : nameUses(a.result.analyzed(), s->name))
-    analyzed.insert(r.begin);
+  // In a file with parameters the model is of one instantiation: a
+  // declaration or use of the name in code it leaves out is not resolved
+  // (which declaration it means there is not known), so nothing is guessed.
   if (hasParameters(parse)) {
     std::set<uint32_t> kept;
     for (SourceRange r : nameDeclarations(a.result.analyzed(), s->name))
       kept.insert(r.begin);
     for (SourceRange r : nameDeclarations(parse, s->name))
       if (!kept.count(r.begin))
-        refuse("'" + s->name + "' is also declared at line " + std::to_string(a.sm.lineColumn(a.file, r.begin).line) +
+        refuse("'" + s->name + "' is also declared at line " + lineOf(a, r) +
                ", in code the selected instantiation leaves out; rename it by hand or select an instantiation that "
                "has that code (cake.selectInstantiation)");
-  }
-  // A module-level symbol whose name nothing else declares needs no scope
-  // lookup (visibleAt is linear in the declarations; a constant used in
-  // every kernel's shapes has thousands of uses in a large file).
-  bool alone = s->container.empty() &&
-               std::none_of(model->index.symbols.begin(), model->index.symbols.end(),
-                            [&](const sema::Symbol &o) { return &o != s && o.name == s->name; });
-  for (SourceRange r : nameUses(parse, s->name)) {
-    if (resolved.count(r.begin))
-      continue;
-    if (inHeader(parse, r))
-      continue; // a `require` on parameters: no constant of the kernel is visible there
-    if (!analyzed.count(r.begin))
-      refuse("'" + s->name + "' is also used at line " + std::to_string(a.sm.lineColumn(a.file, r.begin).line) +
-             ", in code the selected instantiation leaves out, where what it refers to is not known; rename it "
-             "by hand or select an instantiation that has that code (cake.selectInstantiation)");
-    if (alone) { // the module's only declaration of the name: every use is its own
-      t.occurrences.push_back(r);
-      if (r.begin <= offset && offset <= r.end)
-        t.at = r;
-      continue;
-    }
-    const Visible *innermost = nullptr;
-    std::vector<Visible> visible = visibleAt(a, r.begin);
-    for (const Visible &v : visible)
-      if (v.name == s->name)
-        innermost = &v;
-    if (innermost && innermost->declRange == s->declRange && innermost->kind == s->kind) {
-      t.occurrences.push_back(r);
-      if (r.begin <= offset && offset <= r.end)
-        t.at = r;
-    }
+    std::set<uint32_t> analyzed;
+    for (SourceRange r : nameUses(a.result.analyzed(), s->name))
+      analyzed.insert(r.begin);
+    for (SourceRange r : nameUses(parse, s->name))
+      if (!analyzed.count(r.begin) && !inHeader(parse, r)) // a `require` sees only parameters
+        refuse("'" + s->name + "' is also used at line " + lineOf(a, r) +
+               ", in code the selected instantiation leaves out, where what it refers to is not known; rename it "
+               "by hand or select an instantiation that has that code (cake.selectInstantiation)");
   }
   return t;
 }
