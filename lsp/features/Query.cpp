@@ -198,7 +198,10 @@ std::vector<SourceRange> usesOf(const Analysis &a, const sema::Symbol &s) {
         (alone || innermostNamed(a, s.name, e.range.begin) == &s))
       out.push_back(e.range);
   };
-  walk(a.result.analyzed().items, w);
+  // A kernel's declaration is seen in that kernel only.
+  for (const StmtPtr &item : a.result.analyzed().items.stmts)
+    if (auto *k = dyn_cast<KernelDecl>(item.get()); s.container.empty() || (k && k->name.name == s.container))
+      walk(*item, w);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
