@@ -1,21 +1,27 @@
 //===- Rename.cpp - textDocument/prepareRename and textDocument/rename ----===//
 //
 // Rename is references plus edits: the occurrences of a symbol are its
-// declaration and its uses in sema's symbol index (References.cpp), so
-// constants, kernels, kernel parameters, size symbols, lets, vars, loop
-// variables, rings and roles rename; compile-time parameters (`param D`)
-// rename at every use in the parse, every branch included (the model is of
-// one instantiation, which drops the branches that do not apply to it).
+// declaration and its uses (Query.h usesOf, which textDocument/references
+// answers: sema's symbol index and the uses it records none for, such as a
+// constant in a shape), so constants, kernels, kernel parameters, size
+// symbols, lets, vars, loop variables, rings and roles rename. A ring slot
+// renames at its declaration and at every `s.slot` whose `s` is a token of
+// that ring; compile-time parameters (`param D`) at every use in the parse,
+// every branch included (the model is of one instantiation, which drops the
+// branches that do not apply to it).
 //
-// Nothing is renamed into a broken program: the new name must be an
+// Nothing is renamed into another program: the new name must be an
 // identifier and no keyword, and the renamed text is parsed and analyzed
 // again (the selected instantiation for a file with parameters). The rename
-// is refused, with the reason, when that adds a name.* diagnostic
-// (name.reserved, name.duplicate, name.shadow, ...) or when a reference of
-// the old text no longer resolves to the same declaration, or a name that
-// resolved to nothing now resolves (a capture). In a file with parameters,
-// a use of the name in code the selected instantiation leaves out cannot be
-// resolved, so the rename is refused there too rather than guessed.
+// is refused, with the reason, when that adds a finding of sema
+// (name.reserved, name.duplicate, name.shadow, an unknown name, a binding
+// that no longer instantiates), when a reference of the old text resolves
+// to another declaration, or when a name that resolved to nothing now
+// resolves (a capture). In a file with parameters, the old or the new name
+// in code the selected instantiation leaves out cannot be checked, so the
+// rename is refused there too rather than guessed. tests/lsp/rename_property.py
+// renames every symbol of the library and checks each accepted rename with
+// `cake check`.
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/features/Query.h"
