@@ -170,6 +170,50 @@ void to_json(json &j, const CodeAction &a) {
        {"edit", a.edit}};
 }
 
+void to_json(json &j, const PrepareRename &r) { j = {{"range", r.range}, {"placeholder", r.placeholder}}; }
+
+void to_json(json &j, const SignatureHelp &h) {
+  json signatures = json::array();
+  for (const SignatureInformation &s : h.signatures) {
+    json parameters = json::array();
+    for (const auto &[begin, end] : s.parameters)
+      parameters.push_back({{"label", {begin, end}}});
+    signatures.push_back({{"label", s.label}, {"documentation", s.documentation}, {"parameters", parameters}});
+  }
+  j = {{"signatures", signatures}, {"activeSignature", h.activeSignature}};
+  if (h.activeParameter) // left out past the last parameter (null trips clients such as Neovim 0.9)
+    j["activeParameter"] = *h.activeParameter;
+}
+
+void to_json(json &j, const FoldingRange &f) {
+  j = {{"startLine", f.startLine}, {"endLine", f.endLine}};
+  if (!f.kind.empty())
+    j["kind"] = f.kind;
+}
+
+void to_json(json &j, const SelectionRange &r) {
+  // ranges are innermost first; LSP nests them outward through `parent`
+  j = json();
+  for (auto it = r.ranges.rbegin(); it != r.ranges.rend(); ++it) {
+    json node = {{"range", *it}};
+    if (!j.is_null())
+      node["parent"] = std::move(j);
+    j = std::move(node);
+  }
+}
+
+void to_json(json &j, const DocumentHighlight &h) { j = {{"range", h.range}, {"kind", h.kind}}; }
+
+void to_json(json &j, const CodeLens &l) {
+  json arguments = json::array();
+  if (!l.command.uri.empty())
+    arguments.push_back(l.command.uri);
+  if (!l.command.kernel.empty())
+    arguments.push_back({{"kernel", l.command.kernel}});
+  j = {{"range", l.range},
+       {"command", {{"title", l.command.title}, {"command", l.command.command}, {"arguments", arguments}}}};
+}
+
 json toJSON(const DocumentSymbols &symbols) {
   return std::visit(
       [](const auto &list) {

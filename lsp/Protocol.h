@@ -85,6 +85,12 @@ void to_json(json &j, const DiagnosticFix &f);
 void to_json(json &j, const LspDiagnostic &d);
 void to_json(json &j, const WorkspaceEdit &e);
 void to_json(json &j, const CodeAction &a);
+void to_json(json &j, const PrepareRename &r);
+void to_json(json &j, const SignatureHelp &h);
+void to_json(json &j, const FoldingRange &f);
+void to_json(json &j, const SelectionRange &r);
+void to_json(json &j, const DocumentHighlight &h);
+void to_json(json &j, const CodeLens &l);
 
 json toJSON(const DocumentSymbols &symbols);
 /// The commands' results, in the schemas of docs/lsp-extensions.md section

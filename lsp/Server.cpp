@@ -427,19 +427,20 @@ json Server::initialize(const json &params) {
                    ? Encoding::UTF8
                    : Encoding::UTF16;
   const json options = params.value("initializationOptions", json::object());
-  if (options.is_object() && options.contains("target"))
-    state.check.target = parseTarget(field<std::string>(options, "target", "params.initializationOptions"));
-  // {"lower": true}: diagnostics also say what `cake build` would refuse (lower.unsupported)
-  if (options.is_object() && options.contains("lower") &&
-      field<bool>(options, "lower", "params.initializationOptions"))
-    state.docs.setLowering(true);
-  // {"allowWorkloadCommands": true}: cake.run / cake.bench may run a workload whose oracle is a command
-  if (options.is_object() && options.contains("allowWorkloadCommands"))
-    state.allowWorkloadCommands = field<bool>(options, "allowWorkloadCommands", "params.initializationOptions");
-  // {"instantiation": "NAME"}: the instantiation hover, inlay hints and the lowering describe, in every
-  // document whose manifest has one of that name
-  if (options.is_object() && options.contains("instantiation"))
-    state.docs.setDefaultInstantiation(field<std::string>(options, "instantiation", "params.initializationOptions"));
+  state.rulesBaseUri = defaultRulesBaseUri();
+  if (options.is_object())
+    applySettings(options, "params.initializationOptions");
+  // The workspace folders (workspace/symbol reads the *.cake files under them).
+  const json folders = params.value("workspaceFolders", json());
+  if (folders.is_array()) {
+    for (const json &f : folders)
+      if (f.is_object() && f.contains("uri") && f["uri"].is_string())
+        if (std::string path = uriToPath(f["uri"].get<std::string>()); !path.empty())
+          state.workspaceRoots.push_back(path);
+  } else if (params.contains("rootUri") && params["rootUri"].is_string()) {
+    if (std::string path = uriToPath(params["rootUri"].get<std::string>()); !path.empty())
+      state.workspaceRoots.push_back(path);
+  }
 
   return {{"capabilities",
            {{"positionEncoding", encodingName(c.encoding)},
@@ -454,8 +455,52 @@ json Server::initialize(const json &params) {
             {"completionProvider", {{"triggerCharacters", completionTriggers()}, {"resolveProvider", false}}},
             {"semanticTokensProvider", {{"legend", semanticTokensLegend()}, {"full", true}, {"range", false}}},
             {"inlayHintProvider", true},
+            {"renameProvider", {{"prepareProvider", true}}},
+            {"workspaceSymbolProvider", true},
+            {"signatureHelpProvider",
+             {{"triggerCharacters", signatureTriggers()}, {"retriggerCharacters", json::array({","})}}},
+            {"foldingRangeProvider", true},
+            {"selectionRangeProvider", true},
+            {"documentHighlightProvider", true},
+            {"documentRangeFormattingProvider", true},
+            {"codeLensProvider", {{"resolveProvider", false}}},
             {"executeCommandProvider", {{"commands", commandNames()}, {"workDoneProgress", true}}}}},
           {"serverInfo", {{"name", "cake"}, {"version", CAKE_VERSION}}}};
+}
+
+bool Server::applySettings(const json &options, const std::string &path) {
+  // Every value is read before any is applied: a mistyped one changes nothing.
+  State &state = core_.state();
+  std::optional<std::optional<Target>> target;
+  std::optional<bool> lower, allowWorkloadCommands;
+  std::optional<std::string> instantiation, rulesBaseUri;
+  // {"target": "sm_100a"}: every kernel checked against it (an unknown name or null: the declared targets)
+  if (options.contains("target"))
+    target = options["target"].is_null() ? std::nullopt : parseTarget(field<std::string>(options, "target", path));
+  // {"lower": true}: diagnostics also say what `cake build` would refuse (lower.unsupported)
+  if (options.contains("lower"))
+    lower = field<bool>(options, "lower", path);
+  // {"allowWorkloadCommands": true}: cake.run / cake.bench may run a workload whose oracle is a command
+  if (options.contains("allowWorkloadCommands"))
+    allowWorkloadCommands = field<bool>(options, "allowWorkloadCommands", path);
+  // {"instantiation": "NAME"}: the instantiation hover, inlay hints and the lowering describe, in every
+  // document whose manifest has one of that name
+  if (options.contains("instantiation"))
+    instantiation = field<std::string>(options, "instantiation", path);
+  // {"rulesBaseUri": "https://.../docs/rules/"}: the rule links are <rulesBaseUri><code>.md ("": none)
+  if (options.contains("rulesBaseUri"))
+    rulesBaseUri = field<std::string>(options, "rulesBaseUri", path);
+  if (target)
+    state.check.target = *target;
+  if (lower)
+    state.docs.setLowering(*lower);
+  if (allowWorkloadCommands)
+    state.allowWorkloadCommands = *allowWorkloadCommands;
+  if (instantiation)
+    state.docs.setDefaultInstantiation(*instantiation);
+  if (rulesBaseUri)
+    state.rulesBaseUri = *rulesBaseUri;
+  return target || lower || allowWorkloadCommands || instantiation || rulesBaseUri;
 }
 
 void Server::bindRequest(const std::string &method, Handler handler, bool onWorker) {
@@ -569,6 +614,78 @@ void Server::bind() {
     json out = json::array();
     for (const InlayHint &h : inlayHints(state, uri, range))
       out.push_back(h);
+    return out;
+  });
+  notifications_["workspace/didChangeConfiguration"] = [this](const json &p) {
+    // The same settings as initializationOptions, under settings.cake (VS
+    // Code, Neovim's `settings = { cake = {...} }`) or at settings itself.
+    const json settings = p.value("settings", json());
+    if (!settings.is_object())
+      return; // null (a client asking to pull, which this server does not): nothing to apply
+    bool nested = settings.contains("cake") && settings["cake"].is_object();
+    if (applySettings(nested ? settings["cake"] : settings, nested ? "params.settings.cake" : "params.settings"))
+      core_.settingsChanged(); // every open document is checked again and its diagnostics published
+  };
+  onMain("textDocument/prepareRename", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    return json(prepareRename(state, uri, positionField(p, "position", "params")));
+  });
+  onMain("textDocument/rename", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    Position position = positionField(p, "position", "params");
+    return json(rename(state, uri, position, field<std::string>(p, "newName", "params")));
+  });
+  onMain("textDocument/documentHighlight", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    json out = json::array();
+    for (const DocumentHighlight &h : documentHighlights(state, uri, positionField(p, "position", "params")))
+      out.push_back(h);
+    return out;
+  });
+  onMain("workspace/symbol", [&state](const json &p) {
+    json out = json::array();
+    for (const SymbolInformation &s : workspaceSymbols(state, field<std::string>(p, "query", "params")))
+      out.push_back(s);
+    return out;
+  });
+  onMain("textDocument/signatureHelp", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    std::optional<SignatureHelp> h = signatureHelp(state, uri, positionField(p, "position", "params"));
+    return h ? json(*h) : json(nullptr);
+  });
+  onMain("textDocument/foldingRange", [&state](const json &p) {
+    json out = json::array();
+    for (const FoldingRange &f : foldingRanges(state, documentUri(p)))
+      out.push_back(f);
+    return out;
+  });
+  onMain("textDocument/selectionRange", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    const json positions = field<json>(p, "positions", "params");
+    if (!positions.is_array())
+      throw LspError(ErrorCode::InvalidParams, "wrong type for params.positions (expected an array of positions)");
+    std::vector<Position> at;
+    for (size_t i = 0; i < positions.size(); ++i) {
+      std::string where = "params.positions[" + std::to_string(i) + "]";
+      at.push_back(
+          {field<uint32_t>(positions[i], "line", where), field<uint32_t>(positions[i], "character", where)});
+    }
+    json out = json::array();
+    for (const SelectionRange &r : selectionRanges(state, uri, at))
+      out.push_back(r);
+    return out;
+  });
+  onMain("textDocument/rangeFormatting", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    json out = json::array();
+    for (const Edit &e : rangeFormatting(state, uri, rangeField(p, "range", "params")))
+      out.push_back(e);
+    return out;
+  });
+  onMain("textDocument/codeLens", [&state](const json &p) {
+    json out = json::array();
+    for (const CodeLens &l : codeLenses(state, documentUri(p)))
+      out.push_back(l);
     return out;
   });
   onMain("cake/viewLowered", [&state](const json &p) {

@@ -123,6 +123,10 @@ private:
   void write(const json &message);
   void notify(const std::string &method, json params);
   json initialize(const json &params);
+  /// Applies the settings of initializationOptions or of
+  /// workspace/didChangeConfiguration (\p path names them in errors); false
+  /// when \p options holds none of them.
+  bool applySettings(const json &options, const std::string &path);
 
   // CakeServer::Callbacks, callable from any thread.
   void publishDiagnostics(const std::string &uri, std::optional<int64_t> version,

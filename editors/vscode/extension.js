@@ -7,7 +7,8 @@
 // executeCommandProvider; the middleware below fills in the active document
 // when one is run from the command palette (and, for
 // cake.selectInstantiation, asks for the instantiation's name) and shows the
-// answer. cake.restartServer is ours.
+// answer. cake.restartServer is ours. The cake.target and cake.lower settings
+// are the server's initializationOptions and reach it as they change.
 'use strict';
 
 const vscode = require('vscode');
@@ -24,6 +25,12 @@ function serverOptions() {
   const command = config.get('serverPath', 'cake') || 'cake';
   const args = config.get('serverArgs', ['lsp']);
   return { command, args: Array.isArray(args) ? args.map(String) : ['lsp'] };
+}
+
+/** The server's settings (initializationOptions, and settings.cake of workspace/didChangeConfiguration). */
+function serverSettings() {
+  const config = vscode.workspace.getConfiguration('cake');
+  return { target: config.get('target', '') || null, lower: config.get('lower', false) === true };
 }
 
 /** One line for a cake.check answer (the `cake check --format json` schema: diagnostics, summary). */
@@ -78,6 +85,9 @@ function createClient() {
       { scheme: 'untitled', language: 'cake' },
     ],
     outputChannel: output,
+    initializationOptions: serverSettings(),
+    // cake.* settings go to the server as they change (workspace/didChangeConfiguration, settings.cake)
+    synchronize: { configurationSection: 'cake' },
     middleware: {
       executeCommand,
       // The server answers textDocument/diagnostic and also pushes; when it
@@ -123,4 +133,4 @@ async function deactivate() {
   client = undefined;
 }
 
-module.exports = { activate, deactivate, serverOptions, summarize };
+module.exports = { activate, deactivate, serverOptions, serverSettings, summarize };

@@ -28,6 +28,20 @@ void CakeServer::didClose(const std::string &uri) {
   callbacks_.publishDiagnostics(uri, std::nullopt, {});
 }
 
+void CakeServer::settingsChanged() {
+  // Analyses are cached per document until it changes; opening a document
+  // again drops its analysis (its instantiation choice is kept).
+  std::vector<Document> open;
+  for (const auto &[uri, doc] : state_.docs.all())
+    open.push_back(doc);
+  for (const Document &doc : open) {
+    state_.docs.open(doc.uri, doc.version, doc.text);
+    if (doc.instantiation)
+      state_.docs.select(doc.uri, *doc.instantiation);
+    dirty_.insert(doc.uri);
+  }
+}
+
 void CakeServer::publishPending() {
   for (const std::string &uri : dirty_) {
     const Document *doc = state_.docs.find(uri);

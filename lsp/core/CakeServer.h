@@ -48,6 +48,10 @@ public:
   /// Publishes \p uri's diagnostics again at the next publishPending(): its
   /// analysis changed without an edit (cake.selectInstantiation).
   void republish(const std::string &uri) { dirty_.insert(uri); }
+  /// The check options changed (workspace/didChangeConfiguration): every
+  /// open document is analyzed again, and its diagnostics published at the
+  /// next publishPending().
+  void settingsChanged();
   /// True when a document changed since the last publishPending().
   bool hasPending() const { return !dirty_.empty(); }
 

@@ -67,11 +67,26 @@ struct State {
   CheckOptions check;
   Client *client = nullptr;
   bool allowWorkloadCommands = false; ///< initializationOptions.allowWorkloadCommands
+  /// Where the rule pages' links point: `<rulesBaseUri><code>.md`
+  /// (initializationOptions.rulesBaseUri); empty: the docs installed beside
+  /// the binary (defaultRulesBaseUri), else no link.
+  std::string rulesBaseUri;
+  /// The folders of the workspace (initialize's workspaceFolders, else
+  /// rootUri), as paths; workspace/symbol also reads the `*.cake` files
+  /// under them.
+  std::vector<std::string> workspaceRoots;
 };
 
 // Diagnostics.cpp
 /// LSP diagnostics of a document, in the form the client supports.
 std::vector<LspDiagnostic> lspDiagnostics(State &state, const std::string &uri);
+
+/// The rule pages beside the running binary, found at run time: `file://`
+/// of the first of `<exe>/../share/doc/cake/rules/`, `<exe>/../docs/rules/`
+/// (a build folder inside the source tree) that exists; "" when none does.
+std::string defaultRulesBaseUri();
+/// The link of rule \p code's page, or "" when there is none to point at.
+std::string rulePageUri(const State &state, const std::string &code);
 
 // CodeActions.cpp
 std::vector<CodeAction> codeActions(State &state, const std::string &uri, Range range);
@@ -80,6 +95,12 @@ WorkspaceEdit workspaceEdit(State &state, const std::string &uri, const std::vec
 
 // Formatting.cpp
 std::vector<Edit> formatting(State &state, const std::string &uri);
+
+/// textDocument/rangeFormatting: the edits of `cake fmt` that fall in the
+/// lines of \p range (the formatter prints whole files; its output is
+/// compared with the text line by line and only the changed lines inside
+/// the range are replaced).
+std::vector<Edit> rangeFormatting(State &state, const std::string &uri, Range range);
 
 // Hover.cpp
 std::optional<Hover> hover(State &state, const std::string &uri, Position position);
@@ -92,6 +113,48 @@ std::optional<Location> definition(State &state, const std::string &uri, Positio
 
 // References.cpp
 std::vector<Location> references(State &state, const std::string &uri, Position position, bool includeDeclaration);
+
+// Rename.cpp
+/// textDocument/prepareRename: the name at \p position when it is a
+/// declaration of the file or a use of one; throws RequestFailed with the
+/// reason otherwise (a keyword, an operation, a number, a clause).
+PrepareRename prepareRename(State &state, const std::string &uri, Position position);
+/// textDocument/rename: every occurrence of the symbol at \p position
+/// renamed to \p newName. Throws RequestFailed (with the reason) when the
+/// name is not an identifier, is a keyword or reserved, or would collide
+/// with or capture another name: the renamed text is analyzed again and
+/// every reference must still resolve to the same declaration.
+WorkspaceEdit rename(State &state, const std::string &uri, Position position, const std::string &newName);
+
+// DocumentHighlights.cpp
+std::vector<DocumentHighlight> documentHighlights(State &state, const std::string &uri, Position position);
+
+// WorkspaceSymbols.cpp
+/// The kernels, constants and compile-time parameters of the open documents
+/// and of the `*.cake` files under State::workspaceRoots (at most
+/// kMaxWorkspaceFiles files of at most 1 MiB; hidden folders, build/ and
+/// node_modules/ skipped), whose names contain \p query as a
+/// case-insensitive subsequence; at most kMaxWorkspaceSymbols of them.
+inline constexpr size_t kMaxWorkspaceSymbols = 500, kMaxWorkspaceFiles = 2000;
+std::vector<SymbolInformation> workspaceSymbols(State &state, const std::string &query);
+
+// SignatureHelp.cpp
+/// The characters after which clients should ask for signature help.
+std::vector<std::string> signatureTriggers();
+/// The operation whose argument list holds \p position, with the active
+/// parameter from the commas before it; nullopt outside an operation call.
+std::optional<SignatureHelp> signatureHelp(State &state, const std::string &uri, Position position);
+
+// FoldingRanges.cpp
+std::vector<FoldingRange> foldingRanges(State &state, const std::string &uri);
+
+// SelectionRanges.cpp
+std::vector<SelectionRange> selectionRanges(State &state, const std::string &uri,
+                                            const std::vector<Position> &positions);
+
+// CodeLens.cpp
+/// "run", "compile" and the cost estimate above each kernel.
+std::vector<CodeLens> codeLenses(State &state, const std::string &uri);
 
 // Completion.cpp
 /// The characters after which clients should ask for completion.

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -147,6 +148,60 @@ struct CodeAction {
   std::vector<LspDiagnostic> diagnostics;
   bool isPreferred = false;
   WorkspaceEdit edit;
+};
+
+
+/// textDocument/prepareRename: the range of the name and the name itself.
+struct PrepareRename {
+  Range range;
+  std::string placeholder;
+};
+
+/// One signature of textDocument/signatureHelp (an operation of the primitive
+/// table), its parameters as labels of the signature string.
+struct SignatureInformation {
+  std::string label; ///< `tma.load(src: global view, dst: shared view, ...)`
+  std::string documentation;
+  /// Each parameter's [begin, end) in label (ASCII: bytes are UTF-16 units).
+  std::vector<std::pair<uint32_t, uint32_t>> parameters;
+};
+
+struct SignatureHelp {
+  std::vector<SignatureInformation> signatures;
+  uint32_t activeSignature = 0;
+  std::optional<uint32_t> activeParameter; ///< none: past the last parameter
+};
+
+/// textDocument/foldingRange: whole lines; kind "comment", "region" or "".
+struct FoldingRange {
+  uint32_t startLine = 0, endLine = 0;
+  std::string kind;
+};
+
+/// textDocument/selectionRange: a range and the ranges around it, innermost
+/// first (parent chain flattened: ranges[0] is the innermost).
+struct SelectionRange {
+  std::vector<Range> ranges;
+};
+
+/// textDocument/documentHighlight; kind 1 text, 2 read, 3 write.
+struct DocumentHighlight {
+  Range range;
+  int kind = 1;
+};
+
+/// A command as LSP spells it: title, command id, arguments. Arguments are
+/// the document's URI and, when set, an object naming the kernel.
+struct Command {
+  std::string title, command;
+  std::string uri;
+  std::string kernel; ///< empty: no options argument
+};
+
+/// textDocument/codeLens.
+struct CodeLens {
+  Range range;
+  Command command;
 };
 
 } // namespace cake::lsp

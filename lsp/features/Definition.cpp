@@ -35,7 +35,7 @@ std::optional<Location> definition(State &state, const std::string &uri, Positio
   if (!model)
     return std::nullopt;
   SourceRange target;
-  if (const sema::Symbol *s = symbolAt(model->index, at.offset))
+  if (const sema::Symbol *s = symbolNear(a, at.offset)) // a constant in a shape too (`bf16[64, BK]`)
     target = s->range;
   else if (const sema::Slot *slot = slotAt(a, at.offset))
     target = slot->decl->name.range;

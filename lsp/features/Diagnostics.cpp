@@ -3,7 +3,9 @@
 // CAKE diagnostics become LSP diagnostics with their code, a link to the
 // rule's page, related information for notes (or, for clients without
 // relatedInformation such as eglot 1.9, one hint per note), and their fixes
-// in `data` so that code actions can be answered without re-checking.
+// in `data` so that code actions can be answered without re-checking. The
+// links are `<rulesBaseUri><code>.md`: initializationOptions.rulesBaseUri,
+// else the pages installed beside the binary, found when the server starts.
 // A finding in the manifest of a file with parameters (a value outside its
 // parameter's domain) is shown on the document, at its first note there (the
 // parameter's declaration), with the manifest's place as related
@@ -11,6 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/core/Features.h"
+
+#include <filesystem>
 
 namespace cake::lsp {
 namespace {
@@ -29,9 +33,6 @@ int lspSeverity(Severity s) {
   return 1;
 }
 
-std::string rulePageUri(const std::string &code) {
-  return pathToUri(std::string(CAKE_SOURCE_DIR) + "/docs/rules/" + code + ".md");
-}
 
 std::vector<DiagnosticFix> lspFixes(std::string_view text, const std::vector<Fix> &fixes, Encoding enc) {
   std::vector<DiagnosticFix> out;
@@ -60,6 +61,28 @@ std::string placeOf(const Analysis &a, SourceRange r) {
 
 } // namespace
 
+std::string defaultRulesBaseUri() {
+  // Resolved where the binary runs, not where it was built (issue #16: the
+  // links pointed at the build machine's source tree): an installed
+  // `PREFIX/bin/cake` has its pages in PREFIX/share/doc/cake/rules
+  // (cli/CMakeLists.txt installs them there), a build folder inside the
+  // source tree has them in ../docs/rules.
+  std::error_code ec;
+  std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec)
+    return "";
+  std::filesystem::path bin = self.parent_path();
+  for (const std::filesystem::path &dir :
+       {bin / ".." / "share" / "doc" / "cake" / "rules", bin / ".." / "docs" / "rules"})
+    if (std::filesystem::is_directory(dir, ec))
+      return pathToUri(std::filesystem::weakly_canonical(dir, ec).string()) + "/";
+  return "";
+}
+
+std::string rulePageUri(const State &state, const std::string &code) {
+  return state.rulesBaseUri.empty() ? "" : state.rulesBaseUri + code + ".md";
+}
+
 std::vector<LspDiagnostic> lspDiagnostics(State &state, const std::string &uri) {
   auto analysis = state.docs.analyze(uri, state.check);
   std::string_view text = analysis->sm.text(analysis->file);
@@ -83,7 +106,7 @@ std::vector<LspDiagnostic> lspDiagnostics(State &state, const std::string &uri) 
     diag.code = d.code;
     diag.message = d.message;
     if (state.caps.codeDescription)
-      diag.codeDescription = rulePageUri(d.code);
+      diag.codeDescription = rulePageUri(state, d.code);
     if (d.range.file == analysis->file) // a finding in the manifest is not this document's to fix
       diag.fixes = lspFixes(text, d.fixes, enc);
     std::vector<LspDiagnostic> hints;

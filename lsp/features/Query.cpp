@@ -3,6 +3,9 @@
 
 #include "compiler/syntax/Printer.h"
 
+#include <algorithm>
+#include <set>
+
 namespace cake::lsp {
 
 using namespace syntax;
@@ -145,6 +148,63 @@ const sema::Symbol *symbolAt(const sema::SymbolIndex &index, uint32_t offset) {
   if (const sema::Symbol *s = index.at(offset))
     return s;
   return offset > 0 ? index.at(offset - 1) : nullptr;
+}
+
+namespace {
+
+/// The symbol of the innermost declaration named \p name visible at \p offset.
+const sema::Symbol *innermostNamed(const Analysis &a, const std::string &name, uint32_t offset) {
+  const Visible *innermost = nullptr;
+  std::vector<Visible> visible = visibleAt(a, offset);
+  for (const Visible &v : visible)
+    if (v.name == name)
+      innermost = &v;
+  if (innermost)
+    for (const sema::Symbol &s : a.model()->index.symbols)
+      if (s.name == innermost->name && s.declRange == innermost->declRange && s.kind == innermost->kind)
+        return &s;
+  return nullptr;
+}
+
+} // namespace
+
+const sema::Symbol *symbolNear(const Analysis &a, uint32_t offset) {
+  const sema::Module *model = a.model();
+  if (!model)
+    return nullptr;
+  if (const sema::Symbol *s = symbolAt(model->index, offset))
+    return s;
+  for (uint32_t at : {offset, offset ? offset - 1 : offset})
+    if (const Expr *e = nodesAt(a.result.analyzed(), at).expr; e && e->kind == ExprKind::Name)
+      return innermostNamed(a, e->text, e->range.begin);
+  return nullptr;
+}
+
+std::vector<SourceRange> usesOf(const Analysis &a, const sema::Symbol &s) {
+  const sema::SymbolIndex &index = a.model()->index;
+  std::vector<SourceRange> out = index.uses(index.indexOf(s));
+  std::set<uint32_t> resolved;
+  for (const sema::Reference &r : index.references)
+    resolved.insert(r.range.begin);
+  // A module-level name that nothing else declares needs no scope lookup
+  // (visibleAt is linear in the declarations, and a constant used in every
+  // kernel's shapes has thousands of uses in a large file).
+  bool alone = s.container.empty() && std::none_of(index.symbols.begin(), index.symbols.end(), [&](const auto &o) {
+                 return &o != &s && o.name == s.name;
+               });
+  Walker w;
+  w.expr = [&](const Expr &e) {
+    if (e.kind == ExprKind::Name && e.text == s.name && !resolved.count(e.range.begin) &&
+        (alone || innermostNamed(a, s.name, e.range.begin) == &s))
+      out.push_back(e.range);
+  };
+  // A kernel's declaration is seen in that kernel only.
+  for (const StmtPtr &item : a.result.analyzed().items.stmts)
+    if (auto *k = dyn_cast<KernelDecl>(item.get()); s.container.empty() || (k && k->name.name == s.container))
+      walk(*item, w);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 NodesAt nodesAt(const syntax::Module &module, uint32_t offset) {

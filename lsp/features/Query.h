@@ -51,6 +51,17 @@ const sema::Kernel *modelKernelAt(const Analysis &analysis, uint32_t offset);
 /// right after a name), or nullptr.
 const sema::Symbol *symbolAt(const sema::SymbolIndex &index, uint32_t offset);
 
+/// symbolAt, or for a name sema records no reference for (a shape's extent,
+/// `bf16[64, BK]`) the innermost declaration of that name visible there;
+/// nullptr when there is none.
+const sema::Symbol *symbolNear(const Analysis &analysis, uint32_t offset);
+
+/// Every use of \p symbol, sorted and unique: the references of the symbol
+/// index and the Name expressions of the analyzed tree it records none for
+/// where \p symbol is the innermost declaration of that name (a shape's
+/// extent). The declaration is not included.
+std::vector<SourceRange> usesOf(const Analysis &analysis, const sema::Symbol &symbol);
+
 /// The syntax nodes at an offset, innermost of each sort.
 struct NodesAt {
   const syntax::Expr *expr = nullptr;        ///< innermost expression containing the offset

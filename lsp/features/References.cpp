@@ -1,26 +1,24 @@
 //===- References.cpp - textDocument/references ---------------------------===//
 //
-// Every resolved use of the name at the position, from the symbol index, in
-// source order; the declaration first when `context.includeDeclaration`.
+// Every use of the name at the position, in source order: the symbol
+// index's references, and the uses it records none for (a constant in a
+// shape, `bf16[64, BK]`), resolved by scope (Query.h, usesOf); the
+// declaration first when `context.includeDeclaration`.
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/features/Query.h"
 
-#include <algorithm>
 
 namespace cake::lsp {
 
 std::vector<Location> references(State &state, const std::string &uri, Position position, bool includeDeclaration) {
   Located at = locate(state, uri, position);
   const Analysis &a = *at.analysis;
-  const sema::Module *model = a.model();
-  const sema::Symbol *s = model ? symbolAt(model->index, at.offset) : nullptr;
+  const sema::Symbol *s = symbolNear(a, at.offset);
   std::vector<Location> out;
   if (!s)
     return out;
-  std::vector<SourceRange> uses = model->index.uses(model->index.indexOf(*s));
-  std::sort(uses.begin(), uses.end());
-  uses.erase(std::unique(uses.begin(), uses.end()), uses.end());
+  std::vector<SourceRange> uses = usesOf(a, *s);
   if (includeDeclaration)
     uses.insert(uses.begin(), s->range);
   LineMap lines(a.text(), state.caps.encoding);

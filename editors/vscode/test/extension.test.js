@@ -88,9 +88,20 @@ test('starts `cake lsp` for cake documents by default', async () => {
   assert.strictEqual(c.started, 1);
   assert.ok(c.options.documentSelector.some((s) => s.language === 'cake' && s.scheme === 'file'));
   assert.ok(vscode.registered.has('cake.restartServer'));
+  // cake.target and cake.lower: the initialization options, then settings.cake as they change.
+  assert.deepStrictEqual(c.options.initializationOptions, { target: null, lower: false });
+  assert.deepStrictEqual(c.options.synchronize, { configurationSection: 'cake' });
   // The server's commands are registered by the client from executeCommandProvider, not by us.
   for (const name of ['cake.check', 'cake.compile', 'cake.run', 'cake.bench', 'cake.applyFix'])
     assert.ok(!vscode.registered.has(name), `${name} would clash with the client's registration`);
+});
+
+test('cake.target and cake.lower become the initialization options', async () => {
+  const vscode = fakeVscode({ target: 'sm_80', lower: true }, cakeDoc);
+  const clients = [];
+  const ext = loadExtension(vscode, clients);
+  await ext.activate({ subscriptions: [] });
+  assert.deepStrictEqual(clients[0].options.initializationOptions, { target: 'sm_80', lower: true });
 });
 
 test('cake.serverPath and cake.serverArgs choose the command; restart re-reads them', async () => {

@@ -11,7 +11,9 @@
 ;; major mode, font-lock and indentation; the diagnostic's range and code, as
 ;; published and as flymake shows it; hover (skipped while the server does
 ;; not advertise hoverProvider); the quickfix through `eglot-code-actions';
-;; a clean file afterwards; and cake.check's JSON through `cake-check'.
+;; a clean file afterwards; cake.check's JSON through `cake-check'; and the features
+;; of issue #16: signature help, document highlights, folding ranges, code lenses and rename
+;; (refused, then applied by `eglot-rename').
 
 ;;; Code:
 
@@ -147,6 +149,57 @@
                       (if (fboundp 'gfm-view-mode) '("markdown" "plaintext") '("plaintext"))))
       (should (string-match-p "\\_<ring\\_>" (plist-get contents :value)))
       (should (string-match-p "stages(4)" (plist-get contents :value))))))
+
+;; The features of issue #16. Named to run after the fix (cake-eglot-diagnostics-fix-check) and the
+;; hover, on the clean buffer. eglot 1.9 renames (eglot-rename) and shows signature help and
+;; highlights through eldoc; folding ranges and code lenses it does not request, so they are asked
+;; for on its connection.
+(ert-deftest cake-eglot-lsp-features ()
+  (with-current-buffer (cake-test--session)
+    (let ((server (eglot--current-server-or-lose)))
+      (cl-flet ((at (line col) (goto-char (point-min)) (forward-line line) (forward-char col))
+                (req (method &rest params) (jsonrpc-request server method (apply #'append params))))
+        (dolist (cap '(:renameProvider :signatureHelpProvider :foldingRangeProvider
+                       :documentHighlightProvider :codeLensProvider :workspaceSymbolProvider))
+          (should (eglot--server-capable cap)))
+        ;; Signature help on `s.a' of tma.load(A[m0, k * BK], s.a).
+        (at 24 30)
+        (let* ((help (req :textDocument/signatureHelp (eglot--TextDocumentPositionParams)))
+               (sig (aref (plist-get help :signatures) 0)))
+          (should (string-prefix-p "tma.load(src: global view, dst: shared view" (plist-get sig :label)))
+          (should (equal (plist-get help :activeParameter) 1)))
+        ;; Document highlight of the ring `ab': the declaration is a write, the four uses reads.
+        (at 16 7)
+        (let ((marks (req :textDocument/documentHighlight (eglot--TextDocumentPositionParams))))
+          (should (= (length marks) 5))
+          (should (equal (plist-get (aref marks 0) :kind) 3))
+          (should (equal (plist-get (aref marks 1) :kind) 2)))
+        ;; Folding ranges: the kernel from its header to the line before its brace.
+        (let ((folds (append (req :textDocument/foldingRange (list :textDocument (eglot--TextDocumentIdentifier)))
+                             nil)))
+          (should (cl-find-if (lambda (f) (and (equal (plist-get f :startLine) 6) (equal (plist-get f :endLine) 42)))
+                              folds))
+          (should (cl-find-if (lambda (f) (equal (plist-get f :kind) "comment")) folds)))
+        ;; Code lenses above the kernel.
+        (let ((lenses (req :textDocument/codeLens (list :textDocument (eglot--TextDocumentIdentifier)))))
+          (should (= (length lenses) 3))
+          (should (equal (plist-get (plist-get (aref lenses 0) :command) :command) "cake.run"))
+          (should (equal (plist-get (plist-get (aref lenses 1) :command) :command) "cake.compile")))
+        ;; Rename: refused with the reason (the ring would hide the constant BM), then done by eglot.
+        (at 16 7)
+        (should (string-match-p "hides a declaration"
+                                (condition-case err
+                                    (progn (eglot-rename "BM") "not refused")
+                                  (error (error-message-string err)))))
+        (should (equal (buffer-substring-no-properties (line-beginning-position) (line-end-position))
+                       "  ring ab stages(4) producer(load) consumer(compute) {"))
+        (eglot-rename "pipe")
+        (should (equal (buffer-substring-no-properties (line-beginning-position) (line-end-position))
+                       "  ring pipe stages(4) producer(load) consumer(compute) {"))
+        (should (= (how-many "\\_<pipe\\_>" (point-min) (point-max)) 5))
+        (should (= (how-many "\\_<ab\\_>" (point-min) (point-max)) 0))
+        ;; The renamed file still checks clean (cake.check sends the pending didChange first).
+        (should (equal (plist-get (cake-check) :summary) '(:errors 0 :warnings 0)))))))
 
 (ert-deftest cake-eglot-zz-shutdown ()
   ;; Named to run last (ERT runs tests in name order).

@@ -7,7 +7,9 @@
 -- diagnostic's range and code, hover (skipped while the server does not
 -- advertise hoverProvider), :CakeCheck (cake.check's JSON in the quickfix
 -- list), the quickfix code action applied with vim.lsp.util, a clean file
--- afterwards, cake.check's JSON, and :CakeFix (cake.applyFix through
+-- afterwards, cake.check's JSON, omnifunc, signature help, folding ranges,
+-- document highlights, code lenses, workspace symbols, rename (refused, then
+-- applied by vim.lsp.buf.rename), and :CakeFix (cake.applyFix through
 -- workspace/applyEdit) on a second copy. Works on Neovim 0.7 and later.
 -- Prints one line per check on stdout; exits 0 when all pass, else 1.
 local script = debug.getinfo(1, 'S').source:sub(2)
@@ -113,6 +115,99 @@ local function run()
   check(result.version == 1 and result.uri == uri, 'cake.check: version and uri', result)
   check(result.summary and result.summary.errors == 0 and result.summary.warnings == 0
     and vim.tbl_isempty(result.diagnostics), 'cake.check: clean after the fix', result)
+
+  -- The features of issue #16, through the client.
+  check(vim.bo[buf].omnifunc == 'v:lua.vim.lsp.omnifunc', 'omnifunc is vim.lsp.omnifunc', vim.bo[buf].omnifunc)
+  check(caps.renameProvider and caps.signatureHelpProvider and caps.foldingRangeProvider
+    and caps.documentHighlightProvider and caps.codeLensProvider, 'the new capabilities are advertised', caps)
+  local function request(method, params)
+    local r = vim.lsp.buf_request_sync(buf, method, params, TIMEOUT)
+    local reply = r and r[client.id] or {}
+    return reply.result, reply.error or reply.err
+  end
+  local function at(line, character)
+    return { textDocument = { uri = uri }, position = { line = line, character = character } }
+  end
+
+  -- Signature help in tma.load(A[m0, k * BK], s.a), on s.a.
+  local sig = request('textDocument/signatureHelp', at(24, 30))
+  local label = sig and sig.signatures and sig.signatures[1] and sig.signatures[1].label or ''
+  check(label:find('tma.load(src: global view, dst: shared view', 1, true) and sig.activeParameter == 1,
+    'signature help: tma.load, the second operand active', sig)
+
+  -- Folding ranges: the comment lines, the kernel, the ring.
+  local folds = request('textDocument/foldingRange', { textDocument = { uri = uri } }) or {}
+  local function folded(first, last, kind)
+    for _, f in ipairs(folds) do
+      if f.startLine == first and f.endLine == last and (kind == nil or f.kind == kind) then return true end
+    end
+    return false
+  end
+  check(folded(0, 1, 'comment') and folded(6, 42) and folded(16, 18), 'folding: comments, kernel, ring', folds)
+
+  -- Document highlight of the ring `ab`, drawn by vim.lsp.buf.document_highlight().
+  vim.api.nvim_win_set_cursor(0, { 17, 7 })
+  vim.lsp.buf.document_highlight()
+  local ns = vim.api.nvim_create_namespace('vim_lsp_references')
+  wait('document highlight: five occurrences of ab', function()
+    return #vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, {}) == 5
+  end)
+  local marks = vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })
+  check(marks[1] and marks[1][2] == 16 and marks[1][3] == 7 and marks[1][4].hl_group == 'LspReferenceWrite'
+    and marks[2] and marks[2][4].hl_group == 'LspReferenceRead', 'document highlight: declaration write, uses read', marks)
+  vim.lsp.buf.clear_references()
+
+  -- Code lens: run, compile and the cost estimate above the kernel.
+  vim.lsp.codelens.refresh()
+  wait('code lens: three lenses', function() return #vim.lsp.codelens.get(buf) == 3 end)
+  local lenses = vim.lsp.codelens.get(buf)
+  local titles = {}
+  for _, l in ipairs(lenses) do
+    titles[#titles + 1] = l.command and l.command.title or ''
+    check(l.range.start.line == 6, 'code lens on the kernel line', l)
+  end
+  check(lenses[1] and lenses[1].command.command == 'cake.run' and lenses[1].command.arguments[2].kernel == 'gemm'
+    and lenses[2].command.command == 'cake.compile' and (titles[3] or ''):find('^cost'), 'code lens: run, compile, cost',
+    titles)
+
+  -- Workspace symbols.
+  local symbols = request('workspace/symbol', { query = 'gem' }) or {}
+  check(#symbols >= 1 and symbols[1].name == 'gemm' and symbols[1].kind == 12, 'workspace symbol: gemm', symbols)
+
+  -- Rename refused (the ring would hide the constant BM), then done by vim.lsp.buf.rename.
+  local _, err = request('textDocument/rename', vim.tbl_extend('force', at(16, 7), { newName = 'BM' }))
+  check(err and (err.message or ''):find("hides a declaration", 1, true), 'rename to BM is refused with the reason', err)
+  local prep = request('textDocument/prepareRename', at(16, 7))
+  check(prep and prep.placeholder == 'ab', 'prepareRename: ab', prep)
+  vim.api.nvim_win_set_cursor(0, { 17, 7 })
+  vim.lsp.buf.rename('pipe')
+  wait('rename: ab becomes pipe everywhere', function()
+    local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, true), '\n')
+    return not text:find('ab.', 1, true) and select(2, text:gsub('pipe', '')) == 5
+  end)
+  check(vim.api.nvim_buf_get_lines(buf, 16, 17, true)[1] == '  ring pipe stages(4) producer(load) consumer(compute) {',
+    'rename: the ring declaration', vim.api.nvim_buf_get_lines(buf, 16, 17, true))
+  wait('no diagnostics after the rename', function() return #vim.diagnostic.get(buf) == 0 end)
+
+  -- Settings while the server runs: target sm_80 reports the TMA loads, null goes back.
+  local function configure(settings)
+    if vim.fn.has('nvim-0.11') == 1 then
+      client:notify('workspace/didChangeConfiguration', { settings = settings })
+    else
+      client.notify('workspace/didChangeConfiguration', { settings = settings })
+    end
+  end
+  configure({ cake = { target = 'sm_80' } })
+  wait('didChangeConfiguration: target sm_80 reports the TMA loads', function()
+    local ds = vim.diagnostic.get(buf)
+    if #ds == 0 then return false end
+    for _, d in ipairs(ds) do
+      if d.code ~= 'target.capability' then return false end
+    end
+    return ds[1].lnum == 24
+  end)
+  configure({ cake = { target = vim.NIL } })
+  wait('didChangeConfiguration: target null, clean again', function() return #vim.diagnostic.get(buf) == 0 end)
 
   -- :CakeFix on a second copy: the server sends workspace/applyEdit.
   vim.cmd('edit ' .. dir .. '/other.cake')

@@ -3,10 +3,12 @@
 --   require('cake').setup({
 --     cmd = { '/path/to/build/cake', 'lsp' },  -- default { 'cake', 'lsp' }
 --     on_attach = function(client, bufnr) end,  -- optional
+--     settings = { cake = { target = 'sm_80' } }, -- optional: the server's settings
 --   })
 --
 -- Starts one server per project root for `cake` buffers: with vim.lsp.start on
 -- Neovim 0.8 and later, with vim.lsp.start_client + buf_attach_client on 0.7.
+-- Sets 'omnifunc' to vim.lsp.omnifunc in the buffers it attaches to.
 -- Defines :CakeCheck (cake.check: a summary, and the problems in the quickfix
 -- list) and :CakeFix (cake.applyFix: every fix-it of the buffer, applied by the
 -- server through workspace/applyEdit).
@@ -19,6 +21,7 @@ M.config = {
   on_attach = nil,
   capabilities = nil,
   init_options = nil,
+  settings = nil, -- e.g. { cake = { target = 'sm_80' } }: sent with workspace/didChangeConfiguration
 }
 
 local clients = {} -- root_dir -> client id (Neovim 0.7 path)
@@ -42,7 +45,12 @@ local function client_config(root)
     root_dir = root,
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
     init_options = M.config.init_options,
-    on_attach = M.config.on_attach,
+    settings = M.config.settings,
+    on_attach = function(client, bufnr)
+      -- <C-x><C-o> completes from the server (issue #16: omnifunc was unset)
+      vim.bo[bufnr].omnifunc = 'v:lua.vim.lsp.omnifunc'
+      if M.config.on_attach then M.config.on_attach(client, bufnr) end
+    end,
   }
 end
 
