@@ -24,6 +24,7 @@ void CakeServer::didChange(const std::string &uri, int64_t version, const std::v
 
 void CakeServer::didClose(const std::string &uri) {
   state_.docs.close(uri);
+  state_.tokensSent.erase(uri);
   dirty_.erase(uri);
   callbacks_.publishDiagnostics(uri, std::nullopt, {});
 }

@@ -103,6 +103,24 @@ std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, c
       sink.report("manifest.invalid", SourceRange{a->file, 0, 0},
                   "a kernel manifest beside this file does not read, so its instantiations are not checked: " + why);
     }
+    // bytes that are not UTF-8 (a client's lone surrogate, a Latin-1 buffer): the lexer reports
+    // those outside comments and strings (syntax.character, as `cake check` does); the rest are
+    // reported here, since a client cannot mean to send them (issue #16)
+    if (auto bad = invalidUtf8(a->text()); !bad.empty()) {
+      std::vector<SourceRange> reported;
+      for (const Diagnostic &d : a->result.diagnostics)
+        if (d.code == "syntax.character" && d.range.file == a->file)
+          reported.push_back(d.range);
+      DiagnosticSink sink(a->result.diagnostics);
+      size_t left = 100; // bounded as the front end's errors are (a whole Latin-1 file)
+      for (auto [begin, end] : bad)
+        if (left && std::none_of(reported.begin(), reported.end(),
+                                 [&](SourceRange r) { return r.begin < end && begin < r.end; }) &&
+            left--)
+          sink.report("syntax.character", SourceRange{a->file, begin, end},
+                      "bytes that are not UTF-8 (the editor sent text that is not valid UTF-8, or a lone "
+                      "UTF-16 surrogate)");
+    }
     sortDiagnostics(a->result.diagnostics);
     if (!a->result.model) {
       std::vector<Diagnostic> discarded;
