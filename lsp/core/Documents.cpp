@@ -172,10 +172,11 @@ std::optional<CheckResult> checkIncrementally(const Analysis &next, const Analys
         return i;
     return std::nullopt;
   };
+  std::vector<Diagnostic> moduleBefore, moduleNow; // the findings outside every kernel, before and now
   for (const Diagnostic &d : prev.result.diagnostics) {
     std::optional<size_t> k = d.range.file == prev.file ? owner(old, d.range.begin) : std::nullopt;
-    if (!k || k == changed)
-      continue; // the module's and the changed kernel's: from the new check
+    if (k == changed && k)
+      continue; // the changed kernel's: from the new check
     Diagnostic m = d;
     move(m.range);
     for (Note &n : m.notes)
@@ -183,15 +184,25 @@ std::optional<CheckResult> checkIncrementally(const Analysis &next, const Analys
     for (Fix &f : m.fixes)
       for (TextEdit &e : f.edits)
         move(e.range);
-    r.diagnostics.push_back(std::move(m));
+    (k ? r.diagnostics : moduleBefore).push_back(std::move(m));
   }
   if (!moved)
     return std::nullopt;
   for (Diagnostic &d : part.diagnostics) {
     std::optional<size_t> k = d.range.file == next.file ? owner(ks, d.range.begin) : std::nullopt;
-    if (!k || k == changed)
+    if (k == changed && k)
       r.diagnostics.push_back(std::move(d));
+    else if (!k)
+      moduleNow.push_back(std::move(d));
   }
+  // The module's findings depend on the text outside the kernels, which did not change: the same ones
+  // again, or a finding that depends on the kernels after all, and the file is checked whole.
+  sortDiagnostics(moduleBefore);
+  sortDiagnostics(moduleNow);
+  if (moduleBefore != moduleNow)
+    return std::nullopt;
+  for (Diagnostic &d : moduleNow)
+    r.diagnostics.push_back(std::move(d));
   sortDiagnostics(r.diagnostics);
   return r;
 }
