@@ -93,7 +93,7 @@ std::optional<CheckResult> checkIncrementally(const Analysis &next, const Analys
   std::string_view now = next.text(), before = prev.text();
   CheckResult r;
   r.module = syntax::parse(next.sm, next.file, r.diagnostics);
-  if (countErrors(r.diagnostics) || prev.parameters || hasParameters(r.module))
+  if (countErrors(r.diagnostics) || prev.parameters)
     return std::nullopt;
   std::vector<const syntax::KernelDecl *> ks = kernelsOf(r.module), old = kernelsOf(prev.result.module);
   if (ks.size() != old.size() || ks.empty())
@@ -154,7 +154,8 @@ std::optional<CheckResult> checkIncrementally(const Analysis &next, const Analys
   if (!(aloneFile == next.file))
     return std::nullopt; // its findings must name the document's buffer
   CheckResult part = pipeline::checkFile(alone, aloneFile, check, /*withLowering=*/false);
-  if (countErrors(part.diagnostics))
+  // parameters could only have come with the changed kernel (a `when` clause), which `part` holds
+  if (countErrors(part.diagnostics) || hasParameters(part.module))
     return std::nullopt;
   // the previous findings of the other kernels, moved past the change
   bool moved = true;
