@@ -8,24 +8,24 @@ namespace cake::lsp {
 //===-- Params ------------------------------------------------------------===//
 
 std::string documentUri(const json &params) {
-  return field<std::string>(field<json>(params, "textDocument", "params"), "uri", "params.textDocument");
+  return field<std::string>(member(params, "textDocument", "params"), "uri", "params.textDocument");
 }
 
 Position positionField(const json &object, std::string_view key, std::string_view path) {
-  const json p = field<json>(object, key, path);
+  const json &p = member(object, key, path);
   std::string where = std::string(path) + "." + std::string(key);
   return {field<uint32_t>(p, "line", where), field<uint32_t>(p, "character", where)};
 }
 
 Range rangeField(const json &object, std::string_view key, std::string_view path) {
-  const json r = field<json>(object, key, path);
+  const json &r = member(object, key, path);
   std::string where = std::string(path) + "." + std::string(key);
   Position start = positionField(r, "start", where);
   return {start, positionField(r, "end", where)};
 }
 
 std::vector<ContentChange> contentChanges(const json &params) {
-  const json changes = field<json>(params, "contentChanges", "params");
+  const json &changes = member(params, "contentChanges", "params");
   if (!changes.is_array())
     throw LspError(ErrorCode::InvalidParams, "params.contentChanges must be an array");
   std::vector<ContentChange> out;
@@ -79,6 +79,231 @@ RunOptions runOptions(const json &params) {
   return out;
 }
 
+//===-- The head of a message -------------------------------------------------===//
+
+namespace {
+
+/// Records the top-level "id" and "method" of a message and its params'
+/// "id", building nothing else (a SAX pass).
+class HeadReader {
+public:
+  explicit HeadReader(MessageHead &head) : h_(head) {}
+
+  bool null() { return value(json()); }
+  bool boolean(bool b) { return value(json(b)); }
+  bool number_integer(json::number_integer_t n) { return value(json(n)); }
+  bool number_unsigned(json::number_unsigned_t n) { return value(json(n)); }
+  bool number_float(json::number_float_t, const std::string &) { return value(json()); } // never an id
+  bool string(json::string_t &s) {
+    if (depth_ == 1 && key1_ == "method") {
+      h_.hasMethod = true;
+      h_.method = s;
+      return true;
+    }
+    return value(json(s));
+  }
+  bool binary(json::binary_t &) { return value(json()); }
+  bool key(json::string_t &k) {
+    if (depth_ == 1)
+      key1_ = k;
+    else if (depth_ == 2 && inParams_)
+      key2_ = k;
+    return true;
+  }
+  bool start_object(std::size_t) {
+    if (depth_ == 0)
+      h_.isObject = true;
+    else if (depth_ == 1 && key1_ == "params") {
+      inParams_ = true;
+      h_.paramsId = json();
+    }
+    return open();
+  }
+  bool start_array(std::size_t) { return open(); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t, const std::string &, const nlohmann::detail::exception &) { return false; }
+
+private:
+  /// A structured value is never an id.
+  bool open() {
+    value(json());
+    ++depth_;
+    return true;
+  }
+  bool close() {
+    if (--depth_ == 1)
+      inParams_ = false;
+    return true;
+  }
+  bool value(json v) {
+    if (depth_ == 1 && key1_ == "id") {
+      h_.hasId = true;
+      h_.id = v.is_string() || v.is_number_integer() ? std::move(v) : json();
+    } else if (depth_ == 1 && key1_ == "method") {
+      h_.hasMethod = true;
+      h_.method.reset();
+    } else if (depth_ == 1 && key1_ == "params") {
+      h_.paramsId = json(); // params that are not an object name no request
+    } else if (depth_ == 2 && inParams_ && key2_ == "id") {
+      h_.paramsId = std::move(v);
+    }
+    return true;
+  }
+
+  MessageHead &h_;
+  int depth_ = 0;
+  bool inParams_ = false;
+  std::string key1_, key2_;
+};
+
+} // namespace
+
+MessageHead readMessageHead(std::string_view body) {
+  MessageHead head;
+  HeadReader reader(head);
+  head.valid = json::sax_parse(body, &reader);
+  return head;
+}
+
+//===-- Messages that are not UTF-8 ----------------------------------------===//
+
+namespace {
+
+// While such a message is parsed, private-use code points of plane 16 stand
+// in for what a JSON parser refuses: U+10FE80..U+10FEFF for a byte 0x80..0xFF
+// that is not part of a UTF-8 character, U+10F000..U+10F7FF for a lone
+// surrogate escape \uD800..\uDFFF. A message that holds code points from
+// U+10F000 on itself is not repaired (its placeholders would be ambiguous).
+constexpr uint32_t kBytePlaceholder = 0x10FE00, kSurrogatePlaceholder = 0x10F000, kFirstPlaceholder = 0x10F000;
+
+void appendUtf8(std::string &out, uint32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) { // a surrogate too: its generalized (WTF-8) form
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+/// The value of the four hex digits at \p s[i], or -1.
+int hex4(std::string_view s, size_t i) {
+  if (i + 4 > s.size())
+    return -1;
+  int v = 0;
+  for (size_t k = i; k < i + 4; ++k) {
+    char c = s[k];
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0)
+      return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+/// The placeholders of the strings in \p j turned back into the bytes
+/// they stand for.
+void restorePlaceholders(json &j) {
+  if (j.is_array() || j.is_object()) {
+    for (json &v : j)
+      restorePlaceholders(v);
+    return;
+  }
+  if (!j.is_string())
+    return;
+  std::string &s = j.get_ref<std::string &>();
+  if (s.find("\xF4\x8F") == std::string::npos)
+    return;
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    uint32_t cp = 0;
+    size_t n = utf8Character(s, i, &cp); // the parser's output is UTF-8
+    if (n == 4 && cp >= kSurrogatePlaceholder && cp < kSurrogatePlaceholder + 0x800)
+      appendUtf8(out, 0xD800 + (cp - kSurrogatePlaceholder));
+    else if (n == 4 && cp >= kBytePlaceholder + 0x80 && cp <= kBytePlaceholder + 0xFF)
+      out += static_cast<char>(cp - kBytePlaceholder);
+    else
+      out.append(s, i, std::max<size_t>(n, 1));
+    i += std::max<size_t>(n, 1);
+  }
+  s = std::move(out);
+}
+
+} // namespace
+
+std::optional<json> parseRepairingUtf8(std::string_view body) {
+  std::string out;
+  out.reserve(body.size() + 64);
+  bool inString = false, repaired = false;
+  for (size_t i = 0; i < body.size();) {
+    auto c = static_cast<unsigned char>(body[i]);
+    if (c == '"' || (!inString && c < 0x80)) {
+      inString ^= c == '"';
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    if (inString && c == '\\') {
+      int u = i + 1 < body.size() && body[i + 1] == 'u' ? hex4(body, i + 2) : -1;
+      if (u >= 0xD800 && u <= 0xDBFF && i + 7 < body.size() && body[i + 6] == '\\' && body[i + 7] == 'u') {
+        int low = hex4(body, i + 8);
+        if (low >= 0xDC00 && low <= 0xDFFF) { // a surrogate pair
+          if (0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00) >= static_cast<int>(kFirstPlaceholder))
+            return std::nullopt;
+          out.append(body.substr(i, 12));
+          i += 12;
+          continue;
+        }
+      }
+      if (u >= 0xD800 && u <= 0xDFFF) { // a lone surrogate
+        appendUtf8(out, kSurrogatePlaceholder + (u - 0xD800));
+        repaired = true;
+        i += 6;
+        continue;
+      }
+      size_t n = u >= 0 ? 6 : 2; // another escape, copied (a malformed one fails the parse)
+      out.append(body.substr(i, n));
+      i += n;
+      continue;
+    }
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    uint32_t cp = 0;
+    if (size_t n = utf8Character(body, i, &cp)) {
+      if (cp >= kFirstPlaceholder)
+        return std::nullopt;
+      out.append(body.substr(i, n));
+      i += n;
+      continue;
+    }
+    if (!inString)
+      return std::nullopt; // not JSON
+    appendUtf8(out, kBytePlaceholder + c);
+    repaired = true;
+    ++i;
+  }
+  if (!repaired)
+    return std::nullopt;
+  json m = json::parse(out, nullptr, /*allow_exceptions=*/false);
+  if (m.is_discarded())
+    return std::nullopt;
+  restorePlaceholders(m);
+  return m;
+}
+
 //===-- Results -----------------------------------------------------------===//
 
 void to_json(json &j, const Position &p) { j = {{"line", p.line}, {"character", p.character}}; }
@@ -123,7 +348,17 @@ void to_json(json &j, const SemanticTokensLegend &l) {
   j = {{"tokenTypes", l.tokenTypes}, {"tokenModifiers", l.tokenModifiers}};
 }
 
-void to_json(json &j, const SemanticTokens &t) { j = {{"data", t.data}}; }
+void to_json(json &j, const SemanticTokens &t) {
+  j = {{"data", t.data}};
+  if (!t.resultId.empty())
+    j["resultId"] = t.resultId;
+}
+
+void to_json(json &j, const SemanticTokensDelta &d) {
+  j = {{"resultId", d.resultId}, {"edits", json::array()}};
+  for (const SemanticTokensEdit &e : d.edits)
+    j["edits"].push_back({{"start", e.start}, {"deleteCount", e.deleteCount}, {"data", e.data}});
+}
 
 void to_json(json &j, const InlayHint &h) {
   j = {{"position", h.position}, {"label", h.label}, {"tooltip", h.tooltip}};

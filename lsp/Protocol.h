@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -51,6 +52,15 @@ template <typename T> T field(const json &object, std::string_view key, std::str
   }
 }
 
+/// params field \p key itself, not a copy (field<json> copies the subtree:
+/// a didChange's text); throws InvalidParams as field does when it is
+/// missing.
+inline const json &member(const json &object, std::string_view key, std::string_view path) {
+  if (!object.is_object() || !object.contains(key))
+    throw LspError(ErrorCode::InvalidParams, "missing " + std::string(path) + "." + std::string(key));
+  return object.find(key).value();
+}
+
 //===-- Params ------------------------------------------------------------===//
 
 /// `params.textDocument.uri`.
@@ -66,6 +76,28 @@ std::string argumentUri(const json &params);
 /// The options of cake.run / cake.bench, `params.arguments[1]`.
 RunOptions runOptions(const json &params);
 
+/// What the reader needs of a message before its turn (its cancels are
+/// applied on arrival): read without building its tree, so that a burst of
+/// edits is parsed once, in its turn (issue #16: 80,000 notifications).
+struct MessageHead {
+  bool valid = false;    ///< the text is JSON
+  bool isObject = false; ///< the top level is an object
+  bool hasId = false, hasMethod = false;
+  json id;                           ///< the "id" when a string or an integer, else null
+  std::optional<std::string> method; ///< the "method" when a string
+  json paramsId;                     ///< params.id when params is an object with a scalar id, else null
+};
+MessageHead readMessageHead(std::string_view body);
+
+/// A message whose strings hold bytes that are not UTF-8 or lone surrogate
+/// escapes (\uD800), which a JSON parser refuses: parsed with those bytes
+/// kept in its strings as they were (a lone surrogate as its generalized
+/// UTF-8 form, ED A0 80 for \uD800), so that a document with them opens and
+/// the checker reports them where they are (issue #16: the whole message
+/// was refused with -32700 and the document never opened). nullopt when
+/// the message is not JSON for another reason, or has nothing to repair.
+std::optional<json> parseRepairingUtf8(std::string_view body);
+
 //===-- Results -----------------------------------------------------------===//
 
 void to_json(json &j, const Position &p);
@@ -80,6 +112,7 @@ void to_json(json &j, const DocumentSymbol &s);
 void to_json(json &j, const SymbolInformation &s);
 void to_json(json &j, const SemanticTokensLegend &l);
 void to_json(json &j, const SemanticTokens &t);
+void to_json(json &j, const SemanticTokensDelta &d);
 void to_json(json &j, const InlayHint &h);
 void to_json(json &j, const DiagnosticFix &f);
 void to_json(json &j, const LspDiagnostic &d);

@@ -126,27 +126,40 @@ void Server::push(Inbound in) {
 }
 
 void Server::receive(std::vector<std::string> bodies) {
-  // Parsed here to find the cancels and the ids, then kept as text until
-  // their turn: a burst of 10,000 edits queues 10,000 short strings, not
-  // 10,000 JSON trees (parsing again costs microseconds).
+  // Read here only for the cancels and the ids (a SAX pass that builds no
+  // tree), then kept as text until their turn, when they are parsed: a burst
+  // of 10,000 edits queues 10,000 short strings, not 10,000 JSON trees.
   std::vector<Inbound> batch;
   std::vector<json> cancels; // the ids each cancel names, null for other messages
   for (std::string &body : bodies) {
     const bool tooDeep = formats::jsonNestedDeeperThan(body); // crashed the server (issue #16)
-    json m = tooDeep ? json(json::value_t::discarded) : json::parse(body, nullptr, /*allow_exceptions=*/false);
+    MessageHead head = tooDeep ? MessageHead{} : readMessageHead(body);
+    std::optional<json> repaired; // strings with bytes that are not UTF-8 (issue #16)
+    if (!head.valid && !tooDeep && (repaired = parseRepairingUtf8(body))) {
+      const json &m = *repaired;
+      head.valid = true;
+      head.isObject = m.is_object();
+      head.hasId = head.isObject && m.contains("id");
+      head.hasMethod = head.isObject && m.contains("method");
+      if (validId(m))
+        head.id = m["id"];
+      if (head.hasMethod && m["method"].is_string())
+        head.method = m["method"].get<std::string>();
+    }
     Inbound in;
-    in.kind = m.is_discarded() ? Inbound::Malformed : Inbound::Message;
+    in.kind = head.valid ? Inbound::Message : Inbound::Malformed;
     if (tooDeep)
       in.why = "JSON nested deeper than " + std::to_string(formats::kMaxJsonDepth) + " levels";
     json cancelled;
-    if (m.is_object() && m.value("method", json()) == "$/cancelRequest" && !m.contains("id")) {
-      const json params = m.value("params", json());
-      cancelled = params.is_object() && params.contains("id") ? params["id"] : json();
+    if (head.isObject && head.method == "$/cancelRequest" && !head.hasId) {
+      cancelled = head.paramsId;
       in.kind = Inbound::Cancel;
-    } else if (validId(m)) {
-      in.id = m["id"];
+    } else if (head.isObject && head.hasMethod && !head.id.is_null()) {
+      in.id = head.id;
     }
-    if (in.kind == Inbound::Message)
+    if (in.kind == Inbound::Message && repaired)
+      in.message = std::move(*repaired); // its text does not parse again
+    else if (in.kind == Inbound::Message)
       in.text = std::move(body);
     batch.push_back(std::move(in));
     cancels.push_back(std::move(cancelled));
@@ -215,6 +228,8 @@ void Server::handleOne(Inbound &in) {
     publishPending();
     return finish(in.id, in.cancel, std::move(in.message));
   case Inbound::Message:
+    if (!in.message.is_null()) // repaired by parseRepairingUtf8
+      return dispatch(in.message, in.cancel);
     return dispatch(json::parse(in.text, nullptr, /*allow_exceptions=*/false), in.cancel);
   case Inbound::Cancel:
     return; // applied by receive()
@@ -279,9 +294,9 @@ void Server::dispatch(const json &message, const CancelFlag &cancel) {
     return write(errorReply(id, ErrorCode::InvalidRequest, "not a JSON-RPC request or notification"));
   }
   std::string method = message["method"];
-  json params = message.value("params", json::object());
-  if (params.is_null())
-    params = json::object();
+  static const json kNoParams = json::object();
+  const json &params = // not copied: a didOpen's or didChange's text
+      message.contains("params") && !message.at("params").is_null() ? message.at("params") : kNoParams;
   bool isRequest = message.contains("id");
   json id = isRequest ? message["id"] : json(nullptr);
   if (isRequest && !id.is_string() && !id.is_number_integer())
@@ -453,7 +468,8 @@ json Server::initialize(const json &params) {
             {"definitionProvider", true},
             {"referencesProvider", true},
             {"completionProvider", {{"triggerCharacters", completionTriggers()}, {"resolveProvider", false}}},
-            {"semanticTokensProvider", {{"legend", semanticTokensLegend()}, {"full", true}, {"range", false}}},
+            {"semanticTokensProvider",
+             {{"legend", semanticTokensLegend()}, {"full", {{"delta", true}}}, {"range", true}}},
             {"inlayHintProvider", true},
             {"renameProvider", {{"prepareProvider", true}}},
             {"workspaceSymbolProvider", true},
@@ -519,13 +535,13 @@ void Server::bind() {
   });
   notifications_["initialized"] = [](const json &) {};
   notifications_["textDocument/didOpen"] = [this](const json &p) {
-    const json doc = field<json>(p, "textDocument", "params");
+    const json &doc = member(p, "textDocument", "params");
     core_.didOpen(field<std::string>(doc, "uri", "params.textDocument"),
                   field<int64_t>(doc, "version", "params.textDocument"),
                   field<std::string>(doc, "text", "params.textDocument"));
   };
   notifications_["textDocument/didChange"] = [this](const json &p) {
-    const json doc = field<json>(p, "textDocument", "params");
+    const json &doc = member(p, "textDocument", "params");
     std::string uri = field<std::string>(doc, "uri", "params.textDocument");
     int64_t version = field<int64_t>(doc, "version", "params.textDocument");
     core_.didChange(uri, version, contentChanges(p));
@@ -608,6 +624,15 @@ void Server::bind() {
   });
   onMain("textDocument/semanticTokens/full",
          [&state](const json &p) { return json(semanticTokens(state, documentUri(p))); });
+  onMain("textDocument/semanticTokens/range", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    return json(semanticTokensRange(state, uri, rangeField(p, "range", "params")));
+  });
+  onMain("textDocument/semanticTokens/full/delta", [&state](const json &p) {
+    std::string uri = documentUri(p);
+    auto result = semanticTokensDelta(state, uri, field<std::string>(p, "previousResultId", "params"));
+    return std::visit([](const auto &r) { return json(r); }, result);
+  });
   onMain("textDocument/inlayHint", [&state](const json &p) {
     std::string uri = documentUri(p);
     Range range = rangeField(p, "range", "params");

@@ -93,7 +93,8 @@ private:
   /// One queued message, framing error, or a worker's finished reply.
   struct Inbound {
     enum Kind { Message, Malformed, Cancel, FramingError, WorkerReply, EndOfInput } kind = Message;
-    json message;     ///< WorkerReply: the reply to send
+    json message;     ///< WorkerReply: the reply to send; Message: the message when its text does not parse
+                      ///< as it is (repaired UTF-8)
     std::string text; ///< Message: its JSON text; FramingError: the error
     std::string why;  ///< Malformed: what is wrong, when more is known than "malformed JSON"
     json id;          ///< a request's id (null for notifications)

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace cake::lsp {
 
@@ -58,6 +59,11 @@ public:
 
 private:
   bool fill(bool block);
+  /// The unread input: buffer_ from begin_.
+  std::string_view pending() const;
+  /// Drops \p n bytes of the unread input.
+  void consume(size_t n);
+  void discardAll();
   std::optional<size_t> findHeaderEnd() const;
   size_t junkLength() const;
   /// A message or framing error from the buffer alone; nullopt when more
@@ -67,6 +73,7 @@ private:
 
   int in_, out_;
   std::string buffer_;
+  size_t begin_ = 0; ///< buffer_'s bytes before it are consumed
   bool eof_ = false;
   std::atomic<bool> inHand_{false};
 };

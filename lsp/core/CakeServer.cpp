@@ -10,6 +10,10 @@ void throwIfCancelled(const CancelFlag &cancel) {
 
 CakeServer::CakeServer(Callbacks &callbacks, unsigned workers) : callbacks_(callbacks), worker_(workers) {
   state_.client = &callbacks_;
+  // the analysis an edit replaced is freed off the main thread, after the edit's diagnostics
+  state_.docs.setRetire([this](std::shared_ptr<const Analysis> old) {
+    worker_.post([old = std::move(old)]() mutable { old.reset(); });
+  });
 }
 
 void CakeServer::didOpen(const std::string &uri, int64_t version, std::string text) {
@@ -24,6 +28,7 @@ void CakeServer::didChange(const std::string &uri, int64_t version, const std::v
 
 void CakeServer::didClose(const std::string &uri) {
   state_.docs.close(uri);
+  state_.tokensSent.erase(uri);
   dirty_.erase(uri);
   callbacks_.publishDiagnostics(uri, std::nullopt, {});
 }

@@ -2,7 +2,12 @@
 //
 // Part of CAKE. The versioned store of open documents. Each document's
 // analysis (syntax tree, diagnostics) is computed by the same checkSource the
-// CLI uses, lazily, and dropped on every change.
+// CLI uses, lazily, and replaced on every change. When a change lies inside
+// one kernel, the new analysis checks that kernel only (checkSource on the
+// text with the other kernels blanked out) and keeps the other kernels'
+// findings of the previous analysis; its model is made at the first model()
+// call (Documents.cpp, checkIncrementally, says when this holds; the result
+// is checkSource's, InvariantsTest AnalysesThatReuseFindingsAgreeWithAWholeCheck).
 //
 // checkSource keeps no semantic model for a file with syntax errors, which is
 // what a file being typed usually is. For navigation (hover, definition,
@@ -32,8 +37,10 @@
 #include "lsp/core/Error.h"
 #include "lsp/core/Position.h"
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 
 namespace cake::lsp {
@@ -45,16 +52,38 @@ struct Analysis {
   /// The model of the recovered tree when checkSource kept none. For a file
   /// with parameters the recovered tree is instantiated first (the selected
   /// instantiation, when it instantiates) and result.instance set to it, so
-  /// that result.analyzed() is the tree of model() either way.
-  std::optional<sema::Module> recovered;
+  /// that result.analyzed() is the tree of model() either way. For an
+  /// analysis that reused the previous one's findings (reusedKernels), the
+  /// model of the whole tree, made at the first model() call.
+  mutable std::optional<sema::Module> recovered;
   /// The names of the manifest's instantiations of the file, in its order
   /// (empty: no manifest lists it, the file is checked in its defaults).
   std::vector<std::string> instantiations;
+  /// What it was checked with (an analysis is reused only for the same).
+  std::optional<Target> target;
+  bool verify = true;
+  bool parameters = false; ///< hasParameters of the tree (an analysis with parameters is not reused)
+  /// The kernels whose findings were taken from the previous analysis
+  /// (DocumentStore::analyze); 0 when the whole file was checked.
+  size_t reusedKernels = 0;
 
   std::string_view text() const { return sm.text(file); }
   /// The semantic model for navigation: checkSource's, else the recovered
   /// one. Never null after DocumentStore::analyze.
-  const sema::Module *model() const { return result.model ? &*result.model : recovered ? &*recovered : nullptr; }
+  const sema::Module *model() const {
+    if (result.model)
+      return &*result.model;
+    if (lazyModel_)
+      std::call_once(modelOnce_, [this] { lazyModel_(*this); });
+    return recovered ? &*recovered : nullptr;
+  }
+
+  /// Makes `recovered` at the first model() call (thread-safe).
+  void setLazyModel(std::function<void(const Analysis &)> make) { lazyModel_ = std::move(make); }
+
+private:
+  std::function<void(const Analysis &)> lazyModel_;
+  mutable std::once_flag modelOnce_;
 };
 
 struct Document {
@@ -62,6 +91,9 @@ struct Document {
   int64_t version = 0;
   std::string text;
   std::shared_ptr<const Analysis> analysis; ///< null until analyzed after a change
+  /// The last analysis made before the latest change: analyze reuses its
+  /// findings for the kernels a change left alone.
+  std::shared_ptr<const Analysis> previous;
   /// cake.selectInstantiation's choice ("" = the first); nullopt: the
   /// server's default (DocumentStore::setDefaultInstantiation).
   std::optional<std::string> instantiation;
@@ -118,11 +150,15 @@ public:
   const std::map<std::string, Document> &all() const { return docs_; }
   /// Whether analyses add the lowering's findings (the `lower` option).
   void setLowering(bool on) { lowering_ = on; }
+  /// Where an analysis no longer needed goes to be destroyed (a worker
+  /// thread: a 50,000-line tree takes 15 ms to free); else it is freed here.
+  void setRetire(std::function<void(std::shared_ptr<const Analysis>)> retire) { retire_ = std::move(retire); }
 
 private:
   std::map<std::string, Document> docs_;
   bool lowering_ = false;
   std::string defaultInstantiation_;
+  std::function<void(std::shared_ptr<const Analysis>)> retire_;
 
   /// The name of the instantiation selected in \p doc.
   std::string selected(const Document &doc) const { return doc.instantiation.value_or(defaultInstantiation_); }

@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <variant>
 
 namespace cake::lsp {
 
@@ -75,6 +76,9 @@ struct State {
   /// rootUri), as paths; workspace/symbol also reads the `*.cake` files
   /// under them.
   std::vector<std::string> workspaceRoots;
+  /// The last semanticTokens/full (or /full/delta) result sent for each
+  /// open document, which a delta request names by its resultId.
+  std::map<std::string, SemanticTokens> tokensSent;
 };
 
 // Diagnostics.cpp
@@ -159,12 +163,24 @@ std::vector<CodeLens> codeLenses(State &state, const std::string &uri);
 // Completion.cpp
 /// The characters after which clients should ask for completion.
 std::vector<std::string> completionTriggers();
+/// The most items a completion list holds; a longer one is cut to the items
+/// that start with the word typed and marked isIncomplete.
+inline constexpr size_t kMaxCompletionItems = 1000;
 CompletionList completion(State &state, const std::string &uri, Position position);
 
 // SemanticTokens.cpp
 /// The token types and modifiers, for the initialize result.
 SemanticTokensLegend semanticTokensLegend();
+/// The whole document's tokens, with a resultId; remembered in
+/// State::tokensSent for a later delta.
 SemanticTokens semanticTokens(State &state, const std::string &uri);
+/// The tokens that begin in \p range (no resultId).
+SemanticTokens semanticTokensRange(State &state, const std::string &uri, Range range);
+/// The edits from the result \p previousResultId to the current tokens, or
+/// all of them (with a fresh resultId) when that is not the last result
+/// sent for the document.
+std::variant<SemanticTokens, SemanticTokensDelta> semanticTokensDelta(State &state, const std::string &uri,
+                                                                      const std::string &previousResultId);
 
 // InlayHints.cpp
 std::vector<InlayHint> inlayHints(State &state, const std::string &uri, Range range);

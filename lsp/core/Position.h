@@ -36,7 +36,9 @@ Range rangeOf(std::string_view text, SourceRange range, Encoding enc);
 
 /// A line table over one text: position conversions in O(log lines + line
 /// length) instead of O(text), for results with many ranges (semantic
-/// tokens, symbols, references, inlay hints). The text must outlive it.
+/// tokens, symbols, references, inlay hints); offsets queried in ascending
+/// order cost O(log lines + the distance from the previous one). The text
+/// must outlive it.
 class LineMap {
 public:
   LineMap(std::string_view text, Encoding enc);
@@ -59,7 +61,21 @@ private:
   std::string_view text_;
   Encoding enc_;
   std::vector<uint32_t> starts_; ///< offset of the first byte of each line
+  /// The last UTF-16 query that ended on a character boundary: its line,
+  /// offset and units from the line start (lineCharacter continues from it).
+  /// A LineMap is therefore not shared between threads.
+  mutable uint32_t cursorLine_ = UINT32_MAX, cursorOffset_ = 0, cursorUnits_ = 0;
 };
+
+/// The length of the well-formed UTF-8 character at \p text[i] (Unicode
+/// table 3-7), and its code point in \p cp when given; 0 for a stray
+/// continuation byte, a truncated or overlong sequence, an encoded
+/// surrogate or a code point past U+10FFFF.
+size_t utf8Character(std::string_view text, size_t i, uint32_t *cp = nullptr);
+
+/// The byte ranges [begin, end) of \p text that are not UTF-8, each run of
+/// such bytes once.
+std::vector<std::pair<uint32_t, uint32_t>> invalidUtf8(std::string_view text);
 
 /// Path of a file:// URI ("" when the URI is not a file URI).
 std::string uriToPath(std::string_view uri);

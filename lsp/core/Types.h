@@ -99,7 +99,21 @@ struct SemanticTokensLegend {
 
 /// The relative encoding of the spec: 5 integers per token.
 struct SemanticTokens {
+  std::string resultId; ///< empty: none (a range result)
   std::vector<uint32_t> data;
+};
+
+/// Replaces deleteCount integers of the previous result's data at start.
+struct SemanticTokensEdit {
+  uint32_t start = 0, deleteCount = 0;
+  std::vector<uint32_t> data;
+};
+
+/// textDocument/semanticTokens/full/delta: the edits from the result named
+/// by previousResultId to this one.
+struct SemanticTokensDelta {
+  std::string resultId;
+  std::vector<SemanticTokensEdit> edits;
 };
 
 struct InlayHint {

@@ -24,8 +24,10 @@
 #include "compiler/syntax/Printer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
+#include <unordered_set>
 
 namespace cake::lsp {
 
@@ -92,17 +94,17 @@ public:
   Completer(const State &state, const Analysis &a, uint32_t offset)
       : state_(state), a_(a), offset_(offset), text_(a.text()) {}
 
-  std::vector<CompletionItem> run() {
+  CompletionList run() {
     std::vector<Diagnostic> ignored;
     LexedFile lexed = lex(a_.sm, a_.file, ignored);
     for (const Comment &c : lexed.comments)
       if (c.range.begin < offset_ && offset_ <= c.range.end)
-        return items_;
+        return {};
     for (const Token &t : lexed.tokens) {
       if (t.kind == Tok::Eof || t.range.begin >= offset_)
         break;
       if (t.kind == Tok::String && offset_ < t.range.end)
-        return items_;
+        return {};
       toks_.push_back(t);
     }
     // The word being typed is not context.
@@ -112,10 +114,38 @@ public:
       toks_.pop_back();
     }
     complete();
-    return items_;
+    return capped();
   }
 
 private:
+  /// At most kMaxCompletionItems items, marked incomplete when some were
+  /// left out, so that the client asks again as the word grows (issue #16: a
+  /// list of 100,000 constants took seconds to build, send and filter).
+  /// Then only the items whose label starts with the word typed so far
+  /// (ignoring case) are kept, in their order (the context's own items
+  /// come first), and the first kMaxCompletionItems of them are sent.
+  CompletionList capped() {
+    if (items_.size() <= kMaxCompletionItems)
+      return {false, std::move(items_)};
+    std::string_view typed = text_.substr(wordBegin_, offset_ - wordBegin_);
+    auto matches = [&](const std::string &label) {
+      if (label.size() < typed.size())
+        return false;
+      for (size_t i = 0; i < typed.size(); ++i)
+        if (std::tolower(static_cast<unsigned char>(label[i])) != std::tolower(static_cast<unsigned char>(typed[i])))
+          return false;
+      return true;
+    };
+    CompletionList out{true, {}};
+    for (CompletionItem &item : items_) {
+      if (out.items.size() == kMaxCompletionItems)
+        break;
+      if (matches(item.label))
+        out.items.push_back(std::move(item));
+    }
+    return out;
+  }
+
   //===-- Tokens before the cursor ------------------------------------------===//
 
   Tok kind(size_t i) const { return toks_[i].kind; }
@@ -535,7 +565,7 @@ private:
   std::string_view text_;
   std::vector<Token> toks_;
   std::vector<CompletionItem> items_;
-  std::set<std::string> seen_;
+  std::unordered_set<std::string> seen_;
 };
 
 } // namespace
@@ -544,7 +574,7 @@ std::vector<std::string> completionTriggers() { return {".", "(", ":", "="}; }
 
 CompletionList completion(State &state, const std::string &uri, Position position) {
   Located at = locate(state, uri, position);
-  return {false, Completer(state, *at.analysis, at.offset).run()};
+  return Completer(state, *at.analysis, at.offset).run();
 }
 
 } // namespace cake::lsp

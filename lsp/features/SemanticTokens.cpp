@@ -170,16 +170,18 @@ SemanticTokensLegend semanticTokensLegend() {
   return legend;
 }
 
-SemanticTokens semanticTokens(State &state, const std::string &uri) {
-  auto analysis = state.docs.analyze(uri, state.check);
-  std::vector<Diagnostic> ignored;
-  LexedFile lexed = lex(analysis->sm, analysis->file, ignored);
-  std::unordered_map<uint32_t, Class> classes = Classifier(*analysis).run();
+namespace {
 
-  struct Item {
-    SourceRange range;
-    Class c;
-  };
+struct Item {
+  SourceRange range;
+  Class c;
+};
+
+/// Every classified token of the document, in source order.
+std::vector<Item> classified(const Analysis &analysis) {
+  std::vector<Diagnostic> ignored;
+  LexedFile lexed = lex(analysis.sm, analysis.file, ignored);
+  std::unordered_map<uint32_t, Class> classes = Classifier(analysis).run();
   std::vector<Item> items;
   for (const Token &t : lexed.tokens) {
     if (t.kind == Tok::Number || t.kind == Tok::String)
@@ -193,11 +195,17 @@ SemanticTokens semanticTokens(State &state, const std::string &uri) {
   for (const Comment &c : lexed.comments)
     items.push_back({c.range, {CommentType, 0}});
   std::sort(items.begin(), items.end(), [](const Item &x, const Item &y) { return x.range.begin < y.range.begin; });
+  return items;
+}
 
-  LineMap lines(analysis->text(), state.caps.encoding);
+/// The relative encoding of the items that begin in [\p from, \p to).
+std::vector<uint32_t> encode(const std::vector<Item> &items, const LineMap &lines, uint32_t from, uint32_t to) {
   std::vector<uint32_t> data;
   uint32_t prevLine = 0, prevChar = 0;
-  for (const Item &item : items) {
+  auto first = std::lower_bound(items.begin(), items.end(), from,
+                                [](const Item &item, uint32_t at) { return item.range.begin < at; });
+  for (auto it = first; it != items.end() && it->range.begin < to; ++it) {
+    const Item &item = *it;
     auto [line, character] = lines.lineCharacter(item.range.begin);
     uint32_t length = lines.units(item.range.begin, std::min(item.range.end, lines.lineEnd(line)));
     if (length == 0)
@@ -210,7 +218,61 @@ SemanticTokens semanticTokens(State &state, const std::string &uri) {
     prevLine = line;
     prevChar = character;
   }
-  return {std::move(data)};
+  return data;
+}
+
+std::vector<uint32_t> encodeAll(State &state, const std::string &uri) {
+  auto analysis = state.docs.analyze(uri, state.check);
+  LineMap lines(analysis->text(), state.caps.encoding);
+  return encode(classified(*analysis), lines, 0, UINT32_MAX);
+}
+
+/// A full result with a fresh resultId, remembered as the last one sent
+/// for \p uri (what a /full/delta request names).
+SemanticTokens remember(State &state, const std::string &uri, std::vector<uint32_t> data) {
+  static uint64_t next = 0; // the main thread's
+  SemanticTokens tokens{std::to_string(++next), std::move(data)};
+  state.tokensSent[uri] = tokens;
+  return tokens;
+}
+
+} // namespace
+
+SemanticTokens semanticTokens(State &state, const std::string &uri) {
+  return remember(state, uri, encodeAll(state, uri));
+}
+
+SemanticTokens semanticTokensRange(State &state, const std::string &uri, Range range) {
+  auto analysis = state.docs.analyze(uri, state.check);
+  LineMap lines(analysis->text(), state.caps.encoding);
+  // the tokens that begin in the range (a token that begins before it and
+  // runs into it, such as a long comment, is left out)
+  return {"", encode(classified(*analysis), lines, lines.offset(range.start), lines.offset(range.end))};
+}
+
+std::variant<SemanticTokens, SemanticTokensDelta> semanticTokensDelta(State &state, const std::string &uri,
+                                                                      const std::string &previousResultId) {
+  std::vector<uint32_t> data = encodeAll(state, uri);
+  auto sent = state.tokensSent.find(uri);
+  if (sent == state.tokensSent.end() || sent->second.resultId != previousResultId)
+    return remember(state, uri, std::move(data)); // not the last result sent: all of it
+  // One edit: the tokens between the common prefix and the common suffix
+  // (whole tokens of 5 integers).
+  const std::vector<uint32_t> &old = sent->second.data;
+  size_t prefix = 0;
+  while (prefix + 5 <= old.size() && prefix + 5 <= data.size() &&
+         std::equal(old.begin() + prefix, old.begin() + prefix + 5, data.begin() + prefix))
+    prefix += 5;
+  size_t suffix = 0;
+  while (suffix + 5 <= old.size() - prefix && suffix + 5 <= data.size() - prefix &&
+         std::equal(old.end() - suffix - 5, old.end() - suffix, data.end() - suffix - 5))
+    suffix += 5;
+  SemanticTokensDelta delta;
+  if (prefix != old.size() || prefix != data.size())
+    delta.edits.push_back({static_cast<uint32_t>(prefix), static_cast<uint32_t>(old.size() - prefix - suffix),
+                           std::vector<uint32_t>(data.begin() + prefix, data.end() - suffix)});
+  delta.resultId = remember(state, uri, std::move(data)).resultId;
+  return delta;
 }
 
 } // namespace cake::lsp

@@ -9,10 +9,12 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Check.h"
 #include "formats/Manifest.h"
+#include "compiler/syntax/Parser.h"
 #include "lsp/core/Documents.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -74,6 +76,86 @@ TEST(Invariants, ServerAndCliAgreeOnEveryLibraryAndCorpusFile) {
     ASSERT_TRUE(analysis) << path;
     EXPECT_EQ(describe(sm, cli.diagnostics), describe(analysis->sm, analysis->result.diagnostics)) << path;
   }
+}
+
+// Invariant 3, for the server's analyses that reuse the previous one's findings (issue #16: a change inside
+// one kernel checks that kernel only): after every edit of a document of three copies of each library file's
+// and corpus case's kernels (a comment line, a changed number, a deleted line, in each copy in turn), the
+// findings are those of a document opened with the same text, which checkSource checks whole.
+TEST(Invariants, AnalysesThatReuseFindingsAgreeWithAWholeCheck) {
+  size_t edits = 0, reusing = 0, moved = 0;
+  for (const auto &path : sources()) {
+    std::string text = readFile(path);
+    {
+      SourceManager sm;
+      std::vector<Diagnostic> parsed;
+      syntax::Module m = syntax::parse(sm, sm.addBuffer("f.cake", text), parsed);
+      if (countErrors(parsed) || hasParameters(m))
+        continue;
+      std::string copies;
+      for (int c = 1; c <= 2; ++c)
+        for (const syntax::StmtPtr &s : m.items.stmts)
+          if (auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get()))
+            copies += "\n" + text.substr(k->range.begin, k->name.range.end - k->range.begin) + "_copy" +
+                      std::to_string(c) + text.substr(k->name.range.end, k->range.end - k->name.range.end) + "\n";
+      if (copies.empty())
+        continue;
+      text += copies;
+    }
+    const std::string uri = "file:///reuse/" + path.filename().string();
+    lsp::DocumentStore docs;
+    docs.open(uri, 1, text);
+    (void)docs.analyze(uri, CheckOptions{});
+    int64_t version = 1;
+    for (size_t kernel = 0, edit = 0;; edit = (edit + 1) % 3, kernel += edit == 0) {
+      // the kernel's range in the text as it is now
+      SourceManager sm;
+      std::vector<Diagnostic> parsed;
+      syntax::Module m = syntax::parse(sm, sm.addBuffer("f.cake", text), parsed);
+      std::vector<const syntax::KernelDecl *> ks;
+      for (const syntax::StmtPtr &s : m.items.stmts)
+        if (auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get()))
+          ks.push_back(k);
+      if (kernel >= ks.size() || countErrors(parsed))
+        break;
+      SourceRange body = ks[kernel]->body.range;
+      std::string next = text;
+      if (edit == 0) {
+        next.insert(body.begin + 1, "\n  // edited");
+      } else if (edit == 1) {
+        size_t digit = next.find_first_of("0123456789", body.begin + 1);
+        if (digit >= body.end - 1)
+          continue;
+        size_t end = next.find_first_not_of("0123456789", digit);
+        next.replace(digit, end - digit, "3");
+      } else {
+        size_t line = next.find('\n', body.begin + 1);
+        size_t after = line == std::string::npos ? line : next.find('\n', line + 1);
+        if (after == std::string::npos || after >= body.end - 1)
+          continue;
+        next.erase(line, after - line);
+      }
+      docs.change(uri, ++version, {{std::nullopt, next}}, lsp::Encoding::UTF16);
+      auto reused = docs.analyze(uri, CheckOptions{});
+      lsp::DocumentStore whole;
+      whole.open(uri, 1, next);
+      auto fresh = whole.analyze(uri, CheckOptions{});
+      ASSERT_EQ(describe(reused->sm, reused->result.diagnostics), describe(fresh->sm, fresh->result.diagnostics))
+          << path << ", kernel " << kernel << ", edit " << edit << (reused->reusedKernels ? " (reused)" : "");
+      EXPECT_TRUE(reused->result.diagnostics == fresh->result.diagnostics) << path << ": notes or fixes differ";
+      ASSERT_TRUE(reused->model()) << path;
+      EXPECT_EQ(reused->model()->kernels.size(), fresh->model() ? fresh->model()->kernels.size() : 0u) << path;
+      ++edits;
+      reusing += reused->reusedKernels > 0;
+      moved += reused->reusedKernels > 0 && !reused->result.diagnostics.empty();
+      text = next;
+    }
+  }
+  std::printf("%zu edits, %zu of them reused findings, %zu with findings\n", edits, reusing, moved);
+  EXPECT_GT(edits, 1000u);
+  // a corpus bad case has errors, and so does many an edit: those are checked whole (2,304 edits, 351 reusing)
+  EXPECT_GT(reusing, 200u);
+  EXPECT_GT(moved, 20u) << "warnings of the other kernels, moved by the edit";
 }
 
 // Invariant 5: every diagnostic (and note, and fix edit) points into its buffer.

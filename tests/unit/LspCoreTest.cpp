@@ -289,5 +289,44 @@ TEST(LspCore, AnUnreadableManifestIsReported) {
   EXPECT_EQ(diags[0].range, (Range{{0, 0}, {0, 0}}));
 }
 
+/// LineMap continues a UTF-16 count from its previous query on the same
+/// line (issue #16: semantic tokens on one 100,000-token line were
+/// quadratic); whatever the order of the queries, it agrees with
+/// positionAt, also on bytes that are not UTF-8 (one unit each) and on a
+/// lone surrogate kept as ED A0 80 (one unit, as the client has it).
+TEST(LspCore, LineMapAgreesWithPositionAtInAnyQueryOrder) {
+  std::string text = "ab\xC3\xA9" "c\xF0\x9F\x98\x80" "d\xFF" "e\xED\xA0\x80" "f\nx\xC3\xA9y\n";
+  for (Encoding enc : {Encoding::UTF16, Encoding::UTF8}) {
+    LineMap lines(text, enc);
+    std::vector<uint32_t> offsets;
+    for (uint32_t o = 0; o <= text.size(); ++o)
+      offsets.push_back(o);
+    for (int pass = 0; pass < 3; ++pass) {
+      if (pass == 1)
+        std::reverse(offsets.begin(), offsets.end());
+      if (pass == 2)
+        std::rotate(offsets.begin(), offsets.begin() + 7, offsets.end());
+      for (uint32_t o : offsets)
+        EXPECT_EQ(lines.position(o), positionAt(text, o, enc)) << "offset " << o << " pass " << pass;
+    }
+  }
+  // one unit per byte that is not UTF-8, one for the surrogate
+  EXPECT_EQ(positionAt(text, 15, Encoding::UTF16), (Position{0, 10})); // a b é c 😀(2) d \xFF e \xED\xA0\x80 f
+}
+
+/// Regression (issue #16): a document with bytes that are not UTF-8 opens;
+/// those the lexer does not report (in comments and strings) are reported
+/// as syntax.character at their place, those it reports once.
+TEST(LspCore, BytesThatAreNotUtf8AreReportedWhereTheyAre) {
+  State state;
+  state.docs.open("file:///t/u.cake", 1, "// caf\xE9\nconst A = 1 \xED\xA0\x80\n");
+  std::vector<LspDiagnostic> diags = lspDiagnostics(state, "file:///t/u.cake");
+  ASSERT_EQ(diags.size(), 2u);
+  EXPECT_EQ(diags[0].code, "syntax.character");
+  EXPECT_EQ(diags[0].range, (Range{{0, 6}, {0, 7}}));
+  EXPECT_EQ(diags[1].code, "syntax.character");
+  EXPECT_EQ(diags[1].range, (Range{{1, 12}, {1, 13}}));
+}
+
 } // namespace
 } // namespace cake::lsp
