@@ -32,11 +32,11 @@ for t in "${TARGETS[@]}"; do
   if ((JOBS > 1)); then
     # -fork runs the executions in JOBS children; -runs bounds the total.
     (cd "$work" && "$OLDPWD/$bin" -fork="$JOBS" -ignore_crashes=0 -runs="$RUNS" -max_len=$len -timeout=20 \
-      -rss_limit_mb=3072 -print_final_stats=1 "$OLDPWD/$work" "$OLDPWD/tests/fuzz/corpus" \
+      -rss_limit_mb=3072 -print_final_stats=1 "$OLDPWD/$work" "$OLDPWD/tests/fuzz/regressions" "$OLDPWD/tests/fuzz/corpus" \
       "$OLDPWD/tests/corpus" "$OLDPWD/kernels") >"$log" 2>&1
   else
     (cd "$work" && "$OLDPWD/$bin" -runs="$RUNS" -max_len=$len -timeout=20 -rss_limit_mb=3072 \
-      -print_final_stats=1 "$OLDPWD/$work" "$OLDPWD/tests/fuzz/corpus" "$OLDPWD/tests/corpus" "$OLDPWD/kernels") \
+      -print_final_stats=1 "$OLDPWD/$work" "$OLDPWD/tests/fuzz/regressions" "$OLDPWD/tests/fuzz/corpus" "$OLDPWD/tests/corpus" "$OLDPWD/kernels") \
       >"$log" 2>&1
   fi
   rc=$?

@@ -170,12 +170,16 @@ private:
       return lexString();
     if (lexPunctuation())
       return;
-    // Skip a whole UTF-8 sequence so one bad character is one error.
+    // Skip a whole UTF-8 sequence so one bad character is one error: the
+    // lead byte and the continuation bytes (10xxxxxx) that follow it, no
+    // more (a stray 0xFF used to swallow the next three bytes, a newline
+    // among them, and merge two lines).
     size_t len = 1;
     unsigned char u = static_cast<unsigned char>(c);
-    if (u >= 0xC0)
-      len = u >= 0xF0 ? 4 : u >= 0xE0 ? 3 : 2;
-    pos_ = std::min(src_.size(), pos_ + len);
+    size_t want = u >= 0xF0 ? 4 : u >= 0xE0 ? 3 : u >= 0xC0 ? 2 : 1;
+    while (len < want && pos_ + len < src_.size() && (static_cast<unsigned char>(src_[pos_ + len]) & 0xC0) == 0x80)
+      ++len;
+    pos_ += len;
     error("syntax.character", begin, pos_,
           u >= 0x80 ? "invalid character: only ASCII is allowed outside comments and strings"
                     : u < 0x20 || u == 0x7f ? "invalid control character " + hexByte(u)

@@ -478,8 +478,12 @@ private:
     auto skipGroup = [&](Tok open, Tok close) {
       if (i == 0 || kind(i - 1) != close)
         return false;
+      // An unbalanced group stops at the first token: `while (i-- > 0)` left
+      // i at SIZE_MAX, and the next kind(i - 1) read past the tokens
+      // (UBSan, tests/fuzz/FuzzLsp).
       int depth = 0;
-      while (i-- > 0) {
+      while (i > 0) {
+        --i;
         depth += kind(i) == close ? 1 : kind(i) == open ? -1 : 0;
         if (depth == 0)
           return true;

@@ -11,7 +11,7 @@
 
 using namespace cake;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int fuzzCheck(const uint8_t *data, size_t size) {
   SourceManager sm;
   FileId file = sm.addBuffer("fuzz.cake", fuzz::text(data, size));
   CheckResult r = checkSource(sm, file);
@@ -20,3 +20,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz::require(again.diagnostics == r.diagnostics, "checkSource is deterministic");
   return 0;
 }
+
+CAKE_FUZZ_ENTRY(fuzzCheck)

@@ -14,7 +14,7 @@
 
 using namespace cake;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int fuzzCost(const uint8_t *data, size_t size) {
   SourceManager sm;
   FileId file = sm.addBuffer("fuzz.cake", fuzz::text(data, size));
   CheckResult r = checkSource(sm, file);
@@ -35,3 +35,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   return 0;
 }
+
+CAKE_FUZZ_ENTRY(fuzzCost)

@@ -23,7 +23,7 @@ static bool parses(const std::string &text) {
   return countErrors(diags) == 0;
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int fuzzFixes(const uint8_t *data, size_t size) {
   SourceManager sm;
   std::string source = fuzz::text(data, size);
   FileId file = sm.addBuffer("fuzz.cake", source);
@@ -42,3 +42,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz::require(parses(fixed), "a fix-it keeps a parsing file parsing");
   return 0;
 }
+
+CAKE_FUZZ_ENTRY(fuzzFixes)

@@ -12,7 +12,7 @@
 
 using namespace cake;
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int fuzzLower(const uint8_t *data, size_t size) {
   SourceManager sm;
   FileId file = sm.addBuffer("fuzz.cake", fuzz::text(data, size));
   auto lowered = pipeline::lowerFile(sm, file, lower::LowerOptions{}, CheckOptions{});
@@ -26,3 +26,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   return 0;
 }
+
+CAKE_FUZZ_ENTRY(fuzzLower)

@@ -14,6 +14,7 @@
 // the server writes is JSON.
 //
 //===----------------------------------------------------------------------===//
+#include "FuzzSupport.h"
 #include "lsp/Server.h"
 
 #include <nlohmann/json.hpp>
@@ -49,7 +50,7 @@ const char *const kWholeDocument[] = {"textDocument/semanticTokens/full", "textD
 
 } // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int fuzzLsp(const uint8_t *data, size_t size) {
   if (size == 0)
     return 0;
   std::mutex mutex;
@@ -120,3 +121,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   return 0;
 }
+
+CAKE_FUZZ_ENTRY(fuzzLsp)

@@ -6,6 +6,7 @@
 // equals m.
 //
 //===----------------------------------------------------------------------===//
+#include "FuzzSupport.h"
 #include "compiler/syntax/Parser.h"
 #include "compiler/syntax/Printer.h"
 
@@ -21,7 +22,7 @@ static void check(bool ok, const char *what) {
   }
 }
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+int fuzzParser(const uint8_t *data, size_t size) {
   SourceManager sm;
   std::string text(reinterpret_cast<const char *>(data), size);
   FileId file = sm.addBuffer("fuzz.cake", text);
@@ -42,3 +43,5 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check(syntax::print(m2) == printed, "print is idempotent");
   return 0;
 }
+
+CAKE_FUZZ_ENTRY(fuzzParser)

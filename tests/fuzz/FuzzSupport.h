@@ -17,6 +17,15 @@
 #include <string>
 #include <tuple>
 
+/// Defines libFuzzer's entry point as \p fn for the target's own binary;
+/// cake_fuzz_all (FuzzAll.cpp) links every target and picks one at run time.
+#ifdef CAKE_FUZZ_ALL
+#define CAKE_FUZZ_ENTRY(fn)
+#else
+#define CAKE_FUZZ_ENTRY(fn)                                                                                       \
+  extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) { return fn(data, size); }
+#endif
+
 namespace cake::fuzz {
 
 inline void require(bool ok, const char *what) {

@@ -73,6 +73,31 @@ TEST(Lexer, NonAsciiIsOneErrorPerCharacter) {
   EXPECT_EQ(l->diags[0].range.size(), 2u);
 }
 
+// Regression (issue #16): a lead byte was taken with the 1-3 bytes after it
+// whatever they were, so a stray 0xFF swallowed the newline after it and two
+// lines became one.
+TEST(Lexer, AStrayByteDoesNotSwallowTheNextLine) {
+  auto l = lexText("a = 1 \xFF\nb = 2\n");
+  ASSERT_EQ(l->diags.size(), 1u);
+  EXPECT_EQ(l->diags[0].code, "syntax.character");
+  EXPECT_EQ(l->diags[0].range.size(), 1u);
+  size_t newlines = 0;
+  for (const Token &t : l->out.tokens)
+    newlines += t.kind == Tok::Newline;
+  EXPECT_EQ(newlines, 2u);
+}
+
+// Regression (issue #16): integers past 64 bits and infinite floats read as
+// "unknown", so a dimension of 2^63 checked clean.
+TEST(Lexer, NumbersOutOfRangeAreErrors) {
+  auto l = lexText("a = 9223372036854775807 + 9223372036854775808 + 0x1_0000_0000_0000_0000 + 1e999 + 8796093022208MiB");
+  ASSERT_EQ(l->diags.size(), 4u);
+  for (const Diagnostic &d : l->diags)
+    EXPECT_EQ(d.code, "syntax.number");
+  EXPECT_NE(l->diags[0].message.find("does not fit in 64 bits"), std::string::npos);
+  EXPECT_NE(l->diags[2].message.find("too large for a 64-bit float"), std::string::npos);
+}
+
 TEST(Lexer, CommentsAndBlankLinesAreRecorded) {
   auto l = lexText("a\n\n// lead\nb // tail\n");
   ASSERT_EQ(l->out.comments.size(), 2u);

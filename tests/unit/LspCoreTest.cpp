@@ -61,6 +61,20 @@ public:
   std::vector<WorkspaceEdit> edits;
 };
 
+// Regression (issue #16, found by tests/fuzz/FuzzLsp): completion after a
+// ')' with no '(' before it walked its token index below zero and read past
+// the tokens (UBSan: "addition of unsigned offset overflowed").
+TEST(LspCore, CompletionAfterAnUnbalancedParenthesis) {
+  Recorder client;
+  CakeServer core(client);
+  for (const char *text : {")", "x: bf16)", ")]", "]", "a ) ) "}) {
+    core.didOpen(kUri, 1, text);
+    CompletionList items = completion(core.state(), kUri, {0, uint32_t(std::string_view(text).size())});
+    EXPECT_LE(items.items.size(), kMaxCompletionItems) << text;
+    core.didClose(kUri);
+  }
+}
+
 TEST(LspCore, FeaturesReturnPlainResults) {
   Recorder client;
   CakeServer core(client);
