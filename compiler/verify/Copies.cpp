@@ -501,10 +501,16 @@ private:
           assume = a;
           break;
         }
-      if (assume)
-        d.fixes.push_back(insertFix("add '" + fact + "' to the assume (checked at launch)", assume->range.file,
-                                    assume->facts.front()->range.begin, fact + ", "));
-      else
+      if (assume) {
+        // `assume!K % 8 == 0` needs a space after the keyword, or the fix
+        // would glue the new fact to it (`assumeK % 8 == 0, ...`: found by
+        // tests/fuzz/FuzzFixes).
+        uint32_t at = assume->facts.front()->range.begin;
+        std::string_view text = ctx_.sm.text(assume->range.file);
+        bool spaced = at > 0 && (text[at - 1] == ' ' || text[at - 1] == '\t');
+        d.fixes.push_back(insertFix("add '" + fact + "' to the assume (checked at launch)", assume->range.file, at,
+                                    (spaced ? "" : " ") + fact + ", "));
+      } else
         d.fixes.push_back(insertLineBefore(ctx_.sm, *stmts.front(), "add 'assume " + fact + "' (checked at launch)",
                                            "assume " + fact));
     }
