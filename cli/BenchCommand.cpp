@@ -40,8 +40,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 int fail(const std::string &message, int code) {
-  std::cerr << "cake bench: " << message << "\n";
-  return code;
+  return reportFailure("cake bench", message, code);
 }
 
 std::string today() {
@@ -142,10 +141,12 @@ std::string planError(const json &plan) {
     for (const char *key : {"workload", "instance", "kernel", "family", "problem"})
       if (e.contains(key) && !e[key].is_string())
         return at + "." + key + " must be a string";
-    for (const char *key : {"reps", "warmup"})
-      if (e.contains(key) && (!e[key].is_number_integer() || e[key].get<int64_t>() < 0 ||
-                              e[key].get<int64_t>() > 1000000))
-        return at + "." + key + " must be an integer from 0 to 1000000";
+    // reps 0 timed nothing and reported a median of no samples
+    for (auto [key, least] : {std::pair<const char *, int64_t>{"reps", 1}, {"warmup", 0}})
+      if (e.contains(key) && (!e[key].is_number_integer() || (e[key].is_number_unsigned() &&
+                                                              e[key].get<uint64_t>() > 1000000) ||
+                              e[key].get<int64_t>() < least || e[key].get<int64_t>() > 1000000))
+        return at + "." + key + " must be an integer from " + std::to_string(least) + " to 1000000";
     if (e.contains("check") && !e["check"].is_boolean())
       return at + ".check must be true or false";
     if (e.contains("constants") && !e["constants"].is_object())
@@ -157,9 +158,15 @@ std::string planError(const json &plan) {
       std::string sat = at + ".shapes[" + std::to_string(j) + "]";
       if (!shape.is_object())
         return sat + " must be an object of sizes";
-      for (auto &[name, v] : shape.items())
-        if (!v.is_number_integer() || v.get<int64_t>() < 0)
-          return sat + "." + name + " must be a non-negative integer, not " + v.dump();
+      // each size becomes `--size NAME=VALUE`: a name with '=' or none, a
+      // zero size or one past int64 (read back negative) was run as something else
+      for (auto &[name, v] : shape.items()) {
+        if (name.empty() || name.find_first_of("= \t\n") != std::string::npos)
+          return sat + " has the size name '" + name + "', which is not a size symbol";
+        if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(INT64_MAX)) ||
+            v.get<int64_t>() < 1)
+          return sat + "." + name + " must be a positive integer, not " + v.dump();
+      }
     }
   }
   return "";

@@ -22,8 +22,7 @@ namespace cake::cli {
 namespace {
 
 int fail(const std::string &message, int code) {
-  std::cerr << "cake calibrate: " << message << "\n";
-  return code;
+  return reportFailure("cake calibrate", message, code);
 }
 
 int fitFamilies(const Results &results, cost::Calibration cal, bool haveBase, double threshold,

@@ -22,7 +22,7 @@ int runCorpus(int argc, char **argv) {
     return *done;
   std::string dir = args["dir"].as<std::string>();
   if (!std::filesystem::is_directory(dir)) {
-    std::cerr << "cake corpus: " << dir << ": not a directory\n";
+    std::cerr << "cake corpus: " << shown(dir) << ": not a directory\n";
     return UsageError;
   }
   size_t passed = 0, failed = 0;

@@ -24,8 +24,7 @@ namespace {
 using json = nlohmann::ordered_json;
 
 int fail(const std::string &message, int code) {
-  std::cerr << "cake cost: " << message << "\n";
-  return code;
+  return reportFailure("cake cost", message, code);
 }
 
 std::string fmt(const char *format, double v) {

@@ -37,7 +37,7 @@ int runEmit(int argc, char **argv) {
   }
   std::string path = args["file"].as<std::string>(), text;
   if (auto error = readInput(path, text); !error) {
-    std::cerr << "cake emit: " << error.error().message << "\n";
+    std::cerr << "cake emit: " << shown(error.error().message) << "\n";
     return UsageError;
   }
   SourceManager sm;
@@ -46,7 +46,7 @@ int runEmit(int argc, char **argv) {
   options.boundedWaits = args.count("watch-hangs") > 0;
   auto insts = instantiationsFor(args, sm, path, file, /*forCheck=*/false);
   if (!insts) {
-    std::cerr << "cake emit: " << insts.error().message << "\n";
+    std::cerr << "cake emit: " << shown(insts.error().message) << "\n";
     return UsageError;
   }
   CheckOptions check;
@@ -64,7 +64,7 @@ int runEmit(int argc, char **argv) {
   if (args.count("output")) {
     std::ofstream out(args["output"].as<std::string>(), std::ios::trunc);
     if (!(out << lowered->module.source)) {
-      std::cerr << "cake emit: cannot write " << args["output"].as<std::string>() << "\n";
+      std::cerr << "cake emit: cannot write " << shown(args["output"].as<std::string>()) << "\n";
       return UsageError;
     }
   } else {

@@ -47,7 +47,7 @@ int runFmt(int argc, char **argv) {
   for (const std::string &path : files) {
     std::string text;
     if (auto error = readInput(path, text); !error) {
-      std::cerr << "cake fmt: " << error.error().message << "\n";
+      std::cerr << "cake fmt: " << shown(error.error().message) << "\n";
       return UsageError;
     }
     FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, text);
@@ -68,7 +68,7 @@ int runFmt(int argc, char **argv) {
     } else if (inPlace) {
       if (formatted != text)
         if (auto error = writeFileAtomically(path, formatted); !error) {
-          std::cerr << "cake fmt: " << error.error().message << "\n";
+          std::cerr << "cake fmt: " << shown(error.error().message) << "\n";
           return UsageError;
         }
     } else {

@@ -2,6 +2,7 @@
 #include "cli/Options.h"
 
 #include "cli/Commands.h"
+#include "diagnostics/TextRenderer.h"
 
 #include <iostream>
 
@@ -11,7 +12,7 @@ std::optional<int> parseCommandLine(cxxopts::Options &options, int argc, char **
   try {
     args = options.parse(argc, argv);
   } catch (const cxxopts::exceptions::exception &e) {
-    std::cerr << options.program() << ": " << e.what() << " (see '" << options.program() << " --help')\n";
+    std::cerr << options.program() << ": " << shown(e.what()) << " (see '" << options.program() << " --help')\n";
     return UsageError;
   }
   if (args.count("help")) {
@@ -20,5 +21,12 @@ std::optional<int> parseCommandLine(cxxopts::Options &options, int argc, char **
   }
   return std::nullopt;
 }
+
+int reportFailure(std::string_view tool, std::string_view message, int code) {
+  std::cerr << tool << ": " << shown(message) << "\n";
+  return code;
+}
+
+std::string shown(std::string_view text) { return visibleText(text); }
 
 } // namespace cake::cli

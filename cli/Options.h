@@ -3,6 +3,8 @@
 
 #include <cxxopts.hpp>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace cake::cli {
 
@@ -11,5 +13,15 @@ namespace cake::cli {
 /// 0 for --help (the options' help on stdout). nullopt: go on with \p args.
 /// \p options must declare "h,help".
 std::optional<int> parseCommandLine(cxxopts::Options &options, int argc, char **argv, cxxopts::ParseResult &args);
+
+/// Prints "TOOL: MESSAGE" on stderr and returns \p code. The message often
+/// holds user text (a file name, an option's value), so control characters
+/// and bidirectional overrides in it are shown as '?' (visibleText; issue
+/// #16: a file name's escape sequence reached the terminal raw).
+int reportFailure(std::string_view tool, std::string_view message, int code);
+
+/// \p text made safe for a terminal (cake::visibleText), for the messages
+/// that are not a plain failure.
+std::string shown(std::string_view text);
 
 } // namespace cake::cli

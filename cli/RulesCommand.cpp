@@ -54,7 +54,7 @@ int runRules(int argc, char **argv) {
     return *done;
   std::string format = args["format"].as<std::string>();
   if (format != "text" && format != "json") {
-    std::cerr << "cake rules: unknown format '" << format << "' (expected text or json)\n";
+    std::cerr << "cake rules: unknown format '" << shown(format) << "' (expected text or json)\n";
     return UsageError;
   }
   format == "json" ? printJson(std::cout) : printText(std::cout);
@@ -76,7 +76,7 @@ int runExplain(int argc, char **argv) {
   std::string code = args["code"].as<std::string>();
   const RuleInfo *rule = findRule(code);
   if (!rule) {
-    std::cerr << "cake explain: unknown rule '" << code << "' (see 'cake rules')\n";
+    std::cerr << "cake explain: unknown rule '" << shown(code) << "' (see 'cake rules')\n";
     return UsageError;
   }
   std::string_view page = ruleDoc(code);

@@ -40,6 +40,7 @@
 
 #include "compiler/runner/Process.h"
 
+#include <cerrno>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <fstream>
@@ -91,7 +92,7 @@ void writeFailure(const std::string &status, const std::string &message, const j
 }
 
 int fail(const std::string &message, int code) {
-  std::cerr << "cake run: " << message << "\n";
+  reportFailure("cake run", message, code);
   writeFailure(code == UsageError ? "usage" : code == TimedOut ? "timeout" : "failed", message);
   return code;
 }
@@ -575,8 +576,9 @@ int runCake(int argc, char **argv) {
     for (const std::string &s : args["size"].as<std::vector<std::string>>()) {
       size_t eq = s.find('=');
       char *end = nullptr;
+      errno = 0;
       long long v = eq == std::string::npos ? 0 : std::strtoll(s.c_str() + eq + 1, &end, 10);
-      if (eq == std::string::npos || !end || *end || v < 1)
+      if (eq == std::string::npos || eq == 0 || !end || *end || v < 1 || errno == ERANGE)
         return fail("--size takes NAME=VALUE with a positive integer, not '" + s + "'", UsageError);
       run.workload.sizes[s.substr(0, eq)] = v;
     }

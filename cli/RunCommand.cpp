@@ -299,8 +299,7 @@ std::string ms(double v) {
 }
 
 int fail(const std::string &message, int code) {
-  std::cerr << "cake run: " << message << "\n";
-  return code;
+  return reportFailure("cake run", message, code);
 }
 
 /// The GPU side of `cake run FILE.cu|.ptx|.cubin` (pipeline::GpuWork): the
@@ -450,7 +449,7 @@ int runOnGpu(RunArgs &a, const Watch &watch) {
       return InputErrors; // its diagnostics are printed
     if (work.usageFailed())
       return fail(e.message, UsageError);
-    std::cerr << "cake run: " << e.message << "\n";
+    std::cerr << "cake run: " << shown(e.message) << "\n";
     if (e.kind == Error::Timeout) {
       std::cerr << "cake run: a kernel cannot be stopped from inside the process; exiting ends it\n";
       std::cout.flush();

@@ -58,7 +58,7 @@ int runTargets(int argc, char **argv) {
     return *done;
   std::string format = args["format"].as<std::string>();
   if (format != "text" && format != "json") {
-    std::cerr << "cake targets: unknown format '" << format << "' (expected text or json)\n";
+    std::cerr << "cake targets: unknown format '" << shown(format) << "' (expected text or json)\n";
     return UsageError;
   }
   nlohmann::ordered_json all = nlohmann::ordered_json::array();

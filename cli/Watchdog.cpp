@@ -1,6 +1,7 @@
 //===- Watchdog.cpp - Running GPU work in a child a watchdog can kill ------===//
 #include "cli/Watchdog.h"
 #include "cli/Commands.h"
+#include "cli/Options.h"
 #include "compiler/runner/Process.h"
 
 #include <cerrno>
@@ -16,8 +17,7 @@ namespace cake::cli {
 namespace {
 
 int fail(const std::string &message, int code) {
-  std::cerr << "cake run: " << message << "\n";
-  return code;
+  return reportFailure("cake run", message, code);
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 //===- main.cpp - The cake command line -----------------------------------===//
 #include "cli/Commands.h"
+#include "cli/Options.h"
 
 #include <cxxopts.hpp>
 #include <cstring>
@@ -71,7 +72,7 @@ int main(int argc, char **argv) {
     }
     const Command *c = findCommand(argv[2]);
     if (!c) {
-      std::cerr << "cake: unknown command '" << argv[2] << "'\n";
+      std::cerr << "cake: unknown command '" << cake::cli::shown(argv[2]) << "'\n";
       return cake::cli::UsageError;
     }
     char help[] = "--help";
@@ -87,10 +88,10 @@ int main(int argc, char **argv) {
     try {
       rc = c->run(argc - 1, argv + 1);
     } catch (const cxxopts::exceptions::exception &e) {
-      std::cerr << "cake " << first << ": " << e.what() << " (see 'cake " << first << " --help')\n";
+      std::cerr << "cake " << first << ": " << cake::cli::shown(e.what()) << " (see 'cake " << first << " --help')\n";
       return cake::cli::UsageError;
     } catch (const std::exception &e) {
-      std::cerr << "cake: internal error in 'cake " << first << "': " << e.what() << "\n";
+      std::cerr << "cake: internal error in 'cake " << first << "': " << cake::cli::shown(e.what()) << "\n";
       return cake::cli::InternalError;
     } catch (...) {
       std::cerr << "cake: internal error in 'cake " << first << "'\n";
@@ -104,7 +105,7 @@ int main(int argc, char **argv) {
     }
     return rc;
   }
-  std::cerr << "cake: unknown command '" << first << "'\n\n";
+  std::cerr << "cake: unknown command '" << cake::cli::shown(first) << "'\n\n";
   printUsage(std::cerr);
   return cake::cli::UsageError;
 }

@@ -91,6 +91,32 @@ std::string markerLine(std::string_view line, size_t start, size_t end) {
   return out;
 }
 
+} // namespace
+
+std::string visibleText(std::string_view text, bool keepNewlines) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto b = [&](size_t j) { return j < text.size() ? static_cast<unsigned char>(text[j]) : 0u; };
+    unsigned char c = b(i);
+    if ((c < 0x20 && c != '\t' && !(keepNewlines && c == '\n')) || c == 0x7f) {
+      out += '?';
+    } else if (c == 0xC2 && b(i + 1) >= 0x80 && b(i + 1) <= 0x9F) { // C1: U+0080-U+009F
+      out += '?';
+      i += 1;
+    } else if (c == 0xE2 && ((b(i + 1) == 0x80 && b(i + 2) >= 0xAA && b(i + 2) <= 0xAE) ||  // U+202A-U+202E
+                             (b(i + 1) == 0x81 && b(i + 2) >= 0xA6 && b(i + 2) <= 0xA9))) { // U+2066-U+2069
+      out += '?';
+      i += 2;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
+namespace {
+
 /// Prints diagnostics to one stream in one style.
 class Printer {
 public:
@@ -124,13 +150,7 @@ private:
   /// \p text with every control character but the tab shown as '?': raw
   /// bytes of a source (an escape sequence, a bell) reached the terminal
   /// (issue #16). One column each, so the marker line stays aligned.
-  static std::string visible(std::string_view text) {
-    std::string out(text);
-    for (char &c : out)
-      if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f)
-        c = '?';
-    return out;
-  }
+  static std::string visible(std::string_view text) { return visibleText(text); }
 
   /// "file:line:col: severity: message [code]" and, for a valid range, the
   /// source line with its marker.
@@ -170,7 +190,7 @@ private:
   void fix(const Fix &f) {
     paint(kGreen, f.preferred ? "fix-it:" : "alternative fix-it (not applied by --fix):");
     if (!f.title.empty())
-      os_ << ' ' << f.title;
+      os_ << ' ' << visible(f.title);
     os_ << '\n';
     for (const TextEdit &e : f.edits)
       edit(e);
@@ -182,7 +202,7 @@ private:
     os_ << "  ";
     bool empty = e.range.end <= e.range.begin;
     if (e.range.valid()) {
-      os_ << location(e.range.file, e.range.begin);
+      os_ << visible(location(e.range.file, e.range.begin));
       if (!empty) {
         LineColumn lc = sm_.lineColumn(e.range.file, e.range.end);
         os_ << '-' << lc.line << ':' << lc.column;
@@ -190,11 +210,11 @@ private:
       os_ << ": ";
     }
     if (empty)
-      os_ << "insert \"" << escape(e.newText) << "\"\n";
+      os_ << "insert \"" << visible(escape(e.newText)) << "\"\n";
     else if (e.newText.empty())
       os_ << "remove\n";
     else
-      os_ << "replace with \"" << escape(e.newText) << "\"\n";
+      os_ << "replace with \"" << visible(escape(e.newText)) << "\"\n";
   }
 
   std::ostream &os_;

@@ -475,6 +475,19 @@ json toJSON(const CheckReport &r) {
   return findingsJson(r.analysis->sm, r.analysis->result.diagnostics, r.uri);
 }
 
+json toJSON(const CostReport &r) {
+  return {{"uri", r.uri},
+          {"kernel", r.kernel},
+          {"predicted_ms", r.seconds ? json(*r.seconds * 1e3) : json(nullptr)},
+          {"bottleneck", r.bottleneck},
+          {"floor_ms", r.floorSeconds * 1e3},
+          {"fraction_of_floor", r.fractionOfFloor},
+          {"sizes", r.sizes},
+          {"calibration", r.calibration},
+          {"reasons", r.reasons},
+          {"summary", r.summary}};
+}
+
 json toJSON(const ApplyFixReport &r) { return {{"applied", r.applied}, {"edit", r.edit}}; }
 
 json toJSON(const SelectReport &r) {

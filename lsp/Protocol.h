@@ -129,6 +129,7 @@ json toJSON(const DocumentSymbols &symbols);
 /// The commands' results, in the schemas of docs/lsp-extensions.md section
 /// 5 (diagnostics in the CLI's JSON schema, formats/JsonRenderer.h).
 json toJSON(const CheckReport &r);
+json toJSON(const CostReport &r);
 json toJSON(const ApplyFixReport &r);
 json toJSON(const LoweredView &v);
 json toJSON(const CompileReport &r);

@@ -579,6 +579,12 @@ void Server::bind() {
     }
     if (command == "cake.applyFix")
       return toJSON(applyFixCommand(state, argumentUri(p)));
+    if (command == "cake.cost") { // the cost lens: the estimate, also shown to the user
+      std::string uri = argumentUri(p);
+      CostReport r = costCommand(state, uri, runOptions(p).kernel.value_or(""));
+      notify("window/showMessage", {{"type", 3}, {"message", r.summary}});
+      return toJSON(r);
+    }
     if (command == "cake.selectInstantiation") {
       std::string uri = argumentUri(p);
       const json &args = p["arguments"]; // an array: argumentUri checked it

@@ -242,8 +242,13 @@ private:
     double trips = 1;
     if (it.kind == ExprKind::Binary && it.op == Tok::DotDot) {
       auto lo = eval(*it.operands[0]), hi = eval(*it.operands[1]);
+      int64_t step = 1; // `step(n)`: the trip count was hi - lo whatever the step
+      for (const Clause &c : f.clauses)
+        if (c.name.name == "step" && c.args.size() == 1)
+          if (auto v = eval(*c.args[0]); v && *v > 0)
+            step = *v;
       if (lo && hi)
-        trips = double(std::max<int64_t>(0, *hi - *lo));
+        trips = double(sema::tripCount(*lo, *hi, step));
       else
         out_.problems.push_back("a loop's trip count does not evaluate at these sizes");
     } else {

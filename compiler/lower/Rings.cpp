@@ -22,6 +22,8 @@
 
 #include "compiler/syntax/Walk.h"
 
+#include <limits>
+
 namespace cake::lower {
 
 using namespace cake::syntax;
@@ -35,7 +37,10 @@ namespace {
 /// verifier accepts: `stages` entries would be a safe bound, at the cost of a
 /// longer drain per wait; kept at depth + 1, the form measured on the GPU.)
 int64_t queueCapacity(const Lowerer &L, const Ring &r) {
-  return (L.role ? L.role->retiredDepth.at(r.name) : 0) + 1;
+  if (!L.role)
+    return 1;
+  auto it = L.role->retiredDepth.find(r.name);
+  return (it == L.role->retiredDepth.end() ? 0 : it->second) + 1;
 }
 
 std::string cursor(const Ring &r, bool produce, const char *what) {
@@ -191,6 +196,10 @@ std::optional<Val> lowerRelease(Lowerer &L, const Expr &call) {
     L.unsupported(after->range, "this release event");
     return std::nullopt;
   }
+  if (!L.role->retiredRings.count(r->name)) { // an event the role's scan above did not see (never a map::at)
+    L.unsupported(after->range, "a release after a wgmma.retired event reached through this expression");
+    return std::nullopt;
+  }
   // queue (stage, last group) until a wgmma.wait retires the group
   std::string q = r->name + "_rq";
   int64_t cap = queueCapacity(L, *r);
@@ -232,11 +241,32 @@ void Lowerer::ringCursors(const RoleStmt &decl) {
     if (r.consumer == me)
       w.line("int " + cursor(r, false, "stage") + " = 0; u32 " + cursor(r, false, "phase") + " = 0;");
   }
-  // rings released after wgmma groups retire
+  // rings released after wgmma groups retire: `after = wgmma.retired(n)`
+  // written in the call or bound by a let of the role (`let ev =
+  // wgmma.retired(1); ab.release(s, after = ev)`); a name bound twice takes
+  // the deeper event, a longer queue being safe
+  std::map<std::string, const Expr *> retiredLets;
+  forEachStmt(decl.body, [&](const Stmt &s) {
+    if (s.kind != StmtKind::Let)
+      return;
+    const auto &l = static_cast<const LetStmt &>(s);
+    if (l.names.size() != 1 || !l.value)
+      return;
+    const Expr *v = l.value.get();
+    while (v->kind == ExprKind::Paren)
+      v = v->operands[0].get();
+    if (v->kind == ExprKind::Call && calleeOp(*v) == OpId::WgmmaRetired)
+      retiredLets[l.names[0].name] = v;
+  });
   forEachCall(decl.body, [&](const Expr &call) {
     if (opIdOf(call, k) != OpId::RingRelease)
       return;
     const Expr *after = keywordArg(call, "after");
+    while (after && after->kind == ExprKind::Paren)
+      after = after->operands[0].get();
+    if (after && after->kind == ExprKind::Name)
+      if (auto it = retiredLets.find(after->text); it != retiredLets.end())
+        after = it->second;
     if (!after || calleeOp(*after) != OpId::WgmmaRetired)
       return;
     std::string ring = sema::ringOf(call, k)->name;
@@ -278,10 +308,18 @@ std::optional<int64_t> Lowerer::produceAhead(const RoleStmt &decl, const Ring &r
           auto lo = constant(*it.operands[0]), hi = constant(*it.operands[1]);
           if (!lo || !hi)
             return std::nullopt;
-          if (!walk(f.body, times * std::max<int64_t>(0, *hi - *lo)))
+          int64_t step = 1;
+          for (const Clause &c : f.clauses)
+            if (c.name.name == "step" && c.args.size() == 1)
+              if (auto v = constant(*c.args[0]); v && *v > 0)
+                step = *v;
+          int64_t trips = sema::tripCount(*lo, *hi, step), n;
+          if (!walk(f.body, __builtin_mul_overflow(times, trips, &n) ? std::numeric_limits<int64_t>::max() : n))
             return std::nullopt;
         } else {
-          count += produces * times;
+          int64_t n;
+          if (__builtin_mul_overflow(produces, times, &n) || __builtin_add_overflow(count, n, &count))
+            return std::nullopt;
         }
         continue;
       }

@@ -323,10 +323,12 @@ std::optional<int64_t> binaryValue(syntax::Tok op, int64_t a, int64_t b) {
     return __builtin_sub_overflow(a, b, &r) ? std::nullopt : std::optional<int64_t>(r);
   case Tok::Star:
     return mul(a, b);
-  case Tok::Slash:
-    return b == 0 ? std::nullopt : std::optional<int64_t>(a / b);
+  case Tok::Slash: // INT64_MIN / -1 overflows (SIGFPE on x86), as does its remainder
+    return b == 0 || (b == -1 && a == std::numeric_limits<int64_t>::min()) ? std::nullopt
+                                                                          : std::optional<int64_t>(a / b);
   case Tok::Percent:
-    return b == 0 ? std::nullopt : std::optional<int64_t>(a % b);
+    return b == 0 || (b == -1 && a == std::numeric_limits<int64_t>::min()) ? std::nullopt
+                                                                          : std::optional<int64_t>(a % b);
   case Tok::Shl:
     return (b < 0 || b > 62) ? std::nullopt : mul(a, int64_t(1) << b);
   case Tok::Shr:
@@ -377,7 +379,7 @@ std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup)
       return std::nullopt;
     switch (e.op) {
     case Tok::Minus:
-      return -*v;
+      return binaryValue(Tok::Minus, 0, *v);
     case Tok::Tilde:
       return ~*v;
     case Tok::Bang:
@@ -414,6 +416,15 @@ std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup)
     return std::nullopt;
   }
 }
+
+int64_t tripCount(int64_t lo, int64_t hi, int64_t step) {
+  if (hi <= lo || step <= 0)
+    return 0;
+  uint64_t span = uint64_t(hi) - uint64_t(lo), n = (span - 1) / uint64_t(step) + 1;
+  return n > uint64_t(std::numeric_limits<int64_t>::max()) ? std::numeric_limits<int64_t>::max() : int64_t(n);
+}
+
+int64_t tripValue(int64_t lo, int64_t i, int64_t step) { return int64_t(uint64_t(lo) + uint64_t(i) * uint64_t(step)); }
 
 std::optional<int64_t> evalInKernel(const Kernel &k, const syntax::Expr &e, const NameLookup &sizes) {
   std::map<std::string, const syntax::Expr *, std::less<>> lets;

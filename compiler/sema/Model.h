@@ -243,6 +243,17 @@ std::optional<int64_t> evalWith(const syntax::Expr &e, const NameLookup &lookup)
 /// division by zero and out-of-range shifts give nullopt.
 std::optional<int64_t> binaryValue(syntax::Tok op, int64_t a, int64_t b);
 
+/// The number of values of `for i in lo .. hi step(step)`, in unsigned
+/// arithmetic: `hi - lo` overflows int64 for `-5 .. INT64_MAX`, and the
+/// rounding overflows for `0 .. INT64_MAX step(2)` (a negative count made
+/// smem.bounds miss accesses and let the async walk run 2^63 iterations).
+/// 0 for an empty range or a step below 1; saturates at INT64_MAX.
+int64_t tripCount(int64_t lo, int64_t hi, int64_t step = 1);
+
+/// The \p i-th value of that range (i < tripCount): lo + i * step, which lies
+/// in [lo, hi) and so is computed in unsigned arithmetic without overflow.
+int64_t tripValue(int64_t lo, int64_t i, int64_t step = 1);
+
 /// Evaluates \p e inside kernel \p k: names resolve through \p sizes first
 /// (size symbols bound to values), then the kernel's constants, then its
 /// kernel-scope lets, evaluated the same way (`let KT = math.cdiv(K, BK)`).

@@ -160,7 +160,7 @@ private:
   //===-- Module and kernel scope -----------------------------------------===//
 
   void moduleConst(const ConstDecl &c, ConstEnv &env) {
-    checkDivisors(*c.value, env);
+    checkFolds(*c.value, env);
     if (auto v = evalInt(*c.value, env))
       env[c.name.name] = *v;
     declareModuleName(c.name, SymbolKind::Const, c.range, "const " + c.name.name + " = " + print(*c.value));
@@ -222,7 +222,7 @@ private:
       if (repeatedClause(c, decl.clauses))
         continue;
       for (const ExprPtr &a : c.args)
-        checkDivisors(*a, k.consts);
+        checkFolds(*a, k.consts);
       if (c.name.name == "target")
         k.targetClause = &c;
       else if (c.name.name == "block")
@@ -247,8 +247,9 @@ private:
         k.block = evalInt(*k.blockClause->args[0], k.consts);
       if (!k.block || *k.block < 1) {
         k.block.reset();
-        sink_.report("kernel.clause", k.blockClause->range,
-                     "block(n) takes one positive compile-time integer: the threads of a CTA");
+        if (k.blockClause->args.size() != 1 || !hasFoldError(*k.blockClause->args[0], k.consts))
+          sink_.report("kernel.clause", k.blockClause->range,
+                       "block(n) takes one positive compile-time integer: the threads of a CTA");
       }
     } else if (!misspelled.count("block"))
       sink_.report("kernel.clause", decl.name.range,
@@ -265,7 +266,7 @@ private:
       k.cluster.clear();
       for (const ExprPtr &a : k.clusterClause->args) {
         k.cluster.push_back(evalInt(*a, k.consts));
-        if (!k.cluster.back() || *k.cluster.back() < 1)
+        if ((!k.cluster.back() || *k.cluster.back() < 1) && !hasFoldError(*a, k.consts))
           sink_.report("kernel.clause", a->range, "cluster(x, y, z) takes positive compile-time integers");
       }
     }
@@ -461,12 +462,14 @@ private:
       std::string arg = c.args.size() == 1 ? dottedName(*c.args[0]) : "";
       if (c.name.name == "stages") {
         r.stagesClause = &c;
+        bool zero = clauseFoldFails(c, k.consts);
         if (c.args.size() == 1)
           r.stages = evalInt(*c.args[0], k.consts);
         // stages(2147483647) made check, emit and cost take time linear in
         // the count, and 2^63 - 1 overflowed the shared-memory sum (issue #16).
         if (!r.stages || *r.stages < 1 || *r.stages > kMaxStages) {
-          sink_.report("kernel.clause", c.range,
+          if (!zero)
+            sink_.report("kernel.clause", c.range,
                        "stages(n) takes a compile-time integer from 1 to " + std::to_string(kMaxStages) +
                            ": the number of slots of the ring");
           r.stages.reset();
@@ -506,12 +509,13 @@ private:
       if (c.name.name == "warps" || c.name.name == "warpgroups") {
         r.warpsClause = &c;
         r.byWarpgroups = c.name.name == "warpgroups";
-        warpRange(r, c, k);
+        warpRange(r, c, k, clauseFoldFails(c, k.consts));
       } else if (c.name.name == "regs") {
         r.regsClause = &c;
+        bool zero = clauseFoldFails(c, k.consts);
         if (c.args.size() == 1)
           r.regs = evalInt(*c.args[0], k.consts);
-        if (!r.regs)
+        if (!r.regs && !zero)
           sink_.report("kernel.clause", c.range, "regs(n) needs one compile-time integer");
       } else {
         r.issueClause = &c;
@@ -562,27 +566,30 @@ private:
                      std::to_string(threads * perThread) + " B)");
   }
 
-  void warpRange(Role &r, const Clause &c, const Kernel &k) {
+  void warpRange(Role &r, const Clause &c, const Kernel &k, bool dividesByZero) {
     int64_t scale = r.byWarpgroups ? 4 : 1;
     if (c.args.size() != 1) {
       sink_.report("kernel.clause", c.range, c.name.name + "(...) takes one index or one range a .. b");
       return;
     }
     const Expr &a = *c.args[0];
+    // checked arithmetic: warps(9223372036854775807) overflowed `i + 1`
+    std::optional<int64_t> lo, hi;
     if (a.kind == ExprKind::Binary && a.op == Tok::DotDot) {
-      auto lo = evalInt(*a.operands[0], k.consts), hi = evalInt(*a.operands[1], k.consts);
-      if (lo && hi) {
-        r.warpBegin = *lo * scale;
-        r.warpEnd = *hi * scale;
-      }
-    } else if (auto i = evalInt(a, k.consts)) {
-      r.warpBegin = *i * scale;
-      r.warpEnd = (*i + 1) * scale;
+      lo = evalInt(*a.operands[0], k.consts);
+      hi = evalInt(*a.operands[1], k.consts);
+    } else if ((lo = evalInt(a, k.consts))) {
+      hi = binaryValue(Tok::Plus, *lo, 1);
     }
-    if (!r.warpBegin || *r.warpEnd <= *r.warpBegin || *r.warpBegin < 0) {
+    if (lo && hi) {
+      r.warpBegin = binaryValue(Tok::Star, *lo, scale);
+      r.warpEnd = binaryValue(Tok::Star, *hi, scale);
+    }
+    if (!r.warpBegin || !r.warpEnd || *r.warpEnd <= *r.warpBegin || *r.warpBegin < 0) {
       r.warpBegin.reset();
       r.warpEnd.reset();
-      sink_.report("kernel.clause", c.range, c.name.name + "(...) needs a non-empty constant range a .. b");
+      if (!dividesByZero)
+        sink_.report("kernel.clause", c.range, c.name.name + "(...) needs a non-empty constant range a .. b");
     }
   }
 
@@ -613,6 +620,7 @@ private:
         unknownClause(c, kTypeClauses, "type");
         continue;
       }
+      clauseFoldFails(c, k.consts);
       std::optional<int64_t> value = c.args.size() == 1 ? evalInt(*c.args[0], k.consts) : std::nullopt;
       if (c.name.name == "align")
         out.align = value;
@@ -721,7 +729,7 @@ private:
             resolveExpr(*a, k);
         // unroll(n) copies the body n times: unroll(2147483647) made the
         // lowering grow past 5.5 GB (issue #16). At most kMaxUnroll copies.
-        if (c.name.name == "unroll" && c.args.size() == 1)
+        if (c.name.name == "unroll" && c.args.size() == 1 && !hasFoldError(*c.args[0], k.consts))
           if (auto n = evalInt(*c.args[0], k.consts); !n || *n < 1 || *n > kMaxUnroll)
             sink_.report("kernel.clause", c.args[0]->range,
                          "unroll(n) takes a compile-time integer from 1 to " + std::to_string(kMaxUnroll) +
@@ -736,11 +744,18 @@ private:
     case StmtKind::If: {
       auto &i = static_cast<const IfStmt &>(s);
       resolveExpr(*i.cond, k);
+      // A branch a compile-time condition never takes divides by nothing
+      // (`const SPLIT = 0; if SPLIT > 0 { n % SPLIT }` was a division by zero).
+      auto cond = evalInt(*i.cond, k.consts);
+      deadBranch_ += cond && *cond == 0;
       resolveBlock(i.thenBody, k);
+      deadBranch_ -= cond && *cond == 0;
+      deadBranch_ += cond && *cond != 0;
       if (i.elseBody)
         resolveBlock(*i.elseBody, k);
       if (i.elseIf)
         resolveStmt(*i.elseIf, k);
+      deadBranch_ -= cond && *cond != 0;
       return;
     }
     case StmtKind::Assume:
@@ -774,32 +789,90 @@ private:
     }
   }
 
-  /// value.range: a division, a remainder or a math.cdiv whose divisor is a
-  /// compile-time zero (issue #16: `const A = 4 / Z` with Z = 0 read as
-  /// unknown and checked clean, and grid(math.cdiv(N, Z)) launched nothing).
-  void checkDivisor(const Expr &e, const ConstEnv &env) {
+  /// Why the compile-time value of \p e itself (not of its operands) is
+  /// lost: a division, remainder or math.cdiv by a compile-time zero (issue
+  /// #16: `const A = 4 / Z` with Z = 0 read as unknown and checked clean, and
+  /// grid(math.cdiv(N, Z)) launched nothing), or an operator on known
+  /// operands whose result does not fit 64 bits (`(-2^63) / -1` was a
+  /// SIGFPE; `2^62 * 4` read as unknown). Only the innermost such operator
+  /// reports: its parents' operands are unknown.
+  struct FoldError {
+    const Expr *at;
+    std::string message;
+  };
+  static std::optional<FoldError> foldErrorOf(const Expr &e, const ConstEnv &env) {
     const Expr *divisor = nullptr;
+    bool cdiv = false;
     if (e.kind == ExprKind::Binary && (e.op == Tok::Slash || e.op == Tok::Percent))
       divisor = e.operands[1].get();
     else if (e.kind == ExprKind::Call && e.operands.size() == 3)
       if (const OpInfo *op = findOp(dottedName(*e.operands[0])); op && op->id == OpId::MathCdiv)
-        divisor = e.operands[2].get();
+        divisor = e.operands[2].get(), cdiv = true;
     if (divisor && divisor->kind != ExprKind::Keyword)
-      if (auto v = evalInt(*divisor, env); v && *v == 0)
-        sink_.report("value.range", divisor->range, "division by zero: '" + print(*divisor) + "' is 0 here");
+      if (auto v = evalInt(*divisor, env); v && (*v == 0 || (cdiv && *v < 0)))
+        return FoldError{divisor, *v == 0 ? "division by zero: '" + print(*divisor) + "' is 0 here"
+                                          : "math.cdiv takes a positive divisor: '" + print(*divisor) + "' is " +
+                                                std::to_string(*v) + " here"};
+    bool arithmetic = (e.kind == ExprKind::Binary && (e.op == Tok::Plus || e.op == Tok::Minus || e.op == Tok::Star ||
+                                                      e.op == Tok::Slash || e.op == Tok::Percent ||
+                                                      e.op == Tok::Shl)) ||
+                      (e.kind == ExprKind::Unary && e.op == Tok::Minus) || (cdiv && divisor->kind != ExprKind::Keyword);
+    if (!arithmetic)
+      return std::nullopt;
+    for (size_t i = cdiv ? 1 : 0; i < e.operands.size(); ++i)
+      if (!evalInt(*e.operands[i], env))
+        return std::nullopt;
+    if (evalInt(e, env))
+      return std::nullopt;
+    if (e.kind == ExprKind::Binary && e.op == Tok::Shl)
+      return FoldError{&e, "'" + print(e) + "' does not fit a 64-bit integer, or shifts by less than 0 or more "
+                                            "than 62"};
+    return FoldError{&e, "'" + print(e) + "' does not fit a 64-bit integer"};
   }
 
-  /// checkDivisor over \p e and everything in it (module constants, which
-  /// resolveExpr does not visit).
-  void checkDivisors(const Expr &e, const ConstEnv &env) {
-    checkDivisor(e, env);
+  /// Reports foldErrorOf(\p e) as value.range; true when it did.
+  bool checkFold(const Expr &e, const ConstEnv &env) {
+    auto error = deadBranch_ ? std::nullopt : foldErrorOf(e, env);
+    if (!error)
+      return false;
+    sink_.report("value.range", error->at->range, error->message);
+    return true;
+  }
+
+  /// Whether folding \p e fails anywhere (foldErrorOf): its value is then
+  /// unknown because of that one error, and a clause that needs the value
+  /// says nothing more (block(256 / Z) was reported twice, issue #16).
+  static bool hasFoldError(const Expr &e, const ConstEnv &env) {
+    if (foldErrorOf(e, env))
+      return true;
+    for (const ExprPtr &o : e.operands)
+      if (o && hasFoldError(*o, env))
+        return true;
+    return false;
+  }
+
+  /// checkFold over \p e and everything in it (module constants and clauses,
+  /// which resolveExpr does not visit).
+  bool checkFolds(const Expr &e, const ConstEnv &env) {
+    bool reported = checkFold(e, env);
     for (const ExprPtr &o : e.operands)
       if (o)
-        checkDivisors(*o, env);
+        reported |= checkFolds(*o, env);
+    return reported;
+  }
+
+  /// checkFolds over a clause's arguments: true when one was reported (the
+  /// clause's own error would repeat it).
+  bool clauseFoldFails(const Clause &c, const ConstEnv &env) {
+    bool reported = false;
+    for (const ExprPtr &a : c.args)
+      if (a)
+        reported |= checkFolds(*a, env);
+    return reported;
   }
 
   void resolveExpr(const Expr &e, Kernel &k) {
-    checkDivisor(e, k.consts);
+    checkFold(e, k.consts);
     switch (e.kind) {
     case ExprKind::Name:
       if (!use(e))
@@ -885,14 +958,17 @@ private:
       return;
     }
     checkCapability(*op, call, k);
-    // cta.id(3) checked clean and failed in the lowering (issue #16).
+    // cta.id(3) checked clean and failed in the lowering (issue #16). Only a
+    // value known here is judged: a dimension bound by a role's let
+    // (`let d = 1; cta.id(d)`) is the lowering's to fold, and was reported
+    // as out of range although it is not.
     if ((op->id == OpId::CtaId || op->id == OpId::ClusterId) && call.operands.size() == 2 &&
         call.operands[1]->kind != ExprKind::Keyword) {
       const Expr &d = *call.operands[1];
-      auto v = evalInt(d, k.consts);
-      if (!v || *v < 0 || *v > 2)
+      if (auto v = evalInt(d, k.consts); v && (*v < 0 || *v > 2))
         sink_.report("value.range", d.range,
-                     "'" + std::string(op->name) + "' takes the dimension 0 (x), 1 (y) or 2 (z) as a compile-time integer");
+                     "'" + std::string(op->name) + "' takes the dimension 0 (x), 1 (y) or 2 (z), not " +
+                         std::to_string(*v));
     }
     size_t positional = 0;
     for (size_t i = 1; i < call.operands.size(); ++i) {
@@ -979,6 +1055,7 @@ private:
   SymbolIndex index_;
   std::string kernelName_;
   const Role *role_ = nullptr; ///< the role whose body is being resolved
+  int deadBranch_ = 0;         ///< inside if-branches whose compile-time condition rules them out
   std::map<std::string, size_t, std::less<>> moduleNames_;     ///< name -> symbol
   std::vector<std::map<std::string, size_t, std::less<>>> scopes_; ///< name -> symbol
   /// (kernel, operation) -> index of its target.capability finding.

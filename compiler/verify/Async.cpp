@@ -709,9 +709,9 @@ private:
       hi = value(*it.operands[1]);
     }
     const std::string &var = f.var.name;
-    if (lo && hi && (*hi - *lo) / step <= kExactTrips) {
-      for (int64_t v = *lo; v < *hi && !state.dead && !aborted_; v += step) {
-        ints_[var] = v;
+    if (int64_t n = lo && hi ? sema::tripCount(*lo, *hi, step) : -1; n >= 0 && n <= kExactTrips) {
+      for (int64_t i = 0; i < n && !state.dead && !aborted_; ++i) {
+        ints_[var] = sema::tripValue(*lo, i, step);
         execBlock(f.body, state);
       }
       ints_.erase(var);

@@ -1500,17 +1500,13 @@ std::optional<int64_t> evalId(const Expr *e, const sema::Kernel &k, const Unifor
     auto a = evalId(e->operands[0].get(), k, u, w, depth + 1), b = evalId(e->operands[1].get(), k, u, w, depth + 1);
     if (!a || !b)
       return std::nullopt;
-    switch (e->op) {
+    switch (e->op) { // sema's folding, which refuses overflow and INT64_MIN / -1
     case Tok::Plus:
-      return *a + *b;
     case Tok::Minus:
-      return *a - *b;
     case Tok::Star:
-      return *a * *b;
     case Tok::Slash:
-      return *b ? std::optional<int64_t>(*a / *b) : std::nullopt;
     case Tok::Percent:
-      return *b ? std::optional<int64_t>(*a % *b) : std::nullopt;
+      return sema::binaryValue(e->op, *a, *b);
     default:
       return std::nullopt;
     }

@@ -629,16 +629,14 @@ bool alwaysUnknown(const Program &p, int i) {
 /// of a long one (a witness search: any subset is sound).
 std::vector<int64_t> domain(int64_t lo, int64_t hi, int64_t step, int64_t all) {
   std::vector<int64_t> out;
-  if (hi <= lo)
-    return out;
-  int64_t count = (hi - lo + step - 1) / step;
+  int64_t count = sema::tripCount(lo, hi, step);
   if (count <= all) {
     for (int64_t i = 0; i < count; ++i)
-      out.push_back(lo + i * step);
+      out.push_back(sema::tripValue(lo, i, step));
     return out;
   }
   for (int64_t i : {int64_t(0), int64_t(1), count / 2, count - 2, count - 1})
-    out.push_back(lo + i * step);
+    out.push_back(sema::tripValue(lo, i, step));
   return out;
 }
 
@@ -1212,9 +1210,9 @@ private:
           b.prog.bump();
           return steps(i + 1);
         }
-        int64_t count = (*hi - *lo + s.step - 1) / s.step;
+        int64_t count = sema::tripCount(*lo, *hi, s.step);
         for (int64_t k = 0, n = tried(count, all); k < n; ++k) {
-          vals[slot] = *lo + valueAt(count, all, k) * s.step;
+          vals[slot] = sema::tripValue(*lo, valueAt(count, all, k), s.step);
           b.prog.bump();
           if (steps(i + 1))
             return true;

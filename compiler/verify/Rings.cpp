@@ -1369,12 +1369,13 @@ private:
     if (lo && hi && &f == values_.adjusted)
       *hi += values_.adjustBy;
     if (lo && hi) {
-      if ((*hi - *lo) / step > int64_t(kBudget)) {
+      int64_t n = sema::tripCount(*lo, *hi, step);
+      if (n > int64_t(kBudget)) {
         aborted_ = true;
         return;
       }
-      for (int64_t v = *lo; v < *hi && !stopped_ && !aborted_; v += step) {
-        env_[f.var.name] = v;
+      for (int64_t i = 0; i < n && !stopped_ && !aborted_; ++i) {
+        env_[f.var.name] = sema::tripValue(*lo, i, step);
         execBlock(f.body);
       }
       return;
@@ -2289,7 +2290,8 @@ std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &
       if (f->op == Tok::EqEq && lhs->kind == ExprKind::Binary && lhs->op == Tok::Percent) {
         const Expr *x = strip(lhs->operand(0));
         auto m = constant(*lhs->operand(1));
-        if (x->kind == ExprKind::Name && free.count(x->text) && m && *m > 0 && *m < (int64_t(1) << 20)) {
+        if (x->kind == ExprKind::Name && free.count(x->text) && m && *m > 0 && *m < (int64_t(1) << 20) &&
+            std::lcm(unit[x->text], *m) < (int64_t(1) << 40)) { // both below 2^40: the lcm cannot overflow
           unit[x->text] = std::lcm(unit[x->text], *m);
           if (*b > 0 && *b < *m)
             residue[x->text] = *b;
@@ -2315,22 +2317,31 @@ std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &
       Tok op = f->op;
       if (op != Tok::EqEq && op != Tok::GreaterEq && op != Tok::Greater && op != Tok::LessEq && op != Tok::Less)
         continue;
-      // The bound itself and its neighbour on the allowed side.
-      int64_t edge = *b + (op == Tok::Greater ? 1 : op == Tok::Less ? -1 : 0);
+      // The bound itself and its neighbour on the allowed side, in checked
+      // arithmetic: a bound near INT64_MAX gives fewer witnesses, never a
+      // wrapped one (issue #16).
+      auto edge = sema::binaryValue(Tok::Plus, *b, op == Tok::Greater ? 1 : op == Tok::Less ? -1 : 0);
+      if (!edge)
+        continue;
       bool below = op == Tok::LessEq || op == Tok::Less;
+      auto next = sema::binaryValue(Tok::Plus, *edge, below ? -1 : 1);
+      auto putTimes = [](std::set<int64_t> &into, std::optional<int64_t> v, int64_t c) {
+        if (auto p = v ? sema::binaryValue(Tok::Star, *v, c) : std::nullopt)
+          into.insert(*p);
+      };
       if (quotientBy && *quotientBy > 0) {
-        exact[quotientOf].insert(edge * *quotientBy);
-        exact[quotientOf].insert((below ? edge - 1 : edge + 1) * *quotientBy);
+        putTimes(exact[quotientOf], edge, *quotientBy);
+        putTimes(exact[quotientOf], next, *quotientBy);
       } else if (free.count(lhs->text)) {
         if (op == Tok::EqEq)
-          exact[lhs->text].insert(edge);
+          exact[lhs->text].insert(*edge);
         else
-          (below ? atMost : atLeast)[lhs->text].insert(edge);
+          (below ? atMost : atLeast)[lhs->text].insert(*edge);
       } else {
         std::string x;
         if (auto c = divisorOf(lhs->text, x)) {
-          exact[x].insert(edge * *c);
-          exact[x].insert((below ? edge - 1 : edge + 1) * *c);
+          putTimes(exact[x], edge, *c);
+          putTimes(exact[x], next, *c);
         }
       }
     }
@@ -2338,24 +2349,30 @@ std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &
   // The axes: a size symbol or an opaque atom, with its values.
   std::vector<std::pair<std::string, std::vector<int64_t>>> axes;
   for (const std::string &x : free) {
-    int64_t u = unit[x], r = residue.count(x) ? residue[x] : 0;
+    int64_t u = unit[x], r = residue.count(x) ? residue[x] : 0; // 1 <= u < 2^40, 0 <= r < u
     std::set<int64_t> vals;
+    auto put = [&](std::optional<int64_t> k) { // k * u + r, when it fits
+      if (auto p = k ? sema::binaryValue(Tok::Star, *k, u) : std::nullopt)
+        if (auto q = sema::binaryValue(Tok::Plus, *p, r))
+          vals.insert(*q);
+    };
     for (int64_t v : base)
-      vals.insert(v * u + r);
+      put(v);
     for (int64_t e : exact[x])
       vals.insert(e);
     for (int64_t e : atLeast[x]) {
-      int64_t k = e <= r ? 0 : (e - r + u - 1) / u; // the smallest v * u + r >= e
-      vals.insert(k * u + r);
-      vals.insert((k + 1) * u + r);
+      // the smallest v * u + r >= e; e - r cannot overflow for e > r >= 0
+      int64_t k = e <= r ? 0 : (e - r - 1) / u + 1;
+      put(k);
+      put(sema::binaryValue(Tok::Plus, k, 1));
     }
     for (int64_t e : atMost[x]) {
       if (e < r)
         continue;
       int64_t k = (e - r) / u; // the largest v * u + r <= e
-      vals.insert(k * u + r);
+      put(k);
       if (k > 0)
-        vals.insert((k - 1) * u + r);
+        put(k - 1);
     }
     axes.push_back({x, std::vector<int64_t>(vals.begin(), vals.end())});
   }

@@ -221,6 +221,21 @@ struct SelectReport {
 };
 SelectReport selectInstantiationCommand(State &state, const std::string &uri, const std::string &name);
 
+/// cake.cost (the cost lens's command): the cost model's estimate of kernel
+/// \p kernel ("" = the document's first) at the sizes the hover uses. The
+/// protocol layer returns it as JSON and shows `summary` to the user.
+/// Throws InvalidParams for a kernel the document does not have.
+struct CostReport {
+  std::string uri, kernel;
+  std::optional<double> seconds;   ///< nullopt: outside the model (reasons)
+  std::string bottleneck;
+  double floorSeconds = 0, fractionOfFloor = 0;
+  std::string sizes, calibration;  ///< the notes the hover shows
+  std::vector<std::string> reasons;
+  std::string summary;             ///< one line: "gemm: cost ≈ 2.31 ms, dram bound (...)"
+};
+CostReport costCommand(State &state, const std::string &uri, const std::string &kernel);
+
 /// A document lowered by the pipeline (compiler/pipeline/Pipeline.h); owns the source
 /// manager its diagnostics point into.
 struct LoweredDocument;

@@ -4,8 +4,10 @@
 // arguments [uri, {"kernel": name}]) and "compile" (cake.compile,
 // arguments [uri]), the server's own commands (Commands.cpp); and, when the
 // cost model prices the kernel (lsp/features/Cost.h, as the kernel's hover
-// does), its estimate as a lens without a command ("cost ≈ 2.31 ms, dram
-// bound"), which clients show as text. Kernels are read from the parse, so
+// does), its estimate ("cost ≈ 2.31 ms, dram bound"), whose command
+// cake.cost shows the estimate with its floor and sizes (a lens without a
+// command is not valid LSP: Command.command is required, and VS Code ran
+// the empty command on a click). Kernels are read from the parse, so
 // the lenses stay while the file is being typed; the estimate needs the
 // model.
 //
@@ -38,7 +40,7 @@ std::vector<CodeLens> codeLenses(State &state, const std::string &uri) {
     out.push_back({at,
                    {"cost \u2248 " + formatSeconds(*c.estimate.seconds) + ", " +
                         std::string(cost::bottleneckName(c.estimate.bottleneck)) + " bound (" + c.sizesNote + ")",
-                    "", "", ""}});
+                    "cake.cost", uri, k->name.name}});
   }
   return out;
 }

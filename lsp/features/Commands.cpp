@@ -16,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lsp/core/Features.h"
+#include "lsp/features/Cost.h"
+#include "lsp/features/Query.h"
 
 #include "compiler/runner/Process.h"
 
@@ -63,7 +65,8 @@ std::vector<std::string> runArguments(const RunOptions &o, bool bench) {
 } // namespace
 
 std::vector<std::string> commandNames() {
-  return {"cake.check", "cake.applyFix", "cake.compile", "cake.run", "cake.bench", "cake.selectInstantiation"};
+  return {"cake.check", "cake.applyFix", "cake.compile", "cake.run", "cake.bench", "cake.selectInstantiation",
+          "cake.cost"};
 }
 
 bool isLongCommand(const std::string &command) {
@@ -123,6 +126,43 @@ SelectReport selectInstantiationCommand(State &state, const std::string &uri, co
   SelectReport out{uri, name, known, ""};
   if (analysis->result.instance)
     out.note = instantiationNote(*analysis->result.instance);
+  return out;
+}
+
+CostReport costCommand(State &state, const std::string &uri, const std::string &kernel) {
+  auto analysis = state.docs.analyze(uri, state.check);
+  const Analysis &a = *analysis;
+  const sema::Kernel *model = nullptr;
+  std::string names;
+  if (a.model())
+    for (const sema::Kernel &k : a.model()->kernels) {
+      names += (names.empty() ? "" : ", ") + k.decl->name.name;
+      if (!model && (kernel.empty() || k.decl->name.name == kernel))
+        model = &k;
+    }
+  if (!model)
+    throw LspError(ErrorCode::InvalidParams,
+                   "no kernel " + (kernel.empty() ? std::string("") : "'" + kernel + "' ") + "to price in " + uri +
+                       (names.empty() ? std::string(" (it does not check clean enough to model)")
+                                      : " (its kernels: " + names + ")"));
+  KernelCost c = kernelCost(a, *model);
+  CostReport out;
+  out.uri = uri;
+  out.kernel = model->decl->name.name;
+  out.seconds = c.estimate.seconds;
+  out.bottleneck = std::string(cost::bottleneckName(c.estimate.bottleneck));
+  out.floorSeconds = c.estimate.floorSeconds;
+  out.fractionOfFloor = c.estimate.fractionOfFloor;
+  out.sizes = c.sizesNote;
+  out.calibration = c.calibrationNote;
+  out.reasons = c.estimate.reasons;
+  if (out.seconds)
+    out.summary = out.kernel + ": cost \u2248 " + formatSeconds(*out.seconds) + ", " + out.bottleneck + " bound, " +
+                  std::to_string(int(out.fractionOfFloor * 100 + 0.5)) + "% of the floor (" + out.sizes + "; " +
+                  out.calibration + ")";
+  else
+    out.summary = out.kernel + ": no estimate (" + (out.reasons.empty() ? std::string("outside the model")
+                                                                         : out.reasons.front()) + ")";
   return out;
 }
 
