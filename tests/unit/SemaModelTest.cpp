@@ -19,6 +19,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 using namespace cake;
@@ -363,4 +364,36 @@ TEST(SemaFacts, NamedBarrierOverflowIsOneFact) {
   for (const Diagnostic &d : diags)
     refused |= d.message.find("more named barriers than the 15") != std::string::npos;
   EXPECT_TRUE(refused);
+}
+
+// Regression (issue #16, review): trip counts of `lo .. hi step(s)` overflowed
+// int64 (`-5 .. INT64_MAX`, `0 .. INT64_MAX step(2)`), came out negative and
+// let smem.bounds miss accesses; the values of such a range stay inside it.
+TEST(SemaModel, TripCountsDoNotOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max(), kMin = std::numeric_limits<int64_t>::min();
+  EXPECT_EQ(sema::tripCount(0, 10), 10);
+  EXPECT_EQ(sema::tripCount(0, 10, 3), 4); // 0 3 6 9
+  EXPECT_EQ(sema::tripCount(10, 10), 0);
+  EXPECT_EQ(sema::tripCount(10, 0), 0);
+  EXPECT_EQ(sema::tripCount(0, 10, 0), 0); // not a step
+  EXPECT_EQ(sema::tripCount(0, kMax, 2), int64_t(1) << 62);
+  EXPECT_EQ(sema::tripCount(-5, kMax), kMax); // 2^63 + 4 values: saturates
+  EXPECT_EQ(sema::tripCount(kMin, kMax, kMax), 3);
+  int64_t last = sema::tripCount(-5, kMax) - 1;
+  EXPECT_EQ(sema::tripValue(-5, last), kMax - 6);
+  EXPECT_EQ(sema::tripValue(kMin, 2, kMax), kMax - 1);
+  EXPECT_EQ(sema::tripValue(0, (int64_t(1) << 62) - 1, 2), kMax - 1);
+}
+
+// Regression (issue #16, review): INT64_MIN / -1 and % -1 were a SIGFPE in the
+// folding; every overflow folds to "unknown" and sema reports it.
+TEST(SemaModel, FoldingRefusesOverflow) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  using syntax::Tok;
+  EXPECT_FALSE(sema::binaryValue(Tok::Slash, kMin, -1));
+  EXPECT_FALSE(sema::binaryValue(Tok::Percent, kMin, -1));
+  EXPECT_EQ(sema::binaryValue(Tok::Slash, kMin, 1), kMin);
+  EXPECT_EQ(sema::binaryValue(Tok::Percent, -7, -1), 0);
+  EXPECT_FALSE(sema::binaryValue(Tok::Minus, 0, kMin));
+  EXPECT_FALSE(sema::binaryValue(Tok::Shl, 1, 63));
 }
