@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -813,16 +814,22 @@ private:
         return FoldError{divisor, *v == 0 ? "division by zero: '" + print(*divisor) + "' is 0 here"
                                           : "math.cdiv takes a positive divisor: '" + print(*divisor) + "' is " +
                                                 std::to_string(*v) + " here"};
-    bool arithmetic = (e.kind == ExprKind::Binary && (e.op == Tok::Plus || e.op == Tok::Minus || e.op == Tok::Star ||
-                                                      e.op == Tok::Slash || e.op == Tok::Percent ||
-                                                      e.op == Tok::Shl)) ||
-                      (e.kind == ExprKind::Unary && e.op == Tok::Minus) || (cdiv && divisor->kind != ExprKind::Keyword);
-    if (!arithmetic)
-      return std::nullopt;
-    for (size_t i = cdiv ? 1 : 0; i < e.operands.size(); ++i)
-      if (!evalInt(*e.operands[i], env))
-        return std::nullopt;
-    if (evalInt(e, env))
+    // the operator applied to its folded operands, each folded once
+    bool lost = false;
+    if (e.kind == ExprKind::Binary && (e.op == Tok::Plus || e.op == Tok::Minus || e.op == Tok::Star ||
+                                       e.op == Tok::Slash || e.op == Tok::Percent || e.op == Tok::Shl)) {
+      auto a = evalInt(*e.operands[0], env);
+      auto b = a ? evalInt(*e.operands[1], env) : std::nullopt;
+      lost = b && !binaryValue(e.op, *a, *b);
+    } else if (e.kind == ExprKind::Unary && e.op == Tok::Minus) {
+      auto a = evalInt(*e.operands[0], env);
+      lost = a && !binaryValue(Tok::Minus, 0, *a);
+    } else if (cdiv && divisor->kind != ExprKind::Keyword && e.operands[1]->kind != ExprKind::Keyword) {
+      auto a = evalInt(*e.operands[1], env);
+      auto b = a ? evalInt(*divisor, env) : std::nullopt;
+      lost = b && *b > 0 && *a > std::numeric_limits<int64_t>::max() - *b; // as evalWith's math.cdiv
+    }
+    if (!lost)
       return std::nullopt;
     if (e.kind == ExprKind::Binary && e.op == Tok::Shl)
       return FoldError{&e, "'" + print(e) + "' does not fit a 64-bit integer, or shifts by less than 0 or more "
