@@ -93,13 +93,13 @@ std::string markerLine(std::string_view line, size_t start, size_t end) {
 
 } // namespace
 
-std::string visibleText(std::string_view text, bool keepNewlines) {
+std::string visibleText(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
     auto b = [&](size_t j) { return j < text.size() ? static_cast<unsigned char>(text[j]) : 0u; };
     unsigned char c = b(i);
-    if ((c < 0x20 && c != '\t' && !(keepNewlines && c == '\n')) || c == 0x7f) {
+    if ((c < 0x20 && c != '\t') || c == 0x7f) {
       out += '?';
     } else if (c == 0xC2 && b(i + 1) >= 0x80 && b(i + 1) <= 0x9F) { // C1: U+0080-U+009F
       out += '?';

@@ -52,12 +52,12 @@ void renderText(std::ostream &os, const SourceManager &sm, const std::vector<Dia
 void renderSummary(std::ostream &os, const std::vector<Diagnostic> &diags);
 
 /// \p text as it may reach a terminal: every control character but the tab
-/// and newline (C0, DEL, the C1 controls U+0080-U+009F) and the
+/// (C0, DEL, the C1 controls U+0080-U+009F) and the
 /// bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069, which
 /// reorder what a reader sees) become one '?' each, one column as before
 /// (issue #16: escape sequences in a source or a file name reached the
-/// terminal). \p keepNewlines false turns '\n' into '?' too.
-std::string visibleText(std::string_view text, bool keepNewlines = false);
+/// terminal). A newline becomes '?' too: the text is one line.
+std::string visibleText(std::string_view text);
 
 /// True when output to \p fd should be coloured: \p fd is a terminal, TERM is
 /// set and is not "dumb", and NO_COLOR is unset or empty (https://no-color.org).

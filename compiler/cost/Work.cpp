@@ -242,11 +242,7 @@ private:
     double trips = 1;
     if (it.kind == ExprKind::Binary && it.op == Tok::DotDot) {
       auto lo = eval(*it.operands[0]), hi = eval(*it.operands[1]);
-      int64_t step = 1; // `step(n)`: the trip count was hi - lo whatever the step
-      for (const Clause &c : f.clauses)
-        if (c.name.name == "step" && c.args.size() == 1)
-          if (auto v = eval(*c.args[0]); v && *v > 0)
-            step = *v;
+      int64_t step = sema::loopStep(f, [&](const Expr &e) { return eval(e); }).value_or(1);
       if (lo && hi)
         trips = double(sema::tripCount(*lo, *hi, step));
       else

@@ -308,11 +308,7 @@ std::optional<int64_t> Lowerer::produceAhead(const RoleStmt &decl, const Ring &r
           auto lo = constant(*it.operands[0]), hi = constant(*it.operands[1]);
           if (!lo || !hi)
             return std::nullopt;
-          int64_t step = 1;
-          for (const Clause &c : f.clauses)
-            if (c.name.name == "step" && c.args.size() == 1)
-              if (auto v = constant(*c.args[0]); v && *v > 0)
-                step = *v;
+          int64_t step = sema::loopStep(f, [&](const Expr &e) { return constant(e); }).value_or(1);
           int64_t trips = sema::tripCount(*lo, *hi, step), n;
           if (!walk(f.body, __builtin_mul_overflow(times, trips, &n) ? std::numeric_limits<int64_t>::max() : n))
             return std::nullopt;

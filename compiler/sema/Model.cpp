@@ -426,6 +426,22 @@ int64_t tripCount(int64_t lo, int64_t hi, int64_t step) {
 
 int64_t tripValue(int64_t lo, int64_t i, int64_t step) { return int64_t(uint64_t(lo) + uint64_t(i) * uint64_t(step)); }
 
+std::optional<int64_t> loopStep(const syntax::ForStmt &f,
+                                const std::function<std::optional<int64_t>(const syntax::Expr &)> &eval) {
+  std::optional<int64_t> step = 1;
+  for (const syntax::Clause &c : f.clauses)
+    if (c.name.name == "step") {
+      step = c.args.size() == 1 ? eval(*c.args[0]) : std::nullopt;
+      if (step && *step <= 0)
+        step.reset();
+    }
+  return step;
+}
+
+std::optional<int64_t> loopStep(const syntax::ForStmt &f, const ConstEnv &consts) {
+  return loopStep(f, [&](const syntax::Expr &e) { return evalInt(e, consts); });
+}
+
 std::optional<int64_t> evalInKernel(const Kernel &k, const syntax::Expr &e, const NameLookup &sizes) {
   std::map<std::string, const syntax::Expr *, std::less<>> lets;
   for (const syntax::StmtPtr &s : k.decl->body.stmts)

@@ -254,6 +254,15 @@ int64_t tripCount(int64_t lo, int64_t hi, int64_t step = 1);
 /// in [lo, hi) and so is computed in unsigned arithmetic without overflow.
 int64_t tripValue(int64_t lo, int64_t i, int64_t step = 1);
 
+/// The n of a loop's `step(n)`, folded by \p eval (each stage folds with the
+/// names it knows): 1 without the clause, nullopt when n is not a positive
+/// integer there. One reading for the verifier, the cost model and the
+/// lowering (the cost model and the lowering counted hi - lo whatever the step).
+std::optional<int64_t> loopStep(const syntax::ForStmt &f,
+                                const std::function<std::optional<int64_t>(const syntax::Expr &)> &eval);
+/// loopStep with the kernel's compile-time constants.
+std::optional<int64_t> loopStep(const syntax::ForStmt &f, const ConstEnv &consts);
+
 /// Evaluates \p e inside kernel \p k: names resolve through \p sizes first
 /// (size symbols bound to values), then the kernel's constants, then its
 /// kernel-scope lets, evaluated the same way (`let KT = math.cdiv(K, BK)`).

@@ -463,13 +463,13 @@ private:
       std::string arg = c.args.size() == 1 ? dottedName(*c.args[0]) : "";
       if (c.name.name == "stages") {
         r.stagesClause = &c;
-        bool zero = clauseFoldFails(c, k.consts);
+        bool reported = clauseFoldFails(c, k.consts);
         if (c.args.size() == 1)
           r.stages = evalInt(*c.args[0], k.consts);
         // stages(2147483647) made check, emit and cost take time linear in
         // the count, and 2^63 - 1 overflowed the shared-memory sum (issue #16).
         if (!r.stages || *r.stages < 1 || *r.stages > kMaxStages) {
-          if (!zero)
+          if (!reported)
             sink_.report("kernel.clause", c.range,
                        "stages(n) takes a compile-time integer from 1 to " + std::to_string(kMaxStages) +
                            ": the number of slots of the ring");
@@ -513,10 +513,10 @@ private:
         warpRange(r, c, k, clauseFoldFails(c, k.consts));
       } else if (c.name.name == "regs") {
         r.regsClause = &c;
-        bool zero = clauseFoldFails(c, k.consts);
+        bool reported = clauseFoldFails(c, k.consts);
         if (c.args.size() == 1)
           r.regs = evalInt(*c.args[0], k.consts);
-        if (!r.regs && !zero)
+        if (!r.regs && !reported)
           sink_.report("kernel.clause", c.range, "regs(n) needs one compile-time integer");
       } else {
         r.issueClause = &c;
@@ -567,7 +567,7 @@ private:
                      std::to_string(threads * perThread) + " B)");
   }
 
-  void warpRange(Role &r, const Clause &c, const Kernel &k, bool dividesByZero) {
+  void warpRange(Role &r, const Clause &c, const Kernel &k, bool foldReported) {
     int64_t scale = r.byWarpgroups ? 4 : 1;
     if (c.args.size() != 1) {
       sink_.report("kernel.clause", c.range, c.name.name + "(...) takes one index or one range a .. b");
@@ -589,7 +589,7 @@ private:
     if (!r.warpBegin || !r.warpEnd || *r.warpEnd <= *r.warpBegin || *r.warpBegin < 0) {
       r.warpBegin.reset();
       r.warpEnd.reset();
-      if (!dividesByZero)
+      if (!foldReported)
         sink_.report("kernel.clause", c.range, c.name.name + "(...) needs a non-empty constant range a .. b");
     }
   }

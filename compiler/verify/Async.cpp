@@ -695,14 +695,11 @@ private:
   void loop(const ForStmt &f, State &state) {
     const Expr &it = *f.iterable;
     checkUses(it, f, state, false);
-    int64_t step = 1, unroll = 1;
-    for (const Clause &c : f.clauses) {
-      auto v = c.args.size() == 1 ? sema::evalInt(*c.args[0], kernel_.consts) : std::nullopt;
-      if (c.name.name == "step" && v && *v > 0)
-        step = *v;
-      if (c.name.name == "unroll" && v && *v > 0)
-        unroll = *v;
-    }
+    int64_t step = sema::loopStep(f, kernel_.consts).value_or(1), unroll = 1;
+    for (const Clause &c : f.clauses)
+      if (c.name.name == "unroll" && c.args.size() == 1)
+        if (auto v = sema::evalInt(*c.args[0], kernel_.consts); v && *v > 0)
+          unroll = *v;
     std::optional<int64_t> lo, hi;
     if (it.kind == ExprKind::Binary && it.op == Tok::DotDot) {
       lo = value(*it.operands[0]);

@@ -390,14 +390,10 @@ public:
           s.lo = compile(*it->operands[0]);
           s.hi = compile(*it->operands[1]);
           s.slots.push_back(slot(f, ""));
-          for (const Clause &c : f->clauses)
-            if (c.name.name == "step" && c.args.size() == 1) {
-              auto v = sema::evalInt(*c.args[0], k_.consts);
-              if (!v || *v <= 0)
-                ok = false;
-              else
-                s.step = *v;
-            }
+          if (auto step = sema::loopStep(*f, k_.consts))
+            s.step = *step;
+          else
+            ok = false;
         } else if (const Expr *sched = scheduleOf(*it)) {
           s.kind = Step::Tiles;
           for (size_t i = 1; i < sched->operands.size(); ++i) {

@@ -570,11 +570,8 @@ private:
         return false;
       std::optional<int64_t> trips;
       const Expr *it = views::stripParens(f->iterable.get());
-      std::optional<int64_t> step = 1;
-      for (const Clause &c : f->clauses)
-        if (c.name.name == "step")
-          step = c.args.size() == 1 ? sema::evalInt(*c.args[0], k_.consts) : std::nullopt;
-      if (it->kind == ExprKind::Binary && it->op == Tok::DotDot && step && *step > 0) {
+      std::optional<int64_t> step = sema::loopStep(*f, k_.consts);
+      if (it->kind == ExprKind::Binary && it->op == Tok::DotDot && step) {
         auto lo = sema::evalInt(*it->operands[0], k_.consts), hi = sema::evalInt(*it->operands[1], k_.consts);
         int64_t span;
         if (lo && hi && !__builtin_sub_overflow(*hi, *lo, &span))

@@ -1356,11 +1356,7 @@ private:
 
   void loop(const ForStmt &f) {
     const Expr &it = *f.iterable;
-    int64_t step = 1;
-    for (const Clause &c : f.clauses)
-      if (c.name.name == "step" && c.args.size() == 1)
-        if (auto v = sema::evalInt(*c.args[0], kernel_.consts); v && *v > 0)
-          step = *v;
+    int64_t step = sema::loopStep(f, kernel_.consts).value_or(1);
     std::optional<int64_t> lo, hi;
     if (it.kind == ExprKind::Binary && it.op == Tok::DotDot) {
       lo = symbolic(*it.operands[0]);
