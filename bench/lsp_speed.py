@@ -13,7 +13,11 @@
                     library's GEMM repeated), then single edits of a comment
                     line, each waited for: the time from the didChange to
                     the publishDiagnostics of its version (the check of the
-                    whole file, its diagnostics converted and sent).
+                    changed kernel, its diagnostics converted and sent);
+                    then five edits each followed by a foldingRange
+                    request, timed from the didChange to its reply (the
+                    first request after an edit that needs the whole tree
+                    parses the file).
 
 Each scenario prints one JSON line. The document is analysed once before a
 request is timed (a cake/sync after didOpen), so the request's own cost is
@@ -196,12 +200,24 @@ def edit(cake, lines, edits=20):
         seconds, params = s.wait_published(v, t0)
         samples.append(seconds * 1e3)
     cpu1 = cpu_seconds(s.proc.pid)
+    # What an editor that refreshes its folding ranges after each edit waits for: the edit's diagnostics come
+    # from a check of the changed kernel, and the first request that needs the whole tree parses it.
+    folding = []
+    for v in range(edits + 2, edits + 7):
+        line, length = comment
+        t0 = time.perf_counter()
+        s.send(change(v, line, length, length, " x") if v % 2 == 0 else change(v, line, length, length + 2, ""))
+        s.wait_published(v, t0)
+        seconds, _ = s.request("textDocument/foldingRange", {"textDocument": {"uri": URI}})
+        folding.append((time.perf_counter() - t0) * 1e3)
+    folding.sort()
     rc = s.close()
     samples.sort()
     return {"scenario": "edit", "lines": text.count("\n") + 1, "bytes": len(text.encode()),
             "open_s": round(open_s, 3), "diagnostics": len(first["diagnostics"]),
             "edit_ms_median": round(samples[len(samples) // 2], 1), "edit_ms_max": round(samples[-1], 1),
             "edit_ms": [round(x, 1) for x in samples],
+            "edit_then_folding_ms_median": round(folding[len(folding) // 2], 1),
             # CPU time per edit (less disturbed by other load than wall time): of the main thread, which
             # handles the edit and publishes, and of the whole process (the verifier's threads, freeing)
             "cpu_ms_per_edit_main": round((cpu1[0] - cpu0[0]) * 1e3 / edits, 1),

@@ -64,6 +64,8 @@ private:
   Callbacks &callbacks_;
   State state_;
   std::set<std::string> dirty_;
+  /// Analyses that edits replaced, freed after the diagnostics are published.
+  std::vector<std::shared_ptr<const Analysis>> retired_;
   Worker worker_; ///< last: its jobs may use the members above until it is joined
 };
 

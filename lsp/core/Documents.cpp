@@ -67,6 +67,14 @@ std::vector<const syntax::KernelDecl *> kernelsOf(const syntax::Module &m) {
 
 bool contains(SourceRange r, uint32_t at) { return r.begin <= at && at <= r.end; }
 
+/// The kernels of a tree as the next edit compares them.
+std::vector<KernelSpan> spansOf(const syntax::Module &m) {
+  std::vector<KernelSpan> out;
+  for (const syntax::KernelDecl *k : kernelsOf(m))
+    out.push_back({k->name.name, k->range});
+  return out;
+}
+
 /// checkSource's findings for the new text of a document, from its previous
 /// analysis \p prev and a check of the one kernel the change is in, or
 /// nullopt (then the whole file is checked). A change inside one kernel
@@ -79,54 +87,55 @@ bool contains(SourceRange r, uint32_t at) { return r.begin <= at && at <= r.end;
 /// line is the same), for that kernel and for the module's other items.
 /// This holds, and is used, only when: the previous analysis found no
 /// error (with one, sema's errors would hold back every kernel's verifier)
-/// and neither does the new check; the new text parses; nothing but that
-/// kernel's text changed (the module's constants, comments and kernel
-/// names are the same, the names distinct); the kernel spells no other
-/// kernel's name; the file has no parameters or instantiations and
-/// findings of the lowering are not asked for. Issue #16: a 50,000-line
-/// file cost 1.15 s per edit, the check of all of its 800 kernels.
+/// and neither does the new check; the changed bytes lie inside one kernel,
+/// its first and last bytes unchanged; the check parses that kernel, alone
+/// and ending where the old one ended (moved by the change), so the whole
+/// text parses as the old tree with that kernel replaced (the text before
+/// it is the same, and after its closing brace the lexer and the parser
+/// are in the state they were in); the kernel names are distinct and the
+/// kernel spells no other kernel's name; the file has no parameters or
+/// instantiations and findings of the lowering are not asked for. The whole
+/// text is not parsed here (that parse was most of a 50,000-line edit): the
+/// tree is made when a feature asks (Analysis::completeTree). \p spans
+/// receives the new text's kernels. Issue #16: a 50,000-line file cost
+/// 1.15 s per edit, the check of all of its 800 kernels.
 std::optional<CheckResult> checkIncrementally(const Analysis &next, const Analysis &prev, const CheckOptions &check,
-                                              size_t &reused) {
+                                              size_t &reused, std::vector<KernelSpan> &spans) {
   if (!check.instantiations.empty() || !prev.instantiations.empty() || prev.target != check.target ||
-      prev.verify != check.verify || countErrors(prev.result.diagnostics))
+      prev.verify != check.verify || countErrors(prev.result.diagnostics) || prev.parameters)
     return std::nullopt;
   std::string_view now = next.text(), before = prev.text();
-  CheckResult r;
-  r.module = syntax::parse(next.sm, next.file, r.diagnostics);
-  if (countErrors(r.diagnostics) || prev.parameters)
+  const std::vector<KernelSpan> &old = prev.kernels;
+  if (old.empty())
     return std::nullopt;
-  std::vector<const syntax::KernelDecl *> ks = kernelsOf(r.module), old = kernelsOf(prev.result.module);
-  if (ks.size() != old.size() || ks.empty())
-    return std::nullopt;
-  // The changed bytes: [p, oldEnd) of the old text became [p, newEnd).
+  // The changed bytes: [p, oldEnd) of the old text became [p, oldEnd + delta).
   size_t p = 0, limit = std::min(now.size(), before.size());
   while (p < limit && now[p] == before[p])
     ++p;
   size_t suffix = 0;
   while (suffix < limit - p && now[now.size() - 1 - suffix] == before[before.size() - 1 - suffix])
     ++suffix;
-  auto newEnd = static_cast<uint32_t>(now.size() - suffix), oldEnd = static_cast<uint32_t>(before.size() - suffix);
+  auto oldEnd = static_cast<uint32_t>(before.size() - suffix);
   auto delta = static_cast<int64_t>(now.size()) - static_cast<int64_t>(before.size());
+  const bool unchanged = p == now.size() && p == before.size();
   std::optional<size_t> changed;
   std::set<std::string_view> names;
-  for (size_t i = 0; i < ks.size(); ++i) {
-    if (ks[i]->name.name != old[i]->name.name || !names.insert(ks[i]->name.name).second)
+  for (size_t i = 0; i < old.size(); ++i) {
+    if (!names.insert(old[i].name).second)
       return std::nullopt;
-    SourceRange n = ks[i]->range, o = old[i]->range;
-    bool same = o.end < p ? n.begin == o.begin && n.end == o.end
-                          : o.begin > oldEnd && n.begin == o.begin + delta && n.end == o.end + delta;
-    if (same)
-      continue;
-    if (changed || !(n.begin <= p && newEnd <= n.end && o.begin == n.begin && oldEnd <= o.end &&
-                     n.end == o.end + delta))
-      return std::nullopt; // a change outside one kernel, or in two
-    changed = i;
+    if (!unchanged && old[i].range.begin < p && oldEnd < old[i].range.end)
+      changed = i;
   }
-  if (!changed && (p != now.size() || p != before.size()))
-    return std::nullopt; // a change outside every kernel (a constant, a comment between kernels)
-  reused = ks.size() - (changed ? 1 : 0);
-  std::string blanked(now);
-  SourceRange mine = changed ? ks[*changed]->range : SourceRange{};
+  if (!unchanged && !changed)
+    return std::nullopt; // a change outside every kernel (a constant, a comment between kernels), or across two
+  spans = old;
+  for (KernelSpan &k : spans)
+    if (changed && k.range.begin > oldEnd)
+      k.range.begin = uint32_t(k.range.begin + delta), k.range.end = uint32_t(k.range.end + delta);
+  if (changed)
+    spans[*changed].range.end = uint32_t(spans[*changed].range.end + delta);
+  reused = old.size() - (changed ? 1 : 0);
+  SourceRange mine = changed ? spans[*changed].range : SourceRange{};
   if (changed) {
     // a kernel that spells another's name (a let that hides it, a use) sees it: checked whole
     std::string_view body = now.substr(mine.begin, mine.size());
@@ -139,14 +148,15 @@ std::optional<CheckResult> checkIncrementally(const Analysis &next, const Analys
       size_t j = i;
       while (word(j))
         ++j;
-      if (std::string_view w = body.substr(i, j - i); w != ks[*changed]->name.name && names.count(w))
+      if (std::string_view w = body.substr(i, j - i); w != old[*changed].name && names.count(w))
         return std::nullopt;
       i = j;
     }
   }
-  for (size_t i = 0; i < ks.size(); ++i)
+  std::string blanked(now);
+  for (size_t i = 0; i < spans.size(); ++i)
     if (!changed || i != *changed)
-      for (uint32_t at = ks[i]->range.begin; at < ks[i]->range.end; ++at)
+      for (uint32_t at = spans[i].range.begin; at < spans[i].range.end; ++at)
         if (blanked[at] != '\n')
           blanked[at] = ' ';
   SourceManager alone;
@@ -157,6 +167,10 @@ std::optional<CheckResult> checkIncrementally(const Analysis &next, const Analys
   // parameters could only have come with the changed kernel (a `when` clause), which `part` holds
   if (countErrors(part.diagnostics) || hasParameters(part.module))
     return std::nullopt;
+  std::vector<KernelSpan> parsed = spansOf(part.module);
+  if (changed ? parsed.size() != 1 || !(parsed[0] == spans[*changed]) : !parsed.empty())
+    return std::nullopt; // the kernel did not parse alone, or not to where it ended before
+  CheckResult r;
   // the previous findings of the other kernels, moved past the change
   bool moved = true;
   auto move = [&](SourceRange &r) {
@@ -167,9 +181,9 @@ std::optional<CheckResult> checkIncrementally(const Analysis &next, const Analys
     else if (!(r.end <= p))
       moved = false; // points into the change
   };
-  auto owner = [&](const std::vector<const syntax::KernelDecl *> &in, uint32_t at) -> std::optional<size_t> {
+  auto owner = [&](const std::vector<KernelSpan> &in, uint32_t at) -> std::optional<size_t> {
     for (size_t i = 0; i < in.size(); ++i)
-      if (contains(in[i]->range, at))
+      if (contains(in[i].range, at))
         return i;
     return std::nullopt;
   };
@@ -190,7 +204,7 @@ std::optional<CheckResult> checkIncrementally(const Analysis &next, const Analys
   if (!moved)
     return std::nullopt;
   for (Diagnostic &d : part.diagnostics) {
-    std::optional<size_t> k = d.range.file == next.file ? owner(ks, d.range.begin) : std::nullopt;
+    std::optional<size_t> k = d.range.file == next.file ? owner(spans, d.range.begin) : std::nullopt;
     if (k == changed && k)
       r.diagnostics.push_back(std::move(d));
     else if (!k)
@@ -242,10 +256,13 @@ Snapshot DocumentStore::snapshot(const std::string &uri) const {
   const Document *doc = find(uri);
   if (!doc)
     throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
+  if (doc->analysis)
+    doc->analysis->completeTree();
   return {doc->uri, doc->version, doc->text, doc->analysis, selected(*doc)};
 }
 
-std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, const CheckOptions &options) {
+std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, const CheckOptions &options,
+                                                       bool tree) {
   auto it = docs_.find(uri);
   if (it == docs_.end())
     throw LspError(ErrorCode::InvalidParams, "document is not open: " + uri);
@@ -262,9 +279,10 @@ std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, c
     std::optional<CheckResult> reused;
     a->reusedKernels = 0;
     if (doc.previous && !lowering_ && unread.empty())
-      reused = checkIncrementally(*a, *doc.previous, check, a->reusedKernels);
+      reused = checkIncrementally(*a, *doc.previous, check, a->reusedKernels, a->kernels);
     if (reused) {
       a->result = std::move(*reused);
+      a->setTreePending();
       // the model hover and the others read, made when one of them asks (sema of the whole file)
       a->setLazyModel([target = options.target](const Analysis &self) {
         std::vector<Diagnostic> discarded;
@@ -275,6 +293,7 @@ std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, c
       a->reusedKernels = 0;
       a->result = pipeline::checkFile(a->sm, a->file, check, lowering_);
       a->parameters = hasParameters(a->result.module);
+      a->kernels = spansOf(a->result.module);
     }
     if (retire_ && doc.previous)
       retire_(std::move(doc.previous));
@@ -316,7 +335,14 @@ std::shared_ptr<const Analysis> DocumentStore::analyze(const std::string &uri, c
     }
     doc.analysis = std::move(a);
   }
+  if (tree)
+    doc.analysis->completeTree();
   return doc.analysis;
+}
+
+void Analysis::parseTree() {
+  std::vector<Diagnostic> discarded; // the file's findings are result.diagnostics already
+  result.module = syntax::parse(sm, file, discarded);
 }
 
 } // namespace cake::lsp

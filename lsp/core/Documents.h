@@ -45,6 +45,13 @@
 
 namespace cake::lsp {
 
+/// A kernel of a document: its name and the range of its declaration.
+struct KernelSpan {
+  std::string name;
+  SourceRange range;
+  bool operator==(const KernelSpan &) const = default;
+};
+
 struct Analysis {
   SourceManager sm;
   FileId file;
@@ -66,11 +73,29 @@ struct Analysis {
   /// The kernels whose findings were taken from the previous analysis
   /// (DocumentStore::analyze); 0 when the whole file was checked.
   size_t reusedKernels = 0;
+  /// The file's kernels in order, as the tree has them: what the next edit's
+  /// incremental check compares with. Set also while the tree is pending.
+  std::vector<KernelSpan> kernels;
+
+  /// Parses the whole text into result.module now if this analysis was made
+  /// without it (an incremental check parses the changed kernel alone: the
+  /// full parse was most of a 50,000-line edit). The store calls it before
+  /// it hands the analysis to anything but the diagnostics (analyze,
+  /// snapshot), and model() calls it; thread-safe, at most once.
+  void completeTree() const {
+    std::call_once(treeOnce_, [this] {
+      if (treePending_)
+        const_cast<Analysis *>(this)->parseTree(); // made non-const by the store, and no reader has it yet
+    });
+  }
+  /// Marks result.module as not made yet (completeTree makes it).
+  void setTreePending() { treePending_ = true; }
 
   std::string_view text() const { return sm.text(file); }
   /// The semantic model for navigation: checkSource's, else the recovered
   /// one. Never null after DocumentStore::analyze.
   const sema::Module *model() const {
+    completeTree();
     if (result.model)
       return &*result.model;
     if (lazyModel_)
@@ -82,8 +107,11 @@ struct Analysis {
   void setLazyModel(std::function<void(const Analysis &)> make) { lazyModel_ = std::move(make); }
 
 private:
+  void parseTree();
   std::function<void(const Analysis &)> lazyModel_;
   mutable std::once_flag modelOnce_;
+  bool treePending_ = false;
+  mutable std::once_flag treeOnce_;
 };
 
 struct Document {
@@ -132,8 +160,10 @@ public:
   /// The document, or nullptr when it is not open.
   const Document *find(const std::string &uri) const;
   /// The document's analysis, computed now if needed; throws InvalidParams
-  /// when the document is not open.
-  std::shared_ptr<const Analysis> analyze(const std::string &uri, const CheckOptions &options);
+  /// when the document is not open. With \p tree false only its diagnostics
+  /// are complete (result.module may be pending: Analysis::completeTree),
+  /// which is what publishing them needs.
+  std::shared_ptr<const Analysis> analyze(const std::string &uri, const CheckOptions &options, bool tree = true);
 
   /// A copy of the document for a worker; throws InvalidParams when it is
   /// not open.

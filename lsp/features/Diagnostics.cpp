@@ -84,7 +84,7 @@ std::string rulePageUri(const State &state, const std::string &code) {
 }
 
 std::vector<LspDiagnostic> lspDiagnostics(State &state, const std::string &uri) {
-  auto analysis = state.docs.analyze(uri, state.check);
+  auto analysis = state.docs.analyze(uri, state.check, /*tree=*/false); // diagnostics alone need no tree
   std::string_view text = analysis->sm.text(analysis->file);
   Encoding enc = state.caps.encoding;
   std::vector<LspDiagnostic> out;

@@ -131,9 +131,10 @@ std::vector<SymbolInformation> workspaceSymbols(State &state, const std::string 
   for (const auto &[uri, doc] : state.docs.all()) {
     open.insert(uri);
     // the analysis's parse when there is one (the document's diagnostics were published from it)
-    if (doc.analysis)
+    if (doc.analysis) {
+      doc.analysis->completeTree();
       take(declarations(uri, doc.analysis->result.module, doc.analysis->text(), state.caps.encoding));
-    else
+    } else
       take(declarations(uri, doc.text, state.caps.encoding));
   }
   size_t budget = kMaxWorkspaceFiles;
