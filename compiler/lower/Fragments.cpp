@@ -58,7 +58,7 @@ int64_t fragCount(const Val &f) {
   case Layout::MmaAcc:
     return f.shape[0] * f.shape[1] / 32;
   case Layout::Rows:
-    return f.chains ? 2 * f.chains : 2;
+    return f.topk ? 2 * f.topk : f.chains ? 2 * f.chains : 2;
   case Layout::Cols:
     return f.shape[0] / 4;
   case Layout::Blocked:
@@ -432,15 +432,59 @@ std::optional<Val> loadGlobalScalar(Lowerer &L, const Expr &call, const Val &src
   return scalarVal(v);
 }
 
+/// ld.global(view, like = acc, axis = 0, clip = c): a rows vector of an MMA
+/// tile (a warpgroup's wgmma [64, N] or a warp's mma.sync [16, N]) from a 1-D
+/// fp32 or i32 global view of its rows, or its first row's element (`qn[r0]`):
+/// each thread loads its two rows
+/// (clipped to the view's dimension with `clip = true`, 0 beyond it).
+std::optional<Val> loadGlobalRows(Lowerer &L, const Expr &call, const std::optional<Val> &src, const Val &like) {
+  const bool warpTile = like.layout == Layout::MmaAcc;
+  const int64_t rows = warpTile ? 16 : 64;
+  auto ax = L.constant(*keywordArg(call, "axis"));
+  // the view of the tile's rows, or its first element
+  const bool first = src && std::all_of(src->extent.begin(), src->extent.end(), [](int64_t e) { return e == 1; });
+  if (!src || src->kind != Val::GlobalView || src->origin.size() != 1 ||
+      (!first && src->viewShape() != std::vector<int64_t>{rows}) || !ax || *ax != 0 ||
+      (*src->type->elem != Elem::FP32 && *src->type->elem != Elem::I32) || keywordArg(call, "mask")) {
+    L.unsupported(call.range, "ld.global like an MMA tile other than a 1-D fp32 or i32 view of its " +
+                                  std::to_string(rows) + " rows (axis = 0)");
+    return std::nullopt;
+  }
+  bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
+  Val f;
+  f.kind = Val::Frag;
+  f.layout = Layout::Rows;
+  f.warpTile = warpTile;
+  f.shape = {rows};
+  f.elem = *src->type->elem;
+  f.cxx = L.temp("rows");
+  std::string type = f.elem == Elem::I32 ? "int" : "float";
+  L.w.line(type + " " + f.cxx + "[2];");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line(std::string("const int cake_r = ") + (warpTile ? "" : "cake_role_warp % 4 * 16 + ") +
+           "int(cake::rt::lane_id()) / 4 + cake_h * 8;");
+  std::string load = "*" + L.globalAddress(*src, "cake_r");
+  if (clip)
+    load = "(" + src->origin.back() + " + cake_r < " + L.dimCxx(src->type->dims.back()) + " ? " + load + " : " + type +
+           "(0))";
+  L.w.line(f.cxx + "[cake_h] = " + load + ";");
+  L.w.close();
+  return f;
+}
+
 /// ld.global of a 1-D row in a warp: the blocked layout, or with
 /// `like = v` (a blocked vector of the same length) v's distribution.
 std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
   auto src = L.view(*positionalArgs(call)[0]);
+  const Expr *likeArg = keywordArg(call, "like");
+  std::optional<Val> like = likeArg ? L.value(*likeArg) : std::nullopt;
+  if (like && like->kind == Val::Frag && keywordArg(call, "axis") &&
+      (like->layout == Layout::WgmmaAcc || (like->layout == Layout::MmaAcc && like->shape[0] == 16)))
+    return loadGlobalRows(L, call, src, *like);
   if (src && src->kind == Val::GlobalView && !src->viewShape().empty() &&
       std::all_of(src->extent.begin(), src->extent.end(), [](int64_t e) { return e == 1; }))
     return loadGlobalScalar(L, call, *src);
-  const Expr *likeArg = keywordArg(call, "like");
-  std::optional<Val> like = likeArg ? L.value(*likeArg) : std::nullopt;
   if (likeArg && (!like || like->kind != Val::Frag || like->layout != Layout::Blocked || keywordArg(call, "axis"))) {
     L.unsupported(call.range, "ld.global like a register tensor other than a warp's blocked row");
     return std::nullopt;
@@ -602,11 +646,15 @@ bool Lowerer::argReduce(const Expr &call, const std::string &values, const std::
   return true;
 }
 
-bool Lowerer::isArgminState(std::string_view name) const {
+bool Lowerer::isArgminState(std::string_view name) const { return isFoldState(OpId::ArgminFold, name); }
+
+bool Lowerer::isTopkState(std::string_view name) const { return isFoldState(OpId::TopkFold, name); }
+
+bool Lowerer::isFoldState(OpId fold, std::string_view name) const {
   bool found = false;
   if (role)
     forEachCall(role->role->decl->body, [&](const Expr &call) {
-      if (calleeOp(call) != OpId::ArgminFold)
+      if (calleeOp(call) != fold)
         return;
       auto args = positionalArgs(call);
       for (size_t a = 0; a < 2 && a < args.size(); ++a)
@@ -735,6 +783,171 @@ std::optional<Val> lowerArgminFinish(Lowerer &L, const Expr &call) {
   return Val{};
 }
 
+/// The top-k state (best, best_id) named by operands 0 and 1 of \p call.
+std::optional<std::pair<Val, Val>> topkState(Lowerer &L, const Expr &call) {
+  auto args = positionalArgs(call);
+  auto best = L.value(*args[0]), ids = L.value(*args[1]);
+  if (!best || !ids || best->kind != Val::Frag || ids->kind != Val::Frag || !best->topk || best->topk != ids->topk ||
+      best->elem != Elem::FP32 || ids->elem != Elem::I32) {
+    L.unsupported(call.range, "a top-k state other than an fp32 and an i32 [rows, k] tensor of an MMA tile's rows");
+    return std::nullopt;
+  }
+  return std::pair{*best, *ids};
+}
+
+/// One compare-exchange of entries \p a and \p b of a row's list (C++ indices),
+/// ordered by (key, id): the smaller pair goes to \p a.
+void topkExchange(CudaWriter &w, const std::string &keys, const std::string &ids, const std::string &a,
+                  const std::string &b) {
+  w.open("");
+  w.line("const float cake_ka = " + keys + "[" + a + "], cake_kb = " + keys + "[" + b + "];");
+  w.line("const int cake_ia = " + ids + "[" + a + "], cake_ib = " + ids + "[" + b + "];");
+  w.line("const bool cake_s = cake_kb < cake_ka || (cake_kb == cake_ka && cake_ib < cake_ia);");
+  w.line(keys + "[" + a + "] = cake_s ? cake_kb : cake_ka; " + keys + "[" + b + "] = cake_s ? cake_ka : cake_kb;");
+  w.line(ids + "[" + a + "] = cake_s ? cake_ib : cake_ia; " + ids + "[" + b + "] = cake_s ? cake_ia : cake_ib;");
+  w.close();
+}
+
+/// topk.fold(best, best_id, x, offset = o): per row, each lane keeps the k
+/// smallest of its own columns seen so far, sorted ascending (equal keys keep
+/// the earlier column first), without crossing lanes. An element is compared
+/// with the lane's current k-th key and, when smaller, inserted by a chain of
+/// k compare-exchanges over registers (static indices): after the first
+/// tiles almost every element costs one compare.
+std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
+  auto state = topkState(L, call);
+  if (!state)
+    return std::nullopt;
+  auto [best, ids] = *state;
+  auto args = positionalArgs(call);
+  std::vector<Val> frags;
+  collectFrags(L, *args[2], frags);
+  auto ctx = contextOf(frags);
+  const bool accTile = ctx && (ctx->layout == Layout::WgmmaAcc || (ctx->layout == Layout::MmaAcc && ctx->shape[0] == 16));
+  if (!accTile || ctx->shape[1] != best.chainColumns) {
+    L.unsupported(call.range, "topk.fold of other than an expression over the role's wgmma accumulator tile or a "
+                              "warp's [16, N] mma.sync accumulator");
+    return std::nullopt;
+  }
+  const Expr *offsetArg = keywordArg(call, "offset");
+  auto offset = offsetArg ? L.scalar(*offsetArg) : std::optional<std::string>("0");
+  if (!offset)
+    return std::nullopt;
+  const std::string K = std::to_string(best.topk);
+  L.w.open("");
+  L.w.line("const int cake_off = " + *offset + " + int(cake::rt::lane_id()) % 4 * 2;");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_c = 0; cake_c < " + std::to_string(ctx->shape[1] / 8) + "; ++cake_c)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_x = 0; cake_x < 2; ++cake_x)");
+  auto v = L.elementwise(*args[2], ctx->layout, "cake_c * 4 + cake_h * 2 + cake_x");
+  if (!v)
+    return std::nullopt;
+  L.w.line("float cake_kv = " + *v + ";");
+  L.w.open("if (cake_kv < " + best.cxx + "[cake_h * " + K + " + " + K + " - 1])");
+  L.w.line("int cake_ki = cake_off + cake_c * 8 + cake_x;");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_j = 0; cake_j < " + K + "; ++cake_j)");
+  L.w.line("float &cake_b = " + best.cxx + "[cake_h * " + K + " + cake_j];");
+  L.w.line("int &cake_bi = " + ids.cxx + "[cake_h * " + K + " + cake_j];");
+  L.w.line("const bool cake_s = cake_kv < cake_b;");
+  L.w.line("const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;");
+  L.w.line("cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;");
+  L.w.line("cake_kv = cake_tv; cake_ki = cake_ti;");
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  return Val{};
+}
+
+/// topk.finish(best, best_id): merges the quad's four lists of each row in
+/// two butterfly steps. A step takes the partner lane's sorted list, keeps
+/// min(a[j], b[k - 1 - j]) (a bitonic sequence holding the k smallest of both)
+/// and sorts it with a bitonic merge of log2(k) steps; pairs are ordered by
+/// (key, id), so both lanes of a pair compute the same list. Afterwards every
+/// lane of the quad holds its rows' k smallest, ascending.
+std::optional<Val> lowerTopkFinish(Lowerer &L, const Expr &call) {
+  auto state = topkState(L, call);
+  if (!state)
+    return std::nullopt;
+  auto [best, ids] = *state;
+  const int64_t k = best.topk;
+  if (k & (k - 1)) {
+    L.unsupported(call.range, "topk.finish of a list whose length is not a power of two");
+    return std::nullopt;
+  }
+  const std::string K = std::to_string(k);
+  L.w.open("");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("float *cake_key = &" + best.cxx + "[cake_h * " + K + "];");
+  L.w.line("int *cake_id = &" + ids.cxx + "[cake_h * " + K + "];");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_o = 1; cake_o < 4; cake_o *= 2)");
+  L.w.line("float cake_ok[" + K + "]; int cake_oi[" + K + "];");
+  L.w.line("#pragma unroll");
+  L.w.line("for (int cake_j = 0; cake_j < " + K + "; ++cake_j) cake_ok[cake_j] = __shfl_xor_sync(0xffffffffu, "
+           "cake_key[cake_j], cake_o), cake_oi[cake_j] = __shfl_xor_sync(0xffffffffu, cake_id[cake_j], cake_o);");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_j = 0; cake_j < " + K + "; ++cake_j)");
+  L.w.line("const float cake_b = cake_ok[" + K + " - 1 - cake_j]; const int cake_bi = cake_oi[" + K + " - 1 - cake_j];");
+  L.w.line("const bool cake_s = cake_b < cake_key[cake_j] || (cake_b == cake_key[cake_j] && cake_bi < cake_id[cake_j]);");
+  L.w.line("cake_key[cake_j] = cake_s ? cake_b : cake_key[cake_j]; cake_id[cake_j] = cake_s ? cake_bi : cake_id[cake_j];");
+  L.w.close();
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_s2 = " + K + " / 2; cake_s2 > 0; cake_s2 /= 2)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_j = 0; cake_j < " + K + "; ++cake_j)");
+  L.w.open("if ((cake_j & cake_s2) == 0)");
+  topkExchange(L.w, "cake_key", "cake_id", "cake_j", "cake_j + cake_s2");
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  return Val{};
+}
+
+/// st.global of a finished top-k state [rows, k] into a 2-D global view at
+/// (r0, c0): lane q of each quad stores entries q, q + 4, ... of its rows
+/// (every lane of the quad holds the whole list after topk.finish),
+/// clipped to the view's rows and columns with `clip = true`; i32 ids widen
+/// to an i64 destination.
+std::optional<Val> storeTopkRows(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
+  bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
+  Elem out = *dst.type->elem;
+  bool widen = v.elem == Elem::I32 && out == Elem::I64;
+  if (dst.origin.size() != 2 || (out != v.elem && !widen)) {
+    L.unsupported(call.range, "st.global of a top-k state other than into a 2-D global view of its element type "
+                              "(or i64 for i32 ids)");
+    return std::nullopt;
+  }
+  std::string rows = L.dimCxx(dst.type->dims[0]), cols = L.dimCxx(dst.type->dims[1]);
+  const std::string K = std::to_string(v.topk);
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line(std::string("const int cake_r = ") + (v.warpTile ? "" : "cake_role_warp % 4 * 16 + ") +
+           "int(cake::rt::lane_id()) / 4 + cake_h * 8;");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_j = 0; cake_j < " + K + "; ++cake_j)"); // static indices: the state stays in registers
+  Val at = dst;
+  at.origin[0] = "(" + dst.origin[0] + " + cake_r)";
+  std::string cond = "if (cake_j % 4 == int(cake::rt::lane_id()) % 4" +
+                     (clip ? " && " + at.origin[0] + " < " + rows + " && " + dst.origin[1] + " + cake_j < " + cols : "") +
+                     ") ";
+  std::string elem = v.cxx + "[cake_h * " + K + " + cake_j]";
+  L.w.line(cond + "*" + L.globalAddress(at, "cake_j") + " = " + (widen ? "(long long)" : "") + elem + ";");
+  L.w.close();
+  L.w.close();
+  return Val{};
+}
+
 } // namespace
 
 /// st.global of a rows vector (the thread's two rows, written by lane % 4 == 0;
@@ -743,6 +956,8 @@ std::optional<Val> storeFragmentRows(Lowerer &L, const Expr &call, const Val &v,
   bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
   std::string last = dst.origin.back();
   size_t rank = dst.origin.size();
+  if (v.kind == Val::Frag && v.layout == Layout::Rows && v.topk)
+    return storeTopkRows(L, call, v, dst);
   if (v.kind != Val::Frag || v.layout != Layout::Rows || rank < 1) {
     L.unsupported(call.range, "st.global of this register vector");
     return std::nullopt;
@@ -850,6 +1065,8 @@ void addFragmentLowerings(OpLowerings &t) {
   t[OpId::ReduceSum] = lowerReduce;
   t[OpId::ArgminFold] = lowerArgminFold;
   t[OpId::ArgminFinish] = lowerArgminFinish;
+  t[OpId::TopkFold] = lowerTopkFold;
+  t[OpId::TopkFinish] = lowerTopkFinish;
   t[OpId::ReduceMin] = lowerReduce;
   t[OpId::ReduceMax] = lowerReduce;
 }

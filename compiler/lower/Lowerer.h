@@ -89,6 +89,9 @@ struct Val {
   /// per-lane partial chains (the quad is reduced by argmin.finish).
   int64_t chains = 0;
   int64_t chainColumns = 0; ///< and the columns of the wgmma tile it folds
+  /// Rows tensors `[rows, k]` that are the state of topk.fold: per row held,
+  /// this many entries, a sorted list per lane (topk.finish merges the quad's).
+  int64_t topk = 0;
   /// Rows and cols of a warp's mma.sync accumulator [16, N] (its own 16
   /// rows), not of a warpgroup's wgmma [64, N]: the same per-thread
   /// elements, rows counted from the warp's.
@@ -233,6 +236,10 @@ public:
   bool sameBlockedDistribution(SourceRange at, const std::vector<Val> &frags);
   /// Whether the role's argmin.fold calls keep their running state in \p name.
   bool isArgminState(std::string_view name) const;
+  /// Whether the role's topk.fold calls keep their running state in \p name.
+  bool isTopkState(std::string_view name) const;
+  /// Whether the role's \p fold calls (argmin.fold, topk.fold) keep their state in \p name.
+  bool isFoldState(sema::OpId fold, std::string_view name) const;
   /// Pointer to the element of global view \p v at its origin, \p lastOffset further along the last dimension.
   std::string globalAddress(const Val &v, const std::string &lastOffset) const;
   std::string dimCxx(const sema::Dim &d);

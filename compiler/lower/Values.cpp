@@ -329,8 +329,10 @@ void Lowerer::varStmt(const VarStmt &v) {
   // ... or, for a vector in a role whose wgmma accumulators are [64, N], the
   // rows (64) or the columns (N) of that tile: what the role's argmin and
   // selects produce (language.md 4.6).
+  // A top-k state `[rows, k]` (topk.fold) is a rows tensor of that tile too.
+  const bool topk = !layout && role && shape.size() == 2 && isTopkState(name);
   std::optional<int64_t> accColumns;
-  if (!layout && role && shape.size() == 1)
+  if (!layout && role && (shape.size() == 1 || topk))
     forEachCall(role->role->decl->body, [&](const Expr &call) {
       if (calleeOp(call) != OpId::WgmmaMma || accColumns)
         return;
@@ -344,7 +346,7 @@ void Lowerer::varStmt(const VarStmt &v) {
     });
   // ... or the rows (16) or columns (N) of a warp's mma.sync accumulator [16, N] declared before it
   bool warpTile = false;
-  if (!layout && !accColumns && role && shape.size() == 1)
+  if (!layout && !accColumns && role && (shape.size() == 1 || topk))
     forEachCall(role->role->decl->body, [&](const Expr &call) {
       auto args = positionalArgs(call);
       if (calleeOp(call) != OpId::MmaSync || accColumns || args.size() < 3 || args[2]->kind != ExprKind::Name)
@@ -358,6 +360,23 @@ void Lowerer::varStmt(const VarStmt &v) {
   f.kind = Val::Frag;
   f.cxx = cxxName(name);
   f.elem = elem.value_or(Elem::FP32);
+  if (topk && accColumns && shape[0] == tileRows && shape[1] >= 1 && shape[1] <= 256 &&
+      (f.elem == Elem::FP32 || f.elem == Elem::I32)) {
+    f.layout = Layout::Rows;
+    f.warpTile = warpTile;
+    f.shape = shape;
+    f.topk = shape[1], f.chainColumns = *accColumns;
+    w.line(std::string(f.elem == Elem::I32 ? "int " : "float ") + f.cxx + "[" + std::to_string(fragCount(f)) + "];");
+    bind(name, f);
+    if (v.init)
+      fragAssign(f, *v.init);
+    return;
+  }
+  if (topk) {
+    unsupported(v.range, "a top-k state other than an fp32 or i32 [" + std::to_string(tileRows) +
+                             ", k] tensor (k at most 256) in a role with MMA tiles");
+    return;
+  }
   if (!layout && accColumns && shape.size() == 1 && (shape[0] == tileRows || shape[0] == *accColumns) &&
       (f.elem == Elem::FP32 || f.elem == Elem::I32)) {
     f.layout = shape[0] == tileRows ? Layout::Rows : Layout::Cols;

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# KNN search on the device machine, in one call: kernels/knn/knn_sm90.cake through `cake run` (the norms
+# kernels and the search, checked against the knn oracle, then timed) and, unless PEERS=0, the peers
+# (bench/knn/peers_knn.py, flashlib's sources carried in .peers/) at the same shapes.
+# Writes $OUT/cake-Q-N-D-k.json and $OUT/peers.json. Usage: bench/knn/device_run.sh Q,N,D,k [...]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${OUT:-out}
+mkdir -p "$OUT"
+export PATH=/usr/local/cuda/bin:$PATH
+scripts/device_build.sh "$OUT" cake || exit 1
+for s in "$@"; do
+  IFS=, read -r q n d k <<< "$s"
+  kp=1
+  while ((kp < k)); do kp=$((kp * 2)); done
+  np=$(( (n + 127) / 128 * 128 ))
+  tag="cake-$q-$n-$d-$k"
+  build-dev/cake run kernels/knn/knn_sm90.cake --workload kernels/knn/knn.workload.json -p D=$d -p KP=$kp \
+    --size Q=$q --size N=$n --size NP=$np --size KOUT=$k --reps ${REPS:-30} --warmup 5 --format json \
+    > "$OUT/$tag.json" 2> "$OUT/$tag.err" \
+    && echo "ok   $s KP=$kp $(python3 -c "import json;r=json.load(open('$OUT/$tag.json'));print(r['time_ms']['median'], 'ms')")" \
+    || { echo "FAIL $s"; tail -5 "$OUT/$tag.err"; head -c 1500 "$OUT/$tag.json"; }
+done
+[ "${PEERS:-1}" = 1 ] && PEERS_DIR=.peers python3 bench/knn/peers_knn.py "$@" > "$OUT/peers.json"
+exit 0

@@ -1,0 +1,170 @@
+// Brute-force L2 k nearest neighbours for Hopper: for each query, the k smallest
+// ||q - x||^2 = ||q||^2 + ||x||^2 - 2 q . x over the database rows, ascending, with their ids.
+// The Flash-KMeans assignment schedule (kernels/kmeans/assign_sm90.cake) with a top-k in place
+// of the argmin: a query tile of 64 x WG rows stays resident while database tiles of BN rows
+// stream through a TMA ring into wgmma; the distance matrix never leaves registers. Each compute
+// warpgroup owns 64 queries and double-buffers its accumulator, so the selection of one tile
+// overlaps the MMA of the next. The running top-k stays in per-lane sorted lists of KP entries
+// (topk.fold: after the first tiles almost every distance costs one compare with the lane's
+// KP-th), merged across the quad once per query tile (topk.finish); k <= KP.
+// The database norms travel in their own ring, padded with +inf to NP (a multiple of 2 BN), so
+// N need not be a multiple of the tile: padded rows never enter a list.
+// The loop is peeled by hand as in the assignment kernel, so that no MMA or wgmma wait sits under
+// a condition and no group is in flight across a back edge.
+// Shared memory (defaults): 2 x 32 KiB (q) + 4 x 16 KiB (x) + 4 x 256 B (norms) = 129 KiB.
+// Registers (defaults): 128 x 40 + 256 x 232; a compute thread holds 2 x 32 accumulators twice
+// and 2 rows x KP keys and ids.
+param D: int in {64, 128, 256} = 128
+param elem: elem in {bf16, fp16} = fp16
+// compute warpgroups (64 queries each)
+param WG: int in 1 .. 3 = 2
+// database tile rows and ring stages
+param BN: int in {64, 128} = 64
+param XS: int in 2 .. 6 = 4
+// entries of each lane's list (k <= KP)
+param KP: int in {1, 2, 4, 8, 16, 32} = 16
+// two query stages while the tile fits; one at D = 256
+require D <= 128 || WG == 1
+const BM = 64 * WG
+const SW = math.min(2 * D, 128)
+const QS = math.select(D <= 128, 2, 1)
+if BN == 64 {
+  const MMA = m64n64k16
+} else {
+  const MMA = m64n128k16
+}
+
+// ||q||^2 in fp32 for every query row, one warp per row.
+kernel knn_qnorm(
+  q: global elem[Q, D] align(16),
+  qn: global fp32[Q] align(16),
+) target(sm_90a) grid(math.cdiv(Q, 8)) block(256) {
+  role rows warps(0 .. 8) issue(warp) {
+    let r = cta.id(0) * 8 + self.warp()
+    if r < Q {
+      let v = math.cast(ld.global(q[r, :]), fp32)
+      st.global(reduce.sum(v * v, axis = 0), qn[r])
+    }
+  }
+}
+
+// ||x||^2 in fp32 for every database row, one warp per row; rows N .. NP are +inf.
+kernel knn_xnorm(
+  db: global elem[N, D] align(16),
+  xn: global fp32[NP] align(16),
+) target(sm_90a) grid(math.cdiv(NP, 8)) block(256) {
+  role rows warps(0 .. 8) issue(warp) {
+    let r = cta.id(0) * 8 + self.warp()
+    if r < N {
+      let v = math.cast(ld.global(db[r, :]), fp32)
+      st.global(reduce.sum(v * v, axis = 0), xn[r])
+    }
+    if r >= N {
+      if r < NP {
+        st.global(inf, xn[r])
+      }
+    }
+  }
+}
+
+kernel knn_sm90(
+  q: global elem[Q, D] align(16),
+  db: global elem[N, D] align(16),
+  qn: global fp32[Q] align(16),
+  xn: global fp32[NP] align(16),
+  dist: global fp32[Q, KOUT],
+  ids: global i64[Q, KOUT],
+) target(sm_90a) grid(persistent) block(128 * (WG + 1)) cluster(1) {
+  assume NP % (2 * BN) == 0, NP >= 2 * BN, KOUT >= 1, KOUT <= KP
+  let XT = NP / BN
+  assume XT >= 2, XT % 2 == 0
+  let tiles = sched.tiles(m = math.cdiv(Q, BM))
+  ring qs stages(QS) producer(load) consumer(compute) {
+    q: shared elem[BM, D] swizzle(SW)
+  }
+  ring xs stages(XS) producer(load) consumer(compute) {
+    x: shared elem[BN, D] swizzle(SW)
+  }
+  ring ns stages(XS) producer(load) consumer(compute) {
+    xn: shared fp32[BN]
+  }
+
+  role load warpgroups(0) regs(40) issue(elect) {
+    for t in tiles {
+      let pq = qs.produce()
+      tma.load(q[t.m * BM, 0], pq.q)
+      qs.commit(pq)
+      for j in 0 .. XT {
+        let px = xs.produce()
+        tma.load(db[j * BN, 0], px.x)
+        xs.commit(px)
+        let pn = ns.produce()
+        tma.load(xn[j * BN], pn.xn)
+        ns.commit(pn)
+      }
+    }
+  }
+
+  role compute warpgroups(1 .. WG + 1) regs(232) issue(warpgroup) {
+    let r0 = self.warpgroup() * 64
+    var acc: reg fp32[2, 64, BN]
+    var best: reg fp32[64, KP]
+    var best_id: reg i32[64, KP]
+    for t in tiles {
+      let sq = qs.consume()
+      let qq = ld.global(qn[t.m * BM + r0], like = acc[0], axis = 0, clip = true)
+      best = inf
+      best_id = -1
+      // tile 0 into acc[0]
+      let s0 = xs.consume()
+      wgmma.mma(sq.q[r0:r0 + 64, :], s0.x, acc[0], shape = MMA, accumulate = false)
+      wgmma.commit()
+      wgmma.wait(0)
+      xs.release(s0)
+      // pair p: the MMA of tile 2p + 1 (acc[1]) runs while tile 2p (acc[0]) is selected from, then
+      // the MMA of tile 2p + 2 (acc[0]) while tile 2p + 1 (acc[1]) is
+      for p in 0 .. XT / 2 - 1 {
+        let s1 = xs.consume()
+        wgmma.mma(sq.q[r0:r0 + 64, :], s1.x, acc[1], shape = MMA, accumulate = false)
+        wgmma.commit()
+        let n0 = ns.consume()
+        let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
+        topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = 2 * p * BN)
+        fence.proxy_async(n0.xn)
+        ns.release(n0)
+        wgmma.wait(0)
+        xs.release(s1)
+        let s2 = xs.consume()
+        wgmma.mma(sq.q[r0:r0 + 64, :], s2.x, acc[0], shape = MMA, accumulate = false)
+        wgmma.commit()
+        let n1 = ns.consume()
+        let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
+        topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (2 * p + 1) * BN)
+        fence.proxy_async(n1.xn)
+        ns.release(n1)
+        wgmma.wait(0)
+        xs.release(s2)
+      }
+      // the last pair: tile XT - 1 into acc[1] while tile XT - 2 is selected from
+      let s3 = xs.consume()
+      wgmma.mma(sq.q[r0:r0 + 64, :], s3.x, acc[1], shape = MMA, accumulate = false)
+      wgmma.commit()
+      let n2 = ns.consume()
+      let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
+      topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (XT - 2) * BN)
+      fence.proxy_async(n2.xn)
+      ns.release(n2)
+      wgmma.wait(0)
+      xs.release(s3)
+      qs.release(sq)
+      let n3 = ns.consume()
+      let xn3 = ld.shared(n3.xn, like = acc[1], axis = 1)
+      topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (XT - 1) * BN)
+      fence.proxy_async(n3.xn)
+      ns.release(n3)
+      topk.finish(best, best_id)
+      st.global(best, dist[t.m * BM + r0, 0], clip = true)
+      st.global(best_id, ids[t.m * BM + r0, 0], clip = true)
+    }
+  }
+}
