@@ -2,7 +2,8 @@
 # KNN search on the device machine, in one call: kernels/knn/knn_sm90.cake through `cake run` (the norms
 # kernels and the search, checked against the knn oracle, then timed) and, unless PEERS=0, the peers
 # (bench/knn/peers_knn.py, flashlib's sources carried in .peers/) at the same shapes.
-# Writes $OUT/cake-Q-N-D-k.json and $OUT/peers.json. Usage: bench/knn/device_run.sh Q,N,D,k [...]
+# Writes $OUT/cake-Q-N-D-k$TAG.json and $OUT/peers.json. PARAMS adds cake options (-p WG=1).
+# Usage: [PARAMS=... TAG=... PEERS=0 REPS=30] bench/knn/device_run.sh Q,N,D,k [...]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${OUT:-out}
@@ -14,8 +15,8 @@ for s in "$@"; do
   kp=1
   while ((kp < k)); do kp=$((kp * 2)); done
   np=$(( (n + 127) / 128 * 128 ))
-  tag="cake-$q-$n-$d-$k"
-  build-dev/cake run kernels/knn/knn_sm90.cake --workload kernels/knn/knn.workload.json -p D=$d -p KP=$kp \
+  tag="cake-$q-$n-$d-$k${TAG:-}"
+  build-dev/cake run kernels/knn/knn_sm90.cake --workload kernels/knn/knn.workload.json -p D=$d -p KP=$kp ${PARAMS:-} \
     --size Q=$q --size N=$n --size NP=$np --size KOUT=$k --reps ${REPS:-30} --warmup 5 --format json \
     > "$OUT/$tag.json" 2> "$OUT/$tag.err" \
     && echo "ok   $s KP=$kp $(python3 -c "import json;r=json.load(open('$OUT/$tag.json'));print(r['time_ms']['median'], 'ms')")" \
