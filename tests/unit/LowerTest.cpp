@@ -254,6 +254,45 @@ TEST(Lower, ArgminFoldStateAndRefusals) {
   EXPECT_TRUE(refused);
 }
 
+// topk.fold keeps a sorted list of k per row held in each lane (static
+// indices, a warp-uniform branch around the insertion), topk.finish merges the
+// quad by shuffles, and the store widens the ids to the i64 output. A state
+// named in the wrong order, and a list whose length is not a power of two at
+// topk.finish, are refused.
+TEST(Lower, TopkFoldStateAndRefusals) {
+  const std::string text = readRepoFile("kernels/knn/knn_sm90.cake");
+  auto l = lowerText("knn.cake", text);
+  ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
+  const std::string &src = l->module.source;
+  EXPECT_NE(src.find("float best[32];"), std::string::npos); // 2 rows x KP = 16
+  EXPECT_NE(src.find("int best_id[32];"), std::string::npos);
+  EXPECT_NE(src.find("if (__any_sync(0xffffffffu, cake_kv < best[cake_h * 16 + 16 - 1]))"), std::string::npos);
+  EXPECT_NE(src.find("__shfl_xor_sync(0xffffffffu, cake_key[cake_j], cake_o)"), std::string::npos);
+  EXPECT_NE(src.find("= (long long)best_id[cake_h * 16 + cake_j];"), std::string::npos);
+  // the query norms: each thread's two rows of the tile, clipped
+  EXPECT_NE(src.find("+ cake_r < Q ? *(qn + "), std::string::npos);
+  auto refused = [](const std::string &name, const std::string &source, const std::string &why) {
+    SourceManager sm;
+    FileId file = sm.addBuffer(name, source);
+    CheckResult check = checkSource(sm, file);
+    std::vector<Diagnostic> diags;
+    if (check.model)
+      lower::lowerModule(sm, file, *check.model, diags);
+    bool found = false;
+    for (const Diagnostic &d : diags)
+      found |= d.code == "lower.unsupported" && d.message.find(why) != std::string::npos;
+    return found;
+  };
+  std::string swapped = text, from = "topk.finish(best, best_id)";
+  ASSERT_NE(swapped.find(from), std::string::npos);
+  swapped.replace(swapped.find(from), from.size(), "topk.finish(best_id, best)");
+  EXPECT_TRUE(refused("swapped.cake", swapped, "top-k state"));
+  std::string twelve = text, domain = "param KP: int in {1, 2, 4, 8, 16, 32} = 16";
+  ASSERT_NE(twelve.find(domain), std::string::npos);
+  twelve.replace(twelve.find(domain), domain.size(), "param KP: int in {12} = 12");
+  EXPECT_TRUE(refused("twelve.cake", twelve, "not a power of two"));
+}
+
 // The KMeans update kernels lower completely: vector reductions of a warp's
 // row (red.global.add.v4.f32), scalar reductions by one lane, the fp32 max of
 // the shift, scalar loads, stores of a broadcast scalar and of a bf16 row.

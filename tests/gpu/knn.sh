@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# kernels/knn/knn_sm90.cake on a GPU through `cake run` (ctest label gpu): every instantiation below at
+# small and ragged shapes (N not a multiple of the tile, Q not a multiple of the query tile, k = KP and
+# k < KP), each checked by the knn oracle on fresh random inputs (the fp64 k smallest distances, ids at
+# their distances, no id twice); with SANITIZE=1, compute-sanitizer memcheck on the first shape too.
+# Exits 77 when there is no GPU (or it is not a Hopper one: the kernel is sm_90a).
+#   knn.sh CAKE REPO
+set -uo pipefail
+cake=$1 repo=$2
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+src="$repo/kernels/knn/knn_sm90.cake" workload="$repo/kernels/knn/knn.workload.json"
+failures=0
+# run TAG "PARAMS" Q N k: NP is N rounded up to 2 * BN (BN 64 unless PARAMS say 128)
+run() {
+  local tag=$1 params=$2 q=$3 n=$4 k=$5 bn=64
+  [[ $params == *BN=128* ]] && bn=128
+  local np=$(((n + 2 * bn - 1) / (2 * bn) * (2 * bn)))
+  local p=()
+  for a in $params; do p+=(-p "$a"); done
+  "$cake" run "$src" --workload "$workload" "${p[@]}" --size Q=$q --size N=$n --size NP=$np --size KOUT=$k \
+    --seed $((q * 31 + n)) --reps 2 --warmup 1 >"$out/$tag.out" 2>"$out/$tag.err"
+  local rc=$?
+  if [[ $rc -eq 2 ]] && grep -qi "no CUDA GPU\|requires sm_90" "$out/$tag.err"; then
+    echo "skipped: $(head -1 "$out/$tag.err")"
+    exit 77
+  fi
+  if [[ $rc -ne 0 ]] || ! grep -q "knn: ok" "$out/$tag.out"; then
+    echo "FAIL $tag ($params Q=$q N=$n k=$k): exit $rc"
+    tail -5 "$out/$tag.out" "$out/$tag.err"
+    failures=$((failures + 1))
+  else
+    echo "ok   $tag ($params Q=$q N=$n k=$k): $(grep -o 'knn: ok.*' "$out/$tag.out" | head -1)"
+  fi
+}
+run tiny "KP=1" 1 17 1
+run small "KP=16" 100 1000 10
+run ragged "KP=16" 129 4099 16
+run k32 "KP=32" 300 20000 32
+run k4 "KP=4" 200 3001 3
+run d64 "D=64 KP=8" 77 3000 5
+run d256 "D=256 WG=1 KP=8" 65 2000 8
+run bn128 "BN=128 KP=16" 200 5000 10
+run wg1 "WG=1 KP=16" 190 12345 12
+run bf16 "elem=bf16 KP=16" 150 7000 10
+if [[ ${SANITIZE:-0} == 1 ]] && command -v compute-sanitizer >/dev/null; then
+  compute-sanitizer --tool memcheck --error-exitcode 9 "$cake" run "$src" --workload "$workload" -p KP=16 \
+    --size Q=129 --size N=4099 --size NP=4224 --size KOUT=16 --reps 1 --warmup 0 --no-watchdog \
+    >"$out/memcheck.out" 2>&1 && grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.out" \
+    && echo "ok   memcheck: $(grep 'ERROR SUMMARY' "$out/memcheck.out")" \
+    || { echo "FAIL memcheck"; tail -20 "$out/memcheck.out"; failures=$((failures + 1)); }
+fi
+echo "knn.sh: $failures failures"
+((failures == 0))
