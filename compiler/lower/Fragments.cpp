@@ -810,11 +810,12 @@ void topkExchange(CudaWriter &w, const std::string &keys, const std::string &ids
 
 /// topk.fold(best, best_id, x, offset = o): per row, each lane keeps the k
 /// smallest of its own columns seen so far, sorted ascending (equal keys keep
-/// the earlier column first), without crossing lanes. An element is compared
-/// with the lane's current k-th key and, when it is smaller in some lane of
-/// the warp, inserted by a chain of k compare-exchanges over registers
-/// (static indices; a no-op in the lanes where it is not smaller): after the
-/// first tiles almost every element costs a compare and a vote.
+/// the earlier column first), without crossing lanes. Its keys are computed
+/// and compared with the row's threshold (the smallest k-th key of the quad)
+/// in one straight pass; only when some lane of the warp has a candidate are
+/// the candidates inserted, each by a chain of k compare-exchanges over
+/// registers (static indices). After the first tiles almost every element
+/// costs a compare.
 std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   auto state = topkState(L, call);
   if (!state)
@@ -834,24 +835,52 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   auto offset = offsetArg ? L.scalar(*offsetArg) : std::optional<std::string>("0");
   if (!offset)
     return std::nullopt;
-  const std::string K = std::to_string(best.topk);
+  const std::string K = std::to_string(best.topk), chunks = std::to_string(ctx->shape[1] / 8),
+                    n = std::to_string(ctx->shape[1] / 2);
   L.w.open("");
   L.w.line("const int cake_off = " + *offset + " + int(cake::rt::lane_id()) % 4 * 2;");
+  // the row's threshold: the smallest of the quad's k-th keys (that lane holds k keys below it, so no
+  // element at or above it can be among the row's k smallest; language.md 10.11)
+  L.w.line("float cake_thr[2];");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("float cake_t = " + best.cxx + "[cake_h * " + K + " + " + K + " - 1];");
+  L.w.line("cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));");
+  L.w.line("cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));");
+  L.w.close();
+  // pass 1, straight-line: the tile's keys and whether any is below its row's threshold
+  L.w.line("float cake_d[" + n + "];");
+  L.w.line("bool cake_any = false;");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
   L.w.line("#pragma unroll");
-  L.w.open("for (int cake_c = 0; cake_c < " + std::to_string(ctx->shape[1] / 8) + "; ++cake_c)");
+  L.w.open("for (int cake_c = 0; cake_c < " + chunks + "; ++cake_c)");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_x = 0; cake_x < 2; ++cake_x)");
   auto v = L.elementwise(*args[2], ctx->layout, "cake_c * 4 + cake_h * 2 + cake_x");
   if (!v)
     return std::nullopt;
-  L.w.line("float cake_kv = " + *v + ";");
-  // a warp-uniform branch: ptxas predicated a per-lane one, so that every element paid for the whole
-  // insertion chain (42.8 ms at Q = 4096, N = 2^20, k = 10); a lane whose element does not beat its
-  // k-th moves nothing in the chain
-  L.w.open("if (__any_sync(0xffffffffu, cake_kv < " + best.cxx + "[cake_h * " + K + " + " + K + " - 1]))");
-  L.w.line("int cake_ki = cake_off + cake_c * 8 + cake_x;");
+  L.w.line("const float cake_v = " + *v + ";");
+  L.w.line("cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;");
+  L.w.line("cake_any |= cake_v < cake_thr[cake_h];");
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  // pass 2, only when some lane of the warp has a candidate (after the first tiles, rarely): each
+  // candidate inserted by a chain of k compare-exchanges (a no-op in the lanes where it is not one).
+  // One vote per tile keeps the common path short: with a vote and the chain per element the fold's
+  // code was ~50 KB per call site and every element paid an instruction-cache miss (44 ms at
+  // Q = 4096, N = 2^20, k = 10, bench/results/knn_h200.md)
+  L.w.open("if (__any_sync(0xffffffffu, cake_any))");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_e = 0; cake_e < " + chunks + " * 2; ++cake_e)");
+  L.w.line("const float cake_v = cake_d[cake_e / 2 * 4 + cake_h * 2 + cake_e % 2];");
+  L.w.open("if (__any_sync(0xffffffffu, cake_v < cake_thr[cake_h] && cake_v < " + best.cxx + "[cake_h * " + K +
+           " + " + K + " - 1]))");
+  L.w.line("float cake_kv = cake_v < cake_thr[cake_h] ? cake_v : __int_as_float(0x7f800000);");
+  L.w.line("int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_j = 0; cake_j < " + K + "; ++cake_j)");
   L.w.line("float &cake_b = " + best.cxx + "[cake_h * " + K + " + cake_j];");

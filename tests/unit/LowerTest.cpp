@@ -266,7 +266,10 @@ TEST(Lower, TopkFoldStateAndRefusals) {
   const std::string &src = l->module.source;
   EXPECT_NE(src.find("float best[32];"), std::string::npos); // 2 rows x KP = 16
   EXPECT_NE(src.find("int best_id[32];"), std::string::npos);
-  EXPECT_NE(src.find("if (__any_sync(0xffffffffu, cake_kv < best[cake_h * 16 + 16 - 1]))"), std::string::npos);
+  // one vote per tile, then per candidate; the threshold is the quad's smallest k-th key
+  EXPECT_NE(src.find("if (__any_sync(0xffffffffu, cake_any))"), std::string::npos);
+  EXPECT_NE(src.find("cake_v < cake_thr[cake_h] && cake_v < best[cake_h * 16 + 16 - 1]"), std::string::npos);
+  EXPECT_NE(src.find("cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));"), std::string::npos);
   EXPECT_NE(src.find("__shfl_xor_sync(0xffffffffu, cake_key[cake_j], cake_o)"), std::string::npos);
   EXPECT_NE(src.find("= (long long)best_id[cake_h * 16 + cake_j];"), std::string::npos);
   // the query norms: each thread's two rows of the tile, clipped
