@@ -20,7 +20,7 @@ param elem: elem in {bf16, fp16} = fp16
 param WG: int in 1 .. 3 = 2
 // database tile rows and ring stages
 param BN: int in {64, 128} = 64
-param XS: int in 2 .. 6 = 4
+param XS: int in 2 .. 9 = 4
 // entries of each lane's list (k <= KP)
 param KP: int in {1, 2, 4, 8, 16, 32} = 16
 // two query stages while the tile fits; one at D = 256
