@@ -14,9 +14,14 @@ for s in "$@"; do
   IFS=, read -r q n d k <<< "$s"
   kp=1
   while ((kp < k)); do kp=$((kp * 2)); done
-  np=$(( (n + 127) / 128 * 128 ))
+  # S > 1 (PARAMS has -p S=...): the split search and its merge; NP rounds N up to 2 * BN * S
+  split=$(grep -oE '(^| )-p S=[0-9]+' <<< "${PARAMS:-}" | head -1 | cut -d= -f2)
+  split=${split:-1}
+  np=$(( (n + 128 * split - 1) / (128 * split) * 128 * split ))
+  workload=kernels/knn/knn.workload.json
+  ((split > 1)) && workload=kernels/knn/knn_split.workload.json
   tag="cake-$q-$n-$d-$k${TAG:-}"
-  build-dev/cake run kernels/knn/knn_sm90.cake --workload kernels/knn/knn.workload.json -p D=$d -p KP=$kp ${PARAMS:-} \
+  build-dev/cake run kernels/knn/knn_sm90.cake --workload $workload -p D=$d -p KP=$kp ${PARAMS:-} \
     --size Q=$q --size N=$n --size NP=$np --size KOUT=$k --reps ${REPS:-30} --warmup 5 --format json \
     > "$OUT/$tag.json" 2> "$OUT/$tag.err" \
     && echo "ok   $s KP=$kp $(python3 -c "import json;r=json.load(open('$OUT/$tag.json'));print(r['time_ms']['median'], 'ms')")" \

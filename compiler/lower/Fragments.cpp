@@ -58,7 +58,7 @@ int64_t fragCount(const Val &f) {
   case Layout::MmaAcc:
     return f.shape[0] * f.shape[1] / 32;
   case Layout::Rows:
-    return f.topk ? 2 * f.topk : f.chains ? 2 * f.chains : 2;
+    return f.topk ? (f.laneList ? 1 : 2) * f.topk : f.chains ? 2 * f.chains : 2;
   case Layout::Cols:
     return f.shape[0] / 4;
   case Layout::Blocked:
@@ -816,11 +816,74 @@ void topkExchange(CudaWriter &w, const std::string &keys, const std::string &ids
 /// the candidates inserted, each by a chain of k compare-exchanges over
 /// registers (static indices). After the first tiles almost every element
 /// costs a compare.
+/// The compare-exchange chain that inserts (cake_kv, cake_ki) into the sorted
+/// list at \p keys[\p first ...] (k entries; a no-op when cake_kv is not below the last).
+void topkInsertChain(CudaWriter &w, const std::string &keys, const std::string &ids, const std::string &first,
+                     const std::string &k) {
+  w.line("#pragma unroll");
+  w.open("for (int cake_j = 0; cake_j < " + k + "; ++cake_j)");
+  w.line("float &cake_b = " + keys + "[" + first + " + cake_j];");
+  w.line("int &cake_bi = " + ids + "[" + first + " + cake_j];");
+  w.line("const bool cake_s = cake_kv < cake_b;");
+  w.line("const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;");
+  w.line("cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;");
+  w.line("cake_kv = cake_tv; cake_ki = cake_ti;");
+  w.close();
+}
+
+/// topk.fold of a warp's blocked row into a warp role's lane lists: each
+/// lane folds its own elements of the row, with the ids given by `ids = v`
+/// (a blocked i32 row of the same distribution) or the element's index in
+/// the row plus `offset`.
+std::optional<Val> lowerTopkFoldRow(Lowerer &L, const Expr &call, const Val &best, const Val &ids) {
+  auto args = positionalArgs(call);
+  const Expr *idsArg = keywordArg(call, "ids");
+  std::vector<Val> frags;
+  collectFrags(L, *args[2], frags);
+  if (idsArg)
+    collectFrags(L, *idsArg, frags);
+  auto ctx = contextOf(frags);
+  if (!ctx || ctx->layout != Layout::Blocked) {
+    L.unsupported(call.range, "topk.fold into a warp's lists of other than a warp's blocked row");
+    return std::nullopt;
+  }
+  if (!L.sameBlockedDistribution(call.range, frags))
+    return std::nullopt;
+  const Expr *offsetArg = keywordArg(call, "offset");
+  auto offset = offsetArg ? L.scalar(*offsetArg) : std::optional<std::string>("0");
+  if (!offset)
+    return std::nullopt;
+  const std::string K = std::to_string(best.topk), chunk = std::to_string(ctx->chunk);
+  L.w.open("");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_e = 0; cake_e < " + std::to_string(ctx->perThread) + "; ++cake_e)");
+  auto v = L.elementwise(*args[2], Layout::Blocked, "cake_e");
+  auto id = idsArg ? L.elementwise(*idsArg, Layout::Blocked, "cake_e")
+                   : std::optional<std::string>(*offset + " + (cake_e / " + chunk + " * 32 + int(cake::rt::lane_id())) * " +
+                                                chunk + " + cake_e % " + chunk);
+  if (!v || !id)
+    return std::nullopt;
+  L.w.line("float cake_kv = " + *v + ";");
+  L.w.line("int cake_ki = int(" + *id + ");");
+  L.w.open("if (cake_kv < " + best.cxx + "[" + K + " - 1])");
+  topkInsertChain(L.w, best.cxx, ids.cxx, "0", K);
+  L.w.close();
+  L.w.close();
+  L.w.close();
+  return Val{};
+}
+
 std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   auto state = topkState(L, call);
   if (!state)
     return std::nullopt;
   auto [best, ids] = *state;
+  if (best.laneList)
+    return lowerTopkFoldRow(L, call, best, ids);
+  if (keywordArg(call, "ids")) {
+    L.unsupported(call.range, "topk.fold of an MMA tile with explicit ids (its ids are its columns + offset)");
+    return std::nullopt;
+  }
   auto args = positionalArgs(call);
   std::vector<Val> frags;
   collectFrags(L, *args[2], frags);
@@ -881,15 +944,7 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
            " + " + K + " - 1]))");
   L.w.line("float cake_kv = cake_v < cake_thr[cake_h] ? cake_v : __int_as_float(0x7f800000);");
   L.w.line("int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;");
-  L.w.line("#pragma unroll");
-  L.w.open("for (int cake_j = 0; cake_j < " + K + "; ++cake_j)");
-  L.w.line("float &cake_b = " + best.cxx + "[cake_h * " + K + " + cake_j];");
-  L.w.line("int &cake_bi = " + ids.cxx + "[cake_h * " + K + " + cake_j];");
-  L.w.line("const bool cake_s = cake_kv < cake_b;");
-  L.w.line("const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;");
-  L.w.line("cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;");
-  L.w.line("cake_kv = cake_tv; cake_ki = cake_ti;");
-  L.w.close();
+  topkInsertChain(L.w, best.cxx, ids.cxx, "cake_h * " + K, K);
   L.w.close();
   L.w.close();
   L.w.close();
@@ -917,11 +972,12 @@ std::optional<Val> lowerTopkFinish(Lowerer &L, const Expr &call) {
   const std::string K = std::to_string(k);
   L.w.open("");
   L.w.line("#pragma unroll");
-  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  // a warp's lists: one row, merged over the 32 lanes; an MMA tile's: two rows, over the quad
+  L.w.open("for (int cake_h = 0; cake_h < " + std::string(best.laneList ? "1" : "2") + "; ++cake_h)");
   L.w.line("float *cake_key = &" + best.cxx + "[cake_h * " + K + "];");
   L.w.line("int *cake_id = &" + ids.cxx + "[cake_h * " + K + "];");
   L.w.line("#pragma unroll");
-  L.w.open("for (int cake_o = 1; cake_o < 4; cake_o *= 2)");
+  L.w.open("for (int cake_o = 1; cake_o < " + std::string(best.laneList ? "32" : "4") + "; cake_o *= 2)");
   L.w.line("float cake_ok[" + K + "]; int cake_oi[" + K + "];");
   L.w.line("#pragma unroll");
   L.w.line("for (int cake_j = 0; cake_j < " + K + "; ++cake_j) cake_ok[cake_j] = __shfl_xor_sync(0xffffffffu, "
@@ -964,14 +1020,17 @@ std::optional<Val> storeTopkRows(Lowerer &L, const Expr &call, const Val &v, con
   std::string rows = L.dimCxx(dst.type->dims[0]), cols = L.dimCxx(dst.type->dims[1]);
   const std::string K = std::to_string(v.topk);
   L.w.line("#pragma unroll");
-  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
-  L.w.line(std::string("const int cake_r = ") + (v.warpTile ? "" : "cake_role_warp % 4 * 16 + ") +
-           "int(cake::rt::lane_id()) / 4 + cake_h * 8;");
+  L.w.open("for (int cake_h = 0; cake_h < " + std::string(v.laneList ? "1" : "2") + "; ++cake_h)");
+  if (v.laneList) // the warp's one row: lane l stores entries l, l + 32, ...
+    L.w.line("const int cake_r = 0;");
+  else
+    L.w.line(std::string("const int cake_r = ") + (v.warpTile ? "" : "cake_role_warp % 4 * 16 + ") +
+             "int(cake::rt::lane_id()) / 4 + cake_h * 8;");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_j = 0; cake_j < " + K + "; ++cake_j)"); // static indices: the state stays in registers
   Val at = dst;
   at.origin[0] = "(" + dst.origin[0] + " + cake_r)";
-  std::string cond = "if (cake_j % 4 == int(cake::rt::lane_id()) % 4" +
+  std::string cond = std::string(v.laneList ? "if (cake_j % 32 == int(cake::rt::lane_id())" : "if (cake_j % 4 == int(cake::rt::lane_id()) % 4") +
                      (clip ? " && " + at.origin[0] + " < " + rows + " && " + dst.origin[1] + " + cake_j < " + cols : "") +
                      ") ";
   std::string elem = v.cxx + "[cake_h * " + K + " + cake_j]";

@@ -92,6 +92,8 @@ struct Val {
   /// Rows tensors `[rows, k]` that are the state of topk.fold: per row held,
   /// this many entries, a sorted list per lane (topk.finish merges the quad's).
   int64_t topk = 0;
+  /// A top-k state `[k]` of a warp role: one row (the warp's), the whole list in every lane.
+  bool laneList = false;
   /// Rows and cols of a warp's mma.sync accumulator [16, N] (its own 16
   /// rows), not of a warpgroup's wgmma [64, N]: the same per-thread
   /// elements, rows counted from the warp's.

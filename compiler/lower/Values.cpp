@@ -391,6 +391,24 @@ void Lowerer::varStmt(const VarStmt &v) {
       fragAssign(f, *v.init);
     return;
   }
+  // ... or, in a warp role without MMA tiles, a top-k state `[k]`: one row (the warp's), each lane
+  // holding a whole sorted list (topk.fold of the warp's blocked rows, topk.finish over the warp)
+  if (!layout && !accColumns && role && role->role->issue == IssueMode::Warp && shape.size() == 1 &&
+      isTopkState(name)) {
+    if ((f.elem != Elem::FP32 && f.elem != Elem::I32) || shape[0] > 256) {
+      unsupported(v.range, "a warp's top-k state other than an fp32 or i32 [k] list (k at most 256)");
+      return;
+    }
+    f.layout = Layout::Rows;
+    f.shape = shape;
+    f.topk = shape[0];
+    f.laneList = true;
+    w.line(std::string(f.elem == Elem::I32 ? "int " : "float ") + f.cxx + "[" + std::to_string(fragCount(f)) + "];");
+    bind(name, f);
+    if (v.init)
+      fragAssign(f, *v.init);
+    return;
+  }
   // ... or, in a warp role without MMA tiles, a 1-D fp32 or i32 vector: the
   // warp's blocked row, spread as ld.global spreads a row of its type (chunk
   // c of min(16 B, bytes / 32) to lane c % 32), so that loaded rows combine

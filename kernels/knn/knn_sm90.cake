@@ -23,11 +23,18 @@ param BN: int in {64, 128} = 64
 param XS: int in 2 .. 9 = 4
 // entries of each lane's list (k <= KP)
 param KP: int in {1, 2, 4, 8, 16, 32} = 16
+// splits of the database (1: none): work tile (s, m) keeps the KP nearest of one of S ranges of database
+// tiles in pv/pi[q, s * KP ...], and knn_merge keeps the k nearest of the S lists per query
+param S: int in 1 .. 129 = 1
+// knn_merge reads a query's S lists as one row of whole 4-byte elements per lane
+require S == 1 || S * KP % 32 == 0
 // two query stages while the tile fits; one at D = 256
 require D <= 128 || WG == 1
 const BM = 64 * WG
 const SW = math.min(2 * D, 128)
 const QS = math.select(D <= 128, 2, 1)
+// a query's S partial lists, side by side
+const SK = S * KP
 if BN == 64 {
   const MMA = m64n64k16
 } else {
@@ -72,13 +79,20 @@ kernel knn_sm90(
   db: global elem[N, D] align(16),
   qn: global fp32[Q] align(16),
   xn: global fp32[NP] align(16),
-  dist: global fp32[Q, KOUT],
-  ids: global i64[Q, KOUT],
+  dist: global fp32[Q, KOUT] when(S == 1),
+  ids: global i64[Q, KOUT] when(S == 1),
+  pv: global fp32[Q, SK] when(S > 1),
+  pi: global i32[Q, SK] when(S > 1),
 ) target(sm_90a) grid(persistent) block(128 * (WG + 1)) cluster(1) {
   // the caller picks KP >= KOUT = k (the columns of dist and ids past KP are not written)
-  assume NP % (2 * BN) == 0, NP >= 2 * BN
-  let XT = NP / BN
-  let tiles = sched.tiles(m = math.cdiv(Q, BM))
+  assume NP % (2 * BN * S) == 0, NP >= 2 * BN * S
+  // database tiles of one work tile
+  let XT = NP / BN / S
+  if S == 1 {
+    let tiles = sched.tiles(m = math.cdiv(Q, BM))
+  } else {
+    let tiles = sched.tiles(s = S, m = math.cdiv(Q, BM))
+  }
   ring qs stages(QS) producer(load) consumer(compute) {
     q: shared elem[BM, D] swizzle(SW)
   }
@@ -96,10 +110,15 @@ kernel knn_sm90(
       qs.commit(pq)
       for j in 0 .. XT {
         let px = xs.produce()
-        tma.load(db[j * BN, 0], px.x)
-        xs.commit(px)
         let pn = ns.produce()
-        tma.load(xn[j * BN], pn.xn)
+        if S == 1 {
+          tma.load(db[j * BN, 0], px.x)
+          tma.load(xn[j * BN], pn.xn)
+        } else {
+          tma.load(db[(t.s * XT + j) * BN, 0], px.x)
+          tma.load(xn[(t.s * XT + j) * BN], pn.xn)
+        }
+        xs.commit(px)
         ns.commit(pn)
       }
     }
@@ -113,6 +132,12 @@ kernel knn_sm90(
     for t in tiles {
       let sq = qs.consume()
       let qq = ld.global(qn[t.m * BM + r0], like = acc[0], axis = 0, clip = true)
+      // the work tile's first database tile
+      if S == 1 {
+        let t0 = 0
+      } else {
+        let t0 = t.s * XT
+      }
       best = inf
       best_id = -1
       // tile 0 into acc[0]
@@ -129,7 +154,7 @@ kernel knn_sm90(
         wgmma.commit()
         let n0 = ns.consume()
         let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
-        topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = 2 * p * BN)
+        topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN)
         fence.proxy_async(n0.xn)
         ns.release(n0)
         wgmma.wait(0)
@@ -139,7 +164,7 @@ kernel knn_sm90(
         wgmma.commit()
         let n1 = ns.consume()
         let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
-        topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (2 * p + 1) * BN)
+        topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN)
         fence.proxy_async(n1.xn)
         ns.release(n1)
         wgmma.wait(0)
@@ -151,7 +176,7 @@ kernel knn_sm90(
       wgmma.commit()
       let n2 = ns.consume()
       let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
-      topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (XT - 2) * BN)
+      topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN)
       fence.proxy_async(n2.xn)
       ns.release(n2)
       wgmma.wait(0)
@@ -159,12 +184,44 @@ kernel knn_sm90(
       qs.release(sq)
       let n3 = ns.consume()
       let xn3 = ld.shared(n3.xn, like = acc[1], axis = 1)
-      topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (XT - 1) * BN)
+      topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (t0 + XT - 1) * BN)
       fence.proxy_async(n3.xn)
       ns.release(n3)
       topk.finish(best, best_id)
-      st.global(best, dist[t.m * BM + r0, 0], clip = true)
-      st.global(best_id, ids[t.m * BM + r0, 0], clip = true)
+      if S == 1 {
+        st.global(best, dist[t.m * BM + r0, 0], clip = true)
+        st.global(best_id, ids[t.m * BM + r0, 0], clip = true)
+      } else {
+        st.global(best, pv[t.m * BM + r0, t.s * KP], clip = true)
+        st.global(best_id, pi[t.m * BM + r0, t.s * KP], clip = true)
+      }
+    }
+  }
+}
+
+if S > 1 {
+  // The k nearest of a query's S partial lists, one warp per query: each lane folds its elements of the
+  // row into its own sorted list, and the warp's 32 lists are merged in five butterfly steps.
+  kernel knn_merge(
+    pv: global fp32[Q, SK] align(16),
+    pi: global i32[Q, SK] align(16),
+    dist: global fp32[Q, KOUT],
+    ids: global i64[Q, KOUT],
+  ) target(sm_90a) grid(math.cdiv(Q, 8)) block(256) {
+    role rows warps(0 .. 8) issue(warp) {
+      let r = cta.id(0) * 8 + self.warp()
+      var best: reg fp32[KP]
+      var best_id: reg i32[KP]
+      if r < Q {
+        best = inf
+        best_id = -1
+        let kv = ld.global(pv[r, :])
+        let ki = ld.global(pi[r, :])
+        topk.fold(best, best_id, kv, ids = ki)
+        topk.finish(best, best_id)
+        st.global(best, dist[r, 0], clip = true)
+        st.global(best_id, ids[r, 0], clip = true)
+      }
     }
   }
 }

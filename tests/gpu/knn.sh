@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# kernels/knn/knn_sm90.cake on a GPU through `cake run` (ctest label gpu): every instantiation below at
+# kernels/knn/knn_sm90.cake on a GPU through `cake run` (ctest label gpu): every instantiation below (with
+# S > 1, the split search and its merge kernel) at
 # small and ragged shapes (N not a multiple of the tile, Q not a multiple of the query tile, k = KP and
 # k < KP), each checked by the knn oracle on fresh random inputs (the fp64 k smallest distances, ids at
 # their distances, no id twice); with SANITIZE=1, compute-sanitizer memcheck on the first shape too.
@@ -13,12 +14,13 @@ src="$repo/kernels/knn/knn_sm90.cake" workload="$repo/kernels/knn/knn.workload.j
 failures=0
 # run TAG "PARAMS" Q N k: NP is N rounded up to 2 * BN (BN 64 unless PARAMS say 128)
 run() {
-  local tag=$1 params=$2 q=$3 n=$4 k=$5 bn=64
+  local tag=$1 params=$2 q=$3 n=$4 k=$5 bn=64 split=1 wl=$workload
   [[ $params == *BN=128* ]] && bn=128
-  local np=$(((n + 2 * bn - 1) / (2 * bn) * (2 * bn)))
+  [[ $params =~ (^| )S=([0-9]+) ]] && split=${BASH_REMATCH[2]} && wl="$repo/kernels/knn/knn_split.workload.json"
+  local np=$(((n + 2 * bn * split - 1) / (2 * bn * split) * (2 * bn * split)))
   local p=()
   for a in $params; do p+=(-p "$a"); done
-  "$cake" run "$src" --workload "$workload" "${p[@]}" --size Q=$q --size N=$n --size NP=$np --size KOUT=$k \
+  "$cake" run "$src" --workload "$wl" "${p[@]}" --size Q=$q --size N=$n --size NP=$np --size KOUT=$k \
     --seed $((q * 31 + n)) --reps 2 --warmup 1 >"$out/$tag.out" 2>"$out/$tag.err"
   local rc=$?
   if [[ $rc -eq 2 ]] && grep -qi "no CUDA GPU\|requires sm_90" "$out/$tag.err"; then
@@ -43,6 +45,11 @@ run d256 "D=256 WG=1 KP=8" 65 2000 8
 run bn128 "BN=128 KP=16" 200 5000 10
 run wg1 "WG=1 KP=16" 190 12345 12
 run bf16 "elem=bf16 KP=16" 150 7000 10
+# the split search and its merge (knn_merge)
+run s4 "S=4 KP=16" 129 4099 16
+run s2k32 "S=2 KP=32" 70 9000 20
+run s32k1 "S=32 KP=1" 3 50000 1
+run s8wg1 "S=8 WG=1 KP=8" 200 30001 7
 if [[ ${SANITIZE:-0} == 1 ]] && command -v compute-sanitizer >/dev/null; then
   compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$cake" run "$src" --workload "$workload" -p KP=16 \
     --size Q=129 --size N=4099 --size NP=4224 --size KOUT=16 --reps 1 --warmup 0 --no-watchdog \
