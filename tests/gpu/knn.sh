@@ -29,7 +29,7 @@ run() {
   fi
   if [[ $rc -ne 0 ]] || ! grep -q "knn: ok" "$out/$tag.out"; then
     echo "FAIL $tag ($params Q=$q N=$n k=$k): exit $rc"
-    tail -5 "$out/$tag.out" "$out/$tag.err"
+    tail -n 5 "$out/$tag.out" "$out/$tag.err"
     failures=$((failures + 1))
   else
     echo "ok   $tag ($params Q=$q N=$n k=$k): $(grep -o 'knn: ok.*' "$out/$tag.out" | head -1)"
