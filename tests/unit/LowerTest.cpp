@@ -296,6 +296,25 @@ TEST(Lower, TopkFoldStateAndRefusals) {
   EXPECT_TRUE(refused("twelve.cake", twelve, "not a power of two"));
 }
 
+// With S > 1 the search writes its lists side by side and knn_merge folds a
+// warp's blocked rows (explicit ids) into each lane's whole list, merges the
+// 32 lanes, and stores the warp's row from lane j % 32.
+TEST(Lower, TopkWarpListsOfTheSplitSearch) {
+  std::string text = readRepoFile("kernels/knn/knn_sm90.cake"), from = "param S: int in 1 .. 129 = 1";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "param S: int in 1 .. 129 = 4");
+  auto l = lowerText("split.cake", text);
+  ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
+  ASSERT_EQ(l->module.kernels.size(), 4u);
+  const std::string &src = l->module.source;
+  EXPECT_NE(src.find("float best[16];"), std::string::npos); // the warp's list: KP entries in every lane
+  EXPECT_NE(src.find("int cake_ki = int(cake_row1[cake_e]);"), std::string::npos);
+  EXPECT_NE(src.find("for (int cake_o = 1; cake_o < 32; cake_o *= 2)"), std::string::npos);
+  EXPECT_NE(src.find("if (cake_j % 32 == int(cake::rt::lane_id()) && "), std::string::npos);
+  // the search's lists go to column t.s * KP of the side-by-side rows
+  EXPECT_NE(src.find("(pv + (size_t("), std::string::npos);
+}
+
 // The KMeans update kernels lower completely: vector reductions of a warp's
 // row (red.global.add.v4.f32), scalar reductions by one lane, the fp32 max of
 // the shift, scalar loads, stores of a broadcast scalar and of a bf16 row.
