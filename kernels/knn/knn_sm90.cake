@@ -24,8 +24,9 @@ param XS: int in 2 .. 9 = 4
 // entries of each lane's list (k <= KP)
 param KP: int in {1, 2, 4, 8, 16, 32} = 16
 // splits of the database (1: none): work tile (s, m) keeps the KP nearest of one of S ranges of database
-// tiles in pv/pi[q, s * KP ...], and knn_merge keeps the k nearest of the S lists per query
-param S: int in 1 .. 129 = 1
+// tiles in pv/pi[q, s * KP ...], and knn_merge keeps the k nearest of the S lists per query. The default
+// is a split, so that a check of the defaults sees both kernels
+param S: int in 1 .. 129 = 2
 // knn_merge reads a query's S lists as one row of whole 4-byte elements per lane
 require S == 1 || S * KP % 32 == 0
 // two query stages while the tile fits; one at D = 256
@@ -108,17 +109,18 @@ kernel knn_sm90(
       let pq = qs.produce()
       tma.load(q[t.m * BM, 0], pq.q)
       qs.commit(pq)
+      // the work tile's first database tile
+      if S == 1 {
+        let t0 = 0
+      } else {
+        let t0 = t.s * XT
+      }
       for j in 0 .. XT {
         let px = xs.produce()
-        let pn = ns.produce()
-        if S == 1 {
-          tma.load(db[j * BN, 0], px.x)
-          tma.load(xn[j * BN], pn.xn)
-        } else {
-          tma.load(db[(t.s * XT + j) * BN, 0], px.x)
-          tma.load(xn[(t.s * XT + j) * BN], pn.xn)
-        }
+        tma.load(db[(t0 + j) * BN, 0], px.x)
         xs.commit(px)
+        let pn = ns.produce()
+        tma.load(xn[(t0 + j) * BN], pn.xn)
         ns.commit(pn)
       }
     }

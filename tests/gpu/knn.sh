@@ -18,7 +18,7 @@ run() {
   [[ $params == *BN=128* ]] && bn=128
   [[ $params =~ (^| )S=([0-9]+) ]] && split=${BASH_REMATCH[2]} && wl="$repo/kernels/knn/knn_split.workload.json"
   local np=$(((n + 2 * bn * split - 1) / (2 * bn * split) * (2 * bn * split)))
-  local p=()
+  local p=(-p S=$split)
   for a in $params; do p+=(-p "$a"); done
   "$cake" run "$src" --workload "$wl" "${p[@]}" --size Q=$q --size N=$n --size NP=$np --size KOUT=$k \
     --seed $((q * 31 + n)) --reps 2 --warmup 1 >"$out/$tag.out" 2>"$out/$tag.err"
@@ -51,11 +51,15 @@ run s2k32 "S=2 KP=32" 70 9000 20
 run s32k1 "S=32 KP=1" 3 50000 1
 run s8wg1 "S=8 WG=1 KP=8" 200 30001 7
 if [[ ${SANITIZE:-0} == 1 ]] && command -v compute-sanitizer >/dev/null; then
-  compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$cake" run "$src" --workload "$workload" -p KP=16 \
-    --size Q=129 --size N=4099 --size NP=4224 --size KOUT=16 --reps 1 --warmup 0 --no-watchdog \
-    >"$out/memcheck.out" 2>&1 && grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.out" \
-    && echo "ok   memcheck: $(grep 'ERROR SUMMARY' "$out/memcheck.out")" \
-    || { echo "FAIL memcheck"; tail -20 "$out/memcheck.out"; failures=$((failures + 1)); }
+  for split in 1 4; do
+    wl=$workload np=4224
+    ((split > 1)) && wl="$repo/kernels/knn/knn_split.workload.json" np=4608
+    compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$cake" run "$src" --workload "$wl" \
+      -p KP=16 -p S=$split --size Q=129 --size N=4099 --size NP=$np --size KOUT=16 --reps 1 --warmup 0 --no-watchdog \
+      >"$out/memcheck.out" 2>&1 && grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.out" \
+      && echo "ok   memcheck S=$split: $(grep 'ERROR SUMMARY' "$out/memcheck.out")" \
+      || { echo "FAIL memcheck S=$split"; tail -20 "$out/memcheck.out"; failures=$((failures + 1)); }
+  done
 fi
 echo "knn.sh: $failures failures"
 ((failures == 0))

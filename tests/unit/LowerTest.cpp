@@ -260,7 +260,9 @@ TEST(Lower, ArgminFoldStateAndRefusals) {
 // named in the wrong order, and a list whose length is not a power of two at
 // topk.finish, are refused.
 TEST(Lower, TopkFoldStateAndRefusals) {
-  const std::string text = readRepoFile("kernels/knn/knn_sm90.cake");
+  std::string text = readRepoFile("kernels/knn/knn_sm90.cake"), unsplit = "param S: int in 1 .. 129 = 2";
+  ASSERT_NE(text.find(unsplit), std::string::npos);
+  text.replace(text.find(unsplit), unsplit.size(), "param S: int in 1 .. 129 = 1");
   auto l = lowerText("knn.cake", text);
   ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
   const std::string &src = l->module.source;
@@ -300,7 +302,7 @@ TEST(Lower, TopkFoldStateAndRefusals) {
 // warp's blocked rows (explicit ids) into each lane's whole list, merges the
 // 32 lanes, and stores the warp's row from lane j % 32.
 TEST(Lower, TopkWarpListsOfTheSplitSearch) {
-  std::string text = readRepoFile("kernels/knn/knn_sm90.cake"), from = "param S: int in 1 .. 129 = 1";
+  std::string text = readRepoFile("kernels/knn/knn_sm90.cake"), from = "param S: int in 1 .. 129 = 2";
   ASSERT_NE(text.find(from), std::string::npos);
   text.replace(text.find(from), from.size(), "param S: int in 1 .. 129 = 4");
   auto l = lowerText("split.cake", text);
