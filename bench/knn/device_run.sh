@@ -21,7 +21,7 @@ for s in "$@"; do
   workload=kernels/knn/knn.workload.json
   ((split > 1)) && workload=kernels/knn/knn_split.workload.json
   tag="cake-$q-$n-$d-$k${TAG:-}"
-  build-dev/cake run kernels/knn/knn_sm90.cake --workload $workload -p D=$d -p KP=$kp -p S=$split ${PARAMS:-} \
+  build-dev/cake run kernels/knn/knn_sm90.cake --workload $workload -p D=$d -p KP=$kp ${PARAMS:-} $( ((split == 1)) && echo -p S=1) \
     --size Q=$q --size N=$n --size NP=$np --size KOUT=$k --reps ${REPS:-30} --warmup 5 --format json \
     > "$OUT/$tag.json" 2> "$OUT/$tag.err" \
     && echo "ok   $s KP=$kp $(python3 -c "import json;r=json.load(open('$OUT/$tag.json'));print(r['time_ms']['median'], 'ms')")" \

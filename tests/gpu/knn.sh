@@ -18,7 +18,8 @@ run() {
   [[ $params == *BN=128* ]] && bn=128
   [[ $params =~ (^| )S=([0-9]+) ]] && split=${BASH_REMATCH[2]} && wl="$repo/kernels/knn/knn_split.workload.json"
   local np=$(((n + 2 * bn * split - 1) / (2 * bn * split) * (2 * bn * split)))
-  local p=(-p S=$split)
+  local p=()
+  [[ $params =~ (^| )S= ]] || p=(-p S=1)
   for a in $params; do p+=(-p "$a"); done
   "$cake" run "$src" --workload "$wl" "${p[@]}" --size Q=$q --size N=$n --size NP=$np --size KOUT=$k \
     --seed $((q * 31 + n)) --reps 2 --warmup 1 >"$out/$tag.out" 2>"$out/$tag.err"
