@@ -688,6 +688,29 @@ int chainIndexBits(int64_t columns) {
   return bits;
 }
 
+/// The tile and offset of a fold over an MMA tile (argmin.fold, topk.fold of
+/// \p op): the layout context of operand 2, which must be an expression over
+/// the role's wgmma accumulator or a warp's [16, N] mma.sync accumulator of
+/// \p columns columns, and the C++ of `offset` (0 without it); nullopt after
+/// reporting why not.
+std::optional<std::pair<Val, std::string>> foldTile(Lowerer &L, const Expr &call, int64_t columns,
+                                                    std::string_view op) {
+  std::vector<Val> frags;
+  collectFrags(L, *positionalArgs(call)[2], frags);
+  auto ctx = contextOf(frags);
+  const bool accTile = ctx && (ctx->layout == Layout::WgmmaAcc || (ctx->layout == Layout::MmaAcc && ctx->shape[0] == 16));
+  if (!accTile || ctx->shape[1] != columns) {
+    L.unsupported(call.range, std::string(op) + " of other than an expression over the role's wgmma accumulator tile "
+                                                "or a warp's [16, N] mma.sync accumulator");
+    return std::nullopt;
+  }
+  const Expr *offsetArg = keywordArg(call, "offset");
+  auto offset = offsetArg ? L.scalar(*offsetArg) : std::optional<std::string>("0");
+  if (!offset)
+    return std::nullopt;
+  return std::pair{*ctx, *offset};
+}
+
 /// argmin.fold(best, best_id, x, offset = o): per row, folds x's minimum along
 /// axis 1 (column index + o) into the running state, without crossing lanes.
 /// Each element costs one fminf: the chain's position within its chain is
@@ -700,19 +723,11 @@ std::optional<Val> lowerArgminFold(Lowerer &L, const Expr &call) {
     return std::nullopt;
   auto [best, ids] = *state;
   auto args = positionalArgs(call);
-  std::vector<Val> frags;
-  collectFrags(L, *args[2], frags);
-  auto ctx = contextOf(frags);
-  const bool accTile = ctx && (ctx->layout == Layout::WgmmaAcc || (ctx->layout == Layout::MmaAcc && ctx->shape[0] == 16));
-  if (!accTile || ctx->shape[1] != best.chainColumns) {
-    L.unsupported(call.range, "argmin.fold of other than an expression over the role's wgmma accumulator tile or a "
-                              "warp's [16, N] mma.sync accumulator");
+  auto tile = foldTile(L, call, best.chainColumns, "argmin.fold");
+  if (!tile)
     return std::nullopt;
-  }
-  const Expr *offsetArg = keywordArg(call, "offset");
-  auto offset = offsetArg ? L.scalar(*offsetArg) : std::optional<std::string>("0");
-  if (!offset)
-    return std::nullopt;
+  const Val *ctx = &tile->first;
+  const std::string *offset = &tile->second;
   const int64_t chunks = ctx->shape[1] / 8, C = kArgminChains;
   const int bits = chainIndexBits(ctx->shape[1]);
   const std::string mask = std::to_string((1u << bits) - 1) + "u", cs = std::to_string(C);
@@ -885,19 +900,11 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
     return std::nullopt;
   }
   auto args = positionalArgs(call);
-  std::vector<Val> frags;
-  collectFrags(L, *args[2], frags);
-  auto ctx = contextOf(frags);
-  const bool accTile = ctx && (ctx->layout == Layout::WgmmaAcc || (ctx->layout == Layout::MmaAcc && ctx->shape[0] == 16));
-  if (!accTile || ctx->shape[1] != best.chainColumns) {
-    L.unsupported(call.range, "topk.fold of other than an expression over the role's wgmma accumulator tile or a "
-                              "warp's [16, N] mma.sync accumulator");
+  auto tile = foldTile(L, call, best.chainColumns, "topk.fold");
+  if (!tile)
     return std::nullopt;
-  }
-  const Expr *offsetArg = keywordArg(call, "offset");
-  auto offset = offsetArg ? L.scalar(*offsetArg) : std::optional<std::string>("0");
-  if (!offset)
-    return std::nullopt;
+  const Val *ctx = &tile->first;
+  const std::string *offset = &tile->second;
   const std::string K = std::to_string(best.topk), chunks = std::to_string(ctx->shape[1] / 8),
                     n = std::to_string(ctx->shape[1] / 2);
   L.w.open("");
