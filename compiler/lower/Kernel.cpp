@@ -202,6 +202,10 @@ void Lowerer::run() {
   out.kernel = &k;
   out.block = uint32_t(k.block.value_or(0));
   smem = layoutSmem(k);
+  if (smem.tmemColumns && !smem.tmemOwner) { // the prologue and epilogue name the owner's first warp
+    unsupported(k.decl->name.range, "tensor memory whose owning role (a TMEM ring's producer) is not known");
+    return;
+  }
   out.dynamicShared = smem.dynamicBytes(); // with the slack to align the base to the swizzle repeat
   // the facts sema derives once: each commit's expect-tx bytes, the derived
   // named-barrier ids (after the ids the kernel uses itself)

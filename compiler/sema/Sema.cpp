@@ -478,7 +478,11 @@ private:
       } else {
         (c.name.name == "producer" ? r.producerClause : r.consumerClause) = &c;
         (c.name.name == "producer" ? r.producer : r.consumer) = arg;
-        if (c.args.size() == 1 && c.args[0]->kind == ExprKind::Name && !use(*c.args[0]))
+        if (c.args.size() != 1 || c.args[0]->kind != ExprKind::Name)
+          // `producer(main, loop)` checked clean with no producer, and cake emit then dereferenced the
+          // missing owner of the ring's tensor memory (issue #16, found by cake_fuzz_lower)
+          sink_.report("kernel.clause", c.range, c.name.name + "(...) takes one role name");
+        else if (!use(*c.args[0]))
           unknownName(*c.args[0]);
       }
     }
