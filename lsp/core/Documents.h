@@ -180,8 +180,9 @@ public:
   const std::map<std::string, Document> &all() const { return docs_; }
   /// Whether analyses add the lowering's findings (the `lower` option).
   void setLowering(bool on) { lowering_ = on; }
-  /// Where an analysis no longer needed goes to be destroyed (a worker
-  /// thread: a 50,000-line tree takes 15 ms to free); else it is freed here.
+  /// Where an analysis no longer needed goes to be destroyed (the server
+  /// frees it after publishing the edit's diagnostics: a 50,000-line tree
+  /// takes 15 ms to free); else it is freed here.
   void setRetire(std::function<void(std::shared_ptr<const Analysis>)> retire) { retire_ = std::move(retire); }
 
 private:
