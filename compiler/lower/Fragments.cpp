@@ -688,20 +688,20 @@ int chainIndexBits(int64_t columns) {
   return bits;
 }
 
-/// The tile and offset of a fold over an MMA tile (argmin.fold, topk.fold of
-/// \p op): the layout context of operand 2, which must be an expression over
+/// The tile and offset of a fold over an MMA tile (argmin.fold, topk.fold):
+/// the layout context of operand 2, which must be an expression over
 /// the role's wgmma accumulator or a warp's [16, N] mma.sync accumulator of
 /// \p columns columns, and the C++ of `offset` (0 without it); nullopt after
 /// reporting why not.
-std::optional<std::pair<Val, std::string>> foldTile(Lowerer &L, const Expr &call, int64_t columns,
-                                                    std::string_view op) {
+std::optional<std::pair<Val, std::string>> foldTile(Lowerer &L, const Expr &call, int64_t columns) {
   std::vector<Val> frags;
   collectFrags(L, *positionalArgs(call)[2], frags);
   auto ctx = contextOf(frags);
   const bool accTile = ctx && (ctx->layout == Layout::WgmmaAcc || (ctx->layout == Layout::MmaAcc && ctx->shape[0] == 16));
   if (!accTile || ctx->shape[1] != columns) {
-    L.unsupported(call.range, std::string(op) + " of other than an expression over the role's wgmma accumulator tile "
-                                                "or a warp's [16, N] mma.sync accumulator");
+    L.unsupported(call.range, std::string(sema::opInfo(calleeOp(call)).name) +
+                                  " of other than an expression over the role's wgmma accumulator tile or a warp's "
+                                  "[16, N] mma.sync accumulator");
     return std::nullopt;
   }
   const Expr *offsetArg = keywordArg(call, "offset");
@@ -723,7 +723,7 @@ std::optional<Val> lowerArgminFold(Lowerer &L, const Expr &call) {
     return std::nullopt;
   auto [best, ids] = *state;
   auto args = positionalArgs(call);
-  auto tile = foldTile(L, call, best.chainColumns, "argmin.fold");
+  auto tile = foldTile(L, call, best.chainColumns);
   if (!tile)
     return std::nullopt;
   const Val *ctx = &tile->first;
@@ -900,7 +900,7 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
     return std::nullopt;
   }
   auto args = positionalArgs(call);
-  auto tile = foldTile(L, call, best.chainColumns, "topk.fold");
+  auto tile = foldTile(L, call, best.chainColumns);
   if (!tile)
     return std::nullopt;
   const Val *ctx = &tile->first;
