@@ -445,6 +445,7 @@ private:
     auto out = std::make_unique<Expr>(e->kind, e->range);
     out->text = e->text;
     out->op = e->op;
+    out->open = e->open;
     for (const ExprPtr &o : e->operands)
       out->operands.push_back(expr(o.get()));
     return out;

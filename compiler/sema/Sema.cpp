@@ -929,7 +929,8 @@ private:
     if (callee.kind == ExprKind::Name && visible(name)) {
       Diagnostic &d = sink_.report("op.unknown", callee.range,
                                    "'" + name + "' is a value, not an operation; index it with [...]");
-      uint32_t open = callee.range.end, close = call.range.end - 1;
+      // The '(' may follow the name after whitespace: `i (j)` (fuzz finding, tests/fix/index-call-space.cake).
+      uint32_t open = call.open, close = call.range.end - 1;
       d.fixes.push_back({"index with [...]",
                          {{{call.range.file, open, open + 1}, "["}, {{call.range.file, close, close + 1}, "]"}}});
       return nullptr;

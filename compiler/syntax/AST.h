@@ -77,6 +77,7 @@ struct Expr {
   SourceRange range;
   std::string text;
   Tok op = Tok::Eof; ///< Unary and Binary operator.
+  uint32_t open = 0;  ///< Call and Index: the offset of '(' or '[' (whitespace may precede it).
   std::vector<ExprPtr> operands;
 
   Expr(ExprKind kind, SourceRange range) : kind(kind), range(range) {}

@@ -819,8 +819,10 @@ private:
         e = std::move(m);
       } else if (at(Tok::LParen) || at(Tok::LBracket)) {
         bool call = at(Tok::LParen);
+        uint32_t open = tok().range.begin;
         std::vector<ExprPtr> args = parseArgs(call ? Tok::RParen : Tok::RBracket, call ? "arguments" : "indices");
         ExprPtr c = make(call ? ExprKind::Call : ExprKind::Index, begin);
+        c->open = open;
         c->operands.push_back(std::move(e));
         for (auto &a : args)
           c->operands.push_back(std::move(a));
