@@ -4,6 +4,7 @@
 #   scripts/fuzz.sh [RUNS] [TARGET...]   # default 1,000,000 executions of each target
 #   JOBS=16 scripts/fuzz.sh 2000000 check lower
 #   SECONDS_EACH=600 scripts/fuzz.sh 0 lsp   # a time budget per target instead (RUNS 0: no bound)
+#   TIMEOUT=60 scripts/fuzz.sh ...           # seconds one input may take (default 20, wall clock)
 #
 # Targets (tests/fuzz/CMakeLists.txt): parser check fixes lower cost lsp (all by
 # default). Each runs with ASan + UBSan from the seed corpus, the verifier's
@@ -21,6 +22,8 @@ TARGETS=("$@")
 ((${#TARGETS[@]})) || TARGETS=(parser check fixes lower cost lsp)
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=${JOBS:-1}
+# a wall-clock bound per input: raise it (TIMEOUT=60) when the fuzzers share the cores with other work
+TIMEOUT=${TIMEOUT:-20}
 LIMITS=(-runs="$RUNS")
 [[ $RUNS == 0 ]] && LIMITS=()
 [[ -n ${SECONDS_EACH:-} ]] && LIMITS+=(-max_total_time="$SECONDS_EACH")
@@ -35,11 +38,11 @@ for t in "${TARGETS[@]}"; do
   log="$work/log.txt"
   if ((JOBS > 1)); then
     # -fork runs the executions in JOBS children; -runs bounds the total.
-    (cd "$work" && "$OLDPWD/$bin" -fork="$JOBS" -ignore_crashes=0 "${LIMITS[@]}" -max_len=$len -timeout=20 \
+    (cd "$work" && "$OLDPWD/$bin" -fork="$JOBS" -ignore_crashes=0 "${LIMITS[@]}" -max_len=$len -timeout="$TIMEOUT" \
       -rss_limit_mb=3072 -print_final_stats=1 "$OLDPWD/$work" "$OLDPWD/tests/fuzz/regressions" "$OLDPWD/tests/fuzz/corpus" \
       "$OLDPWD/tests/corpus" "$OLDPWD/kernels") >"$log" 2>&1
   else
-    (cd "$work" && "$OLDPWD/$bin" "${LIMITS[@]}" -max_len=$len -timeout=20 -rss_limit_mb=3072 \
+    (cd "$work" && "$OLDPWD/$bin" "${LIMITS[@]}" -max_len=$len -timeout="$TIMEOUT" -rss_limit_mb=3072 \
       -print_final_stats=1 "$OLDPWD/$work" "$OLDPWD/tests/fuzz/regressions" "$OLDPWD/tests/fuzz/corpus" "$OLDPWD/tests/corpus" "$OLDPWD/kernels") \
       >"$log" 2>&1
   fi
