@@ -827,9 +827,10 @@ void topkExchange(CudaWriter &w, const std::string &keys, const std::string &ids
 /// smallest of its own columns seen so far, sorted ascending (equal keys keep
 /// the earlier column first), without crossing lanes. Its keys are computed
 /// and compared with the row's threshold (the smallest k-th key of the quad)
-/// in one straight pass; only when some lane of the warp has a candidate are
-/// the candidates inserted, each by a chain of k compare-exchanges over
-/// registers (static indices). After the first tiles almost every element
+/// in one straight pass that also makes a mask of each row's candidates; only
+/// when some lane of the warp has a candidate do rounds follow, in which every
+/// lane inserts its lowest remaining candidate by a chain of k compare-exchanges
+/// over registers (static indices). After the first tiles almost every element
 /// costs a compare.
 /// The compare-exchange chain that inserts (cake_kv, cake_ki) into the sorted
 /// list at \p keys[\p first ...] (k entries; a no-op when cake_kv is not below the last).
@@ -918,9 +919,17 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   L.w.line("cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));");
   L.w.line("cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));");
   L.w.close();
-  // pass 1, straight-line: the tile's keys and whether any is below its row's threshold
+  // pass 1, straight-line: the tile's keys and, per row, a mask of the elements below the row's threshold
+  const int64_t perRow = ctx->shape[1] / 4;
+  int64_t pow2 = 1;
+  while (pow2 < perRow)
+    pow2 *= 2;
+  // one bit per element of the row: 32-bit masks up to N = 128, 64-bit ones above
+  const bool wide = perRow > 32;
+  const std::string mt = wide ? "unsigned long long" : "unsigned", one = wide ? "1ull" : "1u",
+                    ffs = wide ? "__ffsll" : "__ffs";
   L.w.line("float cake_d[" + n + "];");
-  L.w.line("bool cake_any = false;");
+  L.w.line(mt + " cake_m[2] = {0, 0};");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
   L.w.line("#pragma unroll");
@@ -932,29 +941,46 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
     return std::nullopt;
   L.w.line("const float cake_v = " + *v + ";");
   L.w.line("cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;");
-  L.w.line("cake_any |= cake_v < cake_thr[cake_h];");
+  L.w.line("cake_m[cake_h] |= " + mt + "(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);");
   L.w.close();
   L.w.close();
   L.w.close();
-  // pass 2, only when some lane of the warp has a candidate (after the first tiles, rarely): each
-  // candidate inserted by a chain of k compare-exchanges (a no-op in the lanes where it is not one).
-  // One vote per tile keeps the common path short: with a vote and the chain per element the fold's
-  // code was ~50 KB per call site and every element paid an instruction-cache miss (44 ms at
-  // Q = 4096, N = 2^20, k = 10, bench/results/knn_h200.md)
-  L.w.open("if (__any_sync(0xffffffffu, cake_any))");
-  L.w.line("#pragma unroll");
-  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
-  L.w.line("#pragma unroll");
-  L.w.open("for (int cake_e = 0; cake_e < " + chunks + " * 2; ++cake_e)");
-  L.w.line("const float cake_v = cake_d[cake_e / 2 * 4 + cake_h * 2 + cake_e % 2];");
-  L.w.open("if (__any_sync(0xffffffffu, cake_v < cake_thr[cake_h] && cake_v < " + best.cxx + "[cake_h * " + K +
-           " + " + K + " - 1]))");
-  L.w.line("float cake_kv = cake_v < cake_thr[cake_h] ? cake_v : __int_as_float(0x7f800000);");
-  L.w.line("int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;");
-  topkInsertChain(L.w, best.cxx, ids.cxx, "cake_h * " + K, K);
-  L.w.close();
-  L.w.close();
-  L.w.close();
+  // pass 2, only when some lane of the warp has a candidate: rounds in which every lane takes its
+  // lowest remaining candidate of the row (a select tree over the row's keys, static indices) and
+  // inserts it by a chain of k compare-exchanges, so that one chain serves a candidate of every lane
+  // at once. The rounds are a loop, not unrolled: the fold stays a few hundred instructions.
+  // Measured before (bench/results/knn_h200.md, ncu at Q = 4096, N = 2^18): a vote and a chain per
+  // element position, unrolled, took the slow path in 77% of the tiles, ran a chain at 12% of the
+  // positions and stalled 36% of the cycles on instruction fetch (~50 KB of code per call site).
+  L.w.open("if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0))");
+  // the two rows written out (a loop over them around the rounds' loop is not unrolled, which would put
+  // the lists in local memory)
+  for (int h = 0; h < 2; ++h) {
+    L.w.open("");
+    L.w.line("constexpr int cake_h = " + std::to_string(h) + ";");
+    L.w.line(mt + " cake_mh = cake_m[cake_h];");
+    L.w.line("#pragma unroll 1");
+    L.w.open("while (__any_sync(0xffffffffu, cake_mh != 0))");
+    L.w.line("const int cake_e = cake_mh ? " + ffs + "(cake_mh) - 1 : 0;");
+    L.w.line("float cake_t[" + std::to_string(pow2) + "];");
+    L.w.line("#pragma unroll");
+    L.w.line("for (int cake_i = 0; cake_i < " + std::to_string(pow2) + "; ++cake_i) cake_t[cake_i] = cake_i < " +
+             std::to_string(perRow) +
+             " ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);");
+    // the tree's levels written out: NVRTC left a loop of halving trip counts rolled, with cake_t on the stack
+    for (int64_t b = pow2 / 2; b > 0; b /= 2) {
+      const std::string bs = std::to_string(b);
+      L.w.line("#pragma unroll");
+      L.w.line("for (int cake_i = 0; cake_i < " + bs + "; ++cake_i) cake_t[cake_i] = (cake_e & " + bs +
+               ") != 0 ? cake_t[cake_i + " + bs + "] : cake_t[cake_i];");
+    }
+    L.w.line("float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);");
+    L.w.line("int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;");
+    L.w.line("cake_mh &= cake_mh - " + one + ";");
+    topkInsertChain(L.w, best.cxx, ids.cxx, "cake_h * " + K, K);
+    L.w.close();
+    L.w.close();
+  }
   L.w.close();
   L.w.close();
   return Val{};

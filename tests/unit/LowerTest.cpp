@@ -268,9 +268,18 @@ TEST(Lower, TopkFoldStateAndRefusals) {
   const std::string &src = l->module.source;
   EXPECT_NE(src.find("float best[32];"), std::string::npos); // 2 rows x KP = 16
   EXPECT_NE(src.find("int best_id[32];"), std::string::npos);
-  // one vote per tile, then per candidate; the threshold is the quad's smallest k-th key
-  EXPECT_NE(src.find("if (__any_sync(0xffffffffu, cake_any))"), std::string::npos);
-  EXPECT_NE(src.find("cake_v < cake_thr[cake_h] && cake_v < best[cake_h * 16 + 16 - 1]"), std::string::npos);
+  // one vote per tile on the rows' candidate masks, then rounds (a rolled loop) in which every lane
+  // inserts its lowest candidate; the threshold is the quad's smallest k-th key
+  EXPECT_NE(src.find("cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);"),
+            std::string::npos);
+  EXPECT_NE(src.find("if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0))"), std::string::npos);
+  EXPECT_NE(src.find("#pragma unroll 1\n"), std::string::npos);
+  EXPECT_NE(src.find("while (__any_sync(0xffffffffu, cake_mh != 0))"), std::string::npos);
+  EXPECT_NE(src.find("constexpr int cake_h = 1;"), std::string::npos);
+  // the select tree of a 64-column tile (16 keys per row and lane) written out level by level
+  EXPECT_NE(src.find("cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];"), std::string::npos);
+  EXPECT_NE(src.find("cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];"), std::string::npos);
+  EXPECT_EQ(src.find("cake_b /= 2"), std::string::npos);
   EXPECT_NE(src.find("cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));"), std::string::npos);
   EXPECT_NE(src.find("__shfl_xor_sync(0xffffffffu, cake_key[cake_j], cake_o)"), std::string::npos);
   EXPECT_NE(src.find("= (long long)best_id[cake_h * 16 + cake_j];"), std::string::npos);

@@ -272,7 +272,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
           }
           float cake_d[32];
-          bool cake_any = false;
+          unsigned cake_m[2] = {0, 0};
           #pragma unroll
           for (int cake_h = 0; cake_h < 2; ++cake_h) {
             #pragma unroll
@@ -281,28 +281,70 @@ else if (cake_warp >= 4 && cake_warp < 12) {
               for (int cake_x = 0; cake_x < 2; ++cake_x) {
                 const float cake_v = ((cake_rows7[(cake_c * 4 + cake_h * 2 + cake_x) % 4 / 2] + cake_cols11[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]) - (2.0f * acc[0][cake_c * 4 + cake_h * 2 + cake_x]));
                 cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-                cake_any |= cake_v < cake_thr[cake_h];
+                cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
               }
             }
           }
-          if (__any_sync(0xffffffffu, cake_any)) {
-            #pragma unroll
-            for (int cake_h = 0; cake_h < 2; ++cake_h) {
-              #pragma unroll
-              for (int cake_e = 0; cake_e < 8 * 2; ++cake_e) {
-                const float cake_v = cake_d[cake_e / 2 * 4 + cake_h * 2 + cake_e % 2];
-                if (__any_sync(0xffffffffu, cake_v < cake_thr[cake_h] && cake_v < best[cake_h * 16 + 16 - 1])) {
-                  float cake_kv = cake_v < cake_thr[cake_h] ? cake_v : __int_as_float(0x7f800000);
-                  int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-                  #pragma unroll
-                  for (int cake_j = 0; cake_j < 16; ++cake_j) {
-                    float &cake_b = best[cake_h * 16 + cake_j];
-                    int &cake_bi = best_id[cake_h * 16 + cake_j];
-                    const bool cake_s = cake_kv < cake_b;
-                    const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                    cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                    cake_kv = cake_tv; cake_ki = cake_ti;
-                  }
+          if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0)) {
+             {
+              constexpr int cake_h = 0;
+              unsigned cake_mh = cake_m[cake_h];
+              #pragma unroll 1
+              while (__any_sync(0xffffffffu, cake_mh != 0)) {
+                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+                float cake_t[16];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+                float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                cake_mh &= cake_mh - 1u;
+                #pragma unroll
+                for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                  float &cake_b = best[cake_h * 16 + cake_j];
+                  int &cake_bi = best_id[cake_h * 16 + cake_j];
+                  const bool cake_s = cake_kv < cake_b;
+                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
+                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
+                  cake_kv = cake_tv; cake_ki = cake_ti;
+                }
+              }
+            }
+             {
+              constexpr int cake_h = 1;
+              unsigned cake_mh = cake_m[cake_h];
+              #pragma unroll 1
+              while (__any_sync(0xffffffffu, cake_mh != 0)) {
+                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+                float cake_t[16];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+                float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                cake_mh &= cake_mh - 1u;
+                #pragma unroll
+                for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                  float &cake_b = best[cake_h * 16 + cake_j];
+                  int &cake_bi = best_id[cake_h * 16 + cake_j];
+                  const bool cake_s = cake_kv < cake_b;
+                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
+                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
+                  cake_kv = cake_tv; cake_ki = cake_ti;
                 }
               }
             }
@@ -352,7 +394,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
           }
           float cake_d[32];
-          bool cake_any = false;
+          unsigned cake_m[2] = {0, 0};
           #pragma unroll
           for (int cake_h = 0; cake_h < 2; ++cake_h) {
             #pragma unroll
@@ -361,28 +403,70 @@ else if (cake_warp >= 4 && cake_warp < 12) {
               for (int cake_x = 0; cake_x < 2; ++cake_x) {
                 const float cake_v = ((cake_rows7[(cake_c * 4 + cake_h * 2 + cake_x) % 4 / 2] + cake_cols14[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]) - (2.0f * acc[1][cake_c * 4 + cake_h * 2 + cake_x]));
                 cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-                cake_any |= cake_v < cake_thr[cake_h];
+                cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
               }
             }
           }
-          if (__any_sync(0xffffffffu, cake_any)) {
-            #pragma unroll
-            for (int cake_h = 0; cake_h < 2; ++cake_h) {
-              #pragma unroll
-              for (int cake_e = 0; cake_e < 8 * 2; ++cake_e) {
-                const float cake_v = cake_d[cake_e / 2 * 4 + cake_h * 2 + cake_e % 2];
-                if (__any_sync(0xffffffffu, cake_v < cake_thr[cake_h] && cake_v < best[cake_h * 16 + 16 - 1])) {
-                  float cake_kv = cake_v < cake_thr[cake_h] ? cake_v : __int_as_float(0x7f800000);
-                  int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-                  #pragma unroll
-                  for (int cake_j = 0; cake_j < 16; ++cake_j) {
-                    float &cake_b = best[cake_h * 16 + cake_j];
-                    int &cake_bi = best_id[cake_h * 16 + cake_j];
-                    const bool cake_s = cake_kv < cake_b;
-                    const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                    cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                    cake_kv = cake_tv; cake_ki = cake_ti;
-                  }
+          if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0)) {
+             {
+              constexpr int cake_h = 0;
+              unsigned cake_mh = cake_m[cake_h];
+              #pragma unroll 1
+              while (__any_sync(0xffffffffu, cake_mh != 0)) {
+                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+                float cake_t[16];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+                float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                cake_mh &= cake_mh - 1u;
+                #pragma unroll
+                for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                  float &cake_b = best[cake_h * 16 + cake_j];
+                  int &cake_bi = best_id[cake_h * 16 + cake_j];
+                  const bool cake_s = cake_kv < cake_b;
+                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
+                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
+                  cake_kv = cake_tv; cake_ki = cake_ti;
+                }
+              }
+            }
+             {
+              constexpr int cake_h = 1;
+              unsigned cake_mh = cake_m[cake_h];
+              #pragma unroll 1
+              while (__any_sync(0xffffffffu, cake_mh != 0)) {
+                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+                float cake_t[16];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+                float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                cake_mh &= cake_mh - 1u;
+                #pragma unroll
+                for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                  float &cake_b = best[cake_h * 16 + cake_j];
+                  int &cake_bi = best_id[cake_h * 16 + cake_j];
+                  const bool cake_s = cake_kv < cake_b;
+                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
+                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
+                  cake_kv = cake_tv; cake_ki = cake_ti;
                 }
               }
             }
@@ -432,7 +516,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
         }
         float cake_d[32];
-        bool cake_any = false;
+        unsigned cake_m[2] = {0, 0};
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
           #pragma unroll
@@ -441,28 +525,70 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             for (int cake_x = 0; cake_x < 2; ++cake_x) {
               const float cake_v = ((cake_rows7[(cake_c * 4 + cake_h * 2 + cake_x) % 4 / 2] + cake_cols17[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]) - (2.0f * acc[0][cake_c * 4 + cake_h * 2 + cake_x]));
               cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-              cake_any |= cake_v < cake_thr[cake_h];
+              cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
             }
           }
         }
-        if (__any_sync(0xffffffffu, cake_any)) {
-          #pragma unroll
-          for (int cake_h = 0; cake_h < 2; ++cake_h) {
-            #pragma unroll
-            for (int cake_e = 0; cake_e < 8 * 2; ++cake_e) {
-              const float cake_v = cake_d[cake_e / 2 * 4 + cake_h * 2 + cake_e % 2];
-              if (__any_sync(0xffffffffu, cake_v < cake_thr[cake_h] && cake_v < best[cake_h * 16 + 16 - 1])) {
-                float cake_kv = cake_v < cake_thr[cake_h] ? cake_v : __int_as_float(0x7f800000);
-                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-                #pragma unroll
-                for (int cake_j = 0; cake_j < 16; ++cake_j) {
-                  float &cake_b = best[cake_h * 16 + cake_j];
-                  int &cake_bi = best_id[cake_h * 16 + cake_j];
-                  const bool cake_s = cake_kv < cake_b;
-                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                  cake_kv = cake_tv; cake_ki = cake_ti;
-                }
+        if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0)) {
+           {
+            constexpr int cake_h = 0;
+            unsigned cake_mh = cake_m[cake_h];
+            #pragma unroll 1
+            while (__any_sync(0xffffffffu, cake_mh != 0)) {
+              const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+              float cake_t[16];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+              float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+              int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+              cake_mh &= cake_mh - 1u;
+              #pragma unroll
+              for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                float &cake_b = best[cake_h * 16 + cake_j];
+                int &cake_bi = best_id[cake_h * 16 + cake_j];
+                const bool cake_s = cake_kv < cake_b;
+                const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
+                cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
+                cake_kv = cake_tv; cake_ki = cake_ti;
+              }
+            }
+          }
+           {
+            constexpr int cake_h = 1;
+            unsigned cake_mh = cake_m[cake_h];
+            #pragma unroll 1
+            while (__any_sync(0xffffffffu, cake_mh != 0)) {
+              const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+              float cake_t[16];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+              float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+              int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+              cake_mh &= cake_mh - 1u;
+              #pragma unroll
+              for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                float &cake_b = best[cake_h * 16 + cake_j];
+                int &cake_bi = best_id[cake_h * 16 + cake_j];
+                const bool cake_s = cake_kv < cake_b;
+                const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
+                cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
+                cake_kv = cake_tv; cake_ki = cake_ti;
               }
             }
           }
@@ -504,7 +630,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
         }
         float cake_d[32];
-        bool cake_any = false;
+        unsigned cake_m[2] = {0, 0};
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
           #pragma unroll
@@ -513,28 +639,70 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             for (int cake_x = 0; cake_x < 2; ++cake_x) {
               const float cake_v = ((cake_rows7[(cake_c * 4 + cake_h * 2 + cake_x) % 4 / 2] + cake_cols19[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]) - (2.0f * acc[1][cake_c * 4 + cake_h * 2 + cake_x]));
               cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-              cake_any |= cake_v < cake_thr[cake_h];
+              cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
             }
           }
         }
-        if (__any_sync(0xffffffffu, cake_any)) {
-          #pragma unroll
-          for (int cake_h = 0; cake_h < 2; ++cake_h) {
-            #pragma unroll
-            for (int cake_e = 0; cake_e < 8 * 2; ++cake_e) {
-              const float cake_v = cake_d[cake_e / 2 * 4 + cake_h * 2 + cake_e % 2];
-              if (__any_sync(0xffffffffu, cake_v < cake_thr[cake_h] && cake_v < best[cake_h * 16 + 16 - 1])) {
-                float cake_kv = cake_v < cake_thr[cake_h] ? cake_v : __int_as_float(0x7f800000);
-                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-                #pragma unroll
-                for (int cake_j = 0; cake_j < 16; ++cake_j) {
-                  float &cake_b = best[cake_h * 16 + cake_j];
-                  int &cake_bi = best_id[cake_h * 16 + cake_j];
-                  const bool cake_s = cake_kv < cake_b;
-                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                  cake_kv = cake_tv; cake_ki = cake_ti;
-                }
+        if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0)) {
+           {
+            constexpr int cake_h = 0;
+            unsigned cake_mh = cake_m[cake_h];
+            #pragma unroll 1
+            while (__any_sync(0xffffffffu, cake_mh != 0)) {
+              const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+              float cake_t[16];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+              float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+              int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+              cake_mh &= cake_mh - 1u;
+              #pragma unroll
+              for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                float &cake_b = best[cake_h * 16 + cake_j];
+                int &cake_bi = best_id[cake_h * 16 + cake_j];
+                const bool cake_s = cake_kv < cake_b;
+                const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
+                cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
+                cake_kv = cake_tv; cake_ki = cake_ti;
+              }
+            }
+          }
+           {
+            constexpr int cake_h = 1;
+            unsigned cake_mh = cake_m[cake_h];
+            #pragma unroll 1
+            while (__any_sync(0xffffffffu, cake_mh != 0)) {
+              const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+              float cake_t[16];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+              float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+              int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+              cake_mh &= cake_mh - 1u;
+              #pragma unroll
+              for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                float &cake_b = best[cake_h * 16 + cake_j];
+                int &cake_bi = best_id[cake_h * 16 + cake_j];
+                const bool cake_s = cake_kv < cake_b;
+                const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
+                cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
+                cake_kv = cake_tv; cake_ki = cake_ti;
               }
             }
           }
