@@ -22,6 +22,8 @@ enum ExitCode { Success = 0, InputErrors = 1, UsageError = 2, InternalError = 70
 /// argv[0] is the subcommand name.
 int runCheck(int argc, char **argv);
 int runFmt(int argc, char **argv);
+/// `cake reduce`: shrink a file while it keeps a diagnostic (compiler/driver/Reduce.h).
+int runReduce(int argc, char **argv);
 int runRules(int argc, char **argv);
 int runTargets(int argc, char **argv);
 int runExplain(int argc, char **argv);

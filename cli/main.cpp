@@ -22,6 +22,7 @@ constexpr Command kCommands[] = {
     {"targets", "List the targets and their numbers", cake::cli::runTargets},
     {"explain", "Print the page of a rule", cake::cli::runExplain},
     {"corpus", "Run the rule corpus gate", cake::cli::runCorpus},
+    {"reduce", "Shrink a file while it keeps a failure signature", cake::cli::runReduce},
     {"emit", "Lower CAKE IR to CUDA C++", cake::cli::runEmit},
     {"build", "Compile a kernel (CAKE IR or CUDA) and print ptxas's report", cake::cli::runBuild},
     {"run", "Run a kernel on the GPU against its oracle and time it", cake::cli::runRun},

@@ -1,0 +1,48 @@
+//===- Reduce.h - Shrinking a program that keeps a failure ------*- C++ -*-===//
+//
+// Part of CAKE (issue #21). `cake reduce` in the spirit of llvm-reduce and
+// creduce: deletes statements (outermost first, so a whole kernel or role goes
+// in one test) and comment lines while a predicate, the failure signature,
+// still holds, until no single deletion keeps it. The core knows nothing of
+// the CLI or of GPUs: a signature is any predicate on the text (a rule code
+// here; a run.hang or run.mismatch on a GPU can be another).
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cake {
+
+/// What a reduction did: the reduced text, how many candidate texts the
+/// signature was tested on, and how many deletions it kept.
+struct Reduction {
+  std::string text;
+  size_t tests = 0;
+  size_t deletions = 0;
+};
+
+/// Whether a candidate text still shows the failure.
+using Signature = std::function<bool(const std::string &text)>;
+
+/// The signature "checkSource reports a diagnostic with code \p code, and no
+/// more errors of any code than \p original has" (a deletion must not keep the
+/// code through a new failure: a ring left unbalanced by deleting its producer,
+/// or a second token left unreleased, is not the ring.linear being reduced).
+Signature keepsDiagnostic(std::string code, const std::string &original);
+
+/// The byte ranges [begin, end) that one deletion may remove from \p text,
+/// outermost first: every statement (with the rest of its lines when they
+/// hold nothing else), every line that holds only a comment and every blank
+/// line. Empty when the text does not parse.
+std::vector<std::pair<size_t, size_t>> deletionCandidates(const std::string &text);
+
+/// Deletes candidates of \p text while \p keeps holds, until none can go
+/// (1-minimal for the deletions deletionCandidates offers). \p keeps must hold
+/// for \p text itself (the caller checks). At most \p maxTests tests.
+Reduction reduce(std::string text, const Signature &keeps, size_t maxTests = 100000);
+
+} // namespace cake
