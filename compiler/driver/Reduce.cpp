@@ -53,6 +53,9 @@ std::pair<size_t, size_t> wholeLines(const std::string &text, size_t begin, size
   size_t e = end;
   while (e < text.size() && (text[e] == ' ' || text[e] == '\t' || text[e] == '\r'))
     ++e;
+  if (e < text.size() && text[e] == ',') // a parameter or slot with its separator
+    for (++e; e < text.size() && (text[e] == ' ' || text[e] == '\t' || text[e] == '\r');)
+      ++e;
   const bool lineStart = b == 0 || text[b - 1] == '\n', lineEnd = e == text.size() || text[e] == '\n';
   if (lineStart && lineEnd)
     return {b, std::min(text.size(), e + 1)};
@@ -69,9 +72,19 @@ std::vector<std::pair<size_t, size_t>> deletionCandidates(const std::string &tex
   std::vector<std::pair<size_t, size_t>> out;
   if (countErrors(diags))
     return out;
+  auto add = [&](SourceRange r) {
+    if (r.end > r.begin && r.end <= text.size())
+      out.push_back(wholeLines(text, r.begin, r.end));
+  };
+  syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) { add(s.range); });
+  // then a kernel's parameters and a ring's slots, each on its own line(s)
   syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) {
-    if (s.range.end > s.range.begin && s.range.end <= text.size())
-      out.push_back(wholeLines(text, s.range.begin, s.range.end));
+    if (auto *k = dyn_cast<syntax::KernelDecl>(&s))
+      for (const syntax::Field &f : k->params)
+        add(f.range);
+    if (auto *r = dyn_cast<syntax::RingStmt>(&s))
+      for (const syntax::Field &f : r->slots)
+        add(f.range);
   });
   // lines that hold only a comment, and blank lines
   for (size_t at = 0; at < text.size();) {

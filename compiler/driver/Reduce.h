@@ -35,7 +35,8 @@ using Signature = std::function<bool(const std::string &text)>;
 Signature keepsDiagnostic(std::string code, const std::string &original);
 
 /// The byte ranges [begin, end) that one deletion may remove from \p text,
-/// outermost first: every statement (with the rest of its lines when they
+/// outermost first: every statement, then every kernel parameter and ring
+/// slot (each with the rest of its lines, and its comma, when they
 /// hold nothing else), every line that holds only a comment and every blank
 /// line. Empty when the text does not parse.
 std::vector<std::pair<size_t, size_t>> deletionCandidates(const std::string &text);

@@ -79,3 +79,14 @@ TEST(Reduce, CandidatesAreWholeStatementsAndCommentLines) {
   EXPECT_EQ(text.substr(c[2].first, c[2].second - c[2].first), "// c\n");
   EXPECT_EQ(text.substr(c[3].first, c[3].second - c[3].first), "\n");
 }
+
+// A kernel's parameters on their own lines go with their commas.
+TEST(Reduce, ParametersGoWithTheirCommas) {
+  std::string text = "kernel k(\n  a: global fp32[M],\n  b: global fp32[M],\n) target(sm_90a) grid(1) block(32) {\n}\n";
+  auto c = deletionCandidates(text);
+  std::vector<std::string> pieces;
+  for (auto [b, e] : c)
+    pieces.push_back(text.substr(b, e - b));
+  EXPECT_NE(std::find(pieces.begin(), pieces.end(), "  a: global fp32[M],\n"), pieces.end());
+  EXPECT_NE(std::find(pieces.begin(), pieces.end(), "  b: global fp32[M],\n"), pieces.end());
+}
