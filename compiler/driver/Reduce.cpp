@@ -22,11 +22,11 @@ std::vector<Diagnostic> check(const std::string &text) {
 
 Signature keepsDiagnostic(std::string code, const std::string &original) {
   // each error code at most as often as in the original (the kept code at least once)
-  std::map<std::string, size_t> allowed{{code, 1}};
-  std::map<std::string, size_t> counts;
+  std::map<std::string, size_t> allowed;
   for (const Diagnostic &d : check(original))
     if (d.severity == Severity::Error)
-      allowed[d.code] = std::max(allowed[d.code], ++counts[d.code]);
+      ++allowed[d.code];
+  allowed[code] = std::max<size_t>(allowed[code], 1);
   return [code = std::move(code), allowed = std::move(allowed)](const std::string &text) {
     bool kept = false;
     std::map<std::string, size_t> seen;
@@ -106,15 +106,14 @@ Reduction reduce(std::string text, const Signature &keeps, size_t maxTests) {
   // keeps nothing: then no single deletion of the final text keeps the signature.
   for (bool changed = true; changed && r.tests < maxTests;) {
     changed = false;
-    for (size_t i = 0; r.tests < maxTests;) {
-      auto candidates = deletionCandidates(text);
-      if (i >= candidates.size())
-        break;
+    auto candidates = deletionCandidates(text);
+    for (size_t i = 0; i < candidates.size() && r.tests < maxTests;) {
       auto [b, e] = candidates[i];
       std::string trial = text.substr(0, b) + text.substr(e);
       ++r.tests;
       if (trial != text && keeps(trial)) {
         text = std::move(trial);
+        candidates = deletionCandidates(text);
         ++r.deletions;
         changed = true;
       } else {

@@ -22,6 +22,7 @@
 using namespace cake;
 using namespace cake::syntax;
 using cake::test::parseText;
+using cake::test::readRepoFile;
 
 namespace {
 
@@ -723,13 +724,6 @@ TEST(Instantiate, TheInstanceKeepsTheSourcesRanges) {
   forEachCall(k->body, [&](const Expr &call) { calls.push_back(std::string(r.text(call.range))); });
   EXPECT_EQ(calls, (std::vector<std::string>{"ab.consume()", "wgmma.mma(s.a, s.a, acc, shape = MMA)",
                                              "math.cast(acc, E)", "st.global(math.cast(acc, E), C[0, 0])"}));
-}
-
-std::string readRepoFile(const std::string &rel) {
-  std::ifstream in(std::string(CAKE_SOURCE_DIR) + "/" + rel);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 /// Every range of \p b's statements, fields and calls, in order.

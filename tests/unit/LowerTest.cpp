@@ -3,21 +3,16 @@
 #include "compiler/lower/Lowerer.h"
 #include "compiler/runner/Build.h"
 #include "compiler/sema/Ops.h"
+#include "TestUtil.h"
 
 #include <fstream>
 #include <gtest/gtest.h>
 #include <sstream>
 
 using namespace cake;
+using cake::test::readRepoFile;
 
 namespace {
-
-std::string readRepoFile(const std::string &rel) {
-  std::ifstream in(std::string(CAKE_SOURCE_DIR) + "/" + rel);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 struct Lowered {
   SourceManager sm;

@@ -1,22 +1,15 @@
 //===- ReduceTest.cpp - cake reduce (compiler/driver/Reduce.h) ------------===//
 #include "compiler/driver/Reduce.h"
+#include "TestUtil.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 using namespace cake;
+using cake::test::readRepoFile;
 
 namespace {
-
-std::string readRepoFile(const std::string &rel) {
-  std::ifstream in(std::string(CAKE_SOURCE_DIR) + "/" + rel);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 size_t lines(const std::string &s) { return size_t(std::count(s.begin(), s.end(), '\n')); }
 

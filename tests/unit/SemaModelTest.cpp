@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Check.h"
+#include "TestUtil.h"
 #include "formats/Manifest.h"
 #include "compiler/lower/Lower.h"
 #include "compiler/sema/Facts.h"
@@ -23,15 +24,9 @@
 #include <sstream>
 
 using namespace cake;
+using cake::test::readRepoFile;
 
 namespace {
-
-std::string readRepoFile(const std::string &rel) {
-  std::ifstream in(std::string(CAKE_SOURCE_DIR) + "/" + rel);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 /// Every library kernel file, relative to the repository.
 /// Every library kernel file, and every instantiation a manifest lists of a

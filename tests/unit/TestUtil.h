@@ -4,7 +4,9 @@
 #include "compiler/syntax/Parser.h"
 #include "compiler/syntax/Printer.h"
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 
 namespace cake::test {
@@ -25,6 +27,14 @@ inline Parsed parseText(std::string text, syntax::ParseLimits limits = {}) {
   p.module = syntax::parse(*p.sm, p.file, p.diags, limits);
   sortDiagnostics(p.diags);
   return p;
+}
+
+/// The contents of \p rel, a path relative to the repository (empty when it cannot be read).
+inline std::string readRepoFile(const std::string &rel) {
+  std::ifstream in(std::string(CAKE_SOURCE_DIR) + "/" + rel);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 /// Formats \p text (which must parse cleanly).
