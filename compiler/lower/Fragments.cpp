@@ -375,6 +375,8 @@ bool Lowerer::fragAssign(const Val &target, const Expr &e) {
   if (v)
     w.line(target.cxx + "[cake_e] = " + *v + ";");
   w.close();
+  if (target.hasTopkThreshold())
+    w.line(target.topkThreshold() + "[0] = " + target.topkThreshold() + "[1] = __int_as_float(0x7f800000);");
   return bool(v);
 }
 
@@ -823,28 +825,27 @@ void topkExchange(CudaWriter &w, const std::string &keys, const std::string &ids
   w.close();
 }
 
-/// topk.fold(best, best_id, x, offset = o): per row, each lane keeps the k
-/// smallest of its own columns seen so far, sorted ascending (equal keys keep
-/// the earlier column first), without crossing lanes. Its keys are computed
-/// and compared with the row's threshold (the smallest k-th key of the quad)
-/// in one straight pass that also makes a mask of each row's candidates; only
-/// when some lane of the warp has a candidate do rounds follow, in which every
-/// lane inserts its lowest remaining candidate by a chain of k compare-exchanges
-/// over registers (static indices). After the first tiles almost every element
-/// costs a compare.
-/// The compare-exchange chain that inserts (cake_kv, cake_ki) into the sorted
-/// list at \p keys[\p first ...] (k entries; a no-op when cake_kv is not below the last).
+/// Inserts (cake_kv, cake_ki) into the sorted list at \p keys[\p first ...] (k
+/// entries; a no-op when cake_kv is not below the last): entry j becomes entry
+/// j - 1 when the key is below both, the key when it is below entry j only.
+/// Every compare reads the old list, so the k compares are independent (a
+/// chain of compare-exchanges, each waiting on the one before, was a serial
+/// dependency of k steps; the instruction count is the same, k compares and
+/// 4 k selects).
 void topkInsertChain(CudaWriter &w, const std::string &keys, const std::string &ids, const std::string &first,
                      const std::string &k) {
+  w.line("bool cake_s = cake_kv < " + keys + "[" + first + " + " + k + " - 1];");
   w.line("#pragma unroll");
-  w.open("for (int cake_j = 0; cake_j < " + k + "; ++cake_j)");
+  w.open("for (int cake_j = " + k + " - 1; cake_j > 0; --cake_j)");
   w.line("float &cake_b = " + keys + "[" + first + " + cake_j];");
   w.line("int &cake_bi = " + ids + "[" + first + " + cake_j];");
-  w.line("const bool cake_s = cake_kv < cake_b;");
-  w.line("const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;");
-  w.line("cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;");
-  w.line("cake_kv = cake_tv; cake_ki = cake_ti;");
+  w.line("const float cake_a = " + keys + "[" + first + " + cake_j - 1];");
+  w.line("const int cake_ai = " + ids + "[" + first + " + cake_j - 1];");
+  w.line("const bool cake_p = cake_kv < cake_a;");
+  w.line("cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;");
+  w.line("cake_s = cake_p;");
   w.close();
+  w.line("if (cake_s) " + keys + "[" + first + "] = cake_kv, " + ids + "[" + first + "] = cake_ki;");
 }
 
 /// topk.fold of a warp's blocked row into a warp role's lane lists: each
@@ -889,6 +890,63 @@ std::optional<Val> lowerTopkFoldRow(Lowerer &L, const Expr &call, const Val &bes
   return Val{};
 }
 
+/// The additive terms of \p e (through parentheses, `+` and binary `-`), each
+/// with whether it is subtracted.
+void additiveTerms(const Expr &e, bool negative, std::vector<std::pair<bool, const Expr *>> &out) {
+  const Expr *x = stripParens(&e);
+  if (x->kind == ExprKind::Binary && (x->op == Tok::Plus || x->op == Tok::Minus)) {
+    additiveTerms(*x->operands[0], negative, out);
+    additiveTerms(*x->operands[1], x->op == Tok::Minus ? !negative : negative, out);
+    return;
+  }
+  out.emplace_back(negative, x);
+}
+
+/// The C++ sum of \p terms at element \p idx; empty when there are none.
+std::optional<std::string> sumOfTerms(Lowerer &L, const std::vector<std::pair<bool, const Expr *>> &terms, Layout ctx,
+                                      const std::string &idx) {
+  std::string sum;
+  for (auto [negative, term] : terms) {
+    // a product of floats after the first term: one fmaf, as contraction would make it (NVRTC turned
+    // `xn - 2 * acc` into two FADDs, 2 * acc becoming acc + acc before contraction; ncu on the KNN fold)
+    if (!sum.empty() && term->kind == ExprKind::Binary && term->op == Tok::Star && L.elemType(*term) == Elem::FP32 &&
+        L.elemType(*term->operands[0]) == Elem::FP32 && L.elemType(*term->operands[1]) == Elem::FP32) {
+      auto a = L.elementwise(*term->operands[0], ctx, idx), b = L.elementwise(*term->operands[1], ctx, idx);
+      if (!a || !b)
+        return std::nullopt;
+      sum = "fmaf(" + (negative ? "-(" + *a + ")" : *a) + ", " + *b + ", " + sum + ")";
+      continue;
+    }
+    auto v = L.elementwise(*term, ctx, idx);
+    if (!v)
+      return std::nullopt;
+    sum += sum.empty() ? (negative ? "-(" : "(") + *v + ")" : (negative ? " - (" : " + (") + *v + ")";
+  }
+  return sum;
+}
+
+/// topk.fold(best, best_id, x, offset = o): per row, each lane keeps the k
+/// smallest of its own columns seen so far, sorted ascending (equal keys keep
+/// the earlier column first), without crossing lanes.
+/// - The row's threshold bounds the row's k-th key from above: the smaller of
+///   the quad's smallest k-th key and its largest ceil(k / 4)-th (four lanes
+///   with ceil(k / 4) keys each at or below it). No element at or above it is
+///   among the row's k smallest, so the union of the quad's lists still holds
+///   them, and topk.finish's merge is exact.
+/// - x's per-row additive terms (a rows vector: ||q||^2 in the KNN kernel) are
+///   split off: the rest is compared with the threshold minus the row's term,
+///   rounded up (a superset of the elements whose key is below the threshold:
+///   rounding is monotone), and the row's term is added to candidates only.
+/// - A straight pass computes the rest and its minimum per row (about two
+///   instructions an element); only when some lane of the warp has an element
+///   below its threshold does a second pass make each row's mask of candidates
+///   and rounds follow (a loop, not unrolled), in which every lane takes its
+///   lowest remaining candidate and inserts it (topkInsertChain), so that one
+///   insertion serves a candidate of every lane at once.
+/// Measured before the rounds (bench/results/knn_h200.md, ncu at Q = 4096,
+/// N = 2^18): a vote and a chain per element position, unrolled, took the slow
+/// path in 77% of the tiles, ran a chain at 12% of the positions and stalled
+/// 36% of the cycles on instruction fetch (~50 KB of code per call site).
 std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   auto state = topkState(L, call);
   if (!state)
@@ -907,54 +965,87 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   const Val *ctx = &tile->first;
   const std::string *offset = &tile->second;
   const std::string K = std::to_string(best.topk), chunks = std::to_string(ctx->shape[1] / 8),
-                    n = std::to_string(ctx->shape[1] / 2);
+                    n = std::to_string(ctx->shape[1] / 2), J = std::to_string((best.topk + 3) / 4);
+  // x = (row terms) + (rest): a term is a row's when every fragment it reads is a rows vector
+  std::vector<std::pair<bool, const Expr *>> terms, rowTerms, restTerms;
+  additiveTerms(*args[2], false, terms);
+  for (auto term : terms) {
+    std::vector<Val> frags;
+    collectFrags(L, *term.second, frags);
+    bool row = std::all_of(frags.begin(), frags.end(), [](const Val &f) { return f.layout == Layout::Rows; });
+    (row ? rowTerms : restTerms).push_back(term);
+  }
+  if (restTerms.empty())
+    restTerms = std::move(rowTerms), rowTerms.clear();
+  auto rowSum = sumOfTerms(L, rowTerms, ctx->layout, "cake_h * 2");
+  if (!rowSum)
+    return std::nullopt;
   L.w.open("");
   L.w.line("const int cake_off = " + *offset + " + int(cake::rt::lane_id()) % 4 * 2;");
-  // the row's threshold: the smallest of the quad's k-th keys (that lane holds k keys below it, so no
-  // element at or above it can be among the row's k smallest; language.md 10.11)
-  L.w.line("float cake_thr[2];");
+  const std::string T = best.topkThreshold();
+  L.w.line("float cake_thr[2], cake_r[2];");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
-  L.w.line("float cake_t = " + best.cxx + "[cake_h * " + K + " + " + K + " - 1];");
-  L.w.line("cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));");
-  L.w.line("cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));");
+  if (rowTerms.empty()) {
+    L.w.line("cake_r[cake_h] = 0.f;");
+    L.w.line("cake_thr[cake_h] = " + T + "[cake_h];");
+  } else {
+    L.w.line("cake_r[cake_h] = " + *rowSum + ";");
+    L.w.line("cake_thr[cake_h] = __fsub_ru(" + T + "[cake_h], cake_r[cake_h]);");
+  }
   L.w.close();
-  // pass 1, straight-line: the tile's keys and, per row, a mask of the elements below the row's threshold
+  // pass 1, straight-line: the rest of the tile's keys and their minimum per row (four partial minima a
+  // row, so that the minima are not one serial chain)
   const int64_t perRow = ctx->shape[1] / 4;
   int64_t pow2 = 1;
   while (pow2 < perRow)
     pow2 *= 2;
-  // one bit per element of the row: 32-bit masks up to N = 128, 64-bit ones above
-  const bool wide = perRow > 32;
-  const std::string mt = wide ? "unsigned long long" : "unsigned", one = wide ? "1ull" : "1u",
-                    ffs = wide ? "__ffsll" : "__ffs";
+  // partial minima: per row, elements x of chunks c % P (P = 2, or 1 for a tile of 8 columns)
+  const std::string P = ctx->shape[1] >= 16 ? "2" : "1";
   L.w.line("float cake_d[" + n + "];");
-  L.w.line(mt + " cake_m[2] = {0, 0};");
+  L.w.line("float cake_lo[2][4];");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_c = 0; cake_c < " + chunks + "; ++cake_c)");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_x = 0; cake_x < 2; ++cake_x)");
-  auto v = L.elementwise(*args[2], ctx->layout, "cake_c * 4 + cake_h * 2 + cake_x");
+  auto v = sumOfTerms(L, restTerms, ctx->layout, "cake_c * 4 + cake_h * 2 + cake_x");
   if (!v)
     return std::nullopt;
   L.w.line("const float cake_v = " + *v + ";");
   L.w.line("cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;");
-  L.w.line("cake_m[cake_h] |= " + mt + "(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);");
+  L.w.line("float &cake_l = cake_lo[cake_h][cake_c % " + P + " * 2 + cake_x];");
+  L.w.line("cake_l = cake_c < " + P + " ? cake_v : fminf(cake_l, cake_v);");
   L.w.close();
   L.w.close();
   L.w.close();
-  // pass 2, only when some lane of the warp has a candidate: rounds in which every lane takes its
-  // lowest remaining candidate of the row (a select tree over the row's keys, static indices) and
-  // inserts it by a chain of k compare-exchanges, so that one chain serves a candidate of every lane
-  // at once. The rounds are a loop, not unrolled: the fold stays a few hundred instructions.
-  // Measured before (bench/results/knn_h200.md, ncu at Q = 4096, N = 2^18): a vote and a chain per
-  // element position, unrolled, took the slow path in 77% of the tiles, ran a chain at 12% of the
-  // positions and stalled 36% of the cycles on instruction fetch (~50 KB of code per call site).
-  L.w.open("if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0))");
-  // the two rows written out (a loop over them around the rounds' loop is not unrolled, which would put
-  // the lists in local memory)
+  L.w.line("#pragma unroll");
+  L.w.line("for (int cake_h = 0; cake_h < 2; ++cake_h) cake_lo[cake_h][0] = " +
+           std::string(P == "2" ? "fminf(fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]), fminf(cake_lo[cake_h][2], "
+                                  "cake_lo[cake_h][3]));"
+                                : "fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]);"));
+  L.w.open("if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1]))");
+  // pass 2: per row, a mask of the elements below the row's threshold, one bit an element: 32-bit masks
+  // up to N = 128, 64-bit ones above
+  const bool wide = perRow > 32;
+  const std::string mt = wide ? "unsigned long long" : "unsigned", one = wide ? "1ull" : "1u",
+                    ffs = wide ? "__ffsll" : "__ffs";
+  L.w.line(mt + " cake_m[2] = {0, 0};");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_c = 0; cake_c < " + chunks + "; ++cake_c)");
+  L.w.line("#pragma unroll");
+  L.w.line("for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= " + mt +
+           "(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);");
+  L.w.close();
+  L.w.close();
+  // rounds in which every lane takes its lowest remaining candidate of the row (a select tree over the
+  // row's keys, static indices) and inserts it, so that one insertion serves a candidate of every lane at
+  // once. The rounds are a loop, not unrolled: the fold stays a few hundred instructions. The two rows are
+  // written out (a loop over them around the rounds' loop is not unrolled, which would put the lists in
+  // local memory)
   for (int h = 0; h < 2; ++h) {
     L.w.open("");
     L.w.line("constexpr int cake_h = " + std::to_string(h) + ";");
@@ -974,13 +1065,26 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
       L.w.line("for (int cake_i = 0; cake_i < " + bs + "; ++cake_i) cake_t[cake_i] = (cake_e & " + bs +
                ") != 0 ? cake_t[cake_i + " + bs + "] : cake_t[cake_i];");
     }
-    L.w.line("float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);");
+    L.w.line(std::string("float cake_kv = cake_mh ? ") + (rowTerms.empty() ? "" : "cake_r[cake_h] + ") +
+             "cake_t[0] : __int_as_float(0x7f800000);");
     L.w.line("int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;");
     L.w.line("cake_mh &= cake_mh - " + one + ";");
     topkInsertChain(L.w, best.cxx, ids.cxx, "cake_h * " + K, K);
     L.w.close();
     L.w.close();
   }
+  // the lists changed: the rows' thresholds again (four shuffles a row; a fold without candidates keeps
+  // them: recomputing them in every fold put shuffle latency on every tile's path, ncu at Q = 4096, N = 2^20)
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
+  L.w.line("float cake_t = " + best.cxx + "[cake_h * " + K + " + " + K + " - 1];");
+  L.w.line("cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));");
+  L.w.line("cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));");
+  L.w.line("float cake_u = " + best.cxx + "[cake_h * " + K + " + " + J + " - 1];");
+  L.w.line("cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 1));");
+  L.w.line("cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 2));");
+  L.w.line(T + "[cake_h] = fminf(cake_t, cake_u);");
+  L.w.close();
   L.w.close();
   L.w.close();
   return Val{};
@@ -1032,6 +1136,8 @@ std::optional<Val> lowerTopkFinish(Lowerer &L, const Expr &call) {
   L.w.close();
   L.w.close();
   L.w.close();
+  if (best.hasTopkThreshold())
+    L.w.line(best.topkThreshold() + "[0] = " + best.topkThreshold() + "[1] = __int_as_float(0x7f800000);");
   L.w.close();
   return Val{};
 }

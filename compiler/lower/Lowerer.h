@@ -94,6 +94,12 @@ struct Val {
   int64_t topk = 0;
   /// A top-k state `[k]` of a warp role: one row (the warp's), the whole list in every lane.
   bool laneList = false;
+  /// The fp32 keys of a tile's top-k state carry, per row held, the row's
+  /// threshold (topk.fold) in this array of 2: +inf (admits every element)
+  /// after any assignment and after topk.finish, set again by a fold whenever
+  /// the lists change.
+  std::string topkThreshold() const { return "cake_" + cxx + "_thr"; }
+  bool hasTopkThreshold() const { return topk && !laneList && elem == sema::Elem::FP32; }
   /// Rows and cols of a warp's mma.sync accumulator [16, N] (its own 16
   /// rows), not of a warpgroup's wgmma [64, N]: the same per-thread
   /// elements, rows counted from the warp's.

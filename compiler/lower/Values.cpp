@@ -367,6 +367,8 @@ void Lowerer::varStmt(const VarStmt &v) {
     f.shape = shape;
     f.topk = shape[1], f.chainColumns = *accColumns;
     w.line(std::string(f.elem == Elem::I32 ? "int " : "float ") + f.cxx + "[" + std::to_string(fragCount(f)) + "];");
+    if (f.hasTopkThreshold())
+      w.line("float " + f.topkThreshold() + "[2] = {__int_as_float(0x7f800000), __int_as_float(0x7f800000)};");
     bind(name, f);
     if (v.init)
       fragAssign(f, *v.init);

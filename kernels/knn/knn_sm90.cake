@@ -36,6 +36,10 @@ const SW = math.min(2 * D, 128)
 const QS = math.select(D <= 128, 2, 1)
 // a query's S partial lists, side by side
 const SK = S * KP
+// the tile's norms read before the next MMA is issued, so that the shared loads' latency overlaps the
+// issue: 12% at k = 10 (3.21 -> 2.83 ms at Q = 4096, N = 2^20); at KP = 32 the norms' registers held
+// across the issue spill (3.82 -> 5.39 ms; bench/results/knn_h200.md)
+const EARLY = KP <= 16
 if BN == 64 {
   const MMA = m64n64k16
 } else {
@@ -151,21 +155,33 @@ kernel knn_sm90(
       // pair p: the MMA of tile 2p + 1 (acc[1]) runs while tile 2p (acc[0]) is selected from, then
       // the MMA of tile 2p + 2 (acc[0]) while tile 2p + 1 (acc[1]) is
       for p in 0 .. XT / 2 - 1 {
+        if EARLY {
+          let n0 = ns.consume()
+          let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
+        }
         let s1 = xs.consume()
         wgmma.mma(sq.q[r0:r0 + 64, :], s1.x, acc[1], shape = MMA, accumulate = false)
         wgmma.commit()
-        let n0 = ns.consume()
-        let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
+        if !EARLY {
+          let n0 = ns.consume()
+          let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
+        }
         topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN)
         fence.proxy_async(n0.xn)
         ns.release(n0)
         wgmma.wait(0)
         xs.release(s1)
+        if EARLY {
+          let n1 = ns.consume()
+          let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
+        }
         let s2 = xs.consume()
         wgmma.mma(sq.q[r0:r0 + 64, :], s2.x, acc[0], shape = MMA, accumulate = false)
         wgmma.commit()
-        let n1 = ns.consume()
-        let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
+        if !EARLY {
+          let n1 = ns.consume()
+          let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
+        }
         topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN)
         fence.proxy_async(n1.xn)
         ns.release(n1)
@@ -173,11 +189,17 @@ kernel knn_sm90(
         xs.release(s2)
       }
       // the last pair: tile XT - 1 into acc[1] while tile XT - 2 is selected from
+      if EARLY {
+        let n2 = ns.consume()
+        let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
+      }
       let s3 = xs.consume()
       wgmma.mma(sq.q[r0:r0 + 64, :], s3.x, acc[1], shape = MMA, accumulate = false)
       wgmma.commit()
-      let n2 = ns.consume()
-      let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
+      if !EARLY {
+        let n2 = ns.consume()
+        let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
+      }
       topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN)
       fence.proxy_async(n2.xn)
       ns.release(n2)

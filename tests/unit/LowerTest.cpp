@@ -263,11 +263,28 @@ TEST(Lower, TopkFoldStateAndRefusals) {
   const std::string &src = l->module.source;
   EXPECT_NE(src.find("float best[32];"), std::string::npos); // 2 rows x KP = 16
   EXPECT_NE(src.find("int best_id[32];"), std::string::npos);
-  // one vote per tile on the rows' candidate masks, then rounds (a rolled loop) in which every lane
-  // inserts its lowest candidate; the threshold is the quad's smallest k-th key
-  EXPECT_NE(src.find("cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);"),
+  // the key's row term (||q||^2) split off: the rest (one fmaf an element) and its minimum per row, compared
+  // with the carried threshold minus the row term rounded up; one vote per tile, then, only when some lane
+  // has a candidate, masks and rounds (a rolled loop) in which every lane inserts its lowest candidate
+  EXPECT_NE(src.find("float cake_best_thr[2] = {__int_as_float(0x7f800000), __int_as_float(0x7f800000)};"),
             std::string::npos);
-  EXPECT_NE(src.find("if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0))"), std::string::npos);
+  EXPECT_NE(src.find("cake_thr[cake_h] = __fsub_ru(cake_best_thr[cake_h], cake_r[cake_h]);"), std::string::npos);
+  EXPECT_NE(src.find("const float cake_v = fmaf(-(2.0f), acc[0]["), std::string::npos);
+  EXPECT_NE(src.find("cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);"), std::string::npos);
+  EXPECT_NE(src.find("if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1]))"),
+            std::string::npos);
+  EXPECT_NE(src.find("cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << "
+                     "(cake_c * 2 + cake_x);"),
+            std::string::npos);
+  EXPECT_NE(src.find("float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);"),
+            std::string::npos);
+  // the insertion: every compare against the old list (no chain through the key)
+  EXPECT_NE(src.find("cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b;"), std::string::npos);
+  // the threshold again after the rounds only: min of the quad's 16th keys, max of their 4th; +inf after
+  // an assignment to the state
+  EXPECT_NE(src.find("float cake_u = best[cake_h * 16 + 4 - 1];"), std::string::npos);
+  EXPECT_NE(src.find("cake_best_thr[cake_h] = fminf(cake_t, cake_u);"), std::string::npos);
+  EXPECT_NE(src.find("cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);"), std::string::npos);
   EXPECT_NE(src.find("#pragma unroll 1\n"), std::string::npos);
   EXPECT_NE(src.find("while (__any_sync(0xffffffffu, cake_mh != 0))"), std::string::npos);
   EXPECT_NE(src.find("constexpr int cake_h = 1;"), std::string::npos);
@@ -275,7 +292,7 @@ TEST(Lower, TopkFoldStateAndRefusals) {
   EXPECT_NE(src.find("cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];"), std::string::npos);
   EXPECT_NE(src.find("cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];"), std::string::npos);
   EXPECT_EQ(src.find("cake_b /= 2"), std::string::npos);
-  EXPECT_NE(src.find("cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));"), std::string::npos);
+  EXPECT_NE(src.find("cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));"), std::string::npos);
   EXPECT_NE(src.find("__shfl_xor_sync(0xffffffffu, cake_key[cake_j], cake_o)"), std::string::npos);
   EXPECT_NE(src.find("= (long long)best_id[cake_h * 16 + cake_j];"), std::string::npos);
   // the query norms: each thread's two rows of the tile, clipped

@@ -4,7 +4,7 @@ using cake::rt::u16;
 using cake::rt::u32;
 using cake::rt::u64;
 
-#line 46 "kernels/knn/knn_sm90.cake"
+#line 50 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_qnorm(
     u16 *__restrict__ q,
     float *__restrict__ qn,
@@ -15,13 +15,13 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
 const int cake_warp = int(cake::rt::warp_id());
-#line 50 "kernels/knn/knn_sm90.cake"
+#line 54 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 51 "kernels/knn/knn_sm90.cake"
+#line 55 "kernels/knn/knn_sm90.cake"
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     if ((r < Q)) {
       u16 cake_row0[4];
@@ -29,7 +29,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_k = 0; cake_k < 1; ++cake_k) {
         cake::rt::ld_global_bytes<8>(&cake_row0[cake_k * 4], (q + (size_t(r) * size_t(128) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)))));
       }
-#line 54 "kernels/knn/knn_sm90.cake"
+#line 58 "kernels/knn/knn_sm90.cake"
       float cake_sum1 = 0.f;
       #pragma unroll
       for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -43,7 +43,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
 }
 }
 
-#line 60 "kernels/knn/knn_sm90.cake"
+#line 64 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_xnorm(
     u16 *__restrict__ db,
     float *__restrict__ xn,
@@ -55,13 +55,13 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
 const int cake_warp = int(cake::rt::warp_id());
-#line 64 "kernels/knn/knn_sm90.cake"
+#line 68 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 65 "kernels/knn/knn_sm90.cake"
+#line 69 "kernels/knn/knn_sm90.cake"
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     if ((r < N)) {
       u16 cake_row0[4];
@@ -69,7 +69,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_k = 0; cake_k < 1; ++cake_k) {
         cake::rt::ld_global_bytes<8>(&cake_row0[cake_k * 4], (db + (size_t(r) * size_t(128) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)))));
       }
-#line 68 "kernels/knn/knn_sm90.cake"
+#line 72 "kernels/knn/knn_sm90.cake"
       float cake_sum1 = 0.f;
       #pragma unroll
       for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -79,7 +79,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum1 = cake_sum1 + __shfl_xor_sync(0xffffffffu, cake_sum1, cake_o);
       if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t(r)) = cake_sum1;
     }
-#line 70 "kernels/knn/knn_sm90.cake"
+#line 74 "kernels/knn/knn_sm90.cake"
     if ((r >= N)) {
       if ((r < NP)) {
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t(r)) = __int_as_float(0x7f800000);
@@ -89,7 +89,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
 }
 }
 
-#line 78 "kernels/knn/knn_sm90.cake"
+#line 82 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(384, 1) knn_sm90(
     const __grid_constant__ CUtensorMap cake_tmap0,
     const __grid_constant__ CUtensorMap cake_tmap1,
@@ -123,19 +123,19 @@ if (threadIdx.x == 0) {
   cake::rt::fence_mbarrier_init();
 }
 __syncthreads();
-#line 89 "kernels/knn/knn_sm90.cake"
+#line 93 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
-#line 91 "kernels/knn/knn_sm90.cake"
-const auto XT = ((NP / 64) / 2);
 #line 95 "kernels/knn/knn_sm90.cake"
+const auto XT = ((NP / 64) / 2);
+#line 99 "kernels/knn/knn_sm90.cake"
 const int cake_sched0_s = 2;
 const int cake_sched0_m = cake::rt::cdiv(Q, 128);
 const int cake_sched0_total = cake_sched0_s * cake_sched0_m;
 const int cake_warp = int(cake::rt::warp_id());
-#line 107 "kernels/knn/knn_sm90.cake"
+#line 111 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 4) {
   // role load: warps 0 .. 4
-#line 107 "kernels/knn/knn_sm90.cake"
+#line 111 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_dec<40>();
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
@@ -143,37 +143,37 @@ if (cake_warp >= 0 && cake_warp < 4) {
     int qs_pstage = 0; u32 qs_pphase = 0;
     int xs_pstage = 0; u32 xs_pphase = 0;
     int ns_pstage = 0; u32 ns_pphase = 0;
-#line 108 "kernels/knn/knn_sm90.cake"
+#line 112 "kernels/knn/knn_sm90.cake"
     for (int cake_tile1 = blockIdx.x; cake_tile1 < cake_sched0_total; cake_tile1 += gridDim.x) {
       const int t_m = cake_tile1 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile1 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 109 "kernels/knn/knn_sm90.cake"
+#line 113 "kernels/knn/knn_sm90.cake"
       const int cake_put2 = qs_pstage;
       cake::rt::watched_wait((cake_smem + 16u + 8u * (cake_put2)), qs_pphase ^ 1u, cake_hang, 0u, 2000000000ull);
       if (++qs_pstage == 2) { qs_pstage = 0; qs_pphase ^= 1u; }
-#line 110 "kernels/knn/knn_sm90.cake"
+#line 114 "kernels/knn/knn_sm90.cake"
       cake::rt::tma_load_2d(((cake_smem + 1024u + 32768u * (cake_put2)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, 0, (t_m * 128));
       cake::rt::tma_load_2d(((cake_smem + 1024u + 32768u * (cake_put2)) + u32((0 + 64)) / 64u * 16384u + u32(0) * 128u + u32((0 + 64)) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, (0 + 64), (t_m * 128));
-#line 111 "kernels/knn/knn_sm90.cake"
+#line 115 "kernels/knn/knn_sm90.cake"
       cake::rt::mbarrier_arrive_expect_tx((cake_smem + 0u + 8u * (cake_put2)), 32768u);
-#line 116 "kernels/knn/knn_sm90.cake"
+#line 120 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
-#line 118 "kernels/knn/knn_sm90.cake"
+#line 122 "kernels/knn/knn_sm90.cake"
       for (int j = 0; j < XT; ++j) {
         const int cake_put3 = xs_pstage;
         cake::rt::watched_wait((cake_smem + 64u + 8u * (cake_put3)), xs_pphase ^ 1u, cake_hang, 1u, 2000000000ull);
         if (++xs_pstage == 4) { xs_pstage = 0; xs_pphase ^= 1u; }
-#line 120 "kernels/knn/knn_sm90.cake"
+#line 124 "kernels/knn/knn_sm90.cake"
         cake::rt::tma_load_2d(((cake_smem + 66560u + 16384u * (cake_put3)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 32u + 8u * (cake_put3)), &cake_tmap1, 0, (((t0 + j)) * 64));
         cake::rt::tma_load_2d(((cake_smem + 66560u + 16384u * (cake_put3)) + u32((0 + 64)) / 64u * 8192u + u32(0) * 128u + u32((0 + 64)) % 64u * 2u), (cake_smem + 32u + 8u * (cake_put3)), &cake_tmap1, (0 + 64), (((t0 + j)) * 64));
-#line 121 "kernels/knn/knn_sm90.cake"
+#line 125 "kernels/knn/knn_sm90.cake"
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 32u + 8u * (cake_put3)), 16384u);
         const int cake_put4 = ns_pstage;
         cake::rt::watched_wait((cake_smem + 128u + 8u * (cake_put4)), ns_pphase ^ 1u, cake_hang, 2u, 2000000000ull);
         if (++ns_pstage == 4) { ns_pstage = 0; ns_pphase ^= 1u; }
-#line 123 "kernels/knn/knn_sm90.cake"
+#line 127 "kernels/knn/knn_sm90.cake"
         cake::rt::tma_load_1d(((cake_smem + 132096u + 256u * (cake_put4)) + u32(0) * 256u + u32(0) * 4u), (cake_smem + 96u + 8u * (cake_put4)), &cake_tmap2, (((t0 + j)) * 64));
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 96u + 8u * (cake_put4)), 256u);
       }
@@ -182,7 +182,7 @@ if (cake_warp >= 0 && cake_warp < 4) {
 }
 else if (cake_warp >= 4 && cake_warp < 12) {
   // role compute: warps 4 .. 12
-#line 129 "kernels/knn/knn_sm90.cake"
+#line 133 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_inc<232>();
   const int cake_role_warp = cake_warp - 4;
   (void)cake_role_warp;
@@ -190,227 +190,121 @@ else if (cake_warp >= 4 && cake_warp < 12) {
     int qs_cstage = 0; u32 qs_cphase = 0;
     int xs_cstage = 0; u32 xs_cphase = 0;
     int ns_cstage = 0; u32 ns_cphase = 0;
-#line 130 "kernels/knn/knn_sm90.cake"
+#line 134 "kernels/knn/knn_sm90.cake"
     const auto r0 = ((cake_role_warp / 4) * 64);
     float acc[2][32];
     float best[32];
+    float cake_best_thr[2] = {__int_as_float(0x7f800000), __int_as_float(0x7f800000)};
+#line 137 "kernels/knn/knn_sm90.cake"
     int best_id[32];
     for (int cake_tile5 = blockIdx.x; cake_tile5 < cake_sched0_total; cake_tile5 += gridDim.x) {
       const int t_m = cake_tile5 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile5 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 135 "kernels/knn/knn_sm90.cake"
+#line 139 "kernels/knn/knn_sm90.cake"
       const int cake_get6 = qs_cstage;
       cake::rt::watched_wait((cake_smem + 0u + 8u * (cake_get6)), qs_cphase, cake_hang, 3u, 2000000000ull);
       if (++qs_cstage == 2) { qs_cstage = 0; qs_cphase ^= 1u; }
-#line 136 "kernels/knn/knn_sm90.cake"
+#line 140 "kernels/knn/knn_sm90.cake"
       float cake_rows7[2];
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
         cake_rows7[cake_h] = (((t_m * 128) + r0) + cake_r < Q ? *(qn + size_t((((t_m * 128) + r0) + cake_r))) : float(0));
       }
-#line 141 "kernels/knn/knn_sm90.cake"
+#line 145 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
-#line 143 "kernels/knn/knn_sm90.cake"
+#line 147 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
-#line 144 "kernels/knn/knn_sm90.cake"
+      cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
+#line 148 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 146 "kernels/knn/knn_sm90.cake"
+#line 150 "kernels/knn/knn_sm90.cake"
       const int cake_get8 = xs_cstage;
       cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get8)), xs_cphase, cake_hang, 4u, 2000000000ull);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 147 "kernels/knn/knn_sm90.cake"
+#line 151 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
       #pragma unroll
       for (int cake_s = 0; cake_s < 8; ++cake_s) {
         cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 66560u + 16384u * (cake_get8)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
       }
-#line 148 "kernels/knn/knn_sm90.cake"
+#line 152 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 150 "kernels/knn/knn_sm90.cake"
+#line 154 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get8)));
-#line 153 "kernels/knn/knn_sm90.cake"
+#line 157 "kernels/knn/knn_sm90.cake"
       for (int p = 0; p < ((XT / 2) - 1); ++p) {
-        const int cake_get9 = xs_cstage;
-        cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get9)), xs_cphase, cake_hang, 5u, 2000000000ull);
-        if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 155 "kernels/knn/knn_sm90.cake"
-        cake::rt::wgmma_fence();
-        #pragma unroll
-        for (int cake_s = 0; cake_s < 8; ++cake_s) {
-          cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 66560u + 16384u * (cake_get9)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
-        }
-#line 156 "kernels/knn/knn_sm90.cake"
-        cake::rt::wgmma_commit_group();
-        const int cake_get10 = ns_cstage;
-        cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get10)), ns_cphase, cake_hang, 6u, 2000000000ull);
-        if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 158 "kernels/knn/knn_sm90.cake"
-        float cake_cols11[16];
-        #pragma unroll
-        for (int cake_c = 0; cake_c < 8; ++cake_c) {
-          const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 132096u + 256u * (cake_get10)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
-          cake_cols11[2 * cake_c] = cake_p.x; cake_cols11[2 * cake_c + 1] = cake_p.y;
-        }
 #line 159 "kernels/knn/knn_sm90.cake"
-         {
-          const int cake_off = (((t0 + (2 * p))) * 64) + int(cake::rt::lane_id()) % 4 * 2;
-          float cake_thr[2];
-          #pragma unroll
-          for (int cake_h = 0; cake_h < 2; ++cake_h) {
-            float cake_t = best[cake_h * 16 + 16 - 1];
-            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
-            cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
-          }
-          float cake_d[32];
-          unsigned cake_m[2] = {0, 0};
-          #pragma unroll
-          for (int cake_h = 0; cake_h < 2; ++cake_h) {
-            #pragma unroll
-            for (int cake_c = 0; cake_c < 8; ++cake_c) {
-              #pragma unroll
-              for (int cake_x = 0; cake_x < 2; ++cake_x) {
-                const float cake_v = ((cake_rows7[(cake_c * 4 + cake_h * 2 + cake_x) % 4 / 2] + cake_cols11[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]) - (2.0f * acc[0][cake_c * 4 + cake_h * 2 + cake_x]));
-                cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-                cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
-              }
-            }
-          }
-          if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0)) {
-             {
-              constexpr int cake_h = 0;
-              unsigned cake_mh = cake_m[cake_h];
-              #pragma unroll 1
-              while (__any_sync(0xffffffffu, cake_mh != 0)) {
-                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
-                float cake_t[16];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-                float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
-                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-                cake_mh &= cake_mh - 1u;
-                #pragma unroll
-                for (int cake_j = 0; cake_j < 16; ++cake_j) {
-                  float &cake_b = best[cake_h * 16 + cake_j];
-                  int &cake_bi = best_id[cake_h * 16 + cake_j];
-                  const bool cake_s = cake_kv < cake_b;
-                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                  cake_kv = cake_tv; cake_ki = cake_ti;
-                }
-              }
-            }
-             {
-              constexpr int cake_h = 1;
-              unsigned cake_mh = cake_m[cake_h];
-              #pragma unroll 1
-              while (__any_sync(0xffffffffu, cake_mh != 0)) {
-                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
-                float cake_t[16];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-                float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
-                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-                cake_mh &= cake_mh - 1u;
-                #pragma unroll
-                for (int cake_j = 0; cake_j < 16; ++cake_j) {
-                  float &cake_b = best[cake_h * 16 + cake_j];
-                  int &cake_bi = best_id[cake_h * 16 + cake_j];
-                  const bool cake_s = cake_kv < cake_b;
-                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                  cake_kv = cake_tv; cake_ki = cake_ti;
-                }
-              }
-            }
-          }
-        }
+        const int cake_get9 = ns_cstage;
+        cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get9)), ns_cphase, cake_hang, 5u, 2000000000ull);
+        if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
 #line 160 "kernels/knn/knn_sm90.cake"
-        cake::rt::fence_proxy_async_shared();
-        __syncwarp();
-        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get10)));
+        float cake_cols10[16];
+        #pragma unroll
+        for (int cake_c = 0; cake_c < 8; ++cake_c) {
+          const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 132096u + 256u * (cake_get9)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
+          cake_cols10[2 * cake_c] = cake_p.x; cake_cols10[2 * cake_c + 1] = cake_p.y;
+        }
 #line 162 "kernels/knn/knn_sm90.cake"
-        cake::rt::wgmma_wait_group<0>();
-        cake::rt::fence_operands(acc[0]);
-        cake::rt::fence_operands(acc[1]);
-#line 163 "kernels/knn/knn_sm90.cake"
-        __syncwarp();
-        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get9)));
-#line 164 "kernels/knn/knn_sm90.cake"
-        const int cake_get12 = xs_cstage;
-        cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get12)), xs_cphase, cake_hang, 7u, 2000000000ull);
+        const int cake_get11 = xs_cstage;
+        cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get11)), xs_cphase, cake_hang, 6u, 2000000000ull);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 165 "kernels/knn/knn_sm90.cake"
+#line 163 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
         #pragma unroll
         for (int cake_s = 0; cake_s < 8; ++cake_s) {
-          cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 66560u + 16384u * (cake_get12)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
+          cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 66560u + 16384u * (cake_get11)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
         }
-#line 166 "kernels/knn/knn_sm90.cake"
+#line 164 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
-        const int cake_get13 = ns_cstage;
-        cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get13)), ns_cphase, cake_hang, 8u, 2000000000ull);
-        if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 168 "kernels/knn/knn_sm90.cake"
-        float cake_cols14[16];
-        #pragma unroll
-        for (int cake_c = 0; cake_c < 8; ++cake_c) {
-          const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 132096u + 256u * (cake_get13)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
-          cake_cols14[2 * cake_c] = cake_p.x; cake_cols14[2 * cake_c + 1] = cake_p.y;
-        }
 #line 169 "kernels/knn/knn_sm90.cake"
          {
-          const int cake_off = ((((t0 + (2 * p)) + 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
-          float cake_thr[2];
+          const int cake_off = (((t0 + (2 * p))) * 64) + int(cake::rt::lane_id()) % 4 * 2;
+          float cake_thr[2], cake_r[2];
           #pragma unroll
           for (int cake_h = 0; cake_h < 2; ++cake_h) {
-            float cake_t = best[cake_h * 16 + 16 - 1];
-            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
-            cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
+            cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
+            cake_thr[cake_h] = __fsub_ru(cake_best_thr[cake_h], cake_r[cake_h]);
           }
           float cake_d[32];
-          unsigned cake_m[2] = {0, 0};
+          float cake_lo[2][4];
           #pragma unroll
           for (int cake_h = 0; cake_h < 2; ++cake_h) {
             #pragma unroll
             for (int cake_c = 0; cake_c < 8; ++cake_c) {
               #pragma unroll
               for (int cake_x = 0; cake_x < 2; ++cake_x) {
-                const float cake_v = ((cake_rows7[(cake_c * 4 + cake_h * 2 + cake_x) % 4 / 2] + cake_cols14[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]) - (2.0f * acc[1][cake_c * 4 + cake_h * 2 + cake_x]));
+                const float cake_v = fmaf(-(2.0f), acc[0][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols10[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
                 cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-                cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
+                float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
+                cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
               }
             }
           }
-          if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0)) {
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) cake_lo[cake_h][0] = fminf(fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]), fminf(cake_lo[cake_h][2], cake_lo[cake_h][3]));
+          if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1])) {
+            unsigned cake_m[2] = {0, 0};
+            #pragma unroll
+            for (int cake_h = 0; cake_h < 2; ++cake_h) {
+              #pragma unroll
+              for (int cake_c = 0; cake_c < 8; ++cake_c) {
+                #pragma unroll
+                for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
+              }
+            }
              {
               constexpr int cake_h = 0;
               unsigned cake_mh = cake_m[cake_h];
@@ -428,18 +322,21 @@ else if (cake_warp >= 4 && cake_warp < 12) {
                 for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
                 #pragma unroll
                 for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-                float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+                float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
                 int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
                 cake_mh &= cake_mh - 1u;
+                bool cake_s = cake_kv < best[cake_h * 16 + 16 - 1];
                 #pragma unroll
-                for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                for (int cake_j = 16 - 1; cake_j > 0; --cake_j) {
                   float &cake_b = best[cake_h * 16 + cake_j];
                   int &cake_bi = best_id[cake_h * 16 + cake_j];
-                  const bool cake_s = cake_kv < cake_b;
-                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                  cake_kv = cake_tv; cake_ki = cake_ti;
+                  const float cake_a = best[cake_h * 16 + cake_j - 1];
+                  const int cake_ai = best_id[cake_h * 16 + cake_j - 1];
+                  const bool cake_p = cake_kv < cake_a;
+                  cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                  cake_s = cake_p;
                 }
+                if (cake_s) best[cake_h * 16] = cake_kv, best_id[cake_h * 16] = cake_ki;
               }
             }
              {
@@ -459,80 +356,255 @@ else if (cake_warp >= 4 && cake_warp < 12) {
                 for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
                 #pragma unroll
                 for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-                float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+                float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
                 int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
                 cake_mh &= cake_mh - 1u;
+                bool cake_s = cake_kv < best[cake_h * 16 + 16 - 1];
                 #pragma unroll
-                for (int cake_j = 0; cake_j < 16; ++cake_j) {
+                for (int cake_j = 16 - 1; cake_j > 0; --cake_j) {
                   float &cake_b = best[cake_h * 16 + cake_j];
                   int &cake_bi = best_id[cake_h * 16 + cake_j];
-                  const bool cake_s = cake_kv < cake_b;
-                  const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                  cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                  cake_kv = cake_tv; cake_ki = cake_ti;
+                  const float cake_a = best[cake_h * 16 + cake_j - 1];
+                  const int cake_ai = best_id[cake_h * 16 + cake_j - 1];
+                  const bool cake_p = cake_kv < cake_a;
+                  cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                  cake_s = cake_p;
                 }
+                if (cake_s) best[cake_h * 16] = cake_kv, best_id[cake_h * 16] = cake_ki;
               }
+            }
+            #pragma unroll
+            for (int cake_h = 0; cake_h < 2; ++cake_h) {
+              float cake_t = best[cake_h * 16 + 16 - 1];
+              cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
+              cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
+              float cake_u = best[cake_h * 16 + 4 - 1];
+              cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 1));
+              cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 2));
+              cake_best_thr[cake_h] = fminf(cake_t, cake_u);
             }
           }
         }
 #line 170 "kernels/knn/knn_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
-        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get13)));
+        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get9)));
 #line 172 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
 #line 173 "kernels/knn/knn_sm90.cake"
         __syncwarp();
-        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get12)));
+        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get11)));
+        const int cake_get12 = ns_cstage;
+        cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get12)), ns_cphase, cake_hang, 7u, 2000000000ull);
+        if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
+#line 176 "kernels/knn/knn_sm90.cake"
+        float cake_cols13[16];
+        #pragma unroll
+        for (int cake_c = 0; cake_c < 8; ++cake_c) {
+          const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 132096u + 256u * (cake_get12)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
+          cake_cols13[2 * cake_c] = cake_p.x; cake_cols13[2 * cake_c + 1] = cake_p.y;
+        }
+#line 178 "kernels/knn/knn_sm90.cake"
+        const int cake_get14 = xs_cstage;
+        cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get14)), xs_cphase, cake_hang, 8u, 2000000000ull);
+        if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
+#line 179 "kernels/knn/knn_sm90.cake"
+        cake::rt::wgmma_fence();
+        #pragma unroll
+        for (int cake_s = 0; cake_s < 8; ++cake_s) {
+          cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 66560u + 16384u * (cake_get14)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
+        }
+#line 180 "kernels/knn/knn_sm90.cake"
+        cake::rt::wgmma_commit_group();
+#line 185 "kernels/knn/knn_sm90.cake"
+         {
+          const int cake_off = ((((t0 + (2 * p)) + 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
+          float cake_thr[2], cake_r[2];
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) {
+            cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
+            cake_thr[cake_h] = __fsub_ru(cake_best_thr[cake_h], cake_r[cake_h]);
+          }
+          float cake_d[32];
+          float cake_lo[2][4];
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) {
+            #pragma unroll
+            for (int cake_c = 0; cake_c < 8; ++cake_c) {
+              #pragma unroll
+              for (int cake_x = 0; cake_x < 2; ++cake_x) {
+                const float cake_v = fmaf(-(2.0f), acc[1][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols13[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
+                cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
+                float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
+                cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
+              }
+            }
+          }
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) cake_lo[cake_h][0] = fminf(fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]), fminf(cake_lo[cake_h][2], cake_lo[cake_h][3]));
+          if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1])) {
+            unsigned cake_m[2] = {0, 0};
+            #pragma unroll
+            for (int cake_h = 0; cake_h < 2; ++cake_h) {
+              #pragma unroll
+              for (int cake_c = 0; cake_c < 8; ++cake_c) {
+                #pragma unroll
+                for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
+              }
+            }
+             {
+              constexpr int cake_h = 0;
+              unsigned cake_mh = cake_m[cake_h];
+              #pragma unroll 1
+              while (__any_sync(0xffffffffu, cake_mh != 0)) {
+                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+                float cake_t[16];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+                float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
+                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                cake_mh &= cake_mh - 1u;
+                bool cake_s = cake_kv < best[cake_h * 16 + 16 - 1];
+                #pragma unroll
+                for (int cake_j = 16 - 1; cake_j > 0; --cake_j) {
+                  float &cake_b = best[cake_h * 16 + cake_j];
+                  int &cake_bi = best_id[cake_h * 16 + cake_j];
+                  const float cake_a = best[cake_h * 16 + cake_j - 1];
+                  const int cake_ai = best_id[cake_h * 16 + cake_j - 1];
+                  const bool cake_p = cake_kv < cake_a;
+                  cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                  cake_s = cake_p;
+                }
+                if (cake_s) best[cake_h * 16] = cake_kv, best_id[cake_h * 16] = cake_ki;
+              }
+            }
+             {
+              constexpr int cake_h = 1;
+              unsigned cake_mh = cake_m[cake_h];
+              #pragma unroll 1
+              while (__any_sync(0xffffffffu, cake_mh != 0)) {
+                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+                float cake_t[16];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+                float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
+                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                cake_mh &= cake_mh - 1u;
+                bool cake_s = cake_kv < best[cake_h * 16 + 16 - 1];
+                #pragma unroll
+                for (int cake_j = 16 - 1; cake_j > 0; --cake_j) {
+                  float &cake_b = best[cake_h * 16 + cake_j];
+                  int &cake_bi = best_id[cake_h * 16 + cake_j];
+                  const float cake_a = best[cake_h * 16 + cake_j - 1];
+                  const int cake_ai = best_id[cake_h * 16 + cake_j - 1];
+                  const bool cake_p = cake_kv < cake_a;
+                  cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                  cake_s = cake_p;
+                }
+                if (cake_s) best[cake_h * 16] = cake_kv, best_id[cake_h * 16] = cake_ki;
+              }
+            }
+            #pragma unroll
+            for (int cake_h = 0; cake_h < 2; ++cake_h) {
+              float cake_t = best[cake_h * 16 + 16 - 1];
+              cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
+              cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
+              float cake_u = best[cake_h * 16 + 4 - 1];
+              cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 1));
+              cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 2));
+              cake_best_thr[cake_h] = fminf(cake_t, cake_u);
+            }
+          }
+        }
+#line 186 "kernels/knn/knn_sm90.cake"
+        cake::rt::fence_proxy_async_shared();
+        __syncwarp();
+        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get12)));
+#line 188 "kernels/knn/knn_sm90.cake"
+        cake::rt::wgmma_wait_group<0>();
+        cake::rt::fence_operands(acc[0]);
+        cake::rt::fence_operands(acc[1]);
+#line 189 "kernels/knn/knn_sm90.cake"
+        __syncwarp();
+        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get14)));
       }
-      const int cake_get15 = xs_cstage;
-      cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get15)), xs_cphase, cake_hang, 9u, 2000000000ull);
+#line 193 "kernels/knn/knn_sm90.cake"
+      const int cake_get15 = ns_cstage;
+      cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get15)), ns_cphase, cake_hang, 9u, 2000000000ull);
+      if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
+#line 194 "kernels/knn/knn_sm90.cake"
+      float cake_cols16[16];
+      #pragma unroll
+      for (int cake_c = 0; cake_c < 8; ++cake_c) {
+        const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 132096u + 256u * (cake_get15)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
+        cake_cols16[2 * cake_c] = cake_p.x; cake_cols16[2 * cake_c + 1] = cake_p.y;
+      }
+#line 196 "kernels/knn/knn_sm90.cake"
+      const int cake_get17 = xs_cstage;
+      cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get17)), xs_cphase, cake_hang, 10u, 2000000000ull);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 177 "kernels/knn/knn_sm90.cake"
+#line 197 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
       #pragma unroll
       for (int cake_s = 0; cake_s < 8; ++cake_s) {
-        cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 66560u + 16384u * (cake_get15)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
+        cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 66560u + 16384u * (cake_get17)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
       }
-#line 178 "kernels/knn/knn_sm90.cake"
+#line 198 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
-      const int cake_get16 = ns_cstage;
-      cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get16)), ns_cphase, cake_hang, 10u, 2000000000ull);
-      if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 180 "kernels/knn/knn_sm90.cake"
-      float cake_cols17[16];
-      #pragma unroll
-      for (int cake_c = 0; cake_c < 8; ++cake_c) {
-        const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 132096u + 256u * (cake_get16)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
-        cake_cols17[2 * cake_c] = cake_p.x; cake_cols17[2 * cake_c + 1] = cake_p.y;
-      }
-#line 181 "kernels/knn/knn_sm90.cake"
+#line 203 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 2)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
-        float cake_thr[2];
+        float cake_thr[2], cake_r[2];
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
-          float cake_t = best[cake_h * 16 + 16 - 1];
-          cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
-          cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
+          cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
+          cake_thr[cake_h] = __fsub_ru(cake_best_thr[cake_h], cake_r[cake_h]);
         }
         float cake_d[32];
-        unsigned cake_m[2] = {0, 0};
+        float cake_lo[2][4];
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
           #pragma unroll
           for (int cake_c = 0; cake_c < 8; ++cake_c) {
             #pragma unroll
             for (int cake_x = 0; cake_x < 2; ++cake_x) {
-              const float cake_v = ((cake_rows7[(cake_c * 4 + cake_h * 2 + cake_x) % 4 / 2] + cake_cols17[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]) - (2.0f * acc[0][cake_c * 4 + cake_h * 2 + cake_x]));
+              const float cake_v = fmaf(-(2.0f), acc[0][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols16[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
               cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-              cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
+              float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
+              cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
             }
           }
         }
-        if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0)) {
+        #pragma unroll
+        for (int cake_h = 0; cake_h < 2; ++cake_h) cake_lo[cake_h][0] = fminf(fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]), fminf(cake_lo[cake_h][2], cake_lo[cake_h][3]));
+        if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1])) {
+          unsigned cake_m[2] = {0, 0};
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) {
+            #pragma unroll
+            for (int cake_c = 0; cake_c < 8; ++cake_c) {
+              #pragma unroll
+              for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
+            }
+          }
            {
             constexpr int cake_h = 0;
             unsigned cake_mh = cake_m[cake_h];
@@ -550,18 +622,21 @@ else if (cake_warp >= 4 && cake_warp < 12) {
               for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
               #pragma unroll
               for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-              float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+              float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
               int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
               cake_mh &= cake_mh - 1u;
+              bool cake_s = cake_kv < best[cake_h * 16 + 16 - 1];
               #pragma unroll
-              for (int cake_j = 0; cake_j < 16; ++cake_j) {
+              for (int cake_j = 16 - 1; cake_j > 0; --cake_j) {
                 float &cake_b = best[cake_h * 16 + cake_j];
                 int &cake_bi = best_id[cake_h * 16 + cake_j];
-                const bool cake_s = cake_kv < cake_b;
-                const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                cake_kv = cake_tv; cake_ki = cake_ti;
+                const float cake_a = best[cake_h * 16 + cake_j - 1];
+                const int cake_ai = best_id[cake_h * 16 + cake_j - 1];
+                const bool cake_p = cake_kv < cake_a;
+                cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                cake_s = cake_p;
               }
+              if (cake_s) best[cake_h * 16] = cake_kv, best_id[cake_h * 16] = cake_ki;
             }
           }
            {
@@ -581,72 +656,96 @@ else if (cake_warp >= 4 && cake_warp < 12) {
               for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
               #pragma unroll
               for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-              float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+              float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
               int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
               cake_mh &= cake_mh - 1u;
+              bool cake_s = cake_kv < best[cake_h * 16 + 16 - 1];
               #pragma unroll
-              for (int cake_j = 0; cake_j < 16; ++cake_j) {
+              for (int cake_j = 16 - 1; cake_j > 0; --cake_j) {
                 float &cake_b = best[cake_h * 16 + cake_j];
                 int &cake_bi = best_id[cake_h * 16 + cake_j];
-                const bool cake_s = cake_kv < cake_b;
-                const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                cake_kv = cake_tv; cake_ki = cake_ti;
+                const float cake_a = best[cake_h * 16 + cake_j - 1];
+                const int cake_ai = best_id[cake_h * 16 + cake_j - 1];
+                const bool cake_p = cake_kv < cake_a;
+                cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                cake_s = cake_p;
               }
+              if (cake_s) best[cake_h * 16] = cake_kv, best_id[cake_h * 16] = cake_ki;
             }
+          }
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) {
+            float cake_t = best[cake_h * 16 + 16 - 1];
+            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
+            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
+            float cake_u = best[cake_h * 16 + 4 - 1];
+            cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 1));
+            cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 2));
+            cake_best_thr[cake_h] = fminf(cake_t, cake_u);
           }
         }
       }
-#line 182 "kernels/knn/knn_sm90.cake"
+#line 204 "kernels/knn/knn_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
-      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get16)));
-#line 184 "kernels/knn/knn_sm90.cake"
+      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get15)));
+#line 206 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 185 "kernels/knn/knn_sm90.cake"
+#line 207 "kernels/knn/knn_sm90.cake"
       __syncwarp();
-      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get15)));
-#line 186 "kernels/knn/knn_sm90.cake"
+      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get17)));
+#line 208 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 16u + 8u * (cake_get6)));
-#line 187 "kernels/knn/knn_sm90.cake"
+#line 209 "kernels/knn/knn_sm90.cake"
       const int cake_get18 = ns_cstage;
       cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get18)), ns_cphase, cake_hang, 11u, 2000000000ull);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 188 "kernels/knn/knn_sm90.cake"
+#line 210 "kernels/knn/knn_sm90.cake"
       float cake_cols19[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 132096u + 256u * (cake_get18)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols19[2 * cake_c] = cake_p.x; cake_cols19[2 * cake_c + 1] = cake_p.y;
       }
-#line 189 "kernels/knn/knn_sm90.cake"
+#line 211 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
-        float cake_thr[2];
+        float cake_thr[2], cake_r[2];
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
-          float cake_t = best[cake_h * 16 + 16 - 1];
-          cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
-          cake_thr[cake_h] = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
+          cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
+          cake_thr[cake_h] = __fsub_ru(cake_best_thr[cake_h], cake_r[cake_h]);
         }
         float cake_d[32];
-        unsigned cake_m[2] = {0, 0};
+        float cake_lo[2][4];
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
           #pragma unroll
           for (int cake_c = 0; cake_c < 8; ++cake_c) {
             #pragma unroll
             for (int cake_x = 0; cake_x < 2; ++cake_x) {
-              const float cake_v = ((cake_rows7[(cake_c * 4 + cake_h * 2 + cake_x) % 4 / 2] + cake_cols19[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]) - (2.0f * acc[1][cake_c * 4 + cake_h * 2 + cake_x]));
+              const float cake_v = fmaf(-(2.0f), acc[1][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols19[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
               cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-              cake_m[cake_h] |= unsigned(cake_v < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
+              float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
+              cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
             }
           }
         }
-        if (__any_sync(0xffffffffu, (cake_m[0] | cake_m[1]) != 0)) {
+        #pragma unroll
+        for (int cake_h = 0; cake_h < 2; ++cake_h) cake_lo[cake_h][0] = fminf(fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]), fminf(cake_lo[cake_h][2], cake_lo[cake_h][3]));
+        if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1])) {
+          unsigned cake_m[2] = {0, 0};
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) {
+            #pragma unroll
+            for (int cake_c = 0; cake_c < 8; ++cake_c) {
+              #pragma unroll
+              for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
+            }
+          }
            {
             constexpr int cake_h = 0;
             unsigned cake_mh = cake_m[cake_h];
@@ -664,18 +763,21 @@ else if (cake_warp >= 4 && cake_warp < 12) {
               for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
               #pragma unroll
               for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-              float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+              float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
               int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
               cake_mh &= cake_mh - 1u;
+              bool cake_s = cake_kv < best[cake_h * 16 + 16 - 1];
               #pragma unroll
-              for (int cake_j = 0; cake_j < 16; ++cake_j) {
+              for (int cake_j = 16 - 1; cake_j > 0; --cake_j) {
                 float &cake_b = best[cake_h * 16 + cake_j];
                 int &cake_bi = best_id[cake_h * 16 + cake_j];
-                const bool cake_s = cake_kv < cake_b;
-                const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                cake_kv = cake_tv; cake_ki = cake_ti;
+                const float cake_a = best[cake_h * 16 + cake_j - 1];
+                const int cake_ai = best_id[cake_h * 16 + cake_j - 1];
+                const bool cake_p = cake_kv < cake_a;
+                cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                cake_s = cake_p;
               }
+              if (cake_s) best[cake_h * 16] = cake_kv, best_id[cake_h * 16] = cake_ki;
             }
           }
            {
@@ -695,27 +797,40 @@ else if (cake_warp >= 4 && cake_warp < 12) {
               for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
               #pragma unroll
               for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-              float cake_kv = cake_mh ? cake_t[0] : __int_as_float(0x7f800000);
+              float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
               int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
               cake_mh &= cake_mh - 1u;
+              bool cake_s = cake_kv < best[cake_h * 16 + 16 - 1];
               #pragma unroll
-              for (int cake_j = 0; cake_j < 16; ++cake_j) {
+              for (int cake_j = 16 - 1; cake_j > 0; --cake_j) {
                 float &cake_b = best[cake_h * 16 + cake_j];
                 int &cake_bi = best_id[cake_h * 16 + cake_j];
-                const bool cake_s = cake_kv < cake_b;
-                const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-                cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-                cake_kv = cake_tv; cake_ki = cake_ti;
+                const float cake_a = best[cake_h * 16 + cake_j - 1];
+                const int cake_ai = best_id[cake_h * 16 + cake_j - 1];
+                const bool cake_p = cake_kv < cake_a;
+                cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                cake_s = cake_p;
               }
+              if (cake_s) best[cake_h * 16] = cake_kv, best_id[cake_h * 16] = cake_ki;
             }
+          }
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) {
+            float cake_t = best[cake_h * 16 + 16 - 1];
+            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
+            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
+            float cake_u = best[cake_h * 16 + 4 - 1];
+            cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 1));
+            cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 2));
+            cake_best_thr[cake_h] = fminf(cake_t, cake_u);
           }
         }
       }
-#line 190 "kernels/knn/knn_sm90.cake"
+#line 212 "kernels/knn/knn_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get18)));
-#line 192 "kernels/knn/knn_sm90.cake"
+#line 214 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
@@ -749,8 +864,9 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             }
           }
         }
+        cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
       }
-#line 197 "kernels/knn/knn_sm90.cake"
+#line 219 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -759,7 +875,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           if (cake_j % 4 == int(cake::rt::lane_id()) % 4 && (((t_m * 128) + r0) + cake_r) < Q && (t_s * 16) + cake_j < 32) *(pv + (size_t((((t_m * 128) + r0) + cake_r)) * size_t(32) + size_t(((t_s * 16) + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 198 "kernels/knn/knn_sm90.cake"
+#line 220 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -773,7 +889,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
 }
 }
 
-#line 207 "kernels/knn/knn_sm90.cake"
+#line 229 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_merge(
     float *__restrict__ pv,
     int *__restrict__ pi,
@@ -787,13 +903,13 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
 const int cake_warp = int(cake::rt::warp_id());
-#line 213 "kernels/knn/knn_sm90.cake"
+#line 235 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 214 "kernels/knn/knn_sm90.cake"
+#line 236 "kernels/knn/knn_sm90.cake"
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     float best[16];
     int best_id[16];
@@ -802,43 +918,46 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
-#line 219 "kernels/knn/knn_sm90.cake"
+#line 241 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 220 "kernels/knn/knn_sm90.cake"
+#line 242 "kernels/knn/knn_sm90.cake"
       float cake_row0[1];
       #pragma unroll
       for (int cake_k = 0; cake_k < 1; ++cake_k) {
         cake::rt::ld_global_bytes<4>(&cake_row0[cake_k * 1], (pv + (size_t(r) * size_t(32) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
       }
-#line 221 "kernels/knn/knn_sm90.cake"
+#line 243 "kernels/knn/knn_sm90.cake"
       int cake_row1[1];
       #pragma unroll
       for (int cake_k = 0; cake_k < 1; ++cake_k) {
         cake::rt::ld_global_bytes<4>(&cake_row1[cake_k * 1], (pi + (size_t(r) * size_t(32) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
       }
-#line 222 "kernels/knn/knn_sm90.cake"
+#line 244 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_e = 0; cake_e < 1; ++cake_e) {
           float cake_kv = cake_row0[cake_e];
           int cake_ki = int(cake_row1[cake_e]);
           if (cake_kv < best[16 - 1]) {
+            bool cake_s = cake_kv < best[0 + 16 - 1];
             #pragma unroll
-            for (int cake_j = 0; cake_j < 16; ++cake_j) {
+            for (int cake_j = 16 - 1; cake_j > 0; --cake_j) {
               float &cake_b = best[0 + cake_j];
               int &cake_bi = best_id[0 + cake_j];
-              const bool cake_s = cake_kv < cake_b;
-              const float cake_tv = cake_s ? cake_b : cake_kv; const int cake_ti = cake_s ? cake_bi : cake_ki;
-              cake_b = cake_s ? cake_kv : cake_b; cake_bi = cake_s ? cake_ki : cake_bi;
-              cake_kv = cake_tv; cake_ki = cake_ti;
+              const float cake_a = best[0 + cake_j - 1];
+              const int cake_ai = best_id[0 + cake_j - 1];
+              const bool cake_p = cake_kv < cake_a;
+              cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+              cake_s = cake_p;
             }
+            if (cake_s) best[0] = cake_kv, best_id[0] = cake_ki;
           }
         }
       }
-#line 223 "kernels/knn/knn_sm90.cake"
+#line 245 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 1; ++cake_h) {
@@ -873,7 +992,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 224 "kernels/knn/knn_sm90.cake"
+#line 246 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
@@ -882,7 +1001,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && 0 + cake_j < KOUT) *(dist + (size_t((r + cake_r)) * size_t(KOUT) + size_t((0 + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 225 "kernels/knn/knn_sm90.cake"
+#line 247 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
