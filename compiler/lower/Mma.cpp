@@ -43,11 +43,17 @@ int64_t wgmmaN(const Expr *shape) {
   return std::stoll(s.substr(n + 1, kk - n - 1));
 }
 
-std::string descriptor(Lowerer &L, const Val &v, const std::string &k) {
+/// The shared address of column \p k of a K-major operand tile's first row.
+std::string kAddress(Lowerer &L, const Val &v, const std::string &k) {
   std::vector<std::string> idx(v.viewShape().size(), "0");
   idx.back() = k;
-  return "cake::rt::wgmma_desc(" + L.sharedAddress(v, idx) + ", 16u, " + std::to_string(8 * v.type->swizzle) +
-         "u, " + swizzleEnum(v.type->swizzle) + ")";
+  return "u32(" + L.sharedAddress(v, idx) + ")";
+}
+
+/// The wgmma descriptor of the operand tile \p v at shared address \p address.
+std::string descriptor(const Val &v, const std::string &address) {
+  return "cake::rt::wgmma_desc(" + address + ", 16u, " + std::to_string(8 * v.type->swizzle) + "u, " +
+         swizzleEnum(v.type->swizzle) + ")";
 }
 
 std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
@@ -80,11 +86,16 @@ std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
   if (L.role)
     L.role->wgmmaPending.push_back(acc->cxx);
   L.w.line("cake::rt::wgmma_fence();");
+  // one descriptor per operand, advanced by each k-step's offset (a constant once unrolled)
+  L.w.open("");
+  L.w.line("const u32 cake_a0 = " + kAddress(L, *a, "0") + ", cake_b0 = " + kAddress(L, *b, "0") + ";");
+  L.w.line("const u64 cake_da = " + descriptor(*a, "cake_a0") + ", cake_db = " + descriptor(*b, "cake_b0") + ";");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_s = 0; cake_s < " + std::to_string(as[1] / 16) + "; ++cake_s)");
-  L.w.line("cake::rt::wgmma_m64nNk16_f32_bf16<" + targs + ">(" + acc->cxx + ", " +
-           descriptor(L, *a, "cake_s * 16") + ", " + descriptor(L, *b, "cake_s * 16") + ", (" + *accumulate +
-           ") || cake_s > 0);");
+  L.w.line("cake::rt::wgmma_m64nNk16_f32_bf16<" + targs + ">(" + acc->cxx + ", cake::rt::wgmma_desc_advance(cake_da, " +
+           kAddress(L, *a, "cake_s * 16") + " - cake_a0), cake::rt::wgmma_desc_advance(cake_db, " +
+           kAddress(L, *b, "cake_s * 16") + " - cake_b0), (" + *accumulate + ") || cake_s > 0);");
+  L.w.close();
   L.w.close();
   return Val{};
 }

@@ -15,10 +15,12 @@ variant as the files it was measured from (kernels/kmeans/variants/, generated t
 manifest replaced them) emitted it. Each instantiation of that name must emit the same code, up to
 what names the source: the `#line` directives, the header comment and the kernel names (each
 kernel in order; the instantiations share one source, so one name per kernel). --update never
-rewrites these.
+rewrites these; --update-measured does, and only belongs in a commit that measured the new code
+against the old on the device (its A/B under bench/results/, named in the commit).
 
   emit_goldens.py CAKE            # check; exit 1 on any difference
   emit_goldens.py CAKE --update   # rewrite the goldens of tests/golden/emit (review the diff!)
+  emit_goldens.py CAKE --update-measured   # also tests/golden/measured (after an A/B on the device)
 """
 import difflib
 import json
@@ -70,7 +72,8 @@ def normalized(text):
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
-    cake, update = sys.argv[1], "--update" in sys.argv[2:]
+    cake, update_measured = sys.argv[1], "--update-measured" in sys.argv[2:]
+    update = update_measured or "--update" in sys.argv[2:]
     files = sorted(p.relative_to(ROOT).as_posix() for d in ("kernels", "bench") for p in (ROOT / d).rglob("*.cake"))
     if not files:
         sys.exit("emit_goldens: no kernels found")
@@ -88,7 +91,10 @@ def main():
         if inst and (MEASURED / (inst + mode + ".cu")).exists():
             measured += 1
             frozen = (MEASURED / (inst + mode + ".cu")).read_text()
-            if suffix != ".cu" or normalized(frozen) != normalized(text):
+            if update_measured and suffix == ".cu" and normalized(frozen) != normalized(text):
+                (MEASURED / (inst + mode + ".cu")).write_text(text)
+                print(f"updated measured/{inst + mode}.cu")
+            elif suffix != ".cu" or normalized(frozen) != normalized(text):
                 diff = "".join(list(difflib.unified_diff(normalized(frozen).splitlines(True),
                                                          normalized(text).splitlines(True),
                                                          "measured/" + inst + mode, "now/" + name, n=2))[:40])

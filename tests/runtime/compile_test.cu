@@ -30,6 +30,14 @@ static_assert(tcgen05_smem_desc(0x1000, 16, 1024, Swizzle::B128) ==
 static_assert(tcgen05_swizzle_code(Swizzle::B64) == 4 && tcgen05_swizzle_code(Swizzle::B32) == 6);
 static_assert(smem_desc_advance(wgmma_desc(0x1000, 16, 1024, Swizzle::B128), 32) ==
               wgmma_desc(0x1020, 16, 1024, Swizzle::B128));
+// wgmma_desc_advance is wgmma_desc of the advanced address (a 32-bit add to the start-address field),
+// up to the last 16 bytes of the 256 KiB the field addresses, without carrying into LBO
+static_assert(wgmma_desc_advance(wgmma_desc(0x1000, 16, 1024, Swizzle::B128), 32) ==
+              wgmma_desc(0x1020, 16, 1024, Swizzle::B128));
+static_assert(wgmma_desc_advance(wgmma_desc(0x20400, 16, 1024, Swizzle::B128), 16384 + 96) ==
+              wgmma_desc(0x20400 + 16384 + 96, 16, 1024, Swizzle::B128));
+static_assert(wgmma_desc_advance(wgmma_desc(0x3FF00, 128, 256, Swizzle::None), 0xF0) ==
+              wgmma_desc(0x3FFF0, 128, 256, Swizzle::None));
 // m128n256k16, bf16 inputs, f32 accumulator, both K-major.
 static_assert(tcgen05_idesc_f16(128, 256, true, true, false, false) ==
               ((1u << 4) | (1u << 7) | (1u << 10) | (32u << 17) | (8u << 24)));

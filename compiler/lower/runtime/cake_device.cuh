@@ -1330,6 +1330,16 @@ __host__ __device__ constexpr u64 wgmma_desc(u32 smem, u32 lbo_bytes, u32 sbo_by
          static_cast<u64>((sbo_bytes & 0x3FFFFu) >> 4) << 32 | wgmma_swizzle_code(swizzle) << 62;
 }
 
+/// \p desc (a wgmma_desc) advanced by \p bytes (a multiple of 16) within its
+/// tile: a 32-bit add to the start-address field (bits 0-13), which cannot
+/// carry out while the address stays in the first 256 KiB. The k-steps of one
+/// wgmma.mma advance one descriptor by constants: one uniform add each, where
+/// a wgmma_desc per step cost four (mask, shift, or, add; ncu on the KNN
+/// search: a quarter of its instructions were uniform descriptor math).
+__host__ __device__ constexpr u64 wgmma_desc_advance(u64 desc, u32 bytes) {
+  return (desc & 0xFFFFFFFF00000000ull) | static_cast<u32>(static_cast<u32>(desc) + (bytes >> 4));
+}
+
 /// The 3-bit layout code of a tcgen05 descriptor (bits 61-63).
 __host__ __device__ constexpr u64 tcgen05_swizzle_code(Swizzle s) {
   return s == Swizzle::B128 ? 2 : s == Swizzle::B64 ? 4 : s == Swizzle::B32 ? 6 : 0;

@@ -189,9 +189,13 @@ else if (cake_warp >= 4 && cake_warp < 16) {
       if (++cs_cstage == 3) { cs_cstage = 0; cs_cphase ^= 1u; }
 #line 153 "kernels/kmeans/assign_sm90.cake"
       cake::rt::wgmma_fence();
-      #pragma unroll
-      for (int cake_s = 0; cake_s < 8; ++cake_s) {
-        cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc[0], cake::rt::wgmma_desc(((cake_smem + 1024u + 49152u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 24576u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 99328u + 32768u * (cake_get8)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
+       {
+        const u32 cake_a0 = u32(((cake_smem + 1024u + 49152u * (cake_get7)) + u32(0) / 64u * 24576u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 99328u + 32768u * (cake_get8)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u));
+        const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
+        #pragma unroll
+        for (int cake_s = 0; cake_s < 8; ++cake_s) {
+          cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 49152u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 24576u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 99328u + 32768u * (cake_get8)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
+        }
       }
 #line 154 "kernels/kmeans/assign_sm90.cake"
       cake::rt::wgmma_commit_group();
@@ -292,9 +296,13 @@ else if (cake_warp >= 4 && cake_warp < 16) {
         if (++cs_cstage == 3) { cs_cstage = 0; cs_cphase ^= 1u; }
 #line 186 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_fence();
-        #pragma unroll
-        for (int cake_s = 0; cake_s < 8; ++cake_s) {
-          cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc[1], cake::rt::wgmma_desc(((cake_smem + 1024u + 49152u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 24576u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 99328u + 32768u * (cake_get11)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
+         {
+          const u32 cake_a0 = u32(((cake_smem + 1024u + 49152u * (cake_get7)) + u32(0) / 64u * 24576u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 99328u + 32768u * (cake_get11)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u));
+          const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
+          #pragma unroll
+          for (int cake_s = 0; cake_s < 8; ++cake_s) {
+            cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 49152u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 24576u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 99328u + 32768u * (cake_get11)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
+          }
         }
 #line 187 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_commit_group();
@@ -348,9 +356,13 @@ else if (cake_warp >= 4 && cake_warp < 16) {
         if (++cs_cstage == 3) { cs_cstage = 0; cs_cphase ^= 1u; }
 #line 200 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_fence();
-        #pragma unroll
-        for (int cake_s = 0; cake_s < 8; ++cake_s) {
-          cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc[0], cake::rt::wgmma_desc(((cake_smem + 1024u + 49152u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 24576u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 99328u + 32768u * (cake_get14)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
+         {
+          const u32 cake_a0 = u32(((cake_smem + 1024u + 49152u * (cake_get7)) + u32(0) / 64u * 24576u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 99328u + 32768u * (cake_get14)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u));
+          const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
+          #pragma unroll
+          for (int cake_s = 0; cake_s < 8; ++cake_s) {
+            cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 49152u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 24576u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 99328u + 32768u * (cake_get14)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
+          }
         }
 #line 201 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_commit_group();
@@ -405,9 +417,13 @@ else if (cake_warp >= 4 && cake_warp < 16) {
       if (++cs_cstage == 3) { cs_cstage = 0; cs_cphase ^= 1u; }
 #line 217 "kernels/kmeans/assign_sm90.cake"
       cake::rt::wgmma_fence();
-      #pragma unroll
-      for (int cake_s = 0; cake_s < 8; ++cake_s) {
-        cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc[1], cake::rt::wgmma_desc(((cake_smem + 1024u + 49152u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 24576u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 99328u + 32768u * (cake_get17)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), (0) || cake_s > 0);
+       {
+        const u32 cake_a0 = u32(((cake_smem + 1024u + 49152u * (cake_get7)) + u32(0) / 64u * 24576u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 99328u + 32768u * (cake_get17)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u));
+        const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
+        #pragma unroll
+        for (int cake_s = 0; cake_s < 8; ++cake_s) {
+          cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 49152u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 24576u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 99328u + 32768u * (cake_get17)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
+        }
       }
 #line 218 "kernels/kmeans/assign_sm90.cake"
       cake::rt::wgmma_commit_group();

@@ -91,9 +91,13 @@ else if (cake_warp >= 4 && cake_warp < 12) {
         if (++ab_cstage == 6) { ab_cstage = 0; ab_cphase ^= 1u; }
 #line 44 "kernels/gemm/variants/gemm_sm90_128x128.cake"
         cake::rt::wgmma_fence();
-        #pragma unroll
-        for (int cake_s = 0; cake_s < 4; ++cake_s) {
-          cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc, cake::rt::wgmma_desc(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), cake::rt::wgmma_desc(((cake_smem + 17408u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u), 16u, 1024u, cake::rt::Swizzle::B128), ((k > 0)) || cake_s > 0);
+         {
+          const u32 cake_a0 = u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32(0) / 64u * 16384u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 17408u + 32768u * (cake_get6)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u));
+          const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
+          #pragma unroll
+          for (int cake_s = 0; cake_s < 4; ++cake_s) {
+            cake::rt::wgmma_m64nNk16_f32_bf16<128>(acc, cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 17408u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), ((k > 0)) || cake_s > 0);
+          }
         }
 #line 45 "kernels/gemm/variants/gemm_sm90_128x128.cake"
         cake::rt::wgmma_commit_group();
