@@ -14,15 +14,21 @@ for s in "$@"; do
   IFS=, read -r q n d k <<< "$s"
   kp=1
   while ((kp < k)); do kp=$((kp * 2)); done
-  # S > 1 (PARAMS has -p S=...): the split search and its merge; NP rounds N up to 2 * BN * S
+  # the tile width: the smallest of 64, 128, 256 that holds D
+  dp=64
+  while ((dp < d)); do dp=$((dp * 2)); done
+  # S > 1 (PARAMS has -p S=...): the split search (SPLIT = 1, the size SK = S * KP) and its merge; NP rounds N up
+  # to 2 * BN * S
   split=$(grep -oE '(^| )-p S=[0-9]+' <<< "${PARAMS:-}" | head -1 | cut -d= -f2)
   split=${split:-1}
+  params=$(sed -E 's/(^| )-p S=[0-9]+//' <<< "${PARAMS:-}")
   np=$(( (n + 128 * split - 1) / (128 * split) * 128 * split ))
   workload=kernels/knn/knn.workload.json
-  ((split > 1)) && workload=kernels/knn/knn_split.workload.json
+  extra=(-p SPLIT=0)
+  ((split > 1)) && workload=kernels/knn/knn_split.workload.json && extra=(-p SPLIT=1 --size SK=$((split * kp)))
   tag="cake-$q-$n-$d-$k${TAG:-}"
-  build-dev/cake run kernels/knn/knn_sm90.cake --workload $workload -p D=$d -p KP=$kp ${PARAMS:-} $( ((split == 1)) && echo -p S=1) \
-    --size Q=$q --size N=$n --size NP=$np --size KOUT=$k --reps ${REPS:-30} --warmup 5 --format json \
+  build-dev/cake run kernels/knn/knn_sm90.cake --workload $workload -p DP=$dp -p KP=$kp $params "${extra[@]}" \
+    --size Q=$q --size N=$n --size D=$d --size NP=$np --size KOUT=$k --reps ${REPS:-30} --warmup 5 --format json \
     > "$OUT/$tag.json" 2> "$OUT/$tag.err" \
     && echo "ok   $s KP=$kp $(python3 -c "import json;r=json.load(open('$OUT/$tag.json'));print(r['time_ms']['median'], 'ms')")" \
     || { echo "FAIL $s"; tail -5 "$OUT/$tag.err"; head -c 1500 "$OUT/$tag.json"; }

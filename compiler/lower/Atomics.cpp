@@ -208,7 +208,7 @@ std::optional<Val> atomicRow(Lowerer &L, const Expr &call, OpId op, const Val &d
   int64_t vec = 1;
   if (op == OpId::AtomicAdd && e == Elem::FP32 && L.k.target != Target::SM80)
     for (int64_t w : {4, 2})
-      if (perChunk % w == 0 && provenAlignment(dst) >= w * 4) {
+      if (perChunk % w == 0 && provenAlignment(dst, L) >= w * 4) {
         vec = w;
         break;
       }

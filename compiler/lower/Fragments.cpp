@@ -491,11 +491,12 @@ std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
     L.unsupported(call.range, "ld.global like a register tensor other than a warp's blocked row");
     return std::nullopt;
   }
-  if (!src || src->kind != Val::GlobalView || src->viewShape().size() != 1 || keywordArg(call, "mask") ||
-      keywordArg(call, "clip") || !L.role || L.role->role->issue != IssueMode::Warp) {
+  if (!src || src->kind != Val::GlobalView || src->viewShape().size() != 1 || keywordArg(call, "mask") || !L.role ||
+      L.role->role->issue != IssueMode::Warp) {
     L.unsupported(call.range, "ld.global other than a whole 1-D row into a warp");
     return std::nullopt;
   }
+  const bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
   int64_t extent = src->viewShape()[0], eb = elemBytes(*src->type->elem), bytes = extent * eb;
   int64_t chunk = like ? like->chunk * eb : std::min<int64_t>(16, bytes / 32);
   if (like && like->shape != std::vector<int64_t>{extent}) {
@@ -506,7 +507,7 @@ std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
     L.unsupported(call.range, "ld.global of a row that is not a whole number of 2- to 16-byte chunks per lane");
     return std::nullopt;
   }
-  if (provenAlignment(*src) < chunk) {
+  if (provenAlignment(*src, L) < chunk) {
     L.unsupported(call.range, "ld.global of a row whose " + std::to_string(chunk) +
                                   "-byte chunks are not provably aligned (say align(16) on the parameter)");
     return std::nullopt;
@@ -527,8 +528,29 @@ std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
   // chunk k of lane l holds elements (k * 32 + l) * perChunk ... + perChunk - 1
   std::vector<std::string> idx(src->origin.size(), "0");
   std::string first = "(cake_k * 32 + int(cake::rt::lane_id())) * " + std::to_string(perChunk);
-  L.w.line("cake::rt::ld_global_bytes<" + std::to_string(chunk) + ">(&" + f.cxx + "[cake_k * " +
-           std::to_string(perChunk) + "], " + L.globalAddress(*src, first) + ");");
+  std::string load = "cake::rt::ld_global_bytes<" + std::to_string(chunk) + ">(&" + f.cxx + "[cake_k * " +
+                     std::to_string(perChunk) + "], " + L.globalAddress(*src, first) + ");";
+  if (!clip) {
+    L.w.line(load);
+    L.w.close();
+    return f;
+  }
+  // clip = true: a chunk inside the tensor is one load; the elements of one that is not are loaded one by
+  // one while inside (a row of D columns read DP at a time: those past D are zeros)
+  std::string inRows;
+  for (size_t d = 0; d + 1 < src->origin.size(); ++d)
+    inRows += "(" + src->origin[d] + ") < " + L.dimCxx(src->type->dims[d]) + " && ";
+  const std::string bound = L.dimCxx(src->type->dims.back()), pc = std::to_string(perChunk);
+  L.w.line("const int cake_c0 = (" + src->origin.back() + ") + " + first + ";");
+  L.w.open("if (" + inRows + "cake_c0 + " + pc + " <= " + bound + ")");
+  L.w.line(load);
+  L.w.close();
+  L.w.open("else");
+  L.w.line("#pragma unroll");
+  L.w.line("for (int cake_j = 0; cake_j < " + pc + "; ++cake_j) " + f.cxx + "[cake_k * " + pc + " + cake_j] = " +
+           inRows + "cake_c0 + cake_j < " + bound + " ? *" + L.globalAddress(*src, first + " + cake_j") + " : " +
+           type + "(0);");
+  L.w.close();
   L.w.close();
   return f;
 }
@@ -1251,7 +1273,7 @@ std::optional<Val> storeBlockedRow(Lowerer &L, const Expr &call, const Val &v, c
   }
   // the widest aligned store the row allows, at most the chunk
   int64_t store = bytes;
-  while (store > eb && provenAlignment(dst) < store)
+  while (store > eb && provenAlignment(dst, L) < store)
     store /= 2;
   int64_t perStore = store / eb;
   std::string type = std::string(cxxElem(out));

@@ -197,6 +197,8 @@ public:
   void stmt(const syntax::Stmt &s);
   void forStmt(const syntax::ForStmt &f);
   bool tripCountDivisible(const syntax::Expr &hi, int64_t factor) const;
+  /// The largest m of the kernel's facts `symbol % m == 0` (1 when none).
+  int64_t knownDivisor(std::string_view symbol) const;
   /// The first index into an array of register tensors in \p s that is not a
   /// constant here (`acc[(CT + 1) % 2]`), with the array's length.
   std::optional<std::pair<const syntax::Expr *, int64_t>> dynamicBufferIndex(const syntax::Stmt &s);
@@ -328,7 +330,7 @@ std::optional<Val> storeFragmentRows(Lowerer &L, const syntax::Expr &call, const
 std::optional<Val> storeBlockedRow(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
 /// The byte alignment the lowering can prove for global view \p v's origin
 /// (the parameter's align and the constant parts of its strides).
-int64_t provenAlignment(const Val &v);
+int64_t provenAlignment(const Val &v, const Lowerer &L);
 
 /// Releases queued behind wgmma groups that a `wgmma.wait(n)` retired (Rings.cpp).
 void drainRetired(Lowerer &L, int64_t n);

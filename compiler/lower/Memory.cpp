@@ -39,11 +39,12 @@ std::string Lowerer::dimCxx(const Dim &d) {
   return cxxName(d.symbol);
 }
 
-int64_t provenAlignment(const Val &g) {
+int64_t provenAlignment(const Val &g, const Lowerer &L) {
   // the base: align(n), else the element size; then each dimension whose
   // origin is not 0 moves it by a multiple of that dimension's stride, whose
-  // constant factors (the element size times the constant inner dimensions)
-  // bound its alignment; symbolic factors only multiply it
+  // constant factors (the element size times the constant inner dimensions,
+  // and what the kernel's facts say a size symbol is a multiple of) bound its
+  // alignment
   const Type &t = *g.type;
   int64_t eb = elemBytes(*t.elem), align = t.align.value_or(eb);
   auto pow2 = [](int64_t v) { return v > 0 ? v & -v : int64_t(1); };
@@ -52,7 +53,7 @@ int64_t provenAlignment(const Val &g) {
       continue;
     int64_t stride = eb;
     for (size_t i = d + 1; i < t.dims.size(); ++i)
-      stride *= t.dims[i].value.value_or(1);
+      stride *= t.dims[i].value.value_or(t.dims[i].symbol.empty() ? 1 : L.knownDivisor(t.dims[i].symbol));
     int64_t step = pow2(stride);
     // a constant origin along this dimension moves the base by origin * stride
     if (std::all_of(g.origin[d].begin(), g.origin[d].end(), [](char c) { return std::isdigit(uint8_t(c)); }))

@@ -341,6 +341,23 @@ bool Lowerer::tripCountDivisible(const Expr &hi, int64_t factor) const {
   return false;
 }
 
+int64_t Lowerer::knownDivisor(std::string_view symbol) const {
+  int64_t best = 1;
+  for (const StmtPtr &st : k.decl->body.stmts)
+    if (st->kind == StmtKind::Assume)
+      for (const ExprPtr &fact : static_cast<const AssumeStmt &>(*st).facts) {
+        const Expr *f = stripParens(fact.get());
+        if (f->kind != ExprKind::Binary || f->op != Tok::EqEq || constant(*f->operands[1]).value_or(-1) != 0)
+          continue;
+        const Expr *mod = stripParens(f->operands[0].get()), *of = stripParens(mod->operand(0));
+        if (mod->kind != ExprKind::Binary || mod->op != Tok::Percent || of->kind != ExprKind::Name || of->text != symbol)
+          continue;
+        if (auto m = constant(*mod->operands[1]); m && *m > best)
+          best = *m;
+      }
+  return best;
+}
+
 void Lowerer::forStmt(const ForStmt &f) {
   ++loopDepth;
   struct Leave {

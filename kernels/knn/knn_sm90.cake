@@ -14,7 +14,9 @@
 // Shared memory (defaults): 2 x 32 KiB (q) + 4 x 16 KiB (x) + 4 x 256 B (norms) = 129 KiB.
 // Registers (defaults): 128 x 40 + 256 x 232; a compute thread holds 2 x 32 accumulators twice
 // and 2 rows x KP keys and ids.
-param D: int in {64, 128, 256} = 128
+// the query and database tiles' width: D (a size, any multiple of 8 up to DP) is read through TMA boxes of
+// DP columns, and the columns past D are zero-filled (as GEMM's ragged K is): zeros add nothing to q . x
+param DP: int in {64, 128, 256} = 128
 param elem: elem in {bf16, fp16} = fp16
 // compute warpgroups (64 queries each)
 param WG: int in 1 .. 3 = 2
@@ -23,19 +25,16 @@ param BN: int in {64, 128} = 64
 param XS: int in 2 .. 9 = 4
 // entries of each lane's list (k <= KP)
 param KP: int in {1, 2, 4, 8, 16, 32} = 16
-// splits of the database (1: none): work tile (s, m) keeps the KP nearest of one of S ranges of database
-// tiles in pv/pi[q, s * KP ...], and knn_merge keeps the k nearest of the S lists per query. The default
-// is a split, so that a check of the defaults sees both kernels
-param S: int in 1 .. 129 = 2
-// knn_merge reads a query's S lists as one row of whole 4-byte elements per lane
-require S == 1 || S * KP % 32 == 0
-// two query stages while the tile fits; one at D = 256
-require D <= 128 || WG == 1
+// SPLIT = 1: the database is split into S ranges of tiles (S a size: one instantiation serves every
+// split), work tile (s, m) keeps the KP nearest of range s in pv/pi[q, s * KP ...], and knn_merge keeps
+// the k nearest of the S lists per query. SPLIT = 0: work tile m writes dist and ids itself. The default
+// is the split, so that a check of the defaults sees both kernels
+param SPLIT: int in {0, 1} = 1
+// two query stages while the tile fits; one at DP = 256
+require DP <= 128 || WG == 1
 const BM = 64 * WG
-const SW = math.min(2 * D, 128)
-const QS = math.select(D <= 128, 2, 1)
-// a query's S partial lists, side by side
-const SK = S * KP
+const SW = math.min(2 * DP, 128)
+const QS = math.select(DP <= 128, 2, 1)
 // the tile's norms read before the next MMA is issued, so that the shared loads' latency overlaps the
 // issue: 12% at k = 10 (3.21 -> 2.83 ms at Q = 4096, N = 2^20); at KP = 32 the norms' registers held
 // across the issue spill (3.82 -> 5.39 ms; bench/results/knn_h200.md)
@@ -46,29 +45,31 @@ if BN == 64 {
   const MMA = m64n128k16
 }
 
-// ||q||^2 in fp32 for every query row, one warp per row.
+// ||q||^2 in fp32 for every query row, one warp per row (the row's DP columns, those past D read as zeros).
 kernel knn_qnorm(
   q: global elem[Q, D] align(16),
   qn: global fp32[Q] align(16),
 ) target(sm_90a) grid(math.cdiv(Q, 8)) block(256) {
+  assume D % 8 == 0, D <= DP
   role rows warps(0 .. 8) issue(warp) {
     let r = cta.id(0) * 8 + self.warp()
     if r < Q {
-      let v = math.cast(ld.global(q[r, :]), fp32)
+      let v = math.cast(ld.global(q[r, 0:DP], clip = true), fp32)
       st.global(reduce.sum(v * v, axis = 0), qn[r])
     }
   }
 }
 
-// ||x||^2 in fp32 for every database row, one warp per row; rows N .. NP are +inf.
+// ||x||^2 in fp32 for every database row, one warp per row (as knn_qnorm); rows N .. NP are +inf.
 kernel knn_xnorm(
   db: global elem[N, D] align(16),
   xn: global fp32[NP] align(16),
 ) target(sm_90a) grid(math.cdiv(NP, 8)) block(256) {
+  assume D % 8 == 0, D <= DP
   role rows warps(0 .. 8) issue(warp) {
     let r = cta.id(0) * 8 + self.warp()
     if r < N {
-      let v = math.cast(ld.global(db[r, :]), fp32)
+      let v = math.cast(ld.global(db[r, 0:DP], clip = true), fp32)
       st.global(reduce.sum(v * v, axis = 0), xn[r])
     }
     if r >= N {
@@ -84,25 +85,34 @@ kernel knn_sm90(
   db: global elem[N, D] align(16),
   qn: global fp32[Q] align(16),
   xn: global fp32[NP] align(16),
-  dist: global fp32[Q, KOUT] when(S == 1),
-  ids: global i64[Q, KOUT] when(S == 1),
-  pv: global fp32[Q, SK] when(S > 1),
-  pi: global i32[Q, SK] when(S > 1),
+  dist: global fp32[Q, KOUT] when(SPLIT == 0),
+  ids: global i64[Q, KOUT] when(SPLIT == 0),
+  pv: global fp32[Q, SK] when(SPLIT == 1),
+  pi: global i32[Q, SK] when(SPLIT == 1),
 ) target(sm_90a) grid(persistent) block(128 * (WG + 1)) cluster(1) {
   // the caller picks KP >= KOUT = k (the columns of dist and ids past KP are not written)
-  assume NP % (2 * BN * S) == 0, NP >= 2 * BN * S
+  // rows of whole 16-byte vectors (TMA strides), read DP columns at a time
+  assume D % 8 == 0, D <= DP
   // database tiles of one work tile
-  let XT = NP / BN / S
-  if S == 1 {
+  if SPLIT == 0 {
+    assume NP % (2 * BN) == 0, NP >= 2 * BN
+    let XT = NP / BN
+  } else {
+    // SK = S * KP: the S partial lists of a query side by side (a size: one instantiation serves every S)
+    assume SK >= KP, SK % KP == 0, NP % (2 * BN * (SK / KP)) == 0, NP >= 2 * BN * (SK / KP)
+    let S = SK / KP
+    let XT = NP / BN / S
+  }
+  if SPLIT == 0 {
     let tiles = sched.tiles(m = math.cdiv(Q, BM))
   } else {
     let tiles = sched.tiles(s = S, m = math.cdiv(Q, BM))
   }
   ring qs stages(QS) producer(load) consumer(compute) {
-    q: shared elem[BM, D] swizzle(SW)
+    q: shared elem[BM, DP] swizzle(SW)
   }
   ring xs stages(XS) producer(load) consumer(compute) {
-    x: shared elem[BN, D] swizzle(SW)
+    x: shared elem[BN, DP] swizzle(SW)
   }
   ring ns stages(XS) producer(load) consumer(compute) {
     xn: shared fp32[BN]
@@ -114,7 +124,7 @@ kernel knn_sm90(
       tma.load(q[t.m * BM, 0], pq.q)
       qs.commit(pq)
       // the work tile's first database tile
-      if S == 1 {
+      if SPLIT == 0 {
         let t0 = 0
       } else {
         let t0 = t.s * XT
@@ -139,7 +149,7 @@ kernel knn_sm90(
       let sq = qs.consume()
       let qq = ld.global(qn[t.m * BM + r0], like = acc[0], axis = 0, clip = true)
       // the work tile's first database tile
-      if S == 1 {
+      if SPLIT == 0 {
         let t0 = 0
       } else {
         let t0 = t.s * XT
@@ -212,7 +222,7 @@ kernel knn_sm90(
       fence.proxy_async(n3.xn)
       ns.release(n3)
       topk.finish(best, best_id)
-      if S == 1 {
+      if SPLIT == 0 {
         st.global(best, dist[t.m * BM + r0, 0], clip = true)
         st.global(best_id, ids[t.m * BM + r0, 0], clip = true)
       } else {
@@ -223,15 +233,17 @@ kernel knn_sm90(
   }
 }
 
-if S > 1 {
+if SPLIT == 1 {
   // The k nearest of a query's S partial lists, one warp per query: each lane folds its elements of the
-  // row into its own sorted list, and the warp's 32 lists are merged in five butterfly steps.
+  // row, 32 at a time, into its own sorted list, and the warp's 32 lists are merged in five butterfly steps.
   kernel knn_merge(
     pv: global fp32[Q, SK] align(16),
     pi: global i32[Q, SK] align(16),
     dist: global fp32[Q, KOUT],
     ids: global i64[Q, KOUT],
   ) target(sm_90a) grid(math.cdiv(Q, 8)) block(256) {
+    // knn_merge reads a query's lists as rows of 32 elements, one a lane
+    assume SK % 32 == 0
     role rows warps(0 .. 8) issue(warp) {
       let r = cta.id(0) * 8 + self.warp()
       var best: reg fp32[KP]
@@ -239,9 +251,11 @@ if S > 1 {
       if r < Q {
         best = inf
         best_id = -1
-        let kv = ld.global(pv[r, :])
-        let ki = ld.global(pi[r, :])
-        topk.fold(best, best_id, kv, ids = ki)
+        for c in 0 .. SK / 32 {
+          let kv = ld.global(pv[r, c * 32:c * 32 + 32])
+          let ki = ld.global(pi[r, c * 32:c * 32 + 32])
+          topk.fold(best, best_id, kv, ids = ki)
+        }
         topk.finish(best, best_id)
         st.global(best, dist[r, 0], clip = true)
         st.global(best_id, ids[r, 0], clip = true)

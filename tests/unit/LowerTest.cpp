@@ -255,9 +255,9 @@ TEST(Lower, ArgminFoldStateAndRefusals) {
 // named in the wrong order, and a list whose length is not a power of two at
 // topk.finish, are refused.
 TEST(Lower, TopkFoldStateAndRefusals) {
-  std::string text = readRepoFile("kernels/knn/knn_sm90.cake"), unsplit = "param S: int in 1 .. 129 = 2";
+  std::string text = readRepoFile("kernels/knn/knn_sm90.cake"), unsplit = "param SPLIT: int in {0, 1} = 1";
   ASSERT_NE(text.find(unsplit), std::string::npos);
-  text.replace(text.find(unsplit), unsplit.size(), "param S: int in 1 .. 129 = 1");
+  text.replace(text.find(unsplit), unsplit.size(), "param SPLIT: int in {0, 1} = 0");
   auto l = lowerText("knn.cake", text);
   ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
   const std::string &src = l->module.source;
@@ -319,14 +319,13 @@ TEST(Lower, TopkFoldStateAndRefusals) {
   EXPECT_TRUE(refused("twelve.cake", twelve, "not a power of two"));
 }
 
-// With S > 1 the search writes its lists side by side and knn_merge folds a
-// warp's blocked rows (explicit ids) into each lane's whole list, merges the
-// 32 lanes, and stores the warp's row from lane j % 32.
+// With SPLIT = 1 the search writes its lists side by side (S = SK / KP a
+// size) and knn_merge folds a warp's blocked rows of 32 (explicit ids) into
+// each lane's whole list, merges the 32 lanes, and stores the warp's row from
+// lane j % 32. The norms read each row DP columns at a time, those past D
+// zeros (clip = true: a chunk inside the row is one load).
 TEST(Lower, TopkWarpListsOfTheSplitSearch) {
-  std::string text = readRepoFile("kernels/knn/knn_sm90.cake"), from = "param S: int in 1 .. 129 = 2";
-  ASSERT_NE(text.find(from), std::string::npos);
-  text.replace(text.find(from), from.size(), "param S: int in 1 .. 129 = 4");
-  auto l = lowerText("split.cake", text);
+  auto l = lowerText("split.cake", readRepoFile("kernels/knn/knn_sm90.cake"));
   ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
   ASSERT_EQ(l->module.kernels.size(), 4u);
   const std::string &src = l->module.source;
@@ -336,6 +335,10 @@ TEST(Lower, TopkWarpListsOfTheSplitSearch) {
   EXPECT_NE(src.find("if (cake_j % 32 == int(cake::rt::lane_id()) && "), std::string::npos);
   // the search's lists go to column t.s * KP of the side-by-side rows
   EXPECT_NE(src.find("(pv + (size_t("), std::string::npos);
+  EXPECT_NE(src.find("for (int c = 0; c < (SK / 32); ++c)"), std::string::npos);
+  EXPECT_NE(src.find("const auto S = (SK / 16);"), std::string::npos);
+  EXPECT_NE(src.find("if ((r) < Q && cake_c0 + 4 <= D) {"), std::string::npos);
+  EXPECT_NE(src.find("cake_c0 + cake_j < D ? *(q + "), std::string::npos);
 }
 
 // The KMeans update kernels lower completely: vector reductions of a warp's
