@@ -90,6 +90,19 @@ int runDispatch(int argc, char **argv) {
     return InputErrors;
   }
   std::cout << "chosen: " << d.chosen->name << " (" << m.sourcePath(*d.chosen) << ", " << d.chosen->covers << ")\n";
+  // the sizes the library derives for the call (Entry::sizes)
+  std::string error;
+  auto sizes = library::sizesOf(m, *d.chosen, p, &error);
+  if (!sizes) {
+    std::cout << "sizes: " << error << "\n";
+    return InputErrors;
+  }
+  if (!sizes->empty()) {
+    std::cout << "sizes:";
+    for (const auto &[name, value] : *sizes)
+      std::cout << " " << name << " = " << value;
+    std::cout << "\n";
+  }
   return Success;
 }
 

@@ -211,6 +211,21 @@ Expected<library::Manifest> parseManifest(SourceManager &sm, const std::string &
           return k.takeError();
         entry.kPad = *k;
       }
+      if (e.contains("applies")) {
+        auto a = r.text(e, p, "applies");
+        if (!a)
+          return a.takeError();
+        entry.applies = *a;
+      }
+      if (e.contains("sizes")) {
+        if (!e["sizes"].is_object())
+          return r.error(p + "/sizes", "\"sizes\" is an object of integer expressions by size name (one may use another)");
+        for (const auto &[size, expr] : e["sizes"].items()) {
+          if (!expr.is_string())
+            return r.error(p + "/sizes/" + size, "a size is an integer expression (a string)");
+          entry.sizes.emplace_back(size, expr.get<std::string>());
+        }
+      }
       if (entry.kernels.empty())
         return r.error(p, "entry '" + name + "' lists no kernels");
       m.entries.push_back(std::move(entry));

@@ -17,15 +17,14 @@ for s in "$@"; do
   # the tile width: the smallest of 64, 128, 256 that holds D
   dp=64
   while ((dp < d)); do dp=$((dp * 2)); done
-  # S > 1 (PARAMS has -p S=...): the split search (SPLIT = 1, the size SK = S * KP) and its merge; NP rounds N up
-  # to 2 * BN * S
+  # the split of the database (PARAMS -p S=..., default the least with S * KP a multiple of 32): the size
+  # SK = S * KP; NP rounds N up to 2 * BN * S
   split=$(grep -oE '(^| )-p S=[0-9]+' <<< "${PARAMS:-}" | head -1 | cut -d= -f2)
-  split=${split:-1}
+  split=${split:-$(((32 + kp - 1) / kp))}
   params=$(sed -E 's/(^| )-p S=[0-9]+//' <<< "${PARAMS:-}")
   np=$(( (n + 128 * split - 1) / (128 * split) * 128 * split ))
-  workload=kernels/knn/knn.workload.json
-  extra=(-p SPLIT=0)
-  ((split > 1)) && workload=kernels/knn/knn_split.workload.json && extra=(-p SPLIT=1 --size SK=$((split * kp)))
+  workload=kernels/knn/knn_split.workload.json
+  extra=(--size SK=$((split * kp)))
   tag="cake-$q-$n-$d-$k${TAG:-}"
   build-dev/cake run kernels/knn/knn_sm90.cake --workload $workload -p DP=$dp -p KP=$kp $params "${extra[@]}" \
     --size Q=$q --size N=$n --size D=$d --size NP=$np --size KOUT=$k --reps ${REPS:-30} --warmup 5 --format json \

@@ -3,7 +3,8 @@
 flash_knn_dispatch(..., backend="triton") (sources exported from the fetched repository into
 $PEERS_DIR/flashlib, never committed; its CuTe-DSL backends stubbed out: the device lacks the CUTLASS
 Python DSL) and torch (chunked mm + topk). fp16 inputs from torch.randn, CUDA-event medians of
-triton.testing.do_bench. Prints one JSON object."""
+triton.testing.do_bench. Prints one JSON object. PEERS=flashlib times flashlib only.
+Usage: peers_knn.py Q,N,D,k [...]   or   peers_knn.py --shapes FILE.json (a list of [Q, N, D, k])"""
 import json, os, sys, types, traceback
 import torch
 from triton.testing import do_bench
@@ -46,14 +47,18 @@ def torch_knn(q, db, k, chunk=1 << 18):
 def main():
     from flashlib.primitives.knn import flash_knn_dispatch
     out = {"gpu": torch.cuda.get_device_name(), "rows": []}
-    for arg in sys.argv[1:]:
-        Q, N, D, k = map(int, arg.split(","))
+    args = sys.argv[1:]
+    shapes = json.load(open(args[1])) if args[:1] == ["--shapes"] else [list(map(int, a.split(","))) for a in args]
+    only = os.environ.get("PEERS", "")
+    for Q, N, D, k in shapes:
         torch.manual_seed(0)
         q = torch.randn(Q, D, device="cuda", dtype=torch.float16)
         db = torch.randn(N, D, device="cuda", dtype=torch.float16)
         row = dict(Q=Q, N=N, D=D, k=k)
         for name, fn in [("flashlib_triton_ms", lambda: flash_knn_dispatch(q, db, k, backend="triton", return_distances=True)),
                          ("torch_ms", lambda: torch_knn(q, db, k))]:
+            if only and not name.startswith(only):
+                continue
             try:
                 fn()
                 torch.cuda.synchronize()

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace cake {
@@ -86,6 +87,9 @@ std::string commonValues(const std::vector<std::vector<std::pair<std::string, st
 /// instantiations share appears once, with a note naming them. A fix found
 /// in only some of them (or differing between them) edits text that every
 /// instantiation shares, so it is offered, never preferred (invariant 18).
+/// A fix every instantiation proposes, at the same place for the same rule,
+/// stays preferred even where their messages differ (each names its own
+/// witness: "when Q = 100, SK = 112").
 void checkInstantiations(const SourceManager &sm, CheckResult &result, const CheckOptions &options) {
   std::vector<sema::Instantiation> insts = options.instantiations;
   if (insts.empty())
@@ -100,6 +104,13 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
   std::vector<std::vector<std::pair<std::string, std::string>>> values; // each instantiation's parameters
   std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, std::string>, Seen> seen;
   std::vector<Diagnostic> merged;
+  // per (rule, range, fixes): the instantiations that proposed those fixes there
+  struct FixSeen {
+    std::tuple<std::string, uint32_t, uint32_t, uint32_t> at;
+    std::vector<Fix> fixes;
+    std::set<size_t> in;
+  };
+  std::vector<FixSeen> fixSeen;
   size_t checked = 0;
   SourceRange noteAt{result.module.file, 0, 0};
   if (auto params = sema::parameters(result.module); !params.empty())
@@ -131,6 +142,14 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
     ++checked;
     values.push_back(instance ? instance->values : std::vector<std::pair<std::string, std::string>>{});
     for (Diagnostic &d : found) {
+      if (!d.fixes.empty()) {
+        auto at = std::make_tuple(d.code, d.range.file.value, d.range.begin, d.range.end);
+        auto f = std::find_if(fixSeen.begin(), fixSeen.end(),
+                              [&](const FixSeen &x) { return x.at == at && x.fixes == d.fixes; });
+        if (f == fixSeen.end())
+          f = fixSeen.insert(fixSeen.end(), FixSeen{at, d.fixes, {}});
+        f->in.insert(checked);
+      }
       auto key = std::make_tuple(d.code, d.range.file.value, d.range.begin, d.range.end, d.message);
       auto [it, fresh] = seen.try_emplace(key, Seen{merged.size(), {}, {}, {}, std::nullopt, true});
       it->second.where.push_back(where);
@@ -151,7 +170,11 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
   for (auto &[key, s] : seen) {
     Diagnostic &d = merged[s.index];
     bool everywhere = s.where.size() == checked;
-    if (!everywhere || !s.fixesAgree)
+    auto at = std::make_tuple(d.code, d.range.file.value, d.range.begin, d.range.end);
+    bool proposedEverywhere = std::any_of(fixSeen.begin(), fixSeen.end(), [&](const FixSeen &x) {
+      return x.at == at && x.fixes == d.fixes && x.in.size() == checked;
+    });
+    if ((!everywhere || !s.fixesAgree) && !proposedEverywhere)
       for (Fix &f : d.fixes)
         f.preferred = false;
     if (checked == 1 && s.where.front().empty())

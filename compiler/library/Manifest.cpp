@@ -100,6 +100,21 @@ std::optional<int64_t> evaluateWith(std::string_view expr, const sema::NameLooku
   return v;
 }
 
+/// A name's value: the problem's, else the instantiation's parameter's, else
+/// one of \p derived (sizes evaluated before).
+std::optional<int64_t> lookupValue(const std::string &name, const Instance &inst, const Problem &p,
+                                   const std::vector<std::pair<std::string, int64_t>> &derived = {}) {
+  if (auto it = p.values.find(name); it != p.values.end())
+    return integer(it->second);
+  for (const sema::Binding &b : inst.params)
+    if (b.name == name)
+      return integer(b.value);
+  for (const auto &[n, v] : derived)
+    if (n == name)
+      return v;
+  return std::nullopt;
+}
+
 bool domainHolds(const Manifest &m, const Instance &inst, const Problem &p, std::string &failed) {
   const Entry *e = m.entry(inst.entry);
   auto value = [&](const std::string &key) -> std::optional<std::string> {
@@ -125,6 +140,14 @@ bool domainHolds(const Manifest &m, const Instance &inst, const Problem &p, std:
              inst.target + " code";
     return false;
   }
+  if (e && !e->applies.empty()) {
+    std::string error;
+    auto v = evaluateWith(e->applies, [&](const std::string &name) { return lookupValue(name, inst, p); }, &error);
+    if (!v || !*v) {
+      failed = v ? e->applies + " does not hold" : error;
+      return false;
+    }
+  }
   return true;
 }
 
@@ -147,6 +170,38 @@ std::optional<int64_t> kPadOf(const Manifest &m, const Instance &i) {
         return integer(b.value);
     return std::nullopt;
   }, nullptr);
+}
+
+std::optional<std::vector<std::pair<std::string, int64_t>>> sizesOf(const Manifest &m, const Instance &i,
+                                                                     const Problem &p, std::string *error) {
+  const Entry *e = m.entry(i.entry);
+  if (!e) {
+    if (error)
+      *error = "instantiation '" + i.name + "' serves the unknown entry '" + i.entry + "'";
+    return std::nullopt;
+  }
+  // a size may use others: evaluate what can be, until all are (or none more can)
+  std::vector<std::pair<std::string, int64_t>> out;
+  std::vector<bool> done(e->sizes.size(), false);
+  for (bool progress = true; progress && out.size() < e->sizes.size();) {
+    progress = false;
+    for (size_t n = 0; n < e->sizes.size(); ++n)
+      if (!done[n])
+        if (auto v = evaluateWith(e->sizes[n].second, [&](const std::string &name) { return lookupValue(name, i, p, out); },
+                                  nullptr)) {
+          out.emplace_back(e->sizes[n].first, *v);
+          done[n] = progress = true;
+        }
+  }
+  for (size_t n = 0; n < e->sizes.size(); ++n)
+    if (!done[n]) {
+      std::string why;
+      evaluateWith(e->sizes[n].second, [&](const std::string &name) { return lookupValue(name, i, p, out); }, &why);
+      if (error)
+        *error = "size " + e->sizes[n].first + " of entry '" + e->name + "': " + why;
+      return std::nullopt;
+    }
+  return out;
 }
 
 Decision dispatch(const Manifest &m, const Problem &p) {
@@ -214,6 +269,19 @@ std::vector<Invalid> validate(const Manifest &m) {
                      "/entries/" + i.entry + "/kPad"});
     if (!targetComputeCapability(i.target))
       out.push_back({"instantiation '" + i.name + "' has the unknown target '" + i.target + "'", at + "/target"});
+  }
+  auto parses = [&](const std::string &expr, const std::string &what, const std::string &pointer) {
+    const syntax::Expr *value = nullptr;
+    std::string why;
+    syntax::Module owner = parseExpression(expr, value, why);
+    if (!value)
+      out.push_back({what + " does not parse: " + why, pointer});
+  };
+  for (const Entry &e : m.entries) {
+    if (!e.applies.empty())
+      parses(e.applies, "entry '" + e.name + "': applies", "/entries/" + e.name + "/applies");
+    for (const auto &[size, expr] : e.sizes)
+      parses(expr, "entry '" + e.name + "': size " + size, "/entries/" + e.name + "/sizes/" + size);
   }
   for (const Predicate &p : m.predicates) {
     const syntax::Expr *value = nullptr;

@@ -35,6 +35,15 @@ struct Entry {
   /// The padded centroid count is a multiple of this: an integer expression
   /// over the instantiation's parameters ("2 * BN * S").
   std::string kPad = "1";
+  /// Where its kernels can take a problem at all, beyond the instantiation's
+  /// domain: an integer expression over the problem's values and the
+  /// instantiation's parameters, true when nonzero ("D <= DP && k <= KP"; ""
+  /// = always).
+  std::string applies;
+  /// Sizes the library derives for a call, each an integer expression over
+  /// the problem's values, the instantiation's parameters and the other
+  /// sizes (no cycles): {"S", "..."}, {"SK", "S * KP"}.
+  std::vector<std::pair<std::string, std::string>> sizes;
 };
 
 /// One instantiation the library builds and embeds.
@@ -120,6 +129,10 @@ std::optional<int64_t> evaluate(std::string_view expr, const Problem &p, std::st
 
 /// The value of Entry::kPad for instantiation \p i (its parameters bound).
 std::optional<int64_t> kPadOf(const Manifest &m, const Instance &i);
+/// Entry::sizes of \p i's entry for problem \p p, in order; nullopt (with
+/// \p error set) when one does not evaluate.
+std::optional<std::vector<std::pair<std::string, int64_t>>> sizesOf(const Manifest &m, const Instance &i,
+                                                                     const Problem &p, std::string *error = nullptr);
 
 /// One problem of a manifest and where it is: a JSON pointer into the
 /// manifest's text ("/instantiations/2/entry"), which a reader turns into

@@ -52,8 +52,15 @@ int64_t provenAlignment(const Val &g, const Lowerer &L) {
     if (g.origin[d] == "0")
       continue;
     int64_t stride = eb;
-    for (size_t i = d + 1; i < t.dims.size(); ++i)
-      stride *= t.dims[i].value.value_or(t.dims[i].symbol.empty() ? 1 : L.knownDivisor(t.dims[i].symbol));
+    for (size_t i = d + 1; i < t.dims.size(); ++i) {
+      // a size symbol: the symbol the dimension binds, or the name it repeats (the second `D` of a kernel)
+      const Dim &dim = t.dims[i];
+      const syntax::Expr *name = dim.expr ? stripParens(dim.expr) : nullptr;
+      std::string symbol = !dim.symbol.empty() ? dim.symbol
+                           : name && name->kind == syntax::ExprKind::Name ? name->text
+                                                                          : std::string();
+      stride *= dim.value.value_or(symbol.empty() ? 1 : L.knownDivisor(symbol));
+    }
     int64_t step = pow2(stride);
     // a constant origin along this dimension moves the base by origin * stride
     if (std::all_of(g.origin[d].begin(), g.origin[d].end(), [](char c) { return std::isdigit(uint8_t(c)); }))

@@ -205,6 +205,9 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
   std::vector<const Expr *> facts = kernelFacts(k);
   auto noSizes = [](const std::string &) -> std::optional<int64_t> { return std::nullopt; };
   std::map<std::string, int64_t> multiple, lower, upper;
+  // `X % e == 0` whose modulus e uses sizes (`NP % (2 * BN * (SK / KP)) == 0`): X is rounded up to the
+  // multiple e has in each sample, once the others are set
+  std::vector<std::pair<std::string, const Expr *>> dependent;
   for (const std::string &s : syms)
     multiple[s] = 1, lower[s] = 1, upper[s] = INT64_MAX / 4;
   for (const Expr *f0 : facts) {
@@ -218,6 +221,8 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
       auto z = sema::evalInKernel(k, *r, noSizes);
       if (s->kind == ExprKind::Name && multiple.count(s->text) && m && *m > 0 && *m < (1 << 20) && z == 0)
         multiple[s->text] = std::lcm(multiple[s->text], *m);
+      else if (s->kind == ExprKind::Name && multiple.count(s->text) && !m && z == 0)
+        dependent.emplace_back(s->text, l->operand(1));
       continue;
     }
     Tok op = f->op;
@@ -275,6 +280,16 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
     Sample smp;
     for (const std::string &s : syms)
       smp[s] = adjust(s, v);
+    // two passes: a modulus may use a symbol the first pass rounded
+    for (int pass = 0; pass < 2; ++pass)
+      for (const auto &[s, e] : dependent) {
+        auto m = sema::evalInKernel(k, *e, [&](const std::string &n) -> std::optional<int64_t> {
+          auto it = smp.find(n);
+          return it == smp.end() ? std::nullopt : std::optional<int64_t>(it->second);
+        });
+        if (m && *m > 0 && *m < (int64_t(1) << 30))
+          smp[s] = (smp[s] + *m - 1) / *m * *m;
+      }
     push(std::move(smp));
   }
   if (syms.empty())

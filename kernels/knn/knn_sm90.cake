@@ -7,7 +7,10 @@
 // overlaps the MMA of the next. The running top-k stays in per-lane sorted lists of KP entries
 // (topk.fold: after the first tiles almost every distance costs one compare with the lane's
 // KP-th), merged across the quad once per query tile (topk.finish); k <= KP.
-// The database norms travel in their own ring, padded with +inf to NP (a multiple of 2 BN), so
+// The database is split into S ranges of tiles (S = SK / KP, a size: one instantiation serves every
+// split): work tile (s, m) keeps the KP nearest of range s in pv/pi[q, s * KP ...], and knn_merge keeps
+// the k nearest of the S lists per query (kernels/knn/knn.manifest.json derives S for a call).
+// The database norms travel in their own ring, padded with +inf to NP (a multiple of 2 BN S), so
 // N need not be a multiple of the tile: padded rows never enter a list.
 // The loop is peeled by hand as in the assignment kernel, so that no MMA or wgmma wait sits under
 // a condition and no group is in flight across a back edge.
@@ -25,11 +28,6 @@ param BN: int in {64, 128} = 64
 param XS: int in 2 .. 9 = 4
 // entries of each lane's list (k <= KP)
 param KP: int in {1, 2, 4, 8, 16, 32} = 16
-// SPLIT = 1: the database is split into S ranges of tiles (S a size: one instantiation serves every
-// split), work tile (s, m) keeps the KP nearest of range s in pv/pi[q, s * KP ...], and knn_merge keeps
-// the k nearest of the S lists per query. SPLIT = 0: work tile m writes dist and ids itself. The default
-// is the split, so that a check of the defaults sees both kernels
-param SPLIT: int in {0, 1} = 1
 // two query stages while the tile fits; one at DP = 256
 require DP <= 128 || WG == 1
 const BM = 64 * WG
@@ -45,36 +43,34 @@ if BN == 64 {
   const MMA = m64n128k16
 }
 
-// ||q||^2 in fp32 for every query row, one warp per row (the row's DP columns, those past D read as zeros).
-kernel knn_qnorm(
+// ||q||^2 and ||x||^2 in fp32, one warp per row: the first math.cdiv(Q, 8) CTAs take the queries, the rest
+// the database rows and its padding (rows N .. NP are +inf). A row is read DP columns at a time, those past D
+// as zeros. One kernel for both: a launch less per call (the few-query calls are short).
+kernel knn_norms(
   q: global elem[Q, D] align(16),
+  db: global elem[N, D] align(16),
   qn: global fp32[Q] align(16),
-) target(sm_90a) grid(math.cdiv(Q, 8)) block(256) {
-  assume D % 8 == 0, D <= DP
+  xn: global fp32[NP] align(16),
+) target(sm_90a) grid(math.cdiv(Q, 8) + math.cdiv(NP, 8)) block(256) {
+  assume D % 8 == 0
   role rows warps(0 .. 8) issue(warp) {
+    // rows 0 .. 8 qb are the queries' (the last CTA's past Q idle), the rest the database's
+    let qb = math.cdiv(Q, 8)
     let r = cta.id(0) * 8 + self.warp()
     if r < Q {
       let v = math.cast(ld.global(q[r, 0:DP], clip = true), fp32)
       st.global(reduce.sum(v * v, axis = 0), qn[r])
     }
-  }
-}
-
-// ||x||^2 in fp32 for every database row, one warp per row (as knn_qnorm); rows N .. NP are +inf.
-kernel knn_xnorm(
-  db: global elem[N, D] align(16),
-  xn: global fp32[NP] align(16),
-) target(sm_90a) grid(math.cdiv(NP, 8)) block(256) {
-  assume D % 8 == 0, D <= DP
-  role rows warps(0 .. 8) issue(warp) {
-    let r = cta.id(0) * 8 + self.warp()
-    if r < N {
-      let v = math.cast(ld.global(db[r, 0:DP], clip = true), fp32)
-      st.global(reduce.sum(v * v, axis = 0), xn[r])
-    }
-    if r >= N {
-      if r < NP {
-        st.global(inf, xn[r])
+    let rx = r - qb * 8
+    if rx >= 0 {
+      if rx < N {
+        let w = math.cast(ld.global(db[rx, 0:DP], clip = true), fp32)
+        st.global(reduce.sum(w * w, axis = 0), xn[rx])
+      }
+      if rx >= N {
+        if rx < NP {
+          st.global(inf, xn[rx])
+        }
       }
     }
   }
@@ -85,29 +81,18 @@ kernel knn_sm90(
   db: global elem[N, D] align(16),
   qn: global fp32[Q] align(16),
   xn: global fp32[NP] align(16),
-  dist: global fp32[Q, KOUT] when(SPLIT == 0),
-  ids: global i64[Q, KOUT] when(SPLIT == 0),
-  pv: global fp32[Q, SK] when(SPLIT == 1),
-  pi: global i32[Q, SK] when(SPLIT == 1),
+  pv: global fp32[Q, SK],
+  pi: global i32[Q, SK],
 ) target(sm_90a) grid(persistent) block(128 * (WG + 1)) cluster(1) {
-  // the caller picks KP >= KOUT = k (the columns of dist and ids past KP are not written)
   // rows of whole 16-byte vectors (TMA strides), read DP columns at a time
   assume D % 8 == 0, D <= DP
-  // database tiles of one work tile
-  if SPLIT == 0 {
-    assume NP % (2 * BN) == 0, NP >= 2 * BN
-    let XT = NP / BN
-  } else {
-    // SK = S * KP: the S partial lists of a query side by side (a size: one instantiation serves every S)
-    assume SK >= KP, SK % KP == 0, NP % (2 * BN * (SK / KP)) == 0, NP >= 2 * BN * (SK / KP)
-    let S = SK / KP
-    let XT = NP / BN / S
-  }
-  if SPLIT == 0 {
-    let tiles = sched.tiles(m = math.cdiv(Q, BM))
-  } else {
-    let tiles = sched.tiles(s = S, m = math.cdiv(Q, BM))
-  }
+  // SK = S * KP: the S partial lists of a query side by side (a size: one instantiation serves every S;
+  // knn_merge's SK % 32 == 0 makes it a multiple of KP, and SK < KP makes the first fact's modulus 0,
+  // which the launcher refuses); XT database tiles in each of the S ranges
+  assume NP % (2 * BN * (SK / KP)) == 0, NP >= 2 * BN * (SK / KP)
+  let S = SK / KP
+  let XT = NP / BN / S
+  let tiles = sched.tiles(s = S, m = math.cdiv(Q, BM))
   ring qs stages(QS) producer(load) consumer(compute) {
     q: shared elem[BM, DP] swizzle(SW)
   }
@@ -124,11 +109,7 @@ kernel knn_sm90(
       tma.load(q[t.m * BM, 0], pq.q)
       qs.commit(pq)
       // the work tile's first database tile
-      if SPLIT == 0 {
-        let t0 = 0
-      } else {
-        let t0 = t.s * XT
-      }
+      let t0 = t.s * XT
       for j in 0 .. XT {
         let px = xs.produce()
         tma.load(db[(t0 + j) * BN, 0], px.x)
@@ -149,11 +130,7 @@ kernel knn_sm90(
       let sq = qs.consume()
       let qq = ld.global(qn[t.m * BM + r0], like = acc[0], axis = 0, clip = true)
       // the work tile's first database tile
-      if SPLIT == 0 {
-        let t0 = 0
-      } else {
-        let t0 = t.s * XT
-      }
+      let t0 = t.s * XT
       best = inf
       best_id = -1
       // tile 0 into acc[0]
@@ -222,44 +199,37 @@ kernel knn_sm90(
       fence.proxy_async(n3.xn)
       ns.release(n3)
       topk.finish(best, best_id)
-      if SPLIT == 0 {
-        st.global(best, dist[t.m * BM + r0, 0], clip = true)
-        st.global(best_id, ids[t.m * BM + r0, 0], clip = true)
-      } else {
-        st.global(best, pv[t.m * BM + r0, t.s * KP], clip = true)
-        st.global(best_id, pi[t.m * BM + r0, t.s * KP], clip = true)
-      }
+      st.global(best, pv[t.m * BM + r0, t.s * KP], clip = true)
+      st.global(best_id, pi[t.m * BM + r0, t.s * KP], clip = true)
     }
   }
 }
 
-if SPLIT == 1 {
-  // The k nearest of a query's S partial lists, one warp per query: each lane folds its elements of the
-  // row, 32 at a time, into its own sorted list, and the warp's 32 lists are merged in five butterfly steps.
-  kernel knn_merge(
-    pv: global fp32[Q, SK] align(16),
-    pi: global i32[Q, SK] align(16),
-    dist: global fp32[Q, KOUT],
-    ids: global i64[Q, KOUT],
-  ) target(sm_90a) grid(math.cdiv(Q, 8)) block(256) {
-    // knn_merge reads a query's lists as rows of 32 elements, one a lane
-    assume SK % 32 == 0
-    role rows warps(0 .. 8) issue(warp) {
-      let r = cta.id(0) * 8 + self.warp()
-      var best: reg fp32[KP]
-      var best_id: reg i32[KP]
-      if r < Q {
-        best = inf
-        best_id = -1
-        for c in 0 .. SK / 32 {
-          let kv = ld.global(pv[r, c * 32:c * 32 + 32])
-          let ki = ld.global(pi[r, c * 32:c * 32 + 32])
-          topk.fold(best, best_id, kv, ids = ki)
-        }
-        topk.finish(best, best_id)
-        st.global(best, dist[r, 0], clip = true)
-        st.global(best_id, ids[r, 0], clip = true)
+// The k nearest of a query's S partial lists, one warp per query: each lane folds its elements of the
+// row, 32 at a time, into its own sorted list, and the warp's 32 lists are merged in five butterfly steps.
+kernel knn_merge(
+  pv: global fp32[Q, SK] align(16),
+  pi: global i32[Q, SK] align(16),
+  dist: global fp32[Q, KOUT],
+  ids: global i64[Q, KOUT],
+) target(sm_90a) grid(math.cdiv(Q, 8)) block(256) {
+  // knn_merge reads a query's lists as rows of 32 elements, one a lane
+  assume SK % 32 == 0
+  role rows warps(0 .. 8) issue(warp) {
+    let r = cta.id(0) * 8 + self.warp()
+    var best: reg fp32[KP]
+    var best_id: reg i32[KP]
+    if r < Q {
+      best = inf
+      best_id = -1
+      for c in 0 .. SK / 32 {
+        let kv = ld.global(pv[r, c * 32:c * 32 + 32])
+        let ki = ld.global(pi[r, c * 32:c * 32 + 32])
+        topk.fold(best, best_id, kv, ids = ki)
       }
+      topk.finish(best, best_id)
+      st.global(best, dist[r, 0], clip = true)
+      st.global(best_id, ids[r, 0], clip = true)
     }
   }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# kernels/knn/knn_sm90.cake on a GPU through `cake run` (ctest label gpu): every instantiation below (with
-# SPLIT = 1, the split search and its merge kernel) at
+# kernels/knn/knn_sm90.cake on a GPU through `cake run` (ctest label gpu): every instantiation below (the
+# norms, the split search and its merge) at
 # small and ragged shapes (N not a multiple of the tile, Q not a multiple of the query tile, k = KP and
 # k < KP), each checked by the knn oracle on fresh random inputs (the fp64 k smallest distances, ids at
 # their distances, no id twice); with SANITIZE=1, compute-sanitizer memcheck on the first shape too.
@@ -10,20 +10,18 @@ set -uo pipefail
 cake=$1 repo=$2
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-src="$repo/kernels/knn/knn_sm90.cake" workload="$repo/kernels/knn/knn.workload.json"
+src="$repo/kernels/knn/knn_sm90.cake" workload="$repo/kernels/knn/knn_split.workload.json"
 failures=0
-# run TAG "PARAMS" Q N k [D]: PARAMS are -p bindings (DP=..., KP=..., ...) and S=s, the split (SPLIT = 1 with
-# the size SK = S * KP; none: SPLIT = 0); D (default 128) is a size, read DP columns at a time; NP is N rounded
-# up to 2 * BN * S (BN 64 unless PARAMS say 128)
+# run TAG "PARAMS" Q N k [D]: PARAMS are -p bindings (DP=..., KP=..., ...) and S=s, the split of the database
+# (the size SK = S * KP; default the least with SK a multiple of 32, as knn_merge reads rows of 32); D (default
+# 128) is a size, read DP columns at a time; NP is N rounded up to 2 * BN * S (BN 64 unless PARAMS say 128)
 run() {
-  local tag=$1 params=$2 q=$3 n=$4 k=$5 d=${6:-128} bn=64 split=1 kp=16 wl=$workload
+  local tag=$1 params=$2 q=$3 n=$4 k=$5 d=${6:-128} bn=64 kp=16 wl=$workload
   [[ $params == *BN=128* ]] && bn=128
   [[ $params =~ (^| )KP=([0-9]+) ]] && kp=${BASH_REMATCH[2]}
-  local p=(-p SPLIT=0) sizes=()
-  if [[ $params =~ (^| )S=([0-9]+) ]]; then
-    split=${BASH_REMATCH[2]} wl="$repo/kernels/knn/knn_split.workload.json" p=(-p SPLIT=1)
-    sizes=(--size SK=$((split * kp)))
-  fi
+  local split=$(((32 + kp - 1) / kp))
+  [[ $params =~ (^| )S=([0-9]+) ]] && split=${BASH_REMATCH[2]}
+  local p=() sizes=(--size SK=$((split * kp)))
   local np=$(((n + 2 * bn * split - 1) / (2 * bn * split) * (2 * bn * split)))
   for a in $params; do [[ $a == S=* ]] || p+=(-p "$a"); done
   "$cake" run "$src" --workload "$wl" "${p[@]}" --size Q=$q --size N=$n --size D=$d --size NP=$np --size KOUT=$k \
@@ -56,18 +54,17 @@ run d48 "DP=64 KP=16" 130 3000 10 48
 run d80 "DP=128 KP=16" 70 5000 10 80
 run d8 "DP=64 KP=4" 33 2000 4 8
 run d200 "DP=256 WG=1 KP=16 S=2" 90 7001 16 200
-# the split search and its merge (knn_merge); S is a size, SK = S * KP
+# more splits
 run s4 "S=4 KP=16" 129 4099 16
 run s2k32 "S=2 KP=32" 70 9000 20
 run s32k1 "S=32 KP=1" 3 50000 1
 run s8wg1 "S=8 WG=1 KP=8" 200 30001 7
 run s3d80 "S=3 KP=32" 50 9000 32 80
 if [[ ${SANITIZE:-0} == 1 ]] && command -v compute-sanitizer >/dev/null; then
-  for split in 1 4; do
-    wl=$workload np=4224 p=(-p SPLIT=0) sizes=()
-    ((split > 1)) && wl="$repo/kernels/knn/knn_split.workload.json" np=4608 p=(-p SPLIT=1) sizes=(--size SK=64)
-    compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$cake" run "$src" --workload "$wl" \
-      -p KP=16 "${p[@]}" --size Q=129 --size N=4099 --size D=80 --size NP=$np --size KOUT=16 "${sizes[@]}" --reps 1 \
+  for split in 2 4; do
+    np=$(((4099 + 128 * split - 1) / (128 * split) * (128 * split)))
+    compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 9 "$cake" run "$src" --workload "$workload" \
+      -p KP=16 --size Q=129 --size N=4099 --size D=80 --size NP=$np --size KOUT=16 --size SK=$((split * 16)) --reps 1 \
       --warmup 0 --no-watchdog >"$out/memcheck.out" 2>&1 && grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.out" \
       && echo "ok   memcheck S=$split: $(grep 'ERROR SUMMARY' "$out/memcheck.out")" \
       || { echo "FAIL memcheck S=$split"; tail -20 "$out/memcheck.out"; failures=$((failures + 1)); }

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Check.h"
+#include "tests/unit/TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -222,3 +223,24 @@ TEST(CheckInstantiations, TheInstanceKeepsTheFilesRanges) {
 }
 
 } // namespace
+
+// Regression (the KNN mutation gate, 2026-12-03): a fix every instantiation
+// proposes at the same place for the same rule stays preferred even where
+// each names its own witness in the message ("when Q = 100, SK = 100" here,
+// "SK = 112" there), so `cake check --fix` restores the program; before, the
+// differing messages kept the findings apart and the fix was only offered.
+TEST(CheckInstantiations, TheSameFixEverywhereStaysPreferredThoughTheWitnessesDiffer) {
+  std::string text = cake::test::readRepoFile("kernels/knn/knn_sm90.cake");
+  const std::string clipped = "ld.global(qn[t.m * BM + r0], like = acc[0], axis = 0, clip = true)";
+  ASSERT_NE(text.find(clipped), std::string::npos);
+  text.replace(text.find(clipped), clipped.size(), "ld.global(qn[t.m * BM + r0], like = acc[0], axis = 0)");
+  auto inst = [](std::string dp, std::string wg, std::string kp) {
+    return sema::Instantiation{"", {{"DP", dp, std::nullopt}, {"WG", wg, std::nullopt}, {"KP", kp, std::nullopt}}, {}};
+  };
+  auto c = check(text.c_str(), {inst("128", "2", "16"), inst("64", "2", "8"), inst("256", "1", "32")});
+  std::vector<const Diagnostic *> found = c->find("'ld.global' of 'qn[t.m * BM + r0]' can run out of bounds");
+  ASSERT_GE(found.size(), 2u) << c->dump();
+  EXPECT_NE(found[0]->message, found[1]->message) << "the witnesses differ";
+  for (const Diagnostic *d : found)
+    EXPECT_TRUE(preferred(*d)) << d->message;
+}

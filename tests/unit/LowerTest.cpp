@@ -255,9 +255,7 @@ TEST(Lower, ArgminFoldStateAndRefusals) {
 // named in the wrong order, and a list whose length is not a power of two at
 // topk.finish, are refused.
 TEST(Lower, TopkFoldStateAndRefusals) {
-  std::string text = readRepoFile("kernels/knn/knn_sm90.cake"), unsplit = "param SPLIT: int in {0, 1} = 1";
-  ASSERT_NE(text.find(unsplit), std::string::npos);
-  text.replace(text.find(unsplit), unsplit.size(), "param SPLIT: int in {0, 1} = 0");
+  std::string text = readRepoFile("kernels/knn/knn_sm90.cake");
   auto l = lowerText("knn.cake", text);
   ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
   const std::string &src = l->module.source;
@@ -319,15 +317,14 @@ TEST(Lower, TopkFoldStateAndRefusals) {
   EXPECT_TRUE(refused("twelve.cake", twelve, "not a power of two"));
 }
 
-// With SPLIT = 1 the search writes its lists side by side (S = SK / KP a
-// size) and knn_merge folds a warp's blocked rows of 32 (explicit ids) into
+// The search writes its lists side by side (S = SK / KP a size) and knn_merge folds a warp's blocked rows of 32 (explicit ids) into
 // each lane's whole list, merges the 32 lanes, and stores the warp's row from
 // lane j % 32. The norms read each row DP columns at a time, those past D
 // zeros (clip = true: a chunk inside the row is one load).
 TEST(Lower, TopkWarpListsOfTheSplitSearch) {
   auto l = lowerText("split.cake", readRepoFile("kernels/knn/knn_sm90.cake"));
   ASSERT_TRUE(l->diags.empty()) << l->diags[0].message;
-  ASSERT_EQ(l->module.kernels.size(), 4u);
+  ASSERT_EQ(l->module.kernels.size(), 3u); // knn_norms, knn_sm90, knn_merge
   const std::string &src = l->module.source;
   EXPECT_NE(src.find("float best[16];"), std::string::npos); // the warp's list: KP entries in every lane
   EXPECT_NE(src.find("int cake_ki = int(cake_row1[cake_e]);"), std::string::npos);
@@ -338,6 +335,7 @@ TEST(Lower, TopkWarpListsOfTheSplitSearch) {
   EXPECT_NE(src.find("for (int c = 0; c < (SK / 32); ++c)"), std::string::npos);
   EXPECT_NE(src.find("const auto S = (SK / 16);"), std::string::npos);
   EXPECT_NE(src.find("if ((r) < Q && cake_c0 + 4 <= D) {"), std::string::npos);
+  EXPECT_NE(src.find("if ((rx) < N && cake_c0 + 4 <= D) {"), std::string::npos); // db's D: the fact on q's D
   EXPECT_NE(src.find("cake_c0 + cake_j < D ? *(q + "), std::string::npos);
 }
 

@@ -323,7 +323,8 @@ TEST(ReadManifest, CrossReferencesAreLocated) {
 library::Manifest demo() {
   library::Manifest m;
   m.library = "demo";
-  m.entries = {{"assign", "assign", {"k"}, "", "", {}, "2 * BN * S"}, {"update", "update", {"u"}, "", "", {}, "1"}};
+  m.entries = {{"assign", "assign", {"k"}, "", "", {}, "2 * BN * S", "", {}},
+               {"update", "update", {"u"}, "", "", {}, "1", "", {}}};
   library::Instance big{"big", "a.cake", "assign", "sm_90a", {{"BN", "128", {}}, {"S", "2", {}}},
                         {{"dtype", "bf16"}, {"D", "128"}}, "", "", false, {}};
   library::Instance wide = big;
@@ -386,6 +387,86 @@ TEST(Dispatch, DomainMismatchesAreTraced) {
   d = library::dispatch(m, problem({}));
   EXPECT_FALSE(d.chosen);
   EXPECT_EQ(d.trace[0], "big: outside its domain (op ? is not assign)");
+}
+
+// An entry's `applies` (over the problem's values and the instantiation's
+// parameters) narrows the domain, with its reason in the trace; its `sizes`
+// evaluate in any order that resolves (one may use another), and a cycle or a
+// missing value is an error that names the size.
+TEST(Dispatch, AppliesAndSizesUseTheInstantiationsParameters) {
+  library::Manifest m = demo();
+  m.entries[0].applies = "D <= 64 * BN && K % S == 0";
+  m.entries[0].sizes = {{"KS", "K / S"}, {"T", "KS * 2 + BN"}};
+  library::Decision d = library::dispatch(m, problem({{"op", "assign"}, {"dtype", "bf16"}, {"D", "128"},
+                                                       {"B", "1"}, {"N", "64"}, {"K", "7"}}));
+  ASSERT_TRUE(d.chosen);
+  EXPECT_EQ(d.chosen->name, "wide"); // S = 1 divides 7, S = 2 does not
+  EXPECT_EQ(d.trace[0], "big: outside its domain (D <= 64 * BN && K % S == 0 does not hold)");
+  std::string error;
+  auto sizes = library::sizesOf(m, *d.chosen, problem({{"K", "7"}}), &error);
+  ASSERT_TRUE(sizes) << error;
+  EXPECT_EQ(*sizes, (std::vector<std::pair<std::string, int64_t>>{{"KS", 7}, {"T", 142}}));
+  // a value the problem lacks, named
+  EXPECT_FALSE(library::sizesOf(m, *d.chosen, problem({}), &error));
+  EXPECT_NE(error.find("size KS of entry 'assign'"), std::string::npos) << error;
+  EXPECT_NE(error.find("no value for K"), std::string::npos) << error;
+  // a cycle
+  m.entries[0].sizes = {{"A", "B2 + 1"}, {"B2", "A + 1"}};
+  EXPECT_FALSE(library::sizesOf(m, *d.chosen, problem({{"K", "7"}}), &error));
+  EXPECT_NE(error.find("size A"), std::string::npos) << error;
+  // an applies that names a value the problem lacks does not hold, and says why
+  m.entries[0].applies = "Z > 0";
+  d = library::dispatch(m, problem({{"op", "assign"}, {"dtype", "bf16"}, {"D", "128"}}));
+  EXPECT_NE(d.trace[0].find("no value for Z"), std::string::npos) << d.trace[0];
+  // validate: an applies or a size that does not parse
+  m.entries[0].applies = "D <=";
+  m.entries[0].sizes = {{"S2", "(("}};
+  auto invalid = library::validate(m);
+  ASSERT_EQ(invalid.size(), 2u);
+  EXPECT_EQ(invalid[0].pointer, "/entries/assign/applies");
+  EXPECT_EQ(invalid[1].pointer, "/entries/assign/sizes/S2");
+}
+
+// The KNN manifest: the smallest tile width and list length that hold the
+// problem, and the split's sizes (S work ranges: the SMs filled, ranges of at
+// least 8 tiles, rows of 32 for knn_merge).
+TEST(Dispatch, KnnManifestPicksTheSmallestFitAndItsSplit) {
+  SourceManager sm;
+  auto read = formats::readManifest(sm, std::string(CAKE_SOURCE_DIR) + "/kernels/knn/knn.manifest.json");
+  ASSERT_TRUE(bool(read));
+  const library::Manifest &m = *read;
+  EXPECT_TRUE(library::validate(m).empty());
+  auto at = [&](std::string dtype, int64_t Q, int64_t N, int64_t D, int64_t k) {
+    library::Problem p = problem({{"op", "search"}, {"dtype", dtype}, {"Q", std::to_string(Q)},
+                                  {"N", std::to_string(N)}, {"D", std::to_string(D)}, {"k", std::to_string(k)},
+                                  {"SMS", "132"}});
+    library::Decision d = library::dispatch(m, p);
+    std::map<std::string, int64_t> sizes;
+    if (d.chosen)
+      if (auto s = library::sizesOf(m, *d.chosen, p))
+        sizes.insert(s->begin(), s->end());
+    return std::pair{d.chosen ? d.chosen->name : "", sizes};
+  };
+  auto [name, sizes] = at("fp16", 4096, 1 << 20, 128, 10);
+  EXPECT_EQ(name, "search_fp16_d128_k16");
+  EXPECT_EQ(sizes["S"], 4); // 32 query tiles x 4 = 128 work tiles on 132 SMs
+  EXPECT_EQ(sizes["SK"], 64);
+  EXPECT_EQ(sizes["NP"], 1 << 20);
+  std::tie(name, sizes) = at("bf16", 1, 10000, 80, 1);
+  EXPECT_EQ(name, "search_bf16_d128_k1");
+  EXPECT_EQ(sizes["S"], 32); // rows of 32 for the merge, though 157 tiles want ranges of 8 (S = 16)
+  EXPECT_EQ(sizes["NP"] % (128 * 32), 0);
+  EXPECT_GE(sizes["NP"], 10000);
+  std::tie(name, sizes) = at("fp16", 65536, 262144, 48, 32);
+  EXPECT_EQ(name, "search_fp16_d64_k32");
+  EXPECT_EQ(sizes["S"], 1); // 512 query tiles fill the SMs
+  std::tie(name, sizes) = at("fp16", 100, 1000, 200, 3);
+  EXPECT_EQ(name, "search_fp16_d256_k8");
+  EXPECT_EQ(sizes["S"], 4); // 1000 rows: 16 tiles, ranges of 4 would be under 8: 2, then 32 / KP = 4
+  // what this build cannot take: D over 256, k over 32, D not a multiple of 8
+  EXPECT_EQ(at("fp16", 32, 1 << 20, 1024, 10).first, "");
+  EXPECT_EQ(at("fp16", 32, 1 << 20, 128, 64).first, "");
+  EXPECT_EQ(at("fp16", 32, 1 << 20, 100, 10).first, "");
 }
 
 TEST(Dispatch, ComputeCapabilityMatchesByMajorVersion) {
