@@ -467,6 +467,9 @@ TEST(Dispatch, KnnManifestPicksTheSmallestFitAndItsSplit) {
   EXPECT_EQ(at("fp16", 32, 1 << 20, 1024, 10).first, "");
   EXPECT_EQ(at("fp16", 32, 1 << 20, 128, 64).first, "");
   EXPECT_EQ(at("fp16", 32, 1 << 20, 100, 10).first, "");
+  // k > N is an error: no instantiation takes it
+  EXPECT_EQ(at("fp16", 32, 5, 64, 8).first, "");
+  EXPECT_EQ(at("fp16", 32, 8, 64, 8).first, "search_fp16_d64_k8");
 }
 
 TEST(Dispatch, ComputeCapabilityMatchesByMajorVersion) {
