@@ -1,5 +1,6 @@
 //===- CheckCommand.cpp - `cake check` ------------------------------------===//
 #include "cli/Commands.h"
+#include "formats/FailureLog.h"
 #include "cli/Instances.h"
 #include "cli/Options.h"
 #include "formats/Input.h"
@@ -11,6 +12,8 @@
 #include "compiler/driver/Verify.h"
 #include "diagnostics/TextRenderer.h"
 
+#include <set>
+#include <ctime>
 #include <cxxopts.hpp>
 #include <algorithm>
 #include <iostream>
@@ -77,6 +80,33 @@ int usage(const std::string &message) {
 
 } // namespace
 
+/// Appends the outcome of checking \p path to the project's failure log (best
+/// effort: a log that cannot be written never fails the check).
+void logCheck(const std::string &path, const std::string &text, const std::vector<Diagnostic> &found) {
+  std::string log = logPathFor(path);
+  if (log.empty())
+    return;
+  LogEvent e;
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  e.time = buf;
+  e.command = "check";
+  e.file = path;
+  e.irHash = hashText(text);
+  std::set<std::string> errors, warnings;
+  for (const Diagnostic &d : found)
+    (d.severity == Severity::Error ? errors : warnings).insert(d.code);
+  warnings.erase("");
+  e.errors.assign(errors.begin(), errors.end());
+  e.warnings.assign(warnings.begin(), warnings.end());
+  e.ok = errors.empty();
+  e.stage = std::any_of(errors.begin(), errors.end(), [](const std::string &c) { return c.starts_with("lower."); })
+                ? "lower"
+                : "static";
+  (void)appendEvent(log, e);
+}
+
 int runCheck(int argc, char **argv) {
   cxxopts::Options options = makeOptions();
   cxxopts::ParseResult args;
@@ -113,6 +143,8 @@ int runCheck(int argc, char **argv) {
     std::string name = path == "-" ? "<stdin>" : path;
     std::vector<std::string> pieces =
         args.count("split-input-file") ? splitInput(text) : std::vector<std::string>{std::move(text)};
+    const size_t firstOfFile = diags.size();
+    std::string logged; // the IR the log records: the file's text after --fix
     for (std::string &piece : pieces) {
       FileId file = sm.addBuffer(name, piece);
       auto insts = instantiationsFor(args, sm, path, file, /*forCheck=*/true);
@@ -130,7 +162,11 @@ int runCheck(int argc, char **argv) {
         for (std::string &m : verifyDiagnostics(sm, file, result.diagnostics))
           mismatches.push_back(std::move(m));
       diags.insert(diags.end(), result.diagnostics.begin(), result.diagnostics.end());
+      logged += piece;
     }
+    // the failure log (formats/FailureLog.h): a file's outcome, not a test's (--verify) or stdin's
+    if (path != "-" && !args.count("verify"))
+      logCheck(path, logged, std::vector<Diagnostic>(diags.begin() + firstOfFile, diags.end()));
   }
 
   if (args.count("verify")) {

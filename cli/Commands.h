@@ -24,6 +24,8 @@ int runCheck(int argc, char **argv);
 int runFmt(int argc, char **argv);
 /// `cake reduce`: shrink a file while it keeps a diagnostic (compiler/driver/Reduce.h).
 int runReduce(int argc, char **argv);
+/// `cake log`: the project's failure log (formats/FailureLog.h), listed or summed up.
+int runLog(int argc, char **argv);
 int runRules(int argc, char **argv);
 int runTargets(int argc, char **argv);
 int runExplain(int argc, char **argv);

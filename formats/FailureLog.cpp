@@ -1,0 +1,120 @@
+//===- FailureLog.cpp - The project's log of outcomes ---------------------===//
+#include "formats/FailureLog.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace cake::formats {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string hashText(std::string_view text) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : text)
+    h = (h ^ c) * 1099511628211ull;
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+std::string logPathFor(const std::string &file) {
+  if (const char *env = std::getenv("CAKE_LOG"); env && *env)
+    return std::string(env) == "0" ? std::string() : std::string(env);
+  std::error_code ec;
+  fs::path parent = file == "-" ? fs::path() : fs::path(file).parent_path();
+  fs::path dir = fs::absolute(parent.empty() ? fs::path(".") : parent, ec).lexically_normal();
+  if (ec)
+    return {};
+  if (dir.filename().empty()) // "/work/main/" after normalizing "./."
+    dir = dir.parent_path();
+  for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
+    if (fs::exists(d / ".git", ec) || fs::exists(d / ".cake", ec))
+      return (d / ".cake" / "log.jsonl").string();
+    if (d == d.parent_path())
+      break;
+  }
+  return (dir / ".cake" / "log.jsonl").string();
+}
+
+Status appendEvent(const std::string &path, const LogEvent &e) {
+  json j = {{"time", e.time},   {"command", e.command}, {"stage", e.stage},       {"file", e.file},
+            {"ir", e.irHash},   {"errors", e.errors},   {"warnings", e.warnings}, {"ok", e.ok}};
+  std::string line = j.dump() + "\n";
+  std::error_code ec;
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return Error(Error::Io, "cannot open the log " + path);
+  ssize_t n = ::write(fd, line.data(), line.size());
+  ::close(fd);
+  if (n != static_cast<ssize_t>(line.size()))
+    return Error(Error::Io, "cannot append to the log " + path);
+  return Ok{};
+}
+
+Expected<std::vector<LogEvent>> readLog(const std::string &path, size_t *skipped) {
+  std::vector<LogEvent> out;
+  if (skipped)
+    *skipped = 0;
+  std::ifstream in(path);
+  if (!in) {
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+      return out;
+    return Error(Error::Io, "cannot read the log " + path);
+  }
+  auto strings = [](const json &j, const char *key) {
+    std::vector<std::string> v;
+    if (j.contains(key) && j[key].is_array())
+      for (const json &x : j[key])
+        if (x.is_string())
+          v.push_back(x.get<std::string>());
+    return v;
+  };
+  for (std::string line; std::getline(in, line);) {
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("file") || !j["file"].is_string() || !j.contains("ok") ||
+        !j["ok"].is_boolean()) {
+      if (skipped && !line.empty())
+        ++*skipped;
+      continue;
+    }
+    LogEvent e;
+    e.time = j.value("time", "");
+    e.command = j.value("command", "");
+    e.stage = j.value("stage", "");
+    e.file = j["file"].get<std::string>();
+    e.irHash = j.value("ir", "");
+    e.errors = strings(j, "errors");
+    e.warnings = strings(j, "warnings");
+    e.ok = j["ok"].get<bool>();
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<bool> fixedByNext(const std::vector<LogEvent> &events) {
+  std::vector<bool> fixed(events.size(), false);
+  std::map<std::string, size_t> lastFailure; // file -> the failing event awaiting its next change
+  for (size_t i = 0; i < events.size(); ++i) {
+    const LogEvent &e = events[i];
+    auto it = lastFailure.find(e.file);
+    if (it != lastFailure.end() && events[it->second].irHash != e.irHash) {
+      fixed[it->second] = e.ok;
+      lastFailure.erase(it);
+    }
+    if (!e.ok)
+      lastFailure[e.file] = i;
+  }
+  return fixed;
+}
+
+} // namespace cake::formats

@@ -1,0 +1,55 @@
+//===- FailureLog.h - The project's log of outcomes (JSON lines) -*- C++ -*-===//
+//
+// Part of CAKE. Issue #21's failure log: every `cake check` of a file appends
+// one event (what ran, on which file and IR, which rule codes it found, whether
+// it passed) to a project-local JSON-lines file, <root>/.cake/log.jsonl, where
+// the root is the nearest folder above the file holding .git or .cake. Nothing
+// leaves the machine; CAKE_LOG=0 turns it off, CAKE_LOG=PATH puts it at PATH.
+// `cake log` reads it back: a failure is "fixed" when the next event of the
+// same file, on a different IR, passed. The log is what `cake evolve` will
+// group recurring failures from.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "diagnostics/Expected.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cake::formats {
+
+struct LogEvent {
+  std::string time;    ///< UTC, ISO 8601: "2026-12-03T23:30:00Z"
+  std::string command; ///< "check"
+  std::string stage;   ///< what caught it: "static" (the verifier), "lower", "build", "run"
+  std::string file;    ///< as the command was given it
+  std::string irHash;  ///< FNV-1a 64 of the file's text, 16 hex digits
+  std::vector<std::string> errors;   ///< the error codes found, sorted, once each
+  std::vector<std::string> warnings; ///< the warning codes, likewise
+  bool ok = true;                    ///< no error
+};
+
+/// FNV-1a 64 of \p text as 16 hex digits.
+std::string hashText(std::string_view text);
+
+/// Where the log of the project holding \p file is ("-": the working
+/// directory), or "" when logging is off (CAKE_LOG=0); CAKE_LOG set to
+/// anything else is the path itself.
+std::string logPathFor(const std::string &file);
+
+/// Appends \p e to the log at \p path as one line (creating its folder), in
+/// one write so that concurrent commands do not interleave their lines.
+Status appendEvent(const std::string &path, const LogEvent &e);
+
+/// The log at \p path, oldest first (a missing file is an empty log); a line
+/// that is not an event is skipped and counted in \p skipped.
+Expected<std::vector<LogEvent>> readLog(const std::string &path, size_t *skipped = nullptr);
+
+/// For each event, whether it failed and the next event of the same file, on
+/// another IR, passed (the change that fixed it).
+std::vector<bool> fixedByNext(const std::vector<LogEvent> &events);
+
+} // namespace cake::formats

@@ -1,0 +1,102 @@
+//===- FailureLogTest.cpp - The failure log (issue #21) -------------------===//
+//
+// formats/FailureLog.h: events round-trip through the JSON-lines file, lines
+// that are not events are skipped and counted, a failure is fixed when the
+// next event of its file on another IR passed, and the log of a file is the
+// nearest project's (.git or .cake), unless CAKE_LOG says otherwise.
+//
+//===----------------------------------------------------------------------===//
+#include "formats/FailureLog.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+using namespace cake;
+using namespace cake::formats;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    char tmpl[] = "/tmp/cake-log-XXXXXX";
+    path = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+LogEvent event(std::string file, std::string text, std::vector<std::string> errors) {
+  LogEvent e;
+  e.time = "2026-12-03T23:00:00Z";
+  e.command = "check";
+  e.stage = "static";
+  e.file = std::move(file);
+  e.irHash = hashText(text);
+  e.ok = errors.empty();
+  e.errors = std::move(errors);
+  return e;
+}
+
+TEST(FailureLog, EventsRoundTripAndBadLinesAreSkipped) {
+  TempDir d;
+  std::string log = (d.path / "sub" / "log.jsonl").string(); // the folder is created
+  LogEvent a = event("a.cake", "x", {"name.unknown", "ring.linear"});
+  a.warnings = {"perf.stages"};
+  ASSERT_TRUE(bool(appendEvent(log, a)));
+  { std::ofstream(log, std::ios::app) << "not json\n{\"file\": 3}\n"; }
+  ASSERT_TRUE(bool(appendEvent(log, event("b.cake", "y", {}))));
+  size_t skipped = 0;
+  auto events = readLog(log, &skipped);
+  ASSERT_TRUE(bool(events));
+  ASSERT_EQ(events->size(), 2u);
+  EXPECT_EQ(skipped, 2u);
+  const LogEvent &r = (*events)[0];
+  EXPECT_EQ(r.file, "a.cake");
+  EXPECT_EQ(r.errors, (std::vector<std::string>{"name.unknown", "ring.linear"}));
+  EXPECT_EQ(r.warnings, std::vector<std::string>{"perf.stages"});
+  EXPECT_EQ(r.irHash, hashText("x"));
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE((*events)[1].ok);
+  // a missing log is an empty one
+  auto none = readLog((d.path / "none.jsonl").string());
+  ASSERT_TRUE(bool(none));
+  EXPECT_TRUE(none->empty());
+}
+
+TEST(FailureLog, AFailureIsFixedWhenTheNextChangeOfItsFilePassed) {
+  std::vector<LogEvent> e = {
+      event("a.cake", "v1", {"ring.linear"}), // fixed by v3 (v1 again in between is no change)
+      event("b.cake", "w1", {"smem.bounds"}), // the next change of b fails again: not fixed
+      event("a.cake", "v1", {"ring.linear"}),
+      event("b.cake", "w2", {"smem.bounds"}), // never changed after: not fixed
+      event("a.cake", "v3", {}),
+  };
+  EXPECT_EQ(fixedByNext(e), (std::vector<bool>{false, false, true, false, false}));
+  // the failure of a (the one before the change) is what the change fixed
+  EXPECT_EQ(hashText("abc"), hashText("abc"));
+  EXPECT_NE(hashText("abc"), hashText("abd"));
+  EXPECT_EQ(hashText("").size(), 16u);
+}
+
+TEST(FailureLog, TheLogIsTheNearestProjectsUnlessCakeLogSaysOtherwise) {
+  TempDir d;
+  fs::create_directories(d.path / "repo" / ".git");
+  fs::create_directories(d.path / "repo" / "kernels" / "knn");
+  std::string file = (d.path / "repo" / "kernels" / "knn" / "k.cake").string();
+  unsetenv("CAKE_LOG");
+  EXPECT_EQ(logPathFor(file), (d.path / "repo" / ".cake" / "log.jsonl").string());
+  setenv("CAKE_LOG", "0", 1);
+  EXPECT_EQ(logPathFor(file), "");
+  setenv("CAKE_LOG", "/tmp/elsewhere.jsonl", 1);
+  EXPECT_EQ(logPathFor(file), "/tmp/elsewhere.jsonl");
+  unsetenv("CAKE_LOG");
+  // no project above: the file's own folder
+  fs::create_directories(d.path / "loose");
+  std::string loose = (d.path / "loose" / "k.cake").string();
+  EXPECT_EQ(logPathFor(loose), (d.path / "loose" / ".cake" / "log.jsonl").string());
+}
+
+} // namespace
