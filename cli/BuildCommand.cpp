@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
+#include "cli/Logging.h"
 #include "cli/Instances.h"
 #include "cli/Options.h"
 #include "cli/CudaSupport.h"
@@ -73,6 +74,7 @@ int runBuild(int argc, char **argv) {
     return usage(error.error().message);
   SourceManager sm;
   FileId file = sm.addBuffer(path == "-" ? "<stdin>" : path, std::move(text));
+  const FileId source = file; // the file as written (CAKE IR: `file` becomes its generated CUDA)
   if (isCakeSource(path)) {
     // CAKE IR: check, lower every kernel, compile the generated CUDA
     auto insts = instantiationsFor(args, sm, path, file, /*forCheck=*/false);
@@ -84,6 +86,7 @@ int runBuild(int argc, char **argv) {
     check.instantiations = std::move(*insts);
     auto loweredFile = pipeline::lowerFile(sm, file, lower::LowerOptions{}, check);
     if (!loweredFile) {
+      logOutcome("build", path, sm.text(file), loweredFile.error().diagnostics);
       bool useColor = color == "always" || (color == "auto" && shouldUseColor(STDERR_FILENO));
       renderText(std::cerr, sm, loweredFile.error().diagnostics, TextStyle{useColor});
       renderSummary(std::cerr, loweredFile.error().diagnostics);
@@ -96,6 +99,7 @@ int runBuild(int argc, char **argv) {
     file = lowered->cuda;
   }
   runner::BuildResult result = compileCuda(sm, file, cuda);
+  logOutcome("build", path, sm.text(source), result.diagnostics, "build");
 
   if (result.success && !output.empty()) {
     const std::string &bytes = output.ends_with(".ptx") ? result.ptx : result.cubin;

@@ -1,6 +1,6 @@
 //===- CheckCommand.cpp - `cake check` ------------------------------------===//
 #include "cli/Commands.h"
-#include "formats/FailureLog.h"
+#include "cli/Logging.h"
 #include "cli/Instances.h"
 #include "cli/Options.h"
 #include "formats/Input.h"
@@ -80,33 +80,6 @@ int usage(const std::string &message) {
 
 } // namespace
 
-/// Appends the outcome of checking \p path to the project's failure log (best
-/// effort: a log that cannot be written never fails the check).
-void logCheck(const std::string &path, const std::string &text, const std::vector<Diagnostic> &found) {
-  std::string log = logPathFor(path);
-  if (log.empty())
-    return;
-  LogEvent e;
-  std::time_t now = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  e.time = buf;
-  e.command = "check";
-  e.file = path;
-  e.irHash = hashText(text);
-  std::set<std::string> errors, warnings;
-  for (const Diagnostic &d : found)
-    (d.severity == Severity::Error ? errors : warnings).insert(d.code);
-  warnings.erase("");
-  e.errors.assign(errors.begin(), errors.end());
-  e.warnings.assign(warnings.begin(), warnings.end());
-  e.ok = errors.empty();
-  e.stage = std::any_of(errors.begin(), errors.end(), [](const std::string &c) { return c.starts_with("lower."); })
-                ? "lower"
-                : "static";
-  (void)appendEvent(log, e);
-}
-
 int runCheck(int argc, char **argv) {
   cxxopts::Options options = makeOptions();
   cxxopts::ParseResult args;
@@ -166,7 +139,7 @@ int runCheck(int argc, char **argv) {
     }
     // the failure log (formats/FailureLog.h): a file's outcome, not a test's (--verify) or stdin's
     if (path != "-" && !args.count("verify"))
-      logCheck(path, logged, std::vector<Diagnostic>(diags.begin() + firstOfFile, diags.end()));
+      logOutcome("check", path, logged, std::vector<Diagnostic>(diags.begin() + firstOfFile, diags.end()));
   }
 
   if (args.count("verify")) {

@@ -1,6 +1,6 @@
 //===- FailureLog.h - The project's log of outcomes (JSON lines) -*- C++ -*-===//
 //
-// Part of CAKE. Issue #21's failure log: every `cake check` of a file appends
+// Part of CAKE. Issue #21's failure log: every `cake check` and `cake build` of a file appends
 // one event (what ran, on which file and IR, which rule codes it found, whether
 // it passed) to a project-local JSON-lines file, <root>/.cake/log.jsonl, where
 // the root is the nearest folder above the file holding .git or .cake. Nothing

@@ -37,8 +37,8 @@ struct Entry {
   std::string kPad = "1";
   /// Where its kernels can take a problem at all, beyond the instantiation's
   /// domain: an integer expression over the problem's values and the
-  /// instantiation's parameters, true when nonzero ("D <= DP && k <= KP"; ""
-  /// = always).
+  /// instantiation's parameters (a name both have is the problem's), true
+  /// when nonzero ("D <= DP && k <= KP"; "" = always).
   std::string applies;
   /// Sizes the library derives for a call, each an integer expression over
   /// the problem's values, the instantiation's parameters and the other
