@@ -26,6 +26,8 @@ int runFmt(int argc, char **argv);
 int runReduce(int argc, char **argv);
 /// `cake log`: the project's failure log (formats/FailureLog.h), listed or summed up.
 int runLog(int argc, char **argv);
+/// `cake evolve`: proposals from the failure log (recurring rule codes, reduced).
+int runEvolve(int argc, char **argv);
 int runRules(int argc, char **argv);
 int runTargets(int argc, char **argv);
 int runExplain(int argc, char **argv);

@@ -36,6 +36,9 @@ void logOutcome(std::string_view command, const std::string &path, std::string_v
                 ? "lower"
                 : "static";
   e.stage = std::move(stage);
+  // a failing IR is kept beside the log, for `cake evolve` to reduce
+  if (!e.ok)
+    (void)formats::keepIr(log, e.irHash, ir);
   (void)formats::appendEvent(log, e);
 }
 

@@ -24,6 +24,7 @@ constexpr Command kCommands[] = {
     {"corpus", "Run the rule corpus gate", cake::cli::runCorpus},
     {"reduce", "Shrink a file while it keeps a failure signature", cake::cli::runReduce},
     {"log", "List the project's failure log, or sum it up by rule code", cake::cli::runLog},
+    {"evolve", "Proposals from the failure log: recurring rule codes, reduced", cake::cli::runEvolve},
     {"emit", "Lower CAKE IR to CUDA C++", cake::cli::runEmit},
     {"build", "Compile a kernel (CAKE IR or CUDA) and print ptxas's report", cake::cli::runBuild},
     {"run", "Run a kernel on the GPU against its oracle and time it", cake::cli::runRun},

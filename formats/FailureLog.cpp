@@ -117,4 +117,26 @@ std::vector<bool> fixedByNext(const std::vector<LogEvent> &events) {
   return fixed;
 }
 
+std::string irPathFor(const std::string &log, const std::string &hash) {
+  return (fs::path(log).parent_path() / "ir" / (hash + ".cake")).string();
+}
+
+Status keepIr(const std::string &log, const std::string &hash, std::string_view text) {
+  std::string path = irPathFor(log, hash);
+  std::error_code ec;
+  if (fs::exists(path, ec))
+    return Ok{};
+  fs::create_directories(fs::path(path).parent_path(), ec);
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out || !out.write(text.data(), static_cast<std::streamsize>(text.size())))
+      return Error(Error::Io, "cannot write " + tmp);
+  }
+  fs::rename(tmp, path, ec); // atomic: a reader sees the whole text or none
+  if (ec)
+    return Error(Error::Io, "cannot write " + path);
+  return Ok{};
+}
+
 } // namespace cake::formats

@@ -52,4 +52,12 @@ Expected<std::vector<LogEvent>> readLog(const std::string &path, size_t *skipped
 /// another IR, passed (the change that fixed it).
 std::vector<bool> fixedByNext(const std::vector<LogEvent> &events);
 
+/// Where the log at \p log keeps the text of a failing IR: <its folder>/ir/<hash>.cake
+/// (what `cake evolve` reduces).
+std::string irPathFor(const std::string &log, const std::string &hash);
+
+/// Keeps \p text as the IR \p hash beside the log \p log (once: an IR already
+/// kept is not written again).
+Status keepIr(const std::string &log, const std::string &hash, std::string_view text);
+
 } // namespace cake::formats

@@ -81,6 +81,19 @@ TEST(FailureLog, AFailureIsFixedWhenTheNextChangeOfItsFilePassed) {
   EXPECT_EQ(hashText("").size(), 16u);
 }
 
+TEST(FailureLog, AFailingIrIsKeptOnceBesideTheLog) {
+  TempDir d;
+  std::string log = (d.path / ".cake" / "log.jsonl").string();
+  std::string hash = hashText("kernel k()");
+  EXPECT_EQ(irPathFor(log, hash), (d.path / ".cake" / "ir" / (hash + ".cake")).string());
+  ASSERT_TRUE(bool(keepIr(log, hash, "kernel k()")));
+  ASSERT_TRUE(bool(keepIr(log, hash, "not written again"))); // the same hash: already kept
+  std::ifstream in(irPathFor(log, hash));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "kernel k()");
+  EXPECT_FALSE(fs::exists(irPathFor(log, hash) + ".tmp"));
+}
+
 TEST(FailureLog, TheLogIsTheNearestProjectsUnlessCakeLogSaysOtherwise) {
   TempDir d;
   fs::create_directories(d.path / "repo" / ".git");
