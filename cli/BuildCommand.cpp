@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
-#include "cli/Logging.h"
+#include "formats/FailureLog.h"
 #include "cli/Instances.h"
 #include "cli/Options.h"
 #include "cli/CudaSupport.h"

@@ -1,6 +1,6 @@
 //===- CheckCommand.cpp - `cake check` ------------------------------------===//
 #include "cli/Commands.h"
-#include "cli/Logging.h"
+#include "formats/FailureLog.h"
 #include "cli/Instances.h"
 #include "cli/Options.h"
 #include "formats/Input.h"

@@ -1,7 +1,10 @@
 //===- FailureLog.cpp - The project's log of outcomes ---------------------===//
 #include "formats/FailureLog.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
+#include <set>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -41,7 +44,7 @@ std::string logPathFor(const std::string &file) {
     if (d == d.parent_path())
       break;
   }
-  return (dir / ".cake" / "log.jsonl").string();
+  return {}; // a file of no project: no project log (a .cake folder of its own would capture every folder below)
 }
 
 Status appendEvent(const std::string &path, const LogEvent &e) {
@@ -137,6 +140,39 @@ Status keepIr(const std::string &log, const std::string &hash, std::string_view 
   if (ec)
     return Error(Error::Io, "cannot write " + path);
   return Ok{};
+}
+
+void logOutcome(std::string_view command, const std::string &path, std::string_view ir,
+                const std::vector<Diagnostic> &found, std::string stage) {
+  if (path == "-")
+    return;
+  std::string log = logPathFor(path);
+  if (log.empty())
+    return;
+  LogEvent e;
+  std::time_t now = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  e.time = buf;
+  e.command = std::string(command);
+  e.file = path;
+  e.irHash = hashText(ir);
+  std::set<std::string> errors, warnings;
+  for (const Diagnostic &d : found)
+    if (!d.code.empty())
+      (d.severity == Severity::Error ? errors : warnings).insert(d.code);
+  e.errors.assign(errors.begin(), errors.end());
+  e.warnings.assign(warnings.begin(), warnings.end());
+  e.ok = errors.empty();
+  if (stage.empty())
+    stage = std::any_of(errors.begin(), errors.end(), [](const std::string &c) { return c.starts_with("lower."); })
+                ? "lower"
+                : "static";
+  e.stage = std::move(stage);
+  // a failing IR is kept beside the log, for `cake evolve` to reduce
+  if (!e.ok)
+    (void)keepIr(log, e.irHash, ir);
+  (void)appendEvent(log, e);
 }
 
 } // namespace cake::formats

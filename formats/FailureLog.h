@@ -1,6 +1,7 @@
 //===- FailureLog.h - The project's log of outcomes (JSON lines) -*- C++ -*-===//
 //
-// Part of CAKE. Issue #21's failure log: every `cake check` and `cake build` of a file appends
+// Part of CAKE. Issue #21's failure log: every `cake check` and `cake build` of a file (and every save in the
+// language server) appends
 // one event (what ran, on which file and IR, which rule codes it found, whether
 // it passed) to a project-local JSON-lines file, <root>/.cake/log.jsonl, where
 // the root is the nearest folder above the file holding .git or .cake. Nothing
@@ -12,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "diagnostics/Diagnostic.h"
 #include "diagnostics/Expected.h"
 
 #include <cstdint>
@@ -36,8 +38,9 @@ struct LogEvent {
 std::string hashText(std::string_view text);
 
 /// Where the log of the project holding \p file is ("-": the working
-/// directory), or "" when logging is off (CAKE_LOG=0); CAKE_LOG set to
-/// anything else is the path itself.
+/// directory): <the nearest folder above with .git or .cake>/.cake/log.jsonl;
+/// "" when no folder above is a project's, or logging is off (CAKE_LOG=0).
+/// CAKE_LOG set to anything else is the path itself.
 std::string logPathFor(const std::string &file);
 
 /// Appends \p e to the log at \p path as one line (creating its folder), in
@@ -59,5 +62,13 @@ std::string irPathFor(const std::string &log, const std::string &hash);
 /// Keeps \p text as the IR \p hash beside the log \p log (once: an IR already
 /// kept is not written again).
 Status keepIr(const std::string &log, const std::string &hash, std::string_view text);
+
+/// What a command appends for one file, best effort (a log that cannot be
+/// written never fails the command): \p command ("check", "build", "lsp")
+/// on \p path (its IR \p ir, what it found). The stage is \p stage, or, when
+/// empty, "lower" when an error is the lowering's and "static" otherwise. A
+/// failing IR is kept beside the log (keepIr). Nothing for stdin ("-").
+void logOutcome(std::string_view command, const std::string &path, std::string_view ir,
+                const std::vector<Diagnostic> &found, std::string stage = "");
 
 } // namespace cake::formats

@@ -1,6 +1,7 @@
 //===- Server.cpp - The CAKE language server: the protocol layer ----------===//
 #include "lsp/Server.h"
 
+#include "formats/FailureLog.h"
 #include "formats/Input.h"
 
 #include "lsp/Transport.h"
@@ -546,7 +547,15 @@ void Server::bind() {
     int64_t version = field<int64_t>(doc, "version", "params.textDocument");
     core_.didChange(uri, version, contentChanges(p));
   };
-  notifications_["textDocument/didSave"] = [](const json &) {};
+  // a saved file's outcome goes to the project's failure log (formats/FailureLog.h), as `cake check`'s does
+  notifications_["textDocument/didSave"] = [&state](const json &p) {
+    std::string uri = documentUri(p);
+    std::string path = uriToPath(uri);
+    if (path.empty() || !state.docs.find(uri))
+      return;
+    auto analysis = state.docs.analyze(uri, state.check, /*tree=*/false);
+    formats::logOutcome("lsp", path, analysis->sm.text(analysis->file), analysis->result.diagnostics);
+  };
   notifications_["textDocument/didClose"] = [this](const json &p) { core_.didClose(documentUri(p)); };
   onMain("textDocument/diagnostic", [&state](const json &p) {
     json items = json::array();

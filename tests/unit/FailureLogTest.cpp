@@ -106,10 +106,9 @@ TEST(FailureLog, TheLogIsTheNearestProjectsUnlessCakeLogSaysOtherwise) {
   setenv("CAKE_LOG", "/tmp/elsewhere.jsonl", 1);
   EXPECT_EQ(logPathFor(file), "/tmp/elsewhere.jsonl");
   unsetenv("CAKE_LOG");
-  // no project above: the file's own folder
-  fs::create_directories(d.path / "loose");
-  std::string loose = (d.path / "loose" / "k.cake").string();
-  EXPECT_EQ(logPathFor(loose), (d.path / "loose" / ".cake" / "log.jsonl").string());
+  // the nearest project wins: a .cake folder inside the repository makes its own
+  fs::create_directories(d.path / "repo" / "kernels" / ".cake");
+  EXPECT_EQ(logPathFor(file), (d.path / "repo" / "kernels" / ".cake" / "log.jsonl").string());
 }
 
 } // namespace

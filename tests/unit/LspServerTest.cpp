@@ -12,6 +12,7 @@
 #include "lsp/Server.h"
 #include "lsp/Transport.h"
 #include "lsp/core/Documents.h"
+#include "formats/FailureLog.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -444,6 +445,36 @@ TEST_F(LspServerTest, DiagnosticsFollowIncrementalEditsAndVersions) {
   ASSERT_EQ(p["diagnostics"].size(), 1u) << p.dump();
   EXPECT_EQ(p["diagnostics"][0]["code"], "name.unknown");
   EXPECT_EQ(p["diagnostics"][0]["range"]["start"], json({{"line", end["line"].get<int>() + 1}, {"character", 11}}));
+}
+
+// A save is an outcome the failure log records, as `cake check` does (issue
+// #21): the document's codes, its IR hash, and the failing IR kept; not open,
+// or not a file: nothing.
+TEST_F(LspServerTest, ASaveIsLoggedInTheFailureLog) {
+  std::string dir = std::filesystem::temp_directory_path() / ("cake-lsp-log-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::string log = dir + "/log.jsonl";
+  setenv("CAKE_LOG", log.c_str(), 1);
+  initialize();
+  std::string bad = "kernel k(\n  x: global fp32[N],\n) target(sm_80) grid(1) block(32) {\n  role r warps(0 .. 1) "
+                    "issue(warp) {\n    st.global(1.0, x[nn])\n  }\n}\n";
+  open(bad, 1);
+  notify("textDocument/didSave", {{"textDocument", {{"uri", kUri}}}});
+  notify("textDocument/didSave", {{"textDocument", {{"uri", "file:///work/test/not-open.cake"}}}});
+  notify("textDocument/didSave", {{"textDocument", {{"uri", "untitled:1"}}}});
+  server.drain();
+  unsetenv("CAKE_LOG");
+  auto events = cake::formats::readLog(log);
+  ASSERT_TRUE(bool(events));
+  ASSERT_EQ(events->size(), 1u);
+  const cake::formats::LogEvent &e = events->front();
+  EXPECT_EQ(e.command, "lsp");
+  EXPECT_EQ(e.file, "/work/test/gemm.cake");
+  EXPECT_EQ(e.irHash, cake::formats::hashText(bad));
+  EXPECT_EQ(e.errors, std::vector<std::string>{"name.unknown"});
+  EXPECT_FALSE(e.ok);
+  EXPECT_TRUE(std::filesystem::exists(cake::formats::irPathFor(log, e.irHash)));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(LspServerTest, InitializationOptionsChooseTheTarget) {
