@@ -164,7 +164,33 @@ private:
     checkFolds(*c.value, env);
     if (auto v = evalInt(*c.value, env))
       env[c.name.name] = *v;
+    else
+      moduleConstNames(*c.value);
     declareModuleName(c.name, SymbolKind::Const, c.range, "const " + c.name.name + " = " + print(*c.value));
+  }
+
+  /// The names of a module constant's value that does not evaluate, resolved
+  /// at module scope: an unknown one is reported (`const zz = qq` checked
+  /// clean, and `cake build` then refused the use of zz, far from the typo).
+  /// A call's callee is the operations' to check, where the constant is used.
+  void moduleConstNames(const Expr &e) {
+    switch (e.kind) {
+    case ExprKind::Name:
+      if (!use(e))
+        unknownName(e);
+      return;
+    case ExprKind::Call:
+      for (size_t i = 1; i < e.operands.size(); ++i)
+        if (e.operands[i])
+          moduleConstNames(*e.operands[i]);
+      return;
+    case ExprKind::Member:
+      return; // `a.b`: the member's rules judge it where it is used
+    default:
+      for (const ExprPtr &o : e.operands)
+        if (o)
+          moduleConstNames(*o);
+    }
   }
 
   /// Constants and kernels share the module scope.
