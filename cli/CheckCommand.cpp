@@ -12,8 +12,6 @@
 #include "compiler/driver/Verify.h"
 #include "diagnostics/TextRenderer.h"
 
-#include <set>
-#include <ctime>
 #include <cxxopts.hpp>
 #include <algorithm>
 #include <iostream>

@@ -73,22 +73,24 @@ int runEvolve(int argc, char **argv) {
   for (const auto &[code, g] : groups) {
     if (g.failures.size() < args["min"].as<size_t>())
       continue;
-    // the newest failing IR the log kept that still has the code
+    // the newest failing IR the log kept that still has the code (its signature, made once, reduces it)
     std::string text, from, hash;
+    Signature keeps;
     for (auto it = g.failures.rbegin(); it != g.failures.rend() && text.empty(); ++it) {
       const formats::LogEvent &e = (*events)[*it];
       std::string ir;
       if (!formats::readInput(formats::irPathFor(log, e.irHash), ir))
         continue;
-      if (keepsDiagnostic(code, ir)(ir))
-        text = std::move(ir), from = e.file, hash = e.irHash;
+      Signature s = keepsDiagnostic(code, ir);
+      if (s(ir))
+        text = std::move(ir), from = e.file, hash = e.irHash, keeps = std::move(s);
     }
     if (text.empty()) {
       std::cout << code << ": " << g.failures.size()
                 << " failures, but no kept program still has it (a stage past the verifier's, or IR no longer kept)\n";
       continue;
     }
-    Reduction r = reduce(text, keepsDiagnostic(code, text));
+    Reduction r = reduce(text, keeps);
     std::filesystem::path dir = out / code;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

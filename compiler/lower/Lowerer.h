@@ -199,6 +199,8 @@ public:
   bool tripCountDivisible(const syntax::Expr &hi, int64_t factor) const;
   /// The largest m of the kernel's facts `symbol % m == 0` (1 when none).
   int64_t knownDivisor(std::string_view symbol) const;
+  /// The kernel's facts `X % m == 0` (m a constant), as (X, m).
+  std::vector<std::pair<const syntax::Expr *, int64_t>> divisibilityFacts() const;
   /// The first index into an array of register tensors in \p s that is not a
   /// constant here (`acc[(CT + 1) % 2]`), with the array's length.
   std::optional<std::pair<const syntax::Expr *, int64_t>> dynamicBufferIndex(const syntax::Stmt &s);

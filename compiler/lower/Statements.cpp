@@ -323,8 +323,8 @@ void Lowerer::stmt(const Stmt &s) {
 
 /// Whether a kernel fact says \p hi is a multiple of \p factor
 /// (`assume CT % 2 == 0`): an unrolled loop from 0 then needs no remainder.
-bool Lowerer::tripCountDivisible(const Expr &hi, int64_t factor) const {
-  std::string bound = printed(hi);
+std::vector<std::pair<const Expr *, int64_t>> Lowerer::divisibilityFacts() const {
+  std::vector<std::pair<const Expr *, int64_t>> out;
   for (const StmtPtr &st : k.decl->body.stmts)
     if (st->kind == StmtKind::Assume)
       for (const ExprPtr &fact : static_cast<const AssumeStmt &>(*st).facts) {
@@ -334,27 +334,25 @@ bool Lowerer::tripCountDivisible(const Expr &hi, int64_t factor) const {
         const Expr *mod = stripParens(f->operands[0].get());
         if (mod->kind != ExprKind::Binary || mod->op != Tok::Percent)
           continue;
-        auto m = constant(*mod->operands[1]);
-        if (m && *m % factor == 0 && printed(*mod->operands[0]) == bound)
-          return true;
+        if (auto m = constant(*mod->operands[1]))
+          out.emplace_back(stripParens(mod->operands[0].get()), *m);
       }
+  return out;
+}
+
+bool Lowerer::tripCountDivisible(const Expr &hi, int64_t factor) const {
+  std::string bound = printed(hi);
+  for (auto [of, m] : divisibilityFacts())
+    if (m % factor == 0 && printed(*of) == bound)
+      return true;
   return false;
 }
 
 int64_t Lowerer::knownDivisor(std::string_view symbol) const {
   int64_t best = 1;
-  for (const StmtPtr &st : k.decl->body.stmts)
-    if (st->kind == StmtKind::Assume)
-      for (const ExprPtr &fact : static_cast<const AssumeStmt &>(*st).facts) {
-        const Expr *f = stripParens(fact.get());
-        if (f->kind != ExprKind::Binary || f->op != Tok::EqEq || constant(*f->operands[1]).value_or(-1) != 0)
-          continue;
-        const Expr *mod = stripParens(f->operands[0].get()), *of = stripParens(mod->operand(0));
-        if (mod->kind != ExprKind::Binary || mod->op != Tok::Percent || of->kind != ExprKind::Name || of->text != symbol)
-          continue;
-        if (auto m = constant(*mod->operands[1]); m && *m > best)
-          best = *m;
-      }
+  for (auto [of, m] : divisibilityFacts())
+    if (of->kind == ExprKind::Name && of->text == symbol && m > best)
+      best = m;
   return best;
 }
 

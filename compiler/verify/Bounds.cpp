@@ -253,11 +253,15 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
       v = upper[s] / m * m;
     return v;
   };
-  auto satisfies = [&](const Sample &smp) {
-    auto look = [&](const std::string &n) -> std::optional<int64_t> {
+  // a sample's value of a size symbol, for evaluating facts and moduli in it
+  auto in = [](const Sample &smp) {
+    return [&smp](const std::string &n) -> std::optional<int64_t> {
       auto it = smp.find(n);
       return it == smp.end() ? std::nullopt : std::optional<int64_t>(it->second);
     };
+  };
+  auto satisfies = [&](const Sample &smp) {
+    auto look = in(smp);
     for (const std::string &s : syms)
       if (smp.at(s) < 1)
         return false;
@@ -283,10 +287,7 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
     // two passes: a modulus may use a symbol the first pass rounded
     for (int pass = 0; pass < 2; ++pass)
       for (const auto &[s, e] : dependent) {
-        auto m = sema::evalInKernel(k, *e, [&](const std::string &n) -> std::optional<int64_t> {
-          auto it = smp.find(n);
-          return it == smp.end() ? std::nullopt : std::optional<int64_t>(it->second);
-        });
+        auto m = sema::evalInKernel(k, *e, in(smp));
         if (m && *m > 0 && *m < (int64_t(1) << 30))
           smp[s] = (smp[s] + *m - 1) / *m * *m;
       }
