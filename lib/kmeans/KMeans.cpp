@@ -309,7 +309,7 @@ Status fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
     if (auto s = gpu.copyOn(stream, shifts.get().device, shiftAddress, shift.size() * sizeof(float)); !s)
       return fromRunner(s.error(), "reading the centroid shifts back");
     if (auto s = gpu.waitFor(stream); !s)
-      return fromRunner(s.error(), "iteration " + std::to_string(it + 1) + " of fit");
+      return fromRunner(s.error(), "iteration " + std::to_string(it + 1) + " of fit", kTimeoutVariable);
     std::memcpy(shift.data(), shifts.get().host, shift.size() * sizeof(float));
     std::swap(current, next);
     if (itersDone)
@@ -328,7 +328,7 @@ Status fit(const void *x, void *c, int32_t *ids, int64_t B, int64_t N, int64_t K
     if (auto f = padOut(gpu, stream, wideTensors, userD, p.D, eb); !f)
       return f;
   if (auto s = gpu.waitFor(stream); !s)
-    return fromRunner(s.error(), "the last assign of fit");
+    return fromRunner(s.error(), "the last assign of fit", kTimeoutVariable);
   return Ok{};
 }
 

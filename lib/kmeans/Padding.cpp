@@ -1,7 +1,7 @@
 //===- Padding.cpp - Problems of a D the kernels are not built for --------===//
 #include "lib/kmeans/Padding.h"
 
-#include "lib/kmeans/Device.h"
+#include "lib/kmeans/Pipeline.h"
 
 namespace cake::kmeans {
 

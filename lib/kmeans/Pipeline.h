@@ -1,54 +1,33 @@
-//===- Pipeline.h - A variant's kernels, checked and launched --*- C++ -*-===//
+//===- Pipeline.h - A KMeans variant's kernels, checked and launched -*- C++ -*-===//
 //
-// Part of CAKE. preparePipeline (no GPU): the variant's embedded file lowered
-// (KernelFiles.h), its kernels found, every global parameter of theirs either
-// a tensor of the call (its element type and shape in the IR, at the bound
-// sizes, must be the call's: a dispatch rule that sends a problem to a
-// variant that cannot take it fails here) or one of the variant's scratch
-// buffers (sized from the IR, laid out in one block). enqueue: the kernels
-// launched on the caller's stream through the runner's lowered-kernel path
-// (compiler/runner/LaunchLowered.h, the one `cake run` uses).
+// Part of CAKE. A variant (Dispatch.h) as the libraries' shared pipeline
+// (lib/core/Launch.h): its kernels in launch order (the zero kernel first,
+// the distance kernel last when the call passes a "dist" tensor) at the
+// sizes B, N, K, D and KP.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
 
-#include "compiler/runner/LaunchLowered.h"
-#include "lib/kmeans/Device.h"
+#include "lib/core/Launch.h"
 #include "lib/kmeans/Dispatch.h"
-#include "lib/kmeans/KernelFiles.h"
+#include "lib/kmeans/Status.h"
 
-#include <string>
 #include <vector>
 
 namespace cake::kmeans {
 
-/// A tensor of the call as the kernels must see it.
-struct TensorSpec {
-  std::string name; ///< the IR parameter name
-  sema::Elem elem = sema::Elem::BF16;
-  std::vector<int64_t> shape;
-};
+using libcore::Device;
+using libcore::enqueue;
+using libcore::fromRunner;
+using libcore::KernelFile;
+using libcore::Located;
+using libcore::Pipeline;
+using libcore::ScratchBuffer;
+using libcore::StreamBuffer;
+using libcore::TensorSpec;
 
-/// A scratch buffer inside the pipeline's scratch block.
-struct ScratchBuffer {
-  std::string name;
-  sema::Elem elem = sema::Elem::FP32;
-  std::vector<int64_t> shape;
-  uint64_t bytes = 0, offset = 0;
-};
-
-struct Pipeline {
-  const Variant *variant = nullptr;
-  const KernelFile *file = nullptr;
-  std::vector<const lower::LoweredKernel *> kernels; ///< in launch order (the zero kernel first)
-  bool zeroFill = false;                              ///< no zero kernel: fill the scratch with zeros
-  lower::Bindings sizes;                              ///< B, N, K, D, KP
-  std::vector<TensorSpec> tensors;
-  std::vector<ScratchBuffer> scratch;
-  uint64_t scratchBytes = 0;
-
-  const ScratchBuffer *findScratch(std::string_view name) const;
-};
+/// How long fit waits for the stream (lib/core/Device.h).
+inline constexpr const char *kTimeoutVariable = "CAKE_KMEANS_TIMEOUT_S";
 
 /// The element type of a dtype.
 sema::Elem elemOf(DType t);
@@ -58,28 +37,8 @@ sema::Elem elemOf(DType t);
 Status preparePipeline(const Variant &variant, const Problem &problem, std::vector<TensorSpec> tensors,
                        Pipeline &out);
 
-/// Enqueues \p pipeline on \p stream: \p addresses gives every tensor's
-/// device address, \p scratch the start of a block of scratchBytes (256-byte
-/// aligned). Call with the device locked.
-Status enqueue(Device &device, runner::Stream stream, const Pipeline &pipeline, const runner::Buffers &addresses,
-               runner::DevicePtr scratch);
-
-/// Stream-ordered device memory that goes back to the runner's pool when
-/// the object dies (freeOn on the same stream: after the work that uses it).
-class StreamBuffer {
-public:
-  StreamBuffer(runner::Runner &runner, runner::Stream stream) : runner_(runner), stream_(stream) {}
-  ~StreamBuffer();
-  StreamBuffer(const StreamBuffer &) = delete;
-  StreamBuffer &operator=(const StreamBuffer &) = delete;
-  /// Allocates \p bytes (nothing for 0).
-  Status allocate(uint64_t bytes, const std::string &what);
-  runner::DevicePtr address() const { return ptr_; }
-
-private:
-  runner::Runner &runner_;
-  runner::Stream stream_;
-  runner::DevicePtr ptr_ = 0;
-};
+/// The GPU of \p tensors (lib/core/Device.h), its runner waiting at most
+/// CAKE_KMEANS_TIMEOUT_S.
+Status openDevice(std::initializer_list<Located> tensors, runner::Stream stream, Device *&out);
 
 } // namespace cake::kmeans

@@ -20,7 +20,7 @@ ALLOWED = {
     "formats": {"formats", "compiler", "diagnostics"},
     "cli": {"cli", "formats", "compiler", "diagnostics"},
     "lsp": {"lsp", "formats", "compiler", "diagnostics"},
-    # libcake_kmeans.so: the compiler (lowering) and the runner, never cli/ or lsp/
+    # libcake_kmeans.so, libcake_knn.so: the compiler (lowering) and the runner, never cli/ or lsp/
     "lib": {"lib", "compiler", "diagnostics"},
 }
 # Inside compiler/: subfolder -> the folders it may include (the table of
@@ -96,6 +96,13 @@ def main():
                         inner = SUBFOLDERS.get(area(rel))
                         if inner is not None and top in ALLOWED and area(target) not in inner:
                             violations.append(f"{rel}:{lineno}: {area(rel)}/ must not include {target}")
+                        # lib/core/ is what the libraries share and knows none of them; a library
+                        # includes lib/core/ and itself, never another library
+                        if rel.startswith("lib/") and target.startswith("lib/"):
+                            mine, theirs = "/".join(rel.split("/")[:2]), "/".join(target.split("/")[:2])
+                            if theirs not in (mine, "lib/core"):
+                                violations.append(f"{rel}:{lineno}: {mine}/ must not include {target} "
+                                                  "(what libraries share belongs in lib/core/)")
                         if target.startswith(GPU_HEADERS) and not rel.startswith(GPU_FOLDER):
                             violations.append(f"{rel}:{lineno}: only {GPU_FOLDER} may include {target} "
                                               "(only the runner touches a GPU)")

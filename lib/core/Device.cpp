@@ -1,21 +1,22 @@
 //===- Device.cpp - The GPU a call runs on --------------------------------===//
-#include "lib/kmeans/Device.h"
+#include "lib/core/Device.h"
 
 #include <cstdlib>
 
-namespace cake::kmeans {
+namespace cake::libcore {
 
-Error fromRunner(const runner::Error &e, const std::string &what) {
+Error fromRunner(const runner::Error &e, const std::string &what, const char *timeoutVariable) {
   if (e.noGpu())
     return Error(e.kind, runner::describeNoGpu(e));
   std::string message = what.empty() ? e.message : what + ": " + e.message;
   if (e.kind == Error::Timeout)
-    message += " (CAKE_KMEANS_TIMEOUT_S sets the limit; the GPU's context is unusable from now on: start a new process)";
+    message += std::string(" (") + (timeoutVariable ? std::string(timeoutVariable) + " sets the limit; " : "") +
+               "the GPU's context is unusable from now on: start a new process)";
   return Error(e.kind, std::move(message));
 }
 
-double waitTimeoutSeconds() {
-  if (const char *v = std::getenv("CAKE_KMEANS_TIMEOUT_S"); v && *v) {
+double waitTimeoutSeconds(const char *variable) {
+  if (const char *v = std::getenv(variable); v && *v) {
     char *end = nullptr;
     double s = std::strtod(v, &end);
     if (end && !*end && s > 0)
@@ -24,7 +25,8 @@ double waitTimeoutSeconds() {
   return 600;
 }
 
-Status openDevice(std::initializer_list<Located> tensors, runner::Stream stream, Device *&out) {
+Status openDevice(std::initializer_list<Located> tensors, runner::Stream stream, const char *timeoutVariable,
+                  Device *&out) {
   int ordinal = -1;
   std::string_view first;
   for (const Located &t : tensors) {
@@ -54,7 +56,7 @@ Status openDevice(std::initializer_list<Located> tensors, runner::Stream stream,
       slot = std::make_unique<Device>();
       slot->ordinal = ordinal;
       slot->runner = std::move(*made);
-      slot->runner->setDefaultTimeout(waitTimeoutSeconds());
+      slot->runner->setDefaultTimeout(waitTimeoutSeconds(timeoutVariable));
     }
     device = slot.get();
   }
@@ -82,4 +84,4 @@ Status loadModule(Device &device, const KernelFile &file, runner::ModuleId &out)
   return Ok{};
 }
 
-} // namespace cake::kmeans
+} // namespace cake::libcore

@@ -14,8 +14,8 @@
 
 #include "compiler/runner/LaunchLowered.h"
 #include "compiler/runner/Runner.h"
-#include "lib/kmeans/KernelFiles.h"
-#include "lib/kmeans/Status.h"
+#include "lib/core/Errors.h"
+#include "lib/core/KernelFiles.h"
 
 #include <initializer_list>
 #include <list>
@@ -25,7 +25,7 @@
 #include <mutex>
 #include <string_view>
 
-namespace cake::kmeans {
+namespace cake::libcore {
 
 /// Launches packed for one (pipeline, addresses, sizes, stream): what a
 /// repeated call (a Lloyd loop, a timing loop) reuses instead of planning the
@@ -54,18 +54,22 @@ struct Located {
 };
 
 /// The GPU holding \p tensors (all of them), with its runner; checks
-/// \p stream against it. Locks nothing; lock Device::mutex before using it.
-Status openDevice(std::initializer_list<Located> tensors, runner::Stream stream, Device *&out);
+/// \p stream against it. A runner made now waits at most
+/// waitTimeoutSeconds(\p timeoutVariable) for a stream. Locks nothing; lock
+/// Device::mutex before using it.
+Status openDevice(std::initializer_list<Located> tensors, runner::Stream stream, const char *timeoutVariable,
+                  Device *&out);
 
 /// \p file's cubin loaded on \p device (once). Call with the device locked.
 Status loadModule(Device &device, const KernelFile &file, runner::ModuleId &out);
 
 /// A runner error as a failure of the C API: no GPU, a driver error, a
-/// timeout; \p what says what the library was doing.
-Error fromRunner(const runner::Error &error, const std::string &what);
+/// timeout; \p what says what the library was doing. A timeout's message
+/// names \p timeoutVariable, which sets the limit, when given.
+Error fromRunner(const runner::Error &error, const std::string &what, const char *timeoutVariable = nullptr);
 
-/// How long the library waits for a stream (fit's read-backs): the
-/// environment variable CAKE_KMEANS_TIMEOUT_S, else 600 s.
-double waitTimeoutSeconds();
+/// How long a library waits for a stream (KMeans fit's read-backs): the
+/// environment variable \p variable (CAKE_KMEANS_TIMEOUT_S), else 600 s.
+double waitTimeoutSeconds(const char *variable);
 
-} // namespace cake::kmeans
+} // namespace cake::libcore

@@ -1,6 +1,7 @@
-# Compiles one kernel file of libcake_kmeans with the project's own compiler:
+# Compiles one kernel file of a library (lib/core/CakeLibrary.cmake) with the project's own compiler:
 #   cmake -DCAKE=<cake> -DSOURCE=<file.cake> -DTARGET=sm_90a -DOUT=<file.cubin or file.ptx>
-#         -DMANIFEST=<lib.manifest.json> -DINSTANCE=<name> -DOPTIONAL=ON|OFF -P BuildKernel.cmake
+#         -DMANIFEST=<lib.manifest.json> -DINSTANCE=<name> -DOPTIONAL=ON|OFF -DLIBRARY=libcake_kmeans
+#         -P BuildKernel.cmake
 # `cake build` checks, lowers and compiles the instantiation with NVRTC (no GPU needed)
 # and writes the cubin (or PTX, by OUT's extension). Its output goes to OUT.log. When it fails, a required
 # file stops the build; an optional one (a kernel file still being written)
@@ -20,8 +21,8 @@ if(rc EQUAL 0)
 endif()
 file(REMOVE ${partial})
 if(OPTIONAL)
-  message(WARNING "libcake_kmeans: ${SOURCE} did not build (the library will report it):\n${out}")
+  message(WARNING "${LIBRARY}: ${SOURCE} did not build (the library will report it):\n${out}")
   file(WRITE ${OUT} "")
 else()
-  message(FATAL_ERROR "libcake_kmeans: cake build ${SOURCE} failed:\n${out}")
+  message(FATAL_ERROR "${LIBRARY}: cake build ${SOURCE} failed:\n${out}")
 endif()

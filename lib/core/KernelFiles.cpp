@@ -1,21 +1,21 @@
 //===- KernelFiles.cpp - Launch plans of the embedded kernels -------------===//
-#include "lib/kmeans/KernelFiles.h"
+#include "lib/core/KernelFiles.h"
 
 #include <map>
 #include <memory>
 #include <mutex>
 
-namespace cake::kmeans {
+namespace cake::libcore {
 
 namespace {
 
-void lowerInto(KernelFile &f) {
+void lowerInto(KernelFile &f, const library::Manifest &manifest) {
   const EmbeddedFile &e = *f.embedded;
   if (e.cubin.empty()) {
     std::string log(e.log.substr(0, 2000));
     while (!log.empty() && (log.back() == '\n' || log.back() == ' '))
       log.pop_back();
-    f.status = notAvailable( std::string(e.path) + " did not build when the library was built" +
+    f.status = notAvailable(std::string(e.path) + " did not build when the library was built" +
                                                        (log.empty() ? std::string() : ": " + log));
     return;
   }
@@ -29,7 +29,7 @@ void lowerInto(KernelFile &f) {
   CheckOptions check;
   check.target = *target;
   check.verify = false;
-  if (const library::Instance *inst = embeddedManifest().instance(e.name))
+  if (const library::Instance *inst = manifest.instance(e.name))
     check.instantiations.push_back(inst->instantiation()); // the parameters it was built with
   auto lowered = pipeline::lowerFile(f.sm, id, lower::LowerOptions{}, check);
   if (lowered) {
@@ -49,7 +49,7 @@ void lowerInto(KernelFile &f) {
 
 } // namespace
 
-const KernelFile &kernelFile(const EmbeddedFile &file) {
+const KernelFile &kernelFile(const EmbeddedFile &file, const library::Manifest &manifest) {
   static std::mutex mutex;
   static auto *files = new std::map<const EmbeddedFile *, std::unique_ptr<KernelFile>>; // never destroyed
   std::lock_guard lock(mutex);
@@ -57,9 +57,9 @@ const KernelFile &kernelFile(const EmbeddedFile &file) {
   if (!slot) {
     slot = std::make_unique<KernelFile>();
     slot->embedded = &file;
-    lowerInto(*slot);
+    lowerInto(*slot, manifest);
   }
   return *slot;
 }
 
-} // namespace cake::kmeans
+} // namespace cake::libcore

@@ -12,10 +12,10 @@
 #pragma once
 
 #include "compiler/pipeline/Pipeline.h"
-#include "lib/kmeans/Embedded.h"
-#include "lib/kmeans/Status.h"
+#include "lib/core/Embedded.h"
+#include "lib/core/Errors.h"
 
-namespace cake::kmeans {
+namespace cake::libcore {
 
 struct KernelFile {
   const EmbeddedFile *embedded = nullptr;
@@ -30,8 +30,8 @@ struct KernelFile {
   }
 };
 
-/// \p file checked and lowered, once per process (thread safe); the result
-/// lives until the process ends.
-const KernelFile &kernelFile(const EmbeddedFile &file);
+/// \p file (an instantiation of \p manifest) checked and lowered, once per
+/// process (thread safe); the result lives until the process ends.
+const KernelFile &kernelFile(const EmbeddedFile &file, const library::Manifest &manifest);
 
-} // namespace cake::kmeans
+} // namespace cake::libcore
