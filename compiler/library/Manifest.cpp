@@ -115,6 +115,8 @@ std::optional<int64_t> lookupValue(const std::string &name, const Instance &inst
   return std::nullopt;
 }
 
+} // namespace
+
 bool domainHolds(const Manifest &m, const Instance &inst, const Problem &p, std::string &failed) {
   const Entry *e = m.entry(inst.entry);
   auto value = [&](const std::string &key) -> std::optional<std::string> {
@@ -151,7 +153,6 @@ bool domainHolds(const Manifest &m, const Instance &inst, const Problem &p, std:
   return true;
 }
 
-} // namespace
 
 std::optional<int64_t> evaluate(std::string_view expr, const Problem &p, std::string *error) {
   return evaluateWith(expr, [&](const std::string &name) -> std::optional<int64_t> {

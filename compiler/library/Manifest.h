@@ -123,6 +123,13 @@ struct Decision {
 /// capability ("cc" = "0" or absent) matches any.
 Decision dispatch(const Manifest &m, const Problem &p);
 
+/// Whether instantiation \p inst can take \p p: the entry's op, the
+/// instantiation's domain, the compute capability and the entry's applies
+/// condition (what dispatch() asks of each rule before its predicate);
+/// \p failed says which did not hold. A library that forces an
+/// instantiation still asks this: a kernel never runs a problem it cannot take.
+bool domainHolds(const Manifest &m, const Instance &inst, const Problem &p, std::string &failed);
+
 /// Evaluates predicate \p expr over \p p's integer values: nullopt (with
 /// \p error set) when it does not parse or names a value the problem lacks.
 std::optional<int64_t> evaluate(std::string_view expr, const Problem &p, std::string *error = nullptr);

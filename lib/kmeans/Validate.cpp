@@ -2,7 +2,6 @@
 #include "lib/kmeans/Validate.h"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -10,23 +9,7 @@ namespace cake::kmeans {
 
 namespace {
 
-constexpr uint64_t kMaxBytes = uint64_t(1) << 48;
-
-/// a * b * c * d, or 0 past kMaxBytes.
-uint64_t product(std::initializer_list<uint64_t> factors) {
-  uint64_t v = 1;
-  for (uint64_t f : factors) {
-    if (__builtin_mul_overflow(v, f, &v) || v > kMaxBytes)
-      return 0;
-  }
-  return v;
-}
-
-std::string hex(const void *p) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%p", p);
-  return buf;
-}
+uint64_t product(std::initializer_list<uint64_t> factors) { return libcore::tensorBytes(factors); }
 
 } // namespace
 
@@ -48,30 +31,6 @@ Status checkProblem(Op op, int64_t B, int64_t N, int64_t K, int64_t D, int dtype
   if (!xBytes(p) || !cBytes(p) || !idsBytes(p))
     return invalid("the tensors of B = " + std::to_string(B) + ", N = " + std::to_string(N) + ", K = " +
                    std::to_string(K) + ", D = " + std::to_string(D) + " would exceed 2^48 bytes");
-  return Ok{};
-}
-
-Status checkArgs(std::initializer_list<Arg> args) {
-  for (const Arg &a : args) {
-    if (!a.address)
-      return invalid(std::string(a.name) + " is a null pointer");
-    uint64_t align = a.align ? a.align : 1;
-    if (reinterpret_cast<uintptr_t>(a.address) % align)
-      return invalid(std::string(a.name) + " (" + hex(a.address) + ") is not " + std::to_string(align) +
-                     "-byte aligned" + (align == 16 ? " (the kernels read it with TMA)" : ""));
-  }
-  std::vector<Arg> list(args);
-  for (size_t i = 0; i < list.size(); ++i)
-    for (size_t j = i + 1; j < list.size(); ++j) {
-      const Arg &a = list[i], &b = list[j];
-      if (!a.output && !b.output)
-        continue;
-      auto a0 = reinterpret_cast<uintptr_t>(a.address), b0 = reinterpret_cast<uintptr_t>(b.address);
-      if (a0 < b0 + b.bytes && b0 < a0 + a.bytes)
-        return invalid(std::string(a.output ? a.name : b.name) + " overlaps " +
-                       std::string(a.output ? b.name : a.name) + " (an output must not share memory with another "
-                                                                 "argument)");
-    }
   return Ok{};
 }
 

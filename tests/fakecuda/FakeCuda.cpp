@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <mutex>
 #include <string>
 
@@ -241,11 +242,42 @@ CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *) {
 }
 CUresult cuMemPoolSetAttribute(CUmemoryPool, CUmemPool_attribute, void *) { return CUDA_SUCCESS; }
 CUresult cuMemPoolDestroy(CUmemoryPool) { return CUDA_SUCCESS; }
+// The pool keeps what it is given (as the runner's does, its release
+// threshold unlimited): a block freed on a stream is handed out again for the
+// next allocation of the same size, at the same address, as the driver's pool
+// does for a library that allocates and frees the same scratch every call.
+std::mutex poolMutex;
+std::set<uintptr_t> fromPool;
+std::multimap<size_t, uintptr_t> poolFree;
 CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t bytes, CUmemoryPool, CUstream) {
+  {
+    std::lock_guard lock(poolMutex);
+    if (auto it = poolFree.find(bytes); it != poolFree.end()) {
+      *p = it->second;
+      poolFree.erase(it);
+      std::lock_guard memoryLock(memoryMutex);
+      memory[*p] = {bytes, false};
+      return CUDA_SUCCESS;
+    }
+  }
   *p = reinterpret_cast<CUdeviceptr>(allocate(bytes, false));
-  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  if (!*p)
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  std::lock_guard lock(poolMutex);
+  fromPool.insert(*p);
+  return CUDA_SUCCESS;
 }
 CUresult cuMemFreeAsync(CUdeviceptr p, CUstream) {
+  std::lock_guard lock(poolMutex);
+  if (fromPool.count(p)) {
+    std::lock_guard memoryLock(memoryMutex);
+    auto it = memory.find(p);
+    if (it == memory.end())
+      return CUDA_ERROR_INVALID_VALUE; // freed twice
+    poolFree.emplace(it->second.first, p);
+    memory.erase(it);
+    return CUDA_SUCCESS;
+  }
   release(reinterpret_cast<void *>(p));
   return CUDA_SUCCESS;
 }
