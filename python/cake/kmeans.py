@@ -9,18 +9,17 @@
     ids, dist = cake.kmeans.assign(x, c, return_distance=True)            # and ||x - c[id]||^2 (float32)
     c_new = cake.kmeans.update(x, ids, c)                                  # the means of the clusters
 
-Pure Python over ctypes: the library is the project's CMake build output, found through the
-environment variable CAKE_LIB (the .so itself, or a folder holding it) or else in build/lib/ or
-build-dev/lib/ of the repository this file belongs to. Work goes on the current PyTorch stream of
+Pure Python over ctypes: the library is the project's CMake build output, found as cake._native
+says (CAKE_LIB, the installed package, the repository's build/lib/ or build-dev/lib/). Work goes on the current PyTorch stream of
 the tensors' device (torch.cuda.current_stream); assign and update return without waiting, fit
 waits (it reads the convergence test back after every iteration). See docs/kmeans-library.md for
 what is supported (the dispatcher's table) and the meaning of every error.
 """
 import ctypes
-import os
-import pathlib
 
 import torch
+
+from cake._native import find_library, stream_of
 
 __all__ = ["assign", "update", "fit", "variant", "force_variant", "build_info", "has_update", "CakeKMeansError",
            "library_path"]
@@ -43,21 +42,9 @@ _path = None
 
 
 def library_path():
-    """The libcake_kmeans.so this module uses (CAKE_LIB, else the repository's build folders)."""
-    env = os.environ.get("CAKE_LIB")
-    if env:
-        p = pathlib.Path(env)
-        candidates = [p / "libcake_kmeans.so", p / "lib" / "libcake_kmeans.so"] if p.is_dir() else [p]
-        where = f"CAKE_LIB={env}"
-    else:
-        root = pathlib.Path(__file__).resolve().parents[2]
-        candidates = [root / d / "lib" / "libcake_kmeans.so" for d in ("build", "build-dev")]
-        where = f"{root}/build/lib and {root}/build-dev/lib (set CAKE_LIB to look elsewhere)"
-    for c in candidates:
-        if c.is_file():
-            return c
-    raise OSError(f"libcake_kmeans.so not found in {where}; build it with the project's CMake build "
-                  "(target cake_kmeans)")
+    """The libcake_kmeans.so this module uses (CAKE_LIB, the installed package, else the repository's build
+    folders: cake._native.find_library)."""
+    return find_library("libcake_kmeans.so")
 
 
 def _library():
@@ -163,15 +150,8 @@ def _centroids(name, c, x, batched):
     return cb
 
 
-_raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-
-
 def _stream(x):
-    # the raw handle of the current stream in one C call (what Triton's launcher uses); the public
-    # API builds a torch.cuda.Stream object first
-    if _raw_stream is not None:
-        return _raw_stream(x.get_device())
-    return torch.cuda.current_stream(x.device).cuda_stream
+    return stream_of(x)
 
 
 def _ptr(t):
