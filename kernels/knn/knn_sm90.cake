@@ -43,33 +43,59 @@ if BN == 64 {
   const MMA = m64n128k16
 }
 
-// ||q||^2 and ||x||^2 in fp32, one warp per row: the first math.cdiv(Q, 8) CTAs take the queries, the rest
-// the database rows and its padding (rows N .. NP are +inf). A row is read DP columns at a time, those past D
-// as zeros. One kernel for both: a launch less per call (the few-query calls are short).
+// ||q||^2 and ||x||^2 in fp32, one warp per row, NR rows a warp, four rows' loads in flight at a time: the
+// first math.cdiv(Q, 8 NR) CTAs take the queries, the rest the database rows and its padding (rows N .. NP
+// are +inf, so that they never enter a list). A row is read DP columns at a time, those past D (and rows past
+// N) as zeros. One kernel for both: a launch less per call (the few-query calls are short). One row a warp
+// and 8 a CTA left the database's norms at a quarter of DRAM bandwidth: 1.30 ms of a 1.95 ms search at
+// Q = 4, N = 10M, D = 48 (torch profiler, bench/results/knn_h200.md).
+const NR = 16
 kernel knn_norms(
   q: global elem[Q, D] align(16),
   db: global elem[N, D] align(16),
   qn: global fp32[Q] align(16),
   xn: global fp32[NP] align(16),
-) target(sm_90a) grid(math.cdiv(Q, 8) + math.cdiv(NP, 8)) block(256) {
-  assume D % 8 == 0
+) target(sm_90a) grid(math.cdiv(Q, 8 * NR) + math.cdiv(NP, 8 * NR)) block(256) {
+  // NP rounds N up to 2 BN S rows (knn_sm90): the four rows of a group are all below NP or none is
+  assume D % 8 == 0, NP % 128 == 0
   role rows warps(0 .. 8) issue(warp) {
-    // rows 0 .. 8 qb are the queries' (the last CTA's past Q idle), the rest the database's
-    let qb = math.cdiv(Q, 8)
-    let r = cta.id(0) * 8 + self.warp()
-    if r < Q {
-      let v = math.cast(ld.global(q[r, 0:DP], clip = true), fp32)
-      st.global(reduce.sum(v * v, axis = 0), qn[r])
-    }
-    let rx = r - qb * 8
-    if rx >= 0 {
-      if rx < N {
-        let w = math.cast(ld.global(db[rx, 0:DP], clip = true), fp32)
-        st.global(reduce.sum(w * w, axis = 0), xn[rx])
+    // rows 0 .. qb are the queries' (the last CTA's past Q idle), the rest the database's
+    let qb = math.cdiv(Q, 8 * NR) * 8 * NR
+    let r0 = (cta.id(0) * 8 + self.warp()) * NR
+    if r0 < qb {
+      for i in 0 .. NR / 4 {
+        let r = r0 + 4 * i
+        if r < Q {
+          let v0 = math.cast(ld.global(q[r, 0:DP], clip = true), fp32)
+          let v1 = math.cast(ld.global(q[r + 1, 0:DP], clip = true), fp32)
+          let v2 = math.cast(ld.global(q[r + 2, 0:DP], clip = true), fp32)
+          let v3 = math.cast(ld.global(q[r + 3, 0:DP], clip = true), fp32)
+          st.global(reduce.sum(v0 * v0, axis = 0), qn[r])
+          if r + 1 < Q {
+            st.global(reduce.sum(v1 * v1, axis = 0), qn[r + 1])
+          }
+          if r + 2 < Q {
+            st.global(reduce.sum(v2 * v2, axis = 0), qn[r + 2])
+          }
+          if r + 3 < Q {
+            st.global(reduce.sum(v3 * v3, axis = 0), qn[r + 3])
+          }
+        }
       }
-      if rx >= N {
+    }
+    if r0 >= qb {
+      for i in 0 .. NR / 4 {
+        let rx = r0 - qb + 4 * i
         if rx < NP {
-          st.global(inf, xn[rx])
+          // four loads before any use: their latencies overlap
+          let w0 = math.cast(ld.global(db[rx, 0:DP], clip = true), fp32)
+          let w1 = math.cast(ld.global(db[rx + 1, 0:DP], clip = true), fp32)
+          let w2 = math.cast(ld.global(db[rx + 2, 0:DP], clip = true), fp32)
+          let w3 = math.cast(ld.global(db[rx + 3, 0:DP], clip = true), fp32)
+          st.global(math.select(rx < N, reduce.sum(w0 * w0, axis = 0), inf), xn[rx])
+          st.global(math.select(rx + 1 < N, reduce.sum(w1 * w1, axis = 0), inf), xn[rx + 1])
+          st.global(math.select(rx + 2 < N, reduce.sum(w2 * w2, axis = 0), inf), xn[rx + 2])
+          st.global(math.select(rx + 3 < N, reduce.sum(w3 * w3, axis = 0), inf), xn[rx + 3])
         }
       }
     }

@@ -128,8 +128,23 @@ def _checked(q, db, k, metric):
     return q.shape[0], db.shape[0], q.shape[1]
 
 
+def _fast_shape(q, db, k, metric):
+    """(Q, N, D) when the arguments are what search takes, else None (then the checks that explain run). Only
+    cheap attributes, no message built: a small search's time is mostly host time."""
+    if type(q) is not torch.Tensor or type(db) is not torch.Tensor or q.dtype is not db.dtype \
+            or q.dtype not in _DTYPES or metric != "l2" or type(k) is not int:
+        return None
+    qs, ds = q.shape, db.shape
+    if len(qs) != 2 or len(ds) != 2 or qs[1] != ds[1] or not (qs[0] and ds[0] and qs[1]) or not 1 <= k <= ds[0]:
+        return None
+    if not (q.is_cuda and db.is_cuda and q.is_contiguous() and db.is_contiguous()) or q.device != db.device:
+        return None
+    return qs[0], ds[0], qs[1]
+
+
 def _search(q, db, k, metric="l2", return_distances=True):
-    Q, N, D = _checked(q, db, k, metric)
+    shape = _fast_shape(q, db, k, metric)
+    Q, N, D = shape if shape is not None else _checked(q, db, k, metric)
     ids = torch.empty((Q, k), dtype=torch.int64, device=q.device)
     dist = torch.empty((Q, k), dtype=torch.float32, device=q.device) if return_distances else None
     status = (_lib or _library()).cake_knn_search(q.data_ptr(), db.data_ptr(), dist.data_ptr() if dist is not None

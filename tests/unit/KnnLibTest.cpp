@@ -93,11 +93,26 @@ TEST(KnnDispatch, SmallestInstantiationThatHolds) {
                             {128, 2, "search_fp16_d128_k8"}}) {
     auto c = dispatch(problem(1000, 5000, D, k));
     ASSERT_TRUE(c) << c.error().message;
-    EXPECT_EQ(c->instance->name, want) << "D = " << D << ", k = " << k;
+    EXPECT_EQ(c->instance->name, want) << "D = " << D << ", k = " << k; // Q = 1000: two warpgroups below D = 256
   }
   auto b = dispatch(problem(1000, 5000, 128, 10, DType::BF16));
   ASSERT_TRUE(b);
   EXPECT_EQ(b->instance->name, "search_bf16_d128_k16");
+}
+
+// Up to 64 queries run one compute warpgroup (64 query rows a tile): the manifest's
+// fitted predicate few_queries (bench/results/knn/wg1_vs_wg2_2026-12-04.json).
+TEST(KnnDispatch, FewQueriesRunOneWarpgroup) {
+  auto few = dispatch(problem(64, 1 << 20, 128, 10));
+  ASSERT_TRUE(few);
+  EXPECT_EQ(few->instance->name, "search_fp16_d128_k16_wg1");
+  auto many = dispatch(problem(65, 1 << 20, 128, 10));
+  ASSERT_TRUE(many);
+  EXPECT_EQ(many->instance->name, "search_fp16_d128_k16");
+  // D = 256 has one warpgroup whatever Q is
+  auto wide = dispatch(problem(4, 1 << 20, 256, 10, DType::BF16));
+  ASSERT_TRUE(wide);
+  EXPECT_EQ(wide->instance->name, "search_bf16_d256_k16");
 }
 
 // A few queries split the database across every SM: S * M work tiles fill
