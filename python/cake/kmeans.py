@@ -177,13 +177,8 @@ def _assign_shape(x, c):
     return B, N, K, D
 
 
-def assign(x, c, return_distance=False):
-    """The nearest centroid of every point: ids[b, n] = argmin_k ||x[b, n] - c[b, k]||^2.
-
-    x: [N, D] or [B, N, D], c: [K, D] or [B, K, D] of the same dtype (bfloat16 or float16, D up to 512),
-    contiguous, on one CUDA device. Returns int32 ids of shape [N] or [B, N]; with return_distance=True,
-    (ids, dist): dist float32 like ids, ||x - c[id]||^2 computed in fp32 from the inputs.
-    Near ties (within fp32 rounding of the distances) may go either way."""
+def _assign(x, c, return_distance=False):
+    """assign, eager: the library call."""
     shape = _assign_shape(x, c)
     if shape is None:  # something is wrong (or a tensor subclass): the checks that say what
         xb, batched = _points(x)
@@ -205,11 +200,8 @@ def assign(x, c, return_distance=False):
     return ids, dist
 
 
-def update(x, ids, c, check_ids=True):
-    """The new centroids: c_new[b, k] = the mean of the points with ids[b, n] == k; an empty cluster keeps c[b, k].
-
-    ids: int32 [N] or [B, N] with values in [0, K) (the kernels do not check them: with check_ids=True, the
-    default, this function does, at the cost of a synchronization). Returns c_new like c."""
+def _update(x, ids, c, check_ids=True):
+    """update, eager: the library call."""
     xb, batched = _points(x)
     cb = _centroids("c", c, x, batched)
     _tensor("ids", ids, (2,) if batched else (1,), (torch.int32,))
@@ -229,6 +221,65 @@ def update(x, ids, c, check_ids=True):
     _check(_library().cake_kmeans_update(_ptr(xb), _ptr(idsb), _ptr(cb), _ptr(c_new), B, N, K, D,
                                          _DTYPES[x.dtype], _stream(x)))
     return c_new if batched else c_new.squeeze(0)
+
+
+# The torch.library custom ops (torch >= 2.4), with fake kernels: what torch.compile traces. Eager calls go to
+# the library directly (the op's own dispatch costs more host time than a small assign's whole call).
+_ops = None
+if hasattr(torch, "library") and hasattr(torch.library, "custom_op"):
+    @torch.library.custom_op("cake::kmeans_assign", mutates_args=(), device_types="cuda")
+    def _assign_op(x: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+        return _assign(x, c, False)
+
+    @_assign_op.register_fake
+    def _(x, c):
+        return x.new_empty(x.shape[:-1], dtype=torch.int32)
+
+    @torch.library.custom_op("cake::kmeans_assign_with_distance", mutates_args=(), device_types="cuda")
+    def _assign_distance_op(x: torch.Tensor, c: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return _assign(x, c, True)
+
+    @_assign_distance_op.register_fake
+    def _(x, c):
+        return x.new_empty(x.shape[:-1], dtype=torch.int32), x.new_empty(x.shape[:-1], dtype=torch.float32)
+
+    @torch.library.custom_op("cake::kmeans_update", mutates_args=(), device_types="cuda")
+    def _update_op(x: torch.Tensor, ids: torch.Tensor, c: torch.Tensor, check_ids: bool) -> torch.Tensor:
+        return _update(x, ids, c, check_ids)
+
+    @_update_op.register_fake
+    def _(x, ids, c, check_ids):
+        return torch.empty_like(c)
+
+    _ops = (_assign_op, _assign_distance_op, _update_op)
+
+
+def _compiling():
+    return _ops is not None and torch.compiler.is_compiling()
+
+
+def assign(x, c, return_distance=False):
+    """The nearest centroid of every point: ids[b, n] = argmin_k ||x[b, n] - c[b, k]||^2.
+
+    x: [N, D] or [B, N, D], c: [K, D] or [B, K, D] of the same dtype (bfloat16 or float16, D up to 512),
+    contiguous, on one CUDA device. Returns int32 ids of shape [N] or [B, N]; with return_distance=True,
+    (ids, dist): dist float32 like ids, ||x - c[id]||^2 computed in fp32 from the inputs.
+    Near ties (within fp32 rounding of the distances) may go either way. Also the torch.library ops
+    cake::kmeans_assign and cake::kmeans_assign_with_distance (under torch.compile)."""
+    if _compiling():
+        return _ops[1](x, c) if return_distance else _ops[0](x, c)
+    return _assign(x, c, return_distance)
+
+
+def update(x, ids, c, check_ids=True):
+    """The new centroids: c_new[b, k] = the mean of the points with ids[b, n] == k; an empty cluster keeps c[b, k].
+
+    ids: int32 [N] or [B, N] with values in [0, K) (the kernels do not check them: with check_ids=True, the
+    default, this function does, at the cost of a synchronization). Returns c_new like c. Also the
+    torch.library op cake::kmeans_update (under torch.compile)."""
+    if _compiling():
+        return _ops[2](x, ids, c, check_ids)
+    return _update(x, ids, c, check_ids)
 
 
 def fit(x, k, iters, tol=0.0, init=None, seed=None, return_iters=False):

@@ -313,6 +313,44 @@ def fit_improves_the_objective():
         reference_check(x, c2, ids2)
 
 
+@test
+def ops_under_torch_compile():
+    """The torch.library ops (cake::kmeans_assign, cake::kmeans_update) traced by torch.compile give the eager
+    results; opcheck checks their schemas and fake kernels."""
+    x, c = inputs((2, 3000, 128), 100, seed=11)
+
+    @torch.compile(fullgraph=True)
+    def step(x, c):
+        ids = km.assign(x * 1, c)
+        return ids, km.update(x, ids, c, check_ids=False) if km.has_update() else c
+
+    ids, c_new = step(x, c)
+    ids0 = km.assign(x, c)
+    torch.cuda.synchronize()
+    assert torch.equal(ids, ids0), "torch.compile changed the assignment"
+    if km.has_update():
+        assert torch.equal(c_new, km.update(x, ids0, c)), "torch.compile changed the update"
+    if hasattr(torch.library, "opcheck"):
+        torch.library.opcheck(torch.ops.cake.kmeans_assign.default, (x, c),
+                              test_utils=("test_schema", "test_faketensor"))
+
+
+@test
+def assign_in_a_cuda_graph():
+    x, c = inputs((1, 5000, 128), 64, seed=12)
+    km.assign(x, c)  # loads the kernels outside the capture
+    torch.cuda.synchronize()
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        ids = km.assign(x, c)
+    for seed in (13, 14):
+        fresh, _ = inputs((1, 5000, 128), 64, seed=seed)
+        x.copy_(fresh)
+        g.replay()
+        torch.cuda.synchronize()
+        assert torch.equal(ids, km.assign(x, c)), "the replayed graph differs from an eager assign"
+
+
 def main():
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, library {km.library_path()}")
     print(km.build_info())
@@ -332,7 +370,8 @@ def main():
         return 1
     for t in (assign_matches_torch, assign_returns_distances, every_variant_forced, variant_explains_its_rule,
               every_width_and_dtype,
-              assign_on_a_side_stream, argument_errors, current_device_left_alone, update_matches_torch, fit_improves_the_objective):
+              assign_on_a_side_stream, argument_errors, current_device_left_alone, update_matches_torch, fit_improves_the_objective,
+              ops_under_torch_compile, assign_in_a_cuda_graph):
         t()
     print(f"{len(failures)} failures" + (f": {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0
