@@ -453,7 +453,7 @@ TEST(Dispatch, KnnManifestPicksTheSmallestFitAndItsSplit) {
   EXPECT_EQ(sizes["SK"], 64);
   EXPECT_EQ(sizes["NP"], 1 << 20);
   std::tie(name, sizes) = at("bf16", 1, 10000, 80, 1);
-  EXPECT_EQ(name, "search_bf16_d128_k1");
+  EXPECT_EQ(name, "search_bf16_d128_k1_wg1"); // Q <= 64: one compute warpgroup (few_queries)
   EXPECT_EQ(sizes["S"], 32); // rows of 32 for the merge, though 157 tiles want ranges of 8 (S = 16)
   EXPECT_EQ(sizes["NP"] % (128 * 32), 0);
   EXPECT_GE(sizes["NP"], 10000);
@@ -469,7 +469,8 @@ TEST(Dispatch, KnnManifestPicksTheSmallestFitAndItsSplit) {
   EXPECT_EQ(at("fp16", 32, 1 << 20, 100, 10).first, "");
   // k > N is an error: no instantiation takes it
   EXPECT_EQ(at("fp16", 32, 5, 64, 8).first, "");
-  EXPECT_EQ(at("fp16", 32, 8, 64, 8).first, "search_fp16_d64_k8");
+  EXPECT_EQ(at("fp16", 32, 8, 64, 8).first, "search_fp16_d64_k8_wg1");
+  EXPECT_EQ(at("fp16", 65, 8, 64, 8).first, "search_fp16_d64_k8");
 }
 
 TEST(Dispatch, ComputeCapabilityMatchesByMajorVersion) {
