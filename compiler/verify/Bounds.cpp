@@ -272,7 +272,10 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
     }
     return true;
   };
-  static constexpr int64_t kValues[] = {100, 1, 129, 300, 600, 1000};
+  // the quick samples are the first three; the thorough search (a `<=` guard's boundary) also tries the rest,
+  // where 302 and 603 give sizes of 2 and 3 modulo 4 (and 6 and 3 modulo 8): rows handled in groups of four
+  // reach a guard `r + 2 <= Q` only at such a Q (corpus bounds.global/bad_guard_residue.cake)
+  static constexpr int64_t kValues[] = {100, 1, 129, 300, 600, 1000, 302, 603};
   std::vector<Sample> out;
   auto push = [&](Sample smp) {
     if (satisfies(smp) && std::find(out.begin(), out.end(), smp) == out.end())
@@ -1143,8 +1146,11 @@ private:
         continue;
       if (*g <= 0)
         return true; // no CTA
-      // tails are in the last CTAs: a long grid is tried at its ends and middle
-      atoms.push_back({kCta0 + d, domain(0, *g, 1, all >= (int64_t(1) << 20) ? all : std::min<int64_t>(all, 4))});
+      // tails are in the last CTAs: a long grid is tried at its ends and middle; the thorough search
+      // (all = 64) takes grids of up to 16 CTAs whole, since a grid of two parts (the queries' CTAs, then
+      // the database's: knn_norms) has the first part's tail in its middle
+      const int64_t ctas = all >= (int64_t(1) << 20) ? all : all >= 64 ? 16 : std::min<int64_t>(all, 4);
+      atoms.push_back({kCta0 + d, domain(0, *g, 1, ctas)});
     }
     if (used[kWarp]) {
       auto w = role.warps();

@@ -62,41 +62,39 @@ kernel knn_norms(
     // rows 0 .. qb are the queries' (the last CTA's past Q idle), the rest the database's
     let qb = math.cdiv(Q, 8 * NR) * 8 * NR
     let r0 = (cta.id(0) * 8 + self.warp()) * NR
-    if r0 < qb {
-      for i in 0 .. NR / 4 {
-        let r = r0 + 4 * i
-        if r < Q {
-          let v0 = math.cast(ld.global(q[r, 0:DP], clip = true), fp32)
-          let v1 = math.cast(ld.global(q[r + 1, 0:DP], clip = true), fp32)
-          let v2 = math.cast(ld.global(q[r + 2, 0:DP], clip = true), fp32)
-          let v3 = math.cast(ld.global(q[r + 3, 0:DP], clip = true), fp32)
-          st.global(reduce.sum(v0 * v0, axis = 0), qn[r])
-          if r + 1 < Q {
-            st.global(reduce.sum(v1 * v1, axis = 0), qn[r + 1])
-          }
-          if r + 2 < Q {
-            st.global(reduce.sum(v2 * v2, axis = 0), qn[r + 2])
-          }
-          if r + 3 < Q {
-            st.global(reduce.sum(v3 * v3, axis = 0), qn[r + 3])
-          }
+    // the queries' rows (the database's warps find r >= Q at once)
+    for i in 0 .. NR / 4 {
+      let r = r0 + 4 * i
+      if r < Q {
+        let v0 = math.cast(ld.global(q[r, 0:DP], clip = true), fp32)
+        let v1 = math.cast(ld.global(q[r + 1, 0:DP], clip = true), fp32)
+        let v2 = math.cast(ld.global(q[r + 2, 0:DP], clip = true), fp32)
+        let v3 = math.cast(ld.global(q[r + 3, 0:DP], clip = true), fp32)
+        st.global(reduce.sum(v0 * v0, axis = 0), qn[r])
+        if r + 1 < Q {
+          st.global(reduce.sum(v1 * v1, axis = 0), qn[r + 1])
+        }
+        if r + 2 < Q {
+          st.global(reduce.sum(v2 * v2, axis = 0), qn[r + 2])
+        }
+        if r + 3 < Q {
+          st.global(reduce.sum(v3 * v3, axis = 0), qn[r + 3])
         }
       }
     }
     if r0 >= qb {
       for i in 0 .. NR / 4 {
+        // every rx < NP: the grid's database CTAs cover NP rows exactly (NP % 128 == 0). Four loads
+        // before any use: their latencies overlap
         let rx = r0 - qb + 4 * i
-        if rx < NP {
-          // four loads before any use: their latencies overlap
-          let w0 = math.cast(ld.global(db[rx, 0:DP], clip = true), fp32)
-          let w1 = math.cast(ld.global(db[rx + 1, 0:DP], clip = true), fp32)
-          let w2 = math.cast(ld.global(db[rx + 2, 0:DP], clip = true), fp32)
-          let w3 = math.cast(ld.global(db[rx + 3, 0:DP], clip = true), fp32)
-          st.global(math.select(rx < N, reduce.sum(w0 * w0, axis = 0), inf), xn[rx])
-          st.global(math.select(rx + 1 < N, reduce.sum(w1 * w1, axis = 0), inf), xn[rx + 1])
-          st.global(math.select(rx + 2 < N, reduce.sum(w2 * w2, axis = 0), inf), xn[rx + 2])
-          st.global(math.select(rx + 3 < N, reduce.sum(w3 * w3, axis = 0), inf), xn[rx + 3])
-        }
+        let w0 = math.cast(ld.global(db[rx, 0:DP], clip = true), fp32)
+        let w1 = math.cast(ld.global(db[rx + 1, 0:DP], clip = true), fp32)
+        let w2 = math.cast(ld.global(db[rx + 2, 0:DP], clip = true), fp32)
+        let w3 = math.cast(ld.global(db[rx + 3, 0:DP], clip = true), fp32)
+        st.global(math.select(rx < N, reduce.sum(w0 * w0, axis = 0), inf), xn[rx])
+        st.global(math.select(rx + 1 < N, reduce.sum(w1 * w1, axis = 0), inf), xn[rx + 1])
+        st.global(math.select(rx + 2 < N, reduce.sum(w2 * w2, axis = 0), inf), xn[rx + 2])
+        st.global(math.select(rx + 3 < N, reduce.sum(w3 * w3, axis = 0), inf), xn[rx + 3])
       }
     }
   }

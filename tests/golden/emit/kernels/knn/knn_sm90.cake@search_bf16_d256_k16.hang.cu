@@ -31,207 +31,204 @@ if (cake_warp >= 0 && cake_warp < 8) {
 #line 63 "kernels/knn/knn_sm90.cake"
     const auto qb = ((cake::rt::cdiv(Q, 128) * 8) * 16);
     const auto r0 = ((((int(blockIdx.x) * 8) + cake_role_warp)) * 16);
-    if ((r0 < qb)) {
-      for (int i = 0; i < 4; ++i) {
-        const auto r = (r0 + (4 * i));
-        if ((r < Q)) {
-          u16 cake_row0[8];
-          #pragma unroll
-          for (int cake_k = 0; cake_k < 1; ++cake_k) {
-            const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
-            if ((r) < Q && cake_c0 + 8 <= D) {
-              cake::rt::ld_global_bytes<16>(&cake_row0[cake_k * 8], (q + (size_t(r) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
-            }
-            else {
-              #pragma unroll
-              for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row0[cake_k * 8 + cake_j] = (r) < Q && cake_c0 + cake_j < D ? *(q + (size_t(r) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
-            }
+#line 66 "kernels/knn/knn_sm90.cake"
+    for (int i = 0; i < 4; ++i) {
+      const auto r = (r0 + (4 * i));
+      if ((r < Q)) {
+        u16 cake_row0[8];
+        #pragma unroll
+        for (int cake_k = 0; cake_k < 1; ++cake_k) {
+          const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
+          if ((r) < Q && cake_c0 + 8 <= D) {
+            cake::rt::ld_global_bytes<16>(&cake_row0[cake_k * 8], (q + (size_t(r) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
           }
+          else {
+            #pragma unroll
+            for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row0[cake_k * 8 + cake_j] = (r) < Q && cake_c0 + cake_j < D ? *(q + (size_t(r) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
+          }
+        }
 #line 70 "kernels/knn/knn_sm90.cake"
-          u16 cake_row1[8];
-          #pragma unroll
-          for (int cake_k = 0; cake_k < 1; ++cake_k) {
-            const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
-            if (((r + 1)) < Q && cake_c0 + 8 <= D) {
-              cake::rt::ld_global_bytes<16>(&cake_row1[cake_k * 8], (q + (size_t((r + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
-            }
-            else {
-              #pragma unroll
-              for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row1[cake_k * 8 + cake_j] = ((r + 1)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
-            }
+        u16 cake_row1[8];
+        #pragma unroll
+        for (int cake_k = 0; cake_k < 1; ++cake_k) {
+          const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
+          if (((r + 1)) < Q && cake_c0 + 8 <= D) {
+            cake::rt::ld_global_bytes<16>(&cake_row1[cake_k * 8], (q + (size_t((r + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
           }
+          else {
+            #pragma unroll
+            for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row1[cake_k * 8 + cake_j] = ((r + 1)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
+          }
+        }
 #line 71 "kernels/knn/knn_sm90.cake"
-          u16 cake_row2[8];
-          #pragma unroll
-          for (int cake_k = 0; cake_k < 1; ++cake_k) {
-            const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
-            if (((r + 2)) < Q && cake_c0 + 8 <= D) {
-              cake::rt::ld_global_bytes<16>(&cake_row2[cake_k * 8], (q + (size_t((r + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
-            }
-            else {
-              #pragma unroll
-              for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row2[cake_k * 8 + cake_j] = ((r + 2)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
-            }
+        u16 cake_row2[8];
+        #pragma unroll
+        for (int cake_k = 0; cake_k < 1; ++cake_k) {
+          const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
+          if (((r + 2)) < Q && cake_c0 + 8 <= D) {
+            cake::rt::ld_global_bytes<16>(&cake_row2[cake_k * 8], (q + (size_t((r + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
           }
+          else {
+            #pragma unroll
+            for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row2[cake_k * 8 + cake_j] = ((r + 2)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
+          }
+        }
 #line 72 "kernels/knn/knn_sm90.cake"
-          u16 cake_row3[8];
-          #pragma unroll
-          for (int cake_k = 0; cake_k < 1; ++cake_k) {
-            const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
-            if (((r + 3)) < Q && cake_c0 + 8 <= D) {
-              cake::rt::ld_global_bytes<16>(&cake_row3[cake_k * 8], (q + (size_t((r + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
-            }
-            else {
-              #pragma unroll
-              for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row3[cake_k * 8 + cake_j] = ((r + 3)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
-            }
+        u16 cake_row3[8];
+        #pragma unroll
+        for (int cake_k = 0; cake_k < 1; ++cake_k) {
+          const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
+          if (((r + 3)) < Q && cake_c0 + 8 <= D) {
+            cake::rt::ld_global_bytes<16>(&cake_row3[cake_k * 8], (q + (size_t((r + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
           }
+          else {
+            #pragma unroll
+            for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row3[cake_k * 8 + cake_j] = ((r + 3)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
+          }
+        }
 #line 73 "kernels/knn/knn_sm90.cake"
-          float cake_sum4 = 0.f;
+        float cake_sum4 = 0.f;
+        #pragma unroll
+        for (int cake_e = 0; cake_e < 8; ++cake_e) {
+          cake_sum4 = cake_sum4 + (float(cake::rt::bf16_to_f32(cake_row0[cake_e])) * float(cake::rt::bf16_to_f32(cake_row0[cake_e])));
+        }
+        #pragma unroll
+        for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum4 = cake_sum4 + __shfl_xor_sync(0xffffffffu, cake_sum4, cake_o);
+        if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t(r)) = cake_sum4;
+#line 74 "kernels/knn/knn_sm90.cake"
+        if (((r + 1) < Q)) {
+          float cake_sum5 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 8; ++cake_e) {
-            cake_sum4 = cake_sum4 + (float(cake::rt::bf16_to_f32(cake_row0[cake_e])) * float(cake::rt::bf16_to_f32(cake_row0[cake_e])));
+            cake_sum5 = cake_sum5 + (float(cake::rt::bf16_to_f32(cake_row1[cake_e])) * float(cake::rt::bf16_to_f32(cake_row1[cake_e])));
           }
           #pragma unroll
-          for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum4 = cake_sum4 + __shfl_xor_sync(0xffffffffu, cake_sum4, cake_o);
-          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t(r)) = cake_sum4;
-#line 74 "kernels/knn/knn_sm90.cake"
-          if (((r + 1) < Q)) {
-            float cake_sum5 = 0.f;
-            #pragma unroll
-            for (int cake_e = 0; cake_e < 8; ++cake_e) {
-              cake_sum5 = cake_sum5 + (float(cake::rt::bf16_to_f32(cake_row1[cake_e])) * float(cake::rt::bf16_to_f32(cake_row1[cake_e])));
-            }
-            #pragma unroll
-            for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum5 = cake_sum5 + __shfl_xor_sync(0xffffffffu, cake_sum5, cake_o);
-            if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 1))) = cake_sum5;
-          }
+          for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum5 = cake_sum5 + __shfl_xor_sync(0xffffffffu, cake_sum5, cake_o);
+          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 1))) = cake_sum5;
+        }
 #line 77 "kernels/knn/knn_sm90.cake"
-          if (((r + 2) < Q)) {
-            float cake_sum6 = 0.f;
-            #pragma unroll
-            for (int cake_e = 0; cake_e < 8; ++cake_e) {
-              cake_sum6 = cake_sum6 + (float(cake::rt::bf16_to_f32(cake_row2[cake_e])) * float(cake::rt::bf16_to_f32(cake_row2[cake_e])));
-            }
-            #pragma unroll
-            for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum6 = cake_sum6 + __shfl_xor_sync(0xffffffffu, cake_sum6, cake_o);
-            if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 2))) = cake_sum6;
+        if (((r + 2) < Q)) {
+          float cake_sum6 = 0.f;
+          #pragma unroll
+          for (int cake_e = 0; cake_e < 8; ++cake_e) {
+            cake_sum6 = cake_sum6 + (float(cake::rt::bf16_to_f32(cake_row2[cake_e])) * float(cake::rt::bf16_to_f32(cake_row2[cake_e])));
           }
+          #pragma unroll
+          for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum6 = cake_sum6 + __shfl_xor_sync(0xffffffffu, cake_sum6, cake_o);
+          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 2))) = cake_sum6;
+        }
 #line 80 "kernels/knn/knn_sm90.cake"
-          if (((r + 3) < Q)) {
-            float cake_sum7 = 0.f;
-            #pragma unroll
-            for (int cake_e = 0; cake_e < 8; ++cake_e) {
-              cake_sum7 = cake_sum7 + (float(cake::rt::bf16_to_f32(cake_row3[cake_e])) * float(cake::rt::bf16_to_f32(cake_row3[cake_e])));
-            }
-            #pragma unroll
-            for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum7 = cake_sum7 + __shfl_xor_sync(0xffffffffu, cake_sum7, cake_o);
-            if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 3))) = cake_sum7;
+        if (((r + 3) < Q)) {
+          float cake_sum7 = 0.f;
+          #pragma unroll
+          for (int cake_e = 0; cake_e < 8; ++cake_e) {
+            cake_sum7 = cake_sum7 + (float(cake::rt::bf16_to_f32(cake_row3[cake_e])) * float(cake::rt::bf16_to_f32(cake_row3[cake_e])));
           }
+          #pragma unroll
+          for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum7 = cake_sum7 + __shfl_xor_sync(0xffffffffu, cake_sum7, cake_o);
+          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 3))) = cake_sum7;
         }
       }
     }
-#line 86 "kernels/knn/knn_sm90.cake"
+#line 85 "kernels/knn/knn_sm90.cake"
     if ((r0 >= qb)) {
       for (int i = 0; i < 4; ++i) {
+#line 89 "kernels/knn/knn_sm90.cake"
         const auto rx = ((r0 - qb) + (4 * i));
-        if ((rx < NP)) {
-#line 91 "kernels/knn/knn_sm90.cake"
-          u16 cake_row8[8];
-          #pragma unroll
-          for (int cake_k = 0; cake_k < 1; ++cake_k) {
-            const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
-            if ((rx) < N && cake_c0 + 8 <= D) {
-              cake::rt::ld_global_bytes<16>(&cake_row8[cake_k * 8], (db + (size_t(rx) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
-            }
-            else {
-              #pragma unroll
-              for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row8[cake_k * 8 + cake_j] = (rx) < N && cake_c0 + cake_j < D ? *(db + (size_t(rx) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
-            }
+        u16 cake_row8[8];
+        #pragma unroll
+        for (int cake_k = 0; cake_k < 1; ++cake_k) {
+          const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
+          if ((rx) < N && cake_c0 + 8 <= D) {
+            cake::rt::ld_global_bytes<16>(&cake_row8[cake_k * 8], (db + (size_t(rx) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
           }
-#line 92 "kernels/knn/knn_sm90.cake"
-          u16 cake_row9[8];
-          #pragma unroll
-          for (int cake_k = 0; cake_k < 1; ++cake_k) {
-            const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
-            if (((rx + 1)) < N && cake_c0 + 8 <= D) {
-              cake::rt::ld_global_bytes<16>(&cake_row9[cake_k * 8], (db + (size_t((rx + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
-            }
-            else {
-              #pragma unroll
-              for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row9[cake_k * 8 + cake_j] = ((rx + 1)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
-            }
+          else {
+            #pragma unroll
+            for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row8[cake_k * 8 + cake_j] = (rx) < N && cake_c0 + cake_j < D ? *(db + (size_t(rx) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
           }
-#line 93 "kernels/knn/knn_sm90.cake"
-          u16 cake_row10[8];
-          #pragma unroll
-          for (int cake_k = 0; cake_k < 1; ++cake_k) {
-            const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
-            if (((rx + 2)) < N && cake_c0 + 8 <= D) {
-              cake::rt::ld_global_bytes<16>(&cake_row10[cake_k * 8], (db + (size_t((rx + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
-            }
-            else {
-              #pragma unroll
-              for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row10[cake_k * 8 + cake_j] = ((rx + 2)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
-            }
-          }
-#line 94 "kernels/knn/knn_sm90.cake"
-          u16 cake_row11[8];
-          #pragma unroll
-          for (int cake_k = 0; cake_k < 1; ++cake_k) {
-            const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
-            if (((rx + 3)) < N && cake_c0 + 8 <= D) {
-              cake::rt::ld_global_bytes<16>(&cake_row11[cake_k * 8], (db + (size_t((rx + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
-            }
-            else {
-              #pragma unroll
-              for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row11[cake_k * 8 + cake_j] = ((rx + 3)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
-            }
-          }
-#line 95 "kernels/knn/knn_sm90.cake"
-          float cake_sum12 = 0.f;
-          #pragma unroll
-          for (int cake_e = 0; cake_e < 8; ++cake_e) {
-            cake_sum12 = cake_sum12 + (float(cake::rt::bf16_to_f32(cake_row8[cake_e])) * float(cake::rt::bf16_to_f32(cake_row8[cake_e])));
-          }
-          #pragma unroll
-          for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum12 = cake_sum12 + __shfl_xor_sync(0xffffffffu, cake_sum12, cake_o);
-          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t(rx)) = ((rx < N) ? cake_sum12 : __int_as_float(0x7f800000));
-#line 96 "kernels/knn/knn_sm90.cake"
-          float cake_sum13 = 0.f;
-          #pragma unroll
-          for (int cake_e = 0; cake_e < 8; ++cake_e) {
-            cake_sum13 = cake_sum13 + (float(cake::rt::bf16_to_f32(cake_row9[cake_e])) * float(cake::rt::bf16_to_f32(cake_row9[cake_e])));
-          }
-          #pragma unroll
-          for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum13 = cake_sum13 + __shfl_xor_sync(0xffffffffu, cake_sum13, cake_o);
-          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 1))) = (((rx + 1) < N) ? cake_sum13 : __int_as_float(0x7f800000));
-#line 97 "kernels/knn/knn_sm90.cake"
-          float cake_sum14 = 0.f;
-          #pragma unroll
-          for (int cake_e = 0; cake_e < 8; ++cake_e) {
-            cake_sum14 = cake_sum14 + (float(cake::rt::bf16_to_f32(cake_row10[cake_e])) * float(cake::rt::bf16_to_f32(cake_row10[cake_e])));
-          }
-          #pragma unroll
-          for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum14 = cake_sum14 + __shfl_xor_sync(0xffffffffu, cake_sum14, cake_o);
-          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 2))) = (((rx + 2) < N) ? cake_sum14 : __int_as_float(0x7f800000));
-#line 98 "kernels/knn/knn_sm90.cake"
-          float cake_sum15 = 0.f;
-          #pragma unroll
-          for (int cake_e = 0; cake_e < 8; ++cake_e) {
-            cake_sum15 = cake_sum15 + (float(cake::rt::bf16_to_f32(cake_row11[cake_e])) * float(cake::rt::bf16_to_f32(cake_row11[cake_e])));
-          }
-          #pragma unroll
-          for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum15 = cake_sum15 + __shfl_xor_sync(0xffffffffu, cake_sum15, cake_o);
-          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 3))) = (((rx + 3) < N) ? cake_sum15 : __int_as_float(0x7f800000));
         }
+#line 91 "kernels/knn/knn_sm90.cake"
+        u16 cake_row9[8];
+        #pragma unroll
+        for (int cake_k = 0; cake_k < 1; ++cake_k) {
+          const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
+          if (((rx + 1)) < N && cake_c0 + 8 <= D) {
+            cake::rt::ld_global_bytes<16>(&cake_row9[cake_k * 8], (db + (size_t((rx + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
+          }
+          else {
+            #pragma unroll
+            for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row9[cake_k * 8 + cake_j] = ((rx + 1)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
+          }
+        }
+#line 92 "kernels/knn/knn_sm90.cake"
+        u16 cake_row10[8];
+        #pragma unroll
+        for (int cake_k = 0; cake_k < 1; ++cake_k) {
+          const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
+          if (((rx + 2)) < N && cake_c0 + 8 <= D) {
+            cake::rt::ld_global_bytes<16>(&cake_row10[cake_k * 8], (db + (size_t((rx + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
+          }
+          else {
+            #pragma unroll
+            for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row10[cake_k * 8 + cake_j] = ((rx + 2)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
+          }
+        }
+#line 93 "kernels/knn/knn_sm90.cake"
+        u16 cake_row11[8];
+        #pragma unroll
+        for (int cake_k = 0; cake_k < 1; ++cake_k) {
+          const int cake_c0 = (0) + (cake_k * 32 + int(cake::rt::lane_id())) * 8;
+          if (((rx + 3)) < N && cake_c0 + 8 <= D) {
+            cake::rt::ld_global_bytes<16>(&cake_row11[cake_k * 8], (db + (size_t((rx + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8)))));
+          }
+          else {
+            #pragma unroll
+            for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row11[cake_k * 8 + cake_j] = ((rx + 3)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
+          }
+        }
+#line 94 "kernels/knn/knn_sm90.cake"
+        float cake_sum12 = 0.f;
+        #pragma unroll
+        for (int cake_e = 0; cake_e < 8; ++cake_e) {
+          cake_sum12 = cake_sum12 + (float(cake::rt::bf16_to_f32(cake_row8[cake_e])) * float(cake::rt::bf16_to_f32(cake_row8[cake_e])));
+        }
+        #pragma unroll
+        for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum12 = cake_sum12 + __shfl_xor_sync(0xffffffffu, cake_sum12, cake_o);
+        if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t(rx)) = ((rx < N) ? cake_sum12 : __int_as_float(0x7f800000));
+#line 95 "kernels/knn/knn_sm90.cake"
+        float cake_sum13 = 0.f;
+        #pragma unroll
+        for (int cake_e = 0; cake_e < 8; ++cake_e) {
+          cake_sum13 = cake_sum13 + (float(cake::rt::bf16_to_f32(cake_row9[cake_e])) * float(cake::rt::bf16_to_f32(cake_row9[cake_e])));
+        }
+        #pragma unroll
+        for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum13 = cake_sum13 + __shfl_xor_sync(0xffffffffu, cake_sum13, cake_o);
+        if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 1))) = (((rx + 1) < N) ? cake_sum13 : __int_as_float(0x7f800000));
+#line 96 "kernels/knn/knn_sm90.cake"
+        float cake_sum14 = 0.f;
+        #pragma unroll
+        for (int cake_e = 0; cake_e < 8; ++cake_e) {
+          cake_sum14 = cake_sum14 + (float(cake::rt::bf16_to_f32(cake_row10[cake_e])) * float(cake::rt::bf16_to_f32(cake_row10[cake_e])));
+        }
+        #pragma unroll
+        for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum14 = cake_sum14 + __shfl_xor_sync(0xffffffffu, cake_sum14, cake_o);
+        if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 2))) = (((rx + 2) < N) ? cake_sum14 : __int_as_float(0x7f800000));
+#line 97 "kernels/knn/knn_sm90.cake"
+        float cake_sum15 = 0.f;
+        #pragma unroll
+        for (int cake_e = 0; cake_e < 8; ++cake_e) {
+          cake_sum15 = cake_sum15 + (float(cake::rt::bf16_to_f32(cake_row11[cake_e])) * float(cake::rt::bf16_to_f32(cake_row11[cake_e])));
+        }
+        #pragma unroll
+        for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum15 = cake_sum15 + __shfl_xor_sync(0xffffffffu, cake_sum15, cake_o);
+        if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 3))) = (((rx + 3) < N) ? cake_sum15 : __int_as_float(0x7f800000));
       }
     }
   }
 }
 }
 
-#line 105 "kernels/knn/knn_sm90.cake"
+#line 103 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_sm90(
     const __grid_constant__ CUtensorMap cake_tmap0,
     const __grid_constant__ CUtensorMap cake_tmap1,
@@ -267,9 +264,9 @@ if (threadIdx.x == 0) {
   cake::rt::fence_mbarrier_init();
 }
 __syncthreads();
-#line 114 "kernels/knn/knn_sm90.cake"
+#line 112 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
-#line 118 "kernels/knn/knn_sm90.cake"
+#line 116 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const auto S = (SK / 16);
 const auto XT = ((NP / 64) / S);
@@ -277,10 +274,10 @@ const int cake_sched0_s = S;
 const int cake_sched0_m = cake::rt::cdiv(Q, 64);
 const int cake_sched0_total = cake_sched0_s * cake_sched0_m;
 const int cake_warp = int(cake::rt::warp_id());
-#line 132 "kernels/knn/knn_sm90.cake"
+#line 130 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 4) {
   // role load: warps 0 .. 4
-#line 132 "kernels/knn/knn_sm90.cake"
+#line 130 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_dec<40>();
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
@@ -288,40 +285,40 @@ if (cake_warp >= 0 && cake_warp < 4) {
     int qs_pstage = 0; u32 qs_pphase = 0;
     int xs_pstage = 0; u32 xs_pphase = 0;
     int ns_pstage = 0; u32 ns_pphase = 0;
-#line 133 "kernels/knn/knn_sm90.cake"
+#line 131 "kernels/knn/knn_sm90.cake"
     for (int cake_tile1 = blockIdx.x; cake_tile1 < cake_sched0_total; cake_tile1 += gridDim.x) {
       const int t_m = cake_tile1 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile1 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 134 "kernels/knn/knn_sm90.cake"
+#line 132 "kernels/knn/knn_sm90.cake"
       const int cake_put2 = qs_pstage;
       cake::rt::watched_wait((cake_smem + 8u + 8u * (cake_put2)), qs_pphase ^ 1u, cake_hang, 0u, 2000000000ull);
       if (++qs_pstage == 1) { qs_pstage = 0; qs_pphase ^= 1u; }
-#line 135 "kernels/knn/knn_sm90.cake"
+#line 133 "kernels/knn/knn_sm90.cake"
       cake::rt::tma_load_2d(((cake_smem + 1024u + 32768u * (cake_put2)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, 0, (t_m * 64));
       cake::rt::tma_load_2d(((cake_smem + 1024u + 32768u * (cake_put2)) + u32((0 + 64)) / 64u * 8192u + u32(0) * 128u + u32((0 + 64)) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, (0 + 64), (t_m * 64));
       cake::rt::tma_load_2d(((cake_smem + 1024u + 32768u * (cake_put2)) + u32((0 + 128)) / 64u * 8192u + u32(0) * 128u + u32((0 + 128)) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, (0 + 128), (t_m * 64));
       cake::rt::tma_load_2d(((cake_smem + 1024u + 32768u * (cake_put2)) + u32((0 + 192)) / 64u * 8192u + u32(0) * 128u + u32((0 + 192)) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, (0 + 192), (t_m * 64));
-#line 136 "kernels/knn/knn_sm90.cake"
+#line 134 "kernels/knn/knn_sm90.cake"
       cake::rt::mbarrier_arrive_expect_tx((cake_smem + 0u + 8u * (cake_put2)), 32768u);
-#line 138 "kernels/knn/knn_sm90.cake"
+#line 136 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
       for (int j = 0; j < XT; ++j) {
         const int cake_put3 = xs_pstage;
         cake::rt::watched_wait((cake_smem + 48u + 8u * (cake_put3)), xs_pphase ^ 1u, cake_hang, 1u, 2000000000ull);
         if (++xs_pstage == 4) { xs_pstage = 0; xs_pphase ^= 1u; }
-#line 141 "kernels/knn/knn_sm90.cake"
+#line 139 "kernels/knn/knn_sm90.cake"
         cake::rt::tma_load_2d(((cake_smem + 33792u + 32768u * (cake_put3)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 16u + 8u * (cake_put3)), &cake_tmap1, 0, (((t0 + j)) * 64));
         cake::rt::tma_load_2d(((cake_smem + 33792u + 32768u * (cake_put3)) + u32((0 + 64)) / 64u * 8192u + u32(0) * 128u + u32((0 + 64)) % 64u * 2u), (cake_smem + 16u + 8u * (cake_put3)), &cake_tmap1, (0 + 64), (((t0 + j)) * 64));
         cake::rt::tma_load_2d(((cake_smem + 33792u + 32768u * (cake_put3)) + u32((0 + 128)) / 64u * 8192u + u32(0) * 128u + u32((0 + 128)) % 64u * 2u), (cake_smem + 16u + 8u * (cake_put3)), &cake_tmap1, (0 + 128), (((t0 + j)) * 64));
         cake::rt::tma_load_2d(((cake_smem + 33792u + 32768u * (cake_put3)) + u32((0 + 192)) / 64u * 8192u + u32(0) * 128u + u32((0 + 192)) % 64u * 2u), (cake_smem + 16u + 8u * (cake_put3)), &cake_tmap1, (0 + 192), (((t0 + j)) * 64));
-#line 142 "kernels/knn/knn_sm90.cake"
+#line 140 "kernels/knn/knn_sm90.cake"
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 16u + 8u * (cake_put3)), 32768u);
         const int cake_put4 = ns_pstage;
         cake::rt::watched_wait((cake_smem + 112u + 8u * (cake_put4)), ns_pphase ^ 1u, cake_hang, 2u, 2000000000ull);
         if (++ns_pstage == 4) { ns_pstage = 0; ns_pphase ^= 1u; }
-#line 144 "kernels/knn/knn_sm90.cake"
+#line 142 "kernels/knn/knn_sm90.cake"
         cake::rt::tma_load_1d(((cake_smem + 164864u + 256u * (cake_put4)) + u32(0) * 256u + u32(0) * 4u), (cake_smem + 80u + 8u * (cake_put4)), &cake_tmap2, (((t0 + j)) * 64));
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 80u + 8u * (cake_put4)), 256u);
       }
@@ -330,7 +327,7 @@ if (cake_warp >= 0 && cake_warp < 4) {
 }
 else if (cake_warp >= 4 && cake_warp < 8) {
   // role compute: warps 4 .. 8
-#line 150 "kernels/knn/knn_sm90.cake"
+#line 148 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_dec<232>();
   const int cake_role_warp = cake_warp - 4;
   (void)cake_role_warp;
@@ -338,46 +335,46 @@ else if (cake_warp >= 4 && cake_warp < 8) {
     int qs_cstage = 0; u32 qs_cphase = 0;
     int xs_cstage = 0; u32 xs_cphase = 0;
     int ns_cstage = 0; u32 ns_cphase = 0;
-#line 151 "kernels/knn/knn_sm90.cake"
+#line 149 "kernels/knn/knn_sm90.cake"
     const auto r0 = ((cake_role_warp / 4) * 64);
     float acc[2][32];
     float best[32];
     float cake_best_thr[2] = {__int_as_float(0x7f800000), __int_as_float(0x7f800000)};
-#line 154 "kernels/knn/knn_sm90.cake"
+#line 152 "kernels/knn/knn_sm90.cake"
     int best_id[32];
     for (int cake_tile5 = blockIdx.x; cake_tile5 < cake_sched0_total; cake_tile5 += gridDim.x) {
       const int t_m = cake_tile5 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile5 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 156 "kernels/knn/knn_sm90.cake"
+#line 154 "kernels/knn/knn_sm90.cake"
       const int cake_get6 = qs_cstage;
       cake::rt::watched_wait((cake_smem + 0u + 8u * (cake_get6)), qs_cphase, cake_hang, 3u, 2000000000ull);
       if (++qs_cstage == 1) { qs_cstage = 0; qs_cphase ^= 1u; }
-#line 157 "kernels/knn/knn_sm90.cake"
+#line 155 "kernels/knn/knn_sm90.cake"
       float cake_rows7[2];
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
         cake_rows7[cake_h] = (((t_m * 64) + r0) + cake_r < Q ? *(qn + size_t((((t_m * 64) + r0) + cake_r))) : float(0));
       }
-#line 159 "kernels/knn/knn_sm90.cake"
+#line 157 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
       cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
-#line 161 "kernels/knn/knn_sm90.cake"
+#line 159 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 163 "kernels/knn/knn_sm90.cake"
+#line 161 "kernels/knn/knn_sm90.cake"
       const int cake_get8 = xs_cstage;
       cake::rt::watched_wait((cake_smem + 16u + 8u * (cake_get8)), xs_cphase, cake_hang, 4u, 2000000000ull);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 164 "kernels/knn/knn_sm90.cake"
+#line 162 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 32768u * (cake_get8)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -387,32 +384,32 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 32768u * (cake_get8)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 165 "kernels/knn/knn_sm90.cake"
+#line 163 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 167 "kernels/knn/knn_sm90.cake"
+#line 165 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 48u + 8u * (cake_get8)));
-#line 170 "kernels/knn/knn_sm90.cake"
+#line 168 "kernels/knn/knn_sm90.cake"
       for (int p = 0; p < ((XT / 2) - 1); ++p) {
-#line 172 "kernels/knn/knn_sm90.cake"
+#line 170 "kernels/knn/knn_sm90.cake"
         const int cake_get9 = ns_cstage;
         cake::rt::watched_wait((cake_smem + 80u + 8u * (cake_get9)), ns_cphase, cake_hang, 5u, 2000000000ull);
         if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 173 "kernels/knn/knn_sm90.cake"
+#line 171 "kernels/knn/knn_sm90.cake"
         float cake_cols10[16];
         #pragma unroll
         for (int cake_c = 0; cake_c < 8; ++cake_c) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 164864u + 256u * (cake_get9)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols10[2 * cake_c] = cake_p.x; cake_cols10[2 * cake_c + 1] = cake_p.y;
         }
-#line 175 "kernels/knn/knn_sm90.cake"
+#line 173 "kernels/knn/knn_sm90.cake"
         const int cake_get11 = xs_cstage;
         cake::rt::watched_wait((cake_smem + 16u + 8u * (cake_get11)), xs_cphase, cake_hang, 6u, 2000000000ull);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 176 "kernels/knn/knn_sm90.cake"
+#line 174 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 32768u * (cake_get11)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -422,9 +419,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 32768u * (cake_get11)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 177 "kernels/knn/knn_sm90.cake"
+#line 175 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
-#line 182 "kernels/knn/knn_sm90.cake"
+#line 180 "kernels/knn/knn_sm90.cake"
          {
           const int cake_off = (((t0 + (2 * p))) * 64) + int(cake::rt::lane_id()) % 4 * 2;
           float cake_thr[2], cake_r[2];
@@ -540,32 +537,32 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             }
           }
         }
-#line 183 "kernels/knn/knn_sm90.cake"
+#line 181 "kernels/knn/knn_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 112u + 8u * (cake_get9)));
-#line 185 "kernels/knn/knn_sm90.cake"
+#line 183 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 186 "kernels/knn/knn_sm90.cake"
+#line 184 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 48u + 8u * (cake_get11)));
         const int cake_get12 = ns_cstage;
         cake::rt::watched_wait((cake_smem + 80u + 8u * (cake_get12)), ns_cphase, cake_hang, 7u, 2000000000ull);
         if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 189 "kernels/knn/knn_sm90.cake"
+#line 187 "kernels/knn/knn_sm90.cake"
         float cake_cols13[16];
         #pragma unroll
         for (int cake_c = 0; cake_c < 8; ++cake_c) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 164864u + 256u * (cake_get12)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols13[2 * cake_c] = cake_p.x; cake_cols13[2 * cake_c + 1] = cake_p.y;
         }
-#line 191 "kernels/knn/knn_sm90.cake"
+#line 189 "kernels/knn/knn_sm90.cake"
         const int cake_get14 = xs_cstage;
         cake::rt::watched_wait((cake_smem + 16u + 8u * (cake_get14)), xs_cphase, cake_hang, 8u, 2000000000ull);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 192 "kernels/knn/knn_sm90.cake"
+#line 190 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 32768u * (cake_get14)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -575,9 +572,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 32768u * (cake_get14)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 193 "kernels/knn/knn_sm90.cake"
+#line 191 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
-#line 198 "kernels/knn/knn_sm90.cake"
+#line 196 "kernels/knn/knn_sm90.cake"
          {
           const int cake_off = ((((t0 + (2 * p)) + 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
           float cake_thr[2], cake_r[2];
@@ -693,34 +690,34 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             }
           }
         }
-#line 199 "kernels/knn/knn_sm90.cake"
+#line 197 "kernels/knn/knn_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 112u + 8u * (cake_get12)));
-#line 201 "kernels/knn/knn_sm90.cake"
+#line 199 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 202 "kernels/knn/knn_sm90.cake"
+#line 200 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 48u + 8u * (cake_get14)));
       }
-#line 206 "kernels/knn/knn_sm90.cake"
+#line 204 "kernels/knn/knn_sm90.cake"
       const int cake_get15 = ns_cstage;
       cake::rt::watched_wait((cake_smem + 80u + 8u * (cake_get15)), ns_cphase, cake_hang, 9u, 2000000000ull);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 207 "kernels/knn/knn_sm90.cake"
+#line 205 "kernels/knn/knn_sm90.cake"
       float cake_cols16[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 164864u + 256u * (cake_get15)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols16[2 * cake_c] = cake_p.x; cake_cols16[2 * cake_c + 1] = cake_p.y;
       }
-#line 209 "kernels/knn/knn_sm90.cake"
+#line 207 "kernels/knn/knn_sm90.cake"
       const int cake_get17 = xs_cstage;
       cake::rt::watched_wait((cake_smem + 16u + 8u * (cake_get17)), xs_cphase, cake_hang, 10u, 2000000000ull);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 210 "kernels/knn/knn_sm90.cake"
+#line 208 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 32768u * (cake_get17)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -730,9 +727,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 32768u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 32768u * (cake_get17)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 211 "kernels/knn/knn_sm90.cake"
+#line 209 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
-#line 216 "kernels/knn/knn_sm90.cake"
+#line 214 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 2)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -848,32 +845,32 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           }
         }
       }
-#line 217 "kernels/knn/knn_sm90.cake"
+#line 215 "kernels/knn/knn_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 112u + 8u * (cake_get15)));
-#line 219 "kernels/knn/knn_sm90.cake"
+#line 217 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 220 "kernels/knn/knn_sm90.cake"
+#line 218 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 48u + 8u * (cake_get17)));
-#line 221 "kernels/knn/knn_sm90.cake"
+#line 219 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 8u + 8u * (cake_get6)));
-#line 222 "kernels/knn/knn_sm90.cake"
+#line 220 "kernels/knn/knn_sm90.cake"
       const int cake_get18 = ns_cstage;
       cake::rt::watched_wait((cake_smem + 80u + 8u * (cake_get18)), ns_cphase, cake_hang, 11u, 2000000000ull);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 223 "kernels/knn/knn_sm90.cake"
+#line 221 "kernels/knn/knn_sm90.cake"
       float cake_cols19[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 164864u + 256u * (cake_get18)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols19[2 * cake_c] = cake_p.x; cake_cols19[2 * cake_c + 1] = cake_p.y;
       }
-#line 224 "kernels/knn/knn_sm90.cake"
+#line 222 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -989,11 +986,11 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           }
         }
       }
-#line 225 "kernels/knn/knn_sm90.cake"
+#line 223 "kernels/knn/knn_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 112u + 8u * (cake_get18)));
-#line 227 "kernels/knn/knn_sm90.cake"
+#line 225 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
@@ -1029,7 +1026,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         }
         cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
       }
-#line 228 "kernels/knn/knn_sm90.cake"
+#line 226 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1038,7 +1035,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           if (cake_j % 4 == int(cake::rt::lane_id()) % 4 && (((t_m * 64) + r0) + cake_r) < Q && (t_s * 16) + cake_j < SK) *(pv + (size_t((((t_m * 64) + r0) + cake_r)) * size_t(SK) + size_t(((t_s * 16) + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 229 "kernels/knn/knn_sm90.cake"
+#line 227 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1052,7 +1049,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
 }
 }
 
-#line 236 "kernels/knn/knn_sm90.cake"
+#line 234 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_merge(
     float *__restrict__ pv,
     int *__restrict__ pi,
@@ -1066,16 +1063,16 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 243 "kernels/knn/knn_sm90.cake"
+#line 241 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 244 "kernels/knn/knn_sm90.cake"
+#line 242 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 245 "kernels/knn/knn_sm90.cake"
+#line 243 "kernels/knn/knn_sm90.cake"
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     float best[16];
     int best_id[16];
@@ -1084,25 +1081,25 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
-#line 250 "kernels/knn/knn_sm90.cake"
+#line 248 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 251 "kernels/knn/knn_sm90.cake"
+#line 249 "kernels/knn/knn_sm90.cake"
       for (int c = 0; c < (SK / 32); ++c) {
         float cake_row0[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row0[cake_k * 1], (pv + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 253 "kernels/knn/knn_sm90.cake"
+#line 251 "kernels/knn/knn_sm90.cake"
         int cake_row1[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row1[cake_k * 1], (pi + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 254 "kernels/knn/knn_sm90.cake"
+#line 252 "kernels/knn/knn_sm90.cake"
          {
           #pragma unroll
           for (int cake_e = 0; cake_e < 1; ++cake_e) {
@@ -1125,7 +1122,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 256 "kernels/knn/knn_sm90.cake"
+#line 254 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 1; ++cake_h) {
@@ -1160,7 +1157,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 257 "kernels/knn/knn_sm90.cake"
+#line 255 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
@@ -1169,7 +1166,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && 0 + cake_j < KOUT) *(dist + (size_t((r + cake_r)) * size_t(KOUT) + size_t((0 + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 258 "kernels/knn/knn_sm90.cake"
+#line 256 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
