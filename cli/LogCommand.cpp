@@ -12,7 +12,9 @@
 
 #include <algorithm>
 #include <cxxopts.hpp>
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -20,7 +22,7 @@
 namespace cake::cli {
 
 int runLog(int argc, char **argv) {
-  cxxopts::Options o("cake log", "List the project's failure log (.cake/log.jsonl: every check's outcome), or sum it "
+  cxxopts::Options o("cake log", "List the project's failure log (.cake/log.jsonl: every check's, build's and run's outcome), or sum it "
                                  "up by rule code.\nUsage:\n  cake log [OPTION...]");
   o.add_options()("log", "The log file (default: the project's, from the working directory)",
                   cxxopts::value<std::string>())("code", "Only events that found this code",
@@ -103,6 +105,14 @@ int runLog(int argc, char **argv) {
                    {"warnings", e.warnings},
                    {"ok", e.ok},
                    {"fixed_by_next", bool(fixed[i])}});
+      if (!e.kernel.empty())
+        j.back()["kernel"] = e.kernel;
+      if (!e.instance.empty())
+        j.back()["instance"] = e.instance;
+      if (!e.sizes.empty())
+        j.back()["sizes"] = e.sizes;
+      if (e.ms)
+        j.back()["ms"] = *e.ms;
     }
     std::cout << j.dump(1) << "\n";
     return Success;
@@ -112,8 +122,24 @@ int runLog(int argc, char **argv) {
     std::string codes;
     for (const std::string &c : e.errors)
       codes += (codes.empty() ? "" : ",") + c;
-    std::cout << e.time << "  " << e.command << "  " << e.file << "  " << e.irHash.substr(0, 8) << "  "
-              << (e.ok ? "ok" : e.stage + " " + codes) << (fixed[i] ? "  (fixed by the next change)" : "") << "\n";
+    // a run: its kernel (instantiation) and sizes, and its time when it passed
+    std::string ran;
+    if (!e.kernel.empty()) {
+      ran = "  " + e.kernel + (e.instance.empty() ? "" : " (" + e.instance + ")");
+      std::string sizes;
+      for (const auto &[name, value] : e.sizes)
+        sizes += (sizes.empty() ? "" : ",") + name + "=" + std::to_string(value);
+      if (!sizes.empty())
+        ran += " at " + sizes;
+    }
+    std::string outcome = e.ok ? "ok" : e.stage + " " + codes;
+    if (e.ok && e.ms) {
+      std::ostringstream ms;
+      ms << std::setprecision(4) << *e.ms;
+      outcome += " " + ms.str() + " ms";
+    }
+    std::cout << e.time << "  " << e.command << "  " << e.file << "  " << e.irHash.substr(0, 8) << ran << "  "
+              << outcome << (fixed[i] ? "  (fixed by the next change)" : "") << "\n";
   }
   if (skipped)
     std::cout << skipped << " lines of the log are not events (skipped)\n";

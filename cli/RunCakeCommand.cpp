@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/CudaSupport.h"
+#include "formats/FailureLog.h"
 #include "formats/Input.h"
 #include "formats/JsonRenderer.h"
 #include "cli/Instances.h"
@@ -41,6 +42,7 @@
 #include "compiler/runner/Process.h"
 
 #include <cerrno>
+#include <unistd.h>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <fstream>
@@ -69,7 +71,18 @@ struct CakeRun {
   TimingOptions timing;
   bool json = false, color = false;
   int device = 0;
+  /// The failure log's view of the run (formats/FailureLog.h): the IR, the kernel, the instantiation and
+  /// the sizes; where the watchdog's child writes its event.
+  std::string_view ir;
+  formats::RunDetails log;
 };
+
+/// Logs the run's outcome (a usage error or a machine without a GPU is not the kernel's and is not logged).
+void logRun(CakeRun &run, const std::vector<Diagnostic> &diags, std::string stage, std::optional<double> ms = {}) {
+  run.log.sizes = run.workload.sizes;
+  run.log.ms = ms;
+  formats::logOutcome("run", run.path, run.ir, diags, std::move(stage), run.log);
+}
 
 /// --report FILE: the structured result of this run, for programs that run
 /// `cake run` as a child (the language server, `cake bench`) and must not
@@ -405,6 +418,7 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const lower::LoweredKernel &lk, co
   DiagnosticSink sink(diags);
   SourceRange kernelRange = lk.kernel->decl->name.range;
   auto report = [&](int code) {
+    logRun(run, diags, "run");
     renderText(std::cerr, sm, diags, TextStyle{run.color});
     std::string first = diags.empty() ? std::string("the run failed") : diags.front().message;
     writeFailure(code == TimedOut ? "timeout" : "failed", first, diagnosticsToJson(sm, diags)["diagnostics"]);
@@ -513,7 +527,10 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const lower::LoweredKernel &lk, co
     std::cout << ", " << std::setprecision(3) << 100 * floorSeconds / seconds << "% of the floor";
     std::cout << "; " << (o.check ? checkJson["summary"].get<std::string>() : unchecked) << "\n";
   }
-  return countErrors(diags) ? report(InputErrors) : Success;
+  if (countErrors(diags))
+    return report(InputErrors);
+  logRun(run, diags, "run", t.medianMs);
+  return Success;
 }
 
 } // namespace
@@ -603,8 +620,12 @@ int runCake(int argc, char **argv) {
   CheckOptions check;
   check.verify = !args.count("no-verify");
   check.instantiations = std::move(*insts);
+  run.ir = sm.text(file);
+  if (check.instantiations.size() == 1)
+    run.log.instance = check.instantiations.front().name;
   auto loweredFile = pipeline::lowerFile(sm, file, lowering, check);
   if (!loweredFile) {
+    logRun(run, loweredFile.error().diagnostics, "");
     renderText(std::cerr, sm, loweredFile.error().diagnostics, TextStyle{run.color});
     writeFailure("source", loweredFile.error().message, diagnosticsToJson(sm, loweredFile.error().diagnostics)["diagnostics"]);
     return InputErrors;
@@ -626,6 +647,7 @@ int runCake(int argc, char **argv) {
       run.pipeline.push_back(before);
     }
   run.pipeline.push_back(lk);
+  run.log.kernel = lk->name;
   if (auto error = bindTensors(run.pipeline, run.workload); !error)
     return fail(error.error().message, UsageError);
 
@@ -639,6 +661,7 @@ int runCake(int argc, char **argv) {
     runner::BuildResult built = compileCuda(sm, lowered->cuda, cuda);
     renderText(std::cerr, sm, built.diagnostics, TextStyle{run.color});
     if (!built.success) {
+      logRun(run, built.diagnostics, "build");
       writeFailure("source", "the generated CUDA does not build", diagnosticsToJson(sm, built.diagnostics)["diagnostics"]);
       return int(InputErrors);
     }
@@ -648,7 +671,19 @@ int runCake(int argc, char **argv) {
     return body(Watch(-1));
   if (!reportPath.empty())
     std::filesystem::remove(reportPath); // the child writes it; if it cannot (killed), the parent does
+  // the child's event goes to a file beside the log, which the parent moves into it; a child the watchdog
+  // ended (or that crashed) wrote none, and the parent logs that instead
+  const std::string logPath = formats::logPathFor(run.path);
+  if (!logPath.empty())
+    run.log.eventPath = logPath + ".run-" + std::to_string(::getpid());
   int rc = superviseChild(body);
+  if (!logPath.empty() && !formats::forwardEvents(run.log.eventPath, logPath) && rc != UsageError) {
+    Diagnostic d;
+    d.severity = Severity::Error;
+    d.code = rc == TimedOut ? "run.timeout" : "run.crash";
+    run.log.eventPath.clear();
+    logRun(run, {d}, "run");
+  }
   if (!reportPath.empty() && !std::filesystem::exists(reportPath))
     writeFailure(rc == TimedOut ? "timeout" : "failed",
                  rc == TimedOut ? "the watchdog ended the run (a phase ran past its time budget)"

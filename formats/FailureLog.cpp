@@ -50,6 +50,14 @@ std::string logPathFor(const std::string &file) {
 Status appendEvent(const std::string &path, const LogEvent &e) {
   json j = {{"time", e.time},   {"command", e.command}, {"stage", e.stage},       {"file", e.file},
             {"ir", e.irHash},   {"errors", e.errors},   {"warnings", e.warnings}, {"ok", e.ok}};
+  if (!e.kernel.empty())
+    j["kernel"] = e.kernel;
+  if (!e.instance.empty())
+    j["instance"] = e.instance;
+  if (!e.sizes.empty())
+    j["sizes"] = e.sizes;
+  if (e.ms)
+    j["ms"] = *e.ms;
   std::string line = j.dump() + "\n";
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
@@ -99,6 +107,14 @@ Expected<std::vector<LogEvent>> readLog(const std::string &path, size_t *skipped
     e.errors = strings(j, "errors");
     e.warnings = strings(j, "warnings");
     e.ok = j["ok"].get<bool>();
+    e.kernel = j.value("kernel", "");
+    e.instance = j.value("instance", "");
+    if (j.contains("sizes") && j["sizes"].is_object())
+      for (auto it = j["sizes"].begin(); it != j["sizes"].end(); ++it)
+        if (it.value().is_number_integer())
+          e.sizes[it.key()] = it.value().get<int64_t>();
+    if (j.contains("ms") && j["ms"].is_number())
+      e.ms = j["ms"].get<double>();
     out.push_back(std::move(e));
   }
   return out;
@@ -143,7 +159,7 @@ Status keepIr(const std::string &log, const std::string &hash, std::string_view 
 }
 
 void logOutcome(std::string_view command, const std::string &path, std::string_view ir,
-                const std::vector<Diagnostic> &found, std::string stage) {
+                const std::vector<Diagnostic> &found, std::string stage, const RunDetails &run) {
   if (path == "-")
     return;
   std::string log = logPathFor(path);
@@ -169,10 +185,26 @@ void logOutcome(std::string_view command, const std::string &path, std::string_v
                 ? "lower"
                 : "static";
   e.stage = std::move(stage);
+  e.kernel = run.kernel;
+  e.instance = run.instance;
+  e.sizes = run.sizes;
+  if (e.ok)
+    e.ms = run.ms;
   // a failing IR is kept beside the log, for `cake evolve` to reduce
   if (!e.ok)
     (void)keepIr(log, e.irHash, ir);
-  (void)appendEvent(log, e);
+  (void)appendEvent(run.eventPath.empty() ? log : run.eventPath, e);
+}
+
+bool forwardEvents(const std::string &eventPath, const std::string &log) {
+  auto events = readLog(eventPath);
+  std::error_code ec;
+  fs::remove(eventPath, ec);
+  if (!events || events->empty())
+    return false;
+  for (const LogEvent &e : *events)
+    (void)appendEvent(log, e);
+  return true;
 }
 
 } // namespace cake::formats

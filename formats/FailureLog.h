@@ -1,9 +1,9 @@
 //===- FailureLog.h - The project's log of outcomes (JSON lines) -*- C++ -*-===//
 //
-// Part of CAKE. Issue #21's failure log: every `cake check` and `cake build` of a file (and every save in the
-// language server) appends
-// one event (what ran, on which file and IR, which rule codes it found, whether
-// it passed) to a project-local JSON-lines file, <root>/.cake/log.jsonl, where
+// Part of CAKE. Issue #21's failure log: every `cake check`, `cake build` and `cake run` of a file (and every
+// save in the language server; `cake bench` through its runs) appends one event (what ran, on which file and
+// IR, which rule or error codes it found, whether it passed; for a run the kernel, the instantiation, the
+// sizes and the median time) to a project-local JSON-lines file, <root>/.cake/log.jsonl, where
 // the root is the nearest folder above the file holding .git or .cake. Nothing
 // leaves the machine; CAKE_LOG=0 turns it off, CAKE_LOG=PATH puts it at PATH.
 // `cake log` reads it back: a failure is "fixed" when the next event of the
@@ -17,6 +17,8 @@
 #include "diagnostics/Expected.h"
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +34,21 @@ struct LogEvent {
   std::vector<std::string> errors;   ///< the error codes found, sorted, once each
   std::vector<std::string> warnings; ///< the warning codes, likewise
   bool ok = true;                    ///< no error
+  // runs (command "run"): what ran at which shape, and how long it took
+  std::string kernel;                    ///< "knn_sm90"
+  std::string instance;                  ///< the manifest's instantiation, "search_fp16_d128_k16"
+  std::map<std::string, int64_t> sizes;  ///< the bound sizes, {"Q": 4096, ...}
+  std::optional<double> ms;              ///< the median time of a run that passed
+};
+
+/// What a run adds to its event (LogEvent's run fields), and where the event goes.
+struct RunDetails {
+  std::string kernel, instance;
+  std::map<std::string, int64_t> sizes;
+  std::optional<double> ms;
+  /// The file the event is appended to instead of the project's log (a watchdog's child writes its event
+  /// there and the parent moves it into the log: forwardEvents); "" = the log.
+  std::string eventPath;
 };
 
 /// FNV-1a 64 of \p text as 16 hex digits.
@@ -69,6 +86,10 @@ Status keepIr(const std::string &log, const std::string &hash, std::string_view 
 /// empty, "lower" when an error is the lowering's and "static" otherwise. A
 /// failing IR is kept beside the log (keepIr). Nothing for stdin ("-").
 void logOutcome(std::string_view command, const std::string &path, std::string_view ir,
-                const std::vector<Diagnostic> &found, std::string stage = "");
+                const std::vector<Diagnostic> &found, std::string stage = "", const RunDetails &run = {});
+
+/// Moves the events of \p eventPath (written by a child process, RunDetails::eventPath) into the log \p log
+/// and removes the file; false when it held none (the child died before it could write).
+bool forwardEvents(const std::string &eventPath, const std::string &log);
 
 } // namespace cake::formats

@@ -18,6 +18,9 @@ config.substitutions.append(("FileCheck", config.filecheck))
 # Keep colour and locale out of golden output.
 config.environment["NO_COLOR"] = "1"
 config.environment["LC_ALL"] = "C"
+# The failure log (formats/FailureLog.h) is off: the tests' commands on the repository's kernels would append
+# to the developer's .cake/log.jsonl. The tests of the log name one with CAKE_LOG=%t/...
+config.environment["CAKE_LOG"] = "0"
 
 # Features for tests/lit/runner: "cuda" when CAKE was built with the CUDA
 # toolkit (NVRTC), "nvcc" when the ahead-of-time path can run, and

@@ -3,7 +3,8 @@
 // formats/FailureLog.h: events round-trip through the JSON-lines file, lines
 // that are not events are skipped and counted, a failure is fixed when the
 // next event of its file on another IR passed, and the log of a file is the
-// nearest project's (.git or .cake), unless CAKE_LOG says otherwise.
+// nearest project's (.git or .cake), unless CAKE_LOG says otherwise; runs
+// carry their kernel, sizes and time, and a watchdog child's events move in.
 //
 //===----------------------------------------------------------------------===//
 #include "formats/FailureLog.h"
@@ -64,6 +65,42 @@ TEST(FailureLog, EventsRoundTripAndBadLinesAreSkipped) {
   auto none = readLog((d.path / "none.jsonl").string());
   ASSERT_TRUE(bool(none));
   EXPECT_TRUE(none->empty());
+}
+
+// A run's event carries its kernel, instantiation, sizes and time; a child's
+// events written beside the log are moved into it (and the file removed).
+TEST(FailureLog, RunEventsRoundTripAndAreForwardedFromAChild) {
+  TempDir d;
+  std::string log = (d.path / "log.jsonl").string(), child = log + ".run-1";
+  LogEvent e = event("k.cake", "kernel k", {});
+  e.command = "run";
+  e.stage = "run";
+  e.kernel = "knn_merge";
+  e.instance = "search_fp16_d64_k8";
+  e.sizes = {{"Q", 100}, {"N", 1000}};
+  e.ms = 0.25;
+  ASSERT_TRUE(appendEvent(child, e));
+  EXPECT_FALSE(fs::exists(log));
+  EXPECT_TRUE(forwardEvents(child, log));
+  EXPECT_FALSE(fs::exists(child));
+  auto back = readLog(log);
+  ASSERT_TRUE(back);
+  ASSERT_EQ(back->size(), 1u);
+  const LogEvent &r = back->front();
+  EXPECT_EQ(r.command, "run");
+  EXPECT_EQ(r.kernel, "knn_merge");
+  EXPECT_EQ(r.instance, "search_fp16_d64_k8");
+  EXPECT_EQ(r.sizes, (std::map<std::string, int64_t>{{"N", 1000}, {"Q", 100}}));
+  ASSERT_TRUE(r.ms);
+  EXPECT_DOUBLE_EQ(*r.ms, 0.25);
+  // a child that wrote nothing (ended by the watchdog): nothing to forward, and the caller logs that
+  EXPECT_FALSE(forwardEvents(child, log));
+  // a check's event has none of the run's fields
+  ASSERT_TRUE(appendEvent(log, event("k.cake", "kernel k", {})));
+  auto both = readLog(log);
+  ASSERT_TRUE(both);
+  EXPECT_TRUE(both->back().kernel.empty());
+  EXPECT_FALSE(both->back().ms);
 }
 
 TEST(FailureLog, AFailureIsFixedWhenTheNextChangeOfItsFilePassed) {
