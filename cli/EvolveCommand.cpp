@@ -1,19 +1,24 @@
 //===- EvolveCommand.cpp - `cake evolve` ----------------------------------===//
 //
-// Issue #21's rule proposals, first kind: reads the project's failure log
-// (formats/FailureLog.h), groups its failures by rule code, and for each code
-// that recurs (at least --min failures) reduces the newest failing IR the log
-// kept to a 1-minimal program that still has the code (compiler/driver/Reduce.h)
-// and writes a proposal a person reviews: the reduced program and a README
-// with the evidence (failures, files, dates, how often the next change fixed
-// it) and what to do with it (a corpus case of the existing rule, or a new
-// rule when no rule has the code). Nothing is merged by the command.
+// Issue #21's proposals from the project's failure log (formats/FailureLog.h),
+// files a person reviews; nothing is merged by the command.
+// - Rules: failures grouped by rule code; for each code that recurs (at least
+//   --min failures) the newest failing IR the log kept, reduced to a 1-minimal
+//   program that still has the code (compiler/driver/Reduce.h), with a README:
+//   the evidence (failures, files, dates, how often the next change fixed it)
+//   and what to do with it (a corpus case of the existing rule, or a new rule).
+// - Calibration: the runs that passed (their kernel, sizes and median time),
+//   of IR that is still the file's, against the cost model: when the model's
+//   median error passes --max-error (or a run's passes the mispredict
+//   threshold), a results file `cake calibrate --from` refits, and the error
+//   per family before and after that refit.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
 #include "compiler/driver/Reduce.h"
 #include "diagnostics/Catalog.h"
+#include "formats/CostSupport.h"
 #include "formats/FailureLog.h"
 #include "formats/Input.h"
 
@@ -22,8 +27,11 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iomanip>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 namespace cake::cli {
 
@@ -31,17 +39,131 @@ namespace {
 
 size_t lines(const std::string &text) { return size_t(std::count(text.begin(), text.end(), '\n')); }
 
+std::string percent(double v) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << 100 * v << "%";
+  return s.str();
+}
+
+/// Median |predicted / measured - 1| per correction key, of the runs that have both.
+std::map<std::string, std::pair<double, size_t>> errorByKey(const std::vector<cost::Run> &runs) {
+  std::map<std::string, std::vector<double>> errors;
+  for (const cost::Run &r : runs)
+    if (r.ok && r.predicted && r.measuredSeconds > 0)
+      errors[r.key].push_back(std::abs(*r.predicted / r.measuredSeconds - 1));
+  std::map<std::string, std::pair<double, size_t>> out;
+  for (auto &[key, v] : errors) {
+    std::sort(v.begin(), v.end());
+    out[key] = {v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2, v.size()};
+  }
+  return out;
+}
+
+/// The calibration proposal (see the file comment); returns whether it wrote one.
+bool calibrationProposal(const std::vector<formats::LogEvent> &events, const std::string &log,
+                         const std::filesystem::path &out, double maxError) {
+  // the GPU with the most passing runs: a calibration describes one GPU
+  std::map<std::string, size_t> perDevice;
+  for (const formats::LogEvent &e : events)
+    if (e.command == "run" && e.ok && e.ms)
+      ++perDevice[e.device];
+  if (perDevice.empty())
+    return false;
+  const std::string device =
+      std::max_element(perDevice.begin(), perDevice.end(), [](auto &a, auto &b) { return a.second < b.second; })->first;
+  // the newest passing run per (file, instance, kernel, sizes), of IR that is still the file's
+  std::map<std::string, size_t> newest;
+  std::map<std::string, std::string> current; // file -> the hash of its text now ("" when unreadable)
+  size_t stale = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const formats::LogEvent &e = events[i];
+    if (e.command != "run" || !e.ok || !e.ms || e.kernel.empty() || *e.ms <= 0 || e.device != device)
+      continue;
+    if (!current.count(e.file)) {
+      std::string text;
+      current[e.file] = formats::readInput(e.file, text) ? formats::hashText(text) : std::string();
+    }
+    if (current[e.file] != e.irHash) {
+      ++stale;
+      continue;
+    }
+    std::string key = e.file + "@" + e.instance + "#" + e.kernel;
+    for (const auto &[n, v] : e.sizes)
+      key += "," + n + "=" + std::to_string(v);
+    newest[key] = i;
+  }
+  if (newest.empty())
+    return false;
+  formats::Results results;
+  results.device = device;
+  nlohmann::ordered_json doc = {{"version", 1},
+                                {"device", device},
+                                {"source", "cake evolve: passing runs of " + log},
+                                {"runs", nlohmann::ordered_json::array()}};
+  for (const auto &[key, i] : newest) {
+    const formats::LogEvent &e = events[i];
+    formats::ResultRun r;
+    r.file = e.file, r.kernel = e.kernel, r.instance = e.instance, r.medianMs = *e.ms;
+    r.sizes.insert(e.sizes.begin(), e.sizes.end());
+    results.runs.push_back(r);
+    doc["runs"].push_back({{"file", e.file}, {"kernel", e.kernel}, {"instance", e.instance}, {"sizes", e.sizes},
+                           {"median_ms", *e.ms}, {"ok", true}, {"time", e.time}});
+  }
+  std::vector<cost::Run> before = formats::estimateRuns(results, std::nullopt, true);
+  cost::Validation v = cost::validate(before);
+  if (v.pairs == 0 || (v.medianError <= maxError && v.targets.empty()))
+    return false;
+  // the refit `cake calibrate --from` makes: per key, measured / predicted without corrections
+  std::vector<cost::Run> raw = formats::estimateRuns(results, std::nullopt, false);
+  auto fitted = cost::fitCorrections(raw);
+  std::vector<cost::Run> after = raw;
+  for (cost::Run &r : after)
+    if (r.predicted && fitted.count(r.key))
+      *r.predicted *= fitted.at(r.key);
+  cost::Validation w = cost::validate(after);
+  auto was = errorByKey(before), now = errorByKey(after);
+  std::filesystem::path dir = out / "calibration";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::ofstream(dir / "results.json", std::ios::trunc) << doc.dump(1) << "\n";
+  std::string readme = "# Proposal: a cost-model calibration\n\n";
+  readme += "Evidence (" + log + "): " + std::to_string(results.runs.size()) + " runs measured on " +
+            (device.empty() ? std::string("an unnamed GPU") : device) + " (the newest that passed per kernel, instantiation and sizes; " + std::to_string(stale) +
+            " runs of IR that is no longer their file's left out), in `results.json` (`cake bench`'s results "
+            "format). The model's median error on them is " + percent(v.medianError) + " (" +
+            std::to_string(v.pairs) + " with a prediction; " + std::to_string(v.targets.size()) +
+            " past the mispredict threshold); refitting the per-family corrections on them gives " +
+            percent(w.medianError) + " (in-sample).\n\n| family | runs | median error now | after the refit | correction |\n|---|---|---|---|---|\n";
+  for (const auto &[key, e] : was) {
+    std::ostringstream c;
+    c << std::setprecision(3) << (fitted.count(key) ? fitted.at(key) : 1.0);
+    readme += "| " + key + " | " + std::to_string(e.second) + " | " + percent(e.first) + " | " +
+              (now.count(key) ? percent(now.at(key).first) : "-") + " | " + c.str() + " |\n";
+  }
+  readme += "\nTo apply: `cake calibrate --from " + (dir / "results.json").string() +
+            " --calibration bench/calibration/<gpu>.json -o bench/calibration/<gpu>.json`, then `cake cost "
+            "--validate` on the project's held-out results; commit the calibration with this evidence (the runs are "
+            "those of the GPU with the most logged runs; runs on other GPUs are left out).\n";
+  std::ofstream(dir / "README.md", std::ios::trunc) << readme;
+  std::cout << "calibration: " << results.runs.size() << " runs, median error " << percent(v.medianError) << " -> "
+            << percent(w.medianError) << " after a refit; " << (dir / "README.md").string() << "\n";
+  return true;
+}
+
 } // namespace
 
 int runEvolve(int argc, char **argv) {
   cxxopts::Options o("cake evolve",
                      "Proposals from the project's failure log: for each rule code that recurs, the newest failing "
-                     "program reduced to a minimal one that keeps the code, with the evidence.\nUsage:\n  cake "
+                     "program reduced to a minimal one that keeps the code, with the evidence; a cost-model "
+                     "calibration when the logged runs' times disagree with it.\nUsage:\n  cake "
                      "evolve [OPTION...]");
   o.add_options()("log", "The log file (default: the project's, from the working directory)",
                   cxxopts::value<std::string>())("min", "Failures that make a code recur",
                                                  cxxopts::value<size_t>()->default_value("2"))(
       "o,output", "The proposals' folder (default: proposals/ beside the log)", cxxopts::value<std::string>())(
+      "max-error", "A calibration is proposed when the cost model's median error on the logged runs passes this",
+      cxxopts::value<double>()->default_value("0.15"))(
       "h,help", "Show this help");
   cxxopts::ParseResult args;
   if (auto done = parseCommandLine(o, argc, argv, args))
@@ -118,6 +240,7 @@ int runEvolve(int argc, char **argv) {
               << (dir / name).string() << " (" << lines(r.text) << " lines)\n";
     ++proposals;
   }
+  proposals += calibrationProposal(*events, log, out, args["max-error"].as<double>());
   std::cout << proposals << " proposals (" << out.string() << ")\n";
   return Success;
 }

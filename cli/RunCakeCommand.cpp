@@ -446,6 +446,7 @@ int runOnGpu(CakeRun &run, SourceManager &sm, const lower::LoweredKernel &lk, co
     return report(e.kind == Error::Timeout ? TimedOut : InputErrors);
   }
   const pipeline::RunOutcome &o = *outcome;
+  run.log.device = o.device.name;
   json checkJson;
   if (o.check) {
     const oracle::CheckReport &r = *o.check;

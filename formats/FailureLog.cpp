@@ -58,6 +58,8 @@ Status appendEvent(const std::string &path, const LogEvent &e) {
     j["sizes"] = e.sizes;
   if (e.ms)
     j["ms"] = *e.ms;
+  if (!e.device.empty())
+    j["device"] = e.device;
   std::string line = j.dump() + "\n";
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
@@ -115,6 +117,7 @@ Expected<std::vector<LogEvent>> readLog(const std::string &path, size_t *skipped
           e.sizes[it.key()] = it.value().get<int64_t>();
     if (j.contains("ms") && j["ms"].is_number())
       e.ms = j["ms"].get<double>();
+    e.device = j.value("device", "");
     out.push_back(std::move(e));
   }
   return out;
@@ -188,6 +191,7 @@ void logOutcome(std::string_view command, const std::string &path, std::string_v
   e.kernel = run.kernel;
   e.instance = run.instance;
   e.sizes = run.sizes;
+  e.device = run.device;
   if (e.ok)
     e.ms = run.ms;
   // a failing IR is kept beside the log, for `cake evolve` to reduce

@@ -39,6 +39,7 @@ struct LogEvent {
   std::string instance;                  ///< the manifest's instantiation, "search_fp16_d128_k16"
   std::map<std::string, int64_t> sizes;  ///< the bound sizes, {"Q": 4096, ...}
   std::optional<double> ms;              ///< the median time of a run that passed
+  std::string device;                    ///< the GPU it ran on, "NVIDIA H200"
 };
 
 /// What a run adds to its event (LogEvent's run fields), and where the event goes.
@@ -46,6 +47,7 @@ struct RunDetails {
   std::string kernel, instance;
   std::map<std::string, int64_t> sizes;
   std::optional<double> ms;
+  std::string device;
   /// The file the event is appended to instead of the project's log (a watchdog's child writes its event
   /// there and the parent moves it into the log: forwardEvents); "" = the log.
   std::string eventPath;
