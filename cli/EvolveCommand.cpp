@@ -16,7 +16,10 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
+#include "compiler/driver/Check.h"
+#include "compiler/driver/Corpus.h"
 #include "compiler/driver/Reduce.h"
+#include "compiler/driver/Verify.h"
 #include "diagnostics/Catalog.h"
 #include "formats/CostSupport.h"
 #include "formats/FailureLog.h"
@@ -216,7 +219,18 @@ int runEvolve(int argc, char **argv) {
     std::filesystem::path dir = out / code;
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    std::string name = hash.substr(0, 8) + ".cake";
+    // a corpus case as the gate reads it: the reduced program with its diagnostics expected (comment lines
+    // in front of it), gated here as tests/corpus/CODE/bad_*.cake would be
+    std::string name = "bad_" + hash.substr(0, 8) + ".cake";
+    {
+      SourceManager sm;
+      FileId f = sm.addBuffer(name, r.text);
+      std::ofstream(dir / name, std::ios::trunc)
+          << withExpectations(sm, f, checkSource(sm, f).diagnostics,
+                              {code + ": " + from + " (IR " + hash + ") reduced by cake evolve; the diagnostics "
+                                                                        "it expects (review them):"});
+    }
+    CorpusResult gate = runCorpusCase(code, (dir / name).string());
     const RuleInfo *rule = findRule(code);
     std::string readme = "# Proposal: " + code + "\n\n";
     readme += "Evidence (" + log + "): " + std::to_string(g.failures.size()) + " failures in " +
@@ -225,19 +239,28 @@ int runEvolve(int argc, char **argv) {
               " of them.\n\n";
     readme += "`" + name + "`: the newest failing program (" + from + ", IR " + hash + ") reduced from " +
               std::to_string(lines(text)) + " to " + std::to_string(lines(r.text)) + " lines (" +
-              std::to_string(r.tests) + " tests, 1-minimal for statement deletion); it still has " + code + ".\n\n";
+              std::to_string(r.tests) + " tests, 1-minimal for statement deletion); it still has " + code +
+              ", and its diagnostics are written out as the corpus's expectations.\n\n";
+    if (gate.passed)
+      readme += "The corpus gate accepts it as a bad case of " + code + (gate.fixesApplied ? " (its fix-its repair it)" : "") +
+                ".\n\n";
+    else {
+      readme += "The corpus gate rejects it as it stands:\n\n";
+      for (const std::string &p : gate.problems)
+        readme += "- " + p + "\n";
+      readme += "\n";
+    }
     if (rule)
       readme += "The rule exists (" + std::string(rule->title) + "): review the program and, if it shows the hazard "
-                "in a form the corpus lacks, add it as tests/corpus/" + code + "/bad_" + hash.substr(0, 8) +
-                ".cake with its expected-error annotation (and a fixed version as a good case); `cake corpus` "
-                "gates it.\n";
+                "in a form the corpus lacks, add it as tests/corpus/" + code + "/" + name +
+                " (and a fixed version as a good case); `cake corpus` gates it.\n";
     else
       readme += "No rule has this code: a proposal for a new rule (or a lowering) with this program as its first "
                 "bad case; its page, fix-it and good case are the reviewer's to write.\n";
-    std::ofstream(dir / name, std::ios::trunc) << r.text;
     std::ofstream(dir / "README.md", std::ios::trunc) << readme;
     std::cout << code << ": " << g.failures.size() << " failures in " << g.files.size() << " files; "
-              << (dir / name).string() << " (" << lines(r.text) << " lines)\n";
+              << (dir / name).string() << " (" << lines(r.text) << " lines; the corpus gate "
+              << (gate.passed ? "accepts it" : "rejects it") << ")\n";
     ++proposals;
   }
   proposals += calibrationProposal(*events, log, out, args["max-error"].as<double>());

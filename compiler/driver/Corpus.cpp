@@ -83,6 +83,11 @@ CorpusResult runGood(const std::string &code, const fs::path &path) {
 
 } // namespace
 
+CorpusResult runCorpusCase(const std::string &code, const std::string &path) {
+  fs::path p(path);
+  return p.filename().string().starts_with("bad") ? runBad(code, p) : runGood(code, p);
+}
+
 std::vector<CorpusResult> runCorpus(const std::string &dirName) {
   fs::path dir(dirName);
   std::vector<CorpusResult> results;

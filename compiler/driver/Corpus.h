@@ -29,4 +29,8 @@ struct CorpusResult {
 /// Runs every case under \p dir.
 std::vector<CorpusResult> runCorpus(const std::string &dir);
 
+/// Runs one case of rule \p code: a bad case when its file name starts with
+/// "bad", else a good one (what `cake evolve` gates a proposal with).
+CorpusResult runCorpusCase(const std::string &code, const std::string &path);
+
 } // namespace cake

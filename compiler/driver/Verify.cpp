@@ -162,4 +162,62 @@ std::vector<std::string> verifyDiagnostics(const SourceManager &sm, FileId file,
   return errors;
 }
 
+namespace {
+
+/// The start of \p message that an expectation quotes: up to 60 characters, cut before anything that would end
+/// or open the {{...}} (and at a line break).
+std::string quotable(const std::string &message) {
+  std::string out = message.substr(0, 60);
+  for (const char *stop : {"}}", "{{", "\n"})
+    if (size_t at = out.find(stop); at != std::string::npos)
+      out.resize(at);
+  while (!out.empty() && out.back() == ' ')
+    out.pop_back();
+  return out;
+}
+
+std::string severityWord(Severity s) {
+  switch (s) {
+  case Severity::Error:
+    return "error";
+  case Severity::Warning:
+    return "warning";
+  case Severity::Note:
+    return "note";
+  default:
+    return "remark";
+  }
+}
+
+} // namespace
+
+std::string withExpectations(const SourceManager &sm, FileId file, const std::vector<Diagnostic> &diags,
+                             const std::vector<std::string> &header) {
+  struct Expect {
+    std::string kind, code, message;
+    uint32_t line, column;
+  };
+  std::vector<Expect> expects;
+  auto add = [&](const std::string &kind, SourceRange range, const std::string &code, const std::string &message) {
+    if (!range.valid() || range.file != file)
+      return;
+    LineColumn lc = sm.lineColumn(file, range.begin);
+    expects.push_back({kind, code, quotable(message), lc.line, lc.column});
+  };
+  for (const Diagnostic &d : diags) {
+    add(severityWord(d.severity), d.range, d.code, d.message);
+    for (const Note &n : d.notes)
+      add("note", n.range, "", n.message);
+  }
+  // every line of the program moves down by the lines written in front of it
+  const uint32_t shift = uint32_t(header.size() + expects.size());
+  std::string out;
+  for (const std::string &h : header)
+    out += "// " + h + "\n";
+  for (const Expect &e : expects)
+    out += "// expected-" + e.kind + "@" + std::to_string(e.line + shift) + ":" + std::to_string(e.column) +
+           (e.code.empty() ? "" : " " + e.code) + " {{" + e.message + "}}\n";
+  return out + std::string(sm.text(file));
+}
+
 } // namespace cake

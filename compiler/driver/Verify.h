@@ -29,4 +29,13 @@ namespace cake {
 std::vector<std::string> verifyDiagnostics(const SourceManager &sm, FileId file,
                                            const std::vector<Diagnostic> &diags);
 
+/// The inverse: \p file's text with annotation lines in front that expect
+/// exactly \p diags (each diagnostic and each located note, by absolute line
+/// and column, with its code and the start of its message), after the comment
+/// lines of \p header. In front, so that every position moves by the same
+/// number of lines (one at the end of the file too). What `cake evolve`
+/// writes as a proposed corpus case.
+std::string withExpectations(const SourceManager &sm, FileId file, const std::vector<Diagnostic> &diags,
+                             const std::vector<std::string> &header = {});
+
 } // namespace cake

@@ -2,6 +2,8 @@
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Verify.h"
 
+#include <filesystem>
+#include <fstream>
 #include <gtest/gtest.h>
 
 using namespace cake;
@@ -126,3 +128,30 @@ TEST(VerifyBarriers, PerLaneValuesDoNot) {
 }
 
 } // namespace
+
+// withExpectations is verifyDiagnostics' inverse (what `cake evolve` writes as a
+// proposed corpus case): every bad case of the corpus, its own annotations
+// stripped, checked, its diagnostics written out as expectations in front of
+// it, verifies clean (the unclosed body at the end of a file too).
+TEST(Verify, ExpectationsForEveryCorpusCaseVerify) {
+  namespace fs = std::filesystem;
+  size_t cases = 0;
+  for (const auto &entry : fs::recursive_directory_iterator(fs::path(CAKE_SOURCE_DIR) / "tests" / "corpus")) {
+    if (!entry.is_regular_file() || !entry.path().filename().string().starts_with("bad") ||
+        entry.path().extension() != ".cake")
+      continue;
+    std::ifstream in(entry.path());
+    std::string text, line;
+    while (std::getline(in, line))
+      if (line.find("expected-") == std::string::npos)
+        text += line + "\n";
+    SourceManager sm;
+    FileId f = sm.addBuffer(entry.path().string(), text);
+    std::string annotated = withExpectations(sm, f, checkSource(sm, f).diagnostics, {"a header line"});
+    EXPECT_NE(annotated.find("// expected-"), std::string::npos) << entry.path();
+    auto mismatches = verify(annotated);
+    EXPECT_TRUE(mismatches.empty()) << entry.path() << ": " << (mismatches.empty() ? "" : mismatches.front());
+    ++cases;
+  }
+  EXPECT_GT(cases, 100u);
+}
