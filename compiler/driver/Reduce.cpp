@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace cake {
 
@@ -18,20 +19,40 @@ std::vector<Diagnostic> check(const std::string &text) {
   return checkSource(sm, file).diagnostics;
 }
 
+/// The names a message quotes ('xs', 'load', 'compute'): what identifies a finding across reductions, where
+/// its counts and sizes change.
+std::vector<std::string> quotedNames(const std::string &message) {
+  std::vector<std::string> out;
+  for (size_t at = message.find('\''); at != std::string::npos;) {
+    size_t end = message.find('\'', at + 1);
+    if (end == std::string::npos)
+      break;
+    out.push_back(message.substr(at + 1, end - at - 1));
+    at = message.find('\'', end + 1);
+  }
+  return out;
+}
+
 } // namespace
 
 Signature keepsDiagnostic(std::string code, const std::string &original) {
-  // each error code at most as often as in the original (the kept code at least once)
+  // each error code at most as often as in the original (the kept code at least once), and the kept finding
+  // one of the original's: the same names quoted (a ring.balance of the ring 'xs' between 'load' and 'compute'
+  // does not become one of another ring whose consumer the reduction deleted)
   std::map<std::string, size_t> allowed;
-  for (const Diagnostic &d : check(original))
+  std::set<std::vector<std::string>> findings;
+  for (const Diagnostic &d : check(original)) {
     if (d.severity == Severity::Error)
       ++allowed[d.code];
+    if (d.code == code)
+      findings.insert(quotedNames(d.message));
+  }
   allowed[code] = std::max<size_t>(allowed[code], 1);
-  return [code = std::move(code), allowed = std::move(allowed)](const std::string &text) {
+  return [code = std::move(code), allowed = std::move(allowed), findings = std::move(findings)](const std::string &text) {
     bool kept = false;
     std::map<std::string, size_t> seen;
     for (const Diagnostic &d : check(text)) {
-      kept |= d.code == code;
+      kept |= d.code == code && (findings.empty() || findings.count(quotedNames(d.message)));
       if (d.severity != Severity::Error)
         continue;
       auto it = allowed.find(d.code);

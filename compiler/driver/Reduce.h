@@ -31,7 +31,10 @@ using Signature = std::function<bool(const std::string &text)>;
 /// The signature "checkSource reports a diagnostic with code \p code, and no
 /// more errors of any code than \p original has" (a deletion must not keep the
 /// code through a new failure: a ring left unbalanced by deleting its producer,
-/// or a second token left unreleased, is not the ring.linear being reduced).
+/// or a second token left unreleased, is not the ring.linear being reduced),
+/// and the finding kept is one of the original's: the same names quoted in its
+/// message (a ring.balance of another ring, whose consumer the reduction
+/// deleted, is not the odd trip count being reduced).
 Signature keepsDiagnostic(std::string code, const std::string &original);
 
 /// The byte ranges [begin, end) that one deletion may remove from \p text,

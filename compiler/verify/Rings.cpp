@@ -2246,6 +2246,10 @@ std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &
   };
   std::map<std::string, int64_t> unit, residue;
   std::map<std::string, std::set<int64_t>> exact, atLeast, atMost;
+  // `X % e == 0` whose modulus uses other sizes (`NP % (2 * BN * (SK / KP)) == 0`): X's multiple of its unit
+  // becomes the same multiple of lcm(unit, e) in each assignment, so that lets like XT = NP / BN / S still take
+  // odd and even counts (else no odd count satisfies the fact: the history's odd trip count in a ring)
+  std::vector<std::pair<std::string, const Expr *>> dependentModuli;
   for (const std::string &x : free)
     unit[x] = std::max<int64_t>(1, scales.count(x) ? scales[x] : 1);
   // The divisor c of `let L = X / c` or `math.cdiv(X, c)`, for facts on L.
@@ -2286,6 +2290,8 @@ std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &
       if (f->op == Tok::EqEq && lhs->kind == ExprKind::Binary && lhs->op == Tok::Percent) {
         const Expr *x = strip(lhs->operand(0));
         auto m = constant(*lhs->operand(1));
+        if (!m && *b == 0 && x->kind == ExprKind::Name && free.count(x->text))
+          dependentModuli.push_back({x->text, lhs->operand(1)});
         if (x->kind == ExprKind::Name && free.count(x->text) && m && *m > 0 && *m < (int64_t(1) << 20) &&
             std::lcm(unit[x->text], *m) < (int64_t(1) << 40)) { // both below 2^40: the lcm cannot overflow
           unit[x->text] = std::lcm(unit[x->text], *m);
@@ -2391,6 +2397,20 @@ std::vector<Assignment> candidateAssignments(const Kernel &kernel, const Atoms &
         return it->second;
       return std::nullopt;
     };
+    // the multiple of its unit each such X was given, then (two passes: a modulus may use a symbol the first
+    // pass scaled) the same multiple of lcm(unit, modulus)
+    std::map<std::string, int64_t> multiple;
+    for (const auto &[x, e] : dependentModuli)
+      if (!residue.count(x) && a.ints.count(x) && a.ints[x] % unit[x] == 0)
+        multiple[x] = a.ints[x] / unit[x];
+    for (int pass = 0; pass < 2; ++pass)
+      for (const auto &[x, e] : dependentModuli) {
+        auto m = multiple.count(x) ? sema::evalInKernel(kernel, *e, sizes) : std::nullopt;
+        if (!m || *m <= 0 || *m >= (int64_t(1) << 30))
+          continue;
+        if (auto scaled = sema::binaryValue(Tok::Star, multiple[x], std::lcm(unit[x], *m)))
+          a.ints[x] = *scaled;
+      }
     for (const std::string &name : derived) {
       auto v = sema::evalInKernel(kernel, *lets.at(name), sizes);
       if (!v)
