@@ -1,11 +1,19 @@
 //===- ReduceCommand.cpp - `cake reduce` ----------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
+#include "compiler/driver/Check.h"
 #include "compiler/driver/Reduce.h"
+#include "compiler/runner/Process.h"
 #include "formats/Input.h"
 
+#include <cstdlib>
 #include <cxxopts.hpp>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
 
 namespace cake::cli {
 namespace {
@@ -14,16 +22,74 @@ cxxopts::Options makeOptions() {
   cxxopts::Options o("cake reduce",
                      "Shrink a CAKE IR file while it keeps a failure signature: deletes statements (outermost\n"
                      "first) and comment lines until no single deletion keeps the signature. The signature\n"
-                     "is a diagnostic code the file must keep, with no more errors of any code than the input.\n"
+                     "is a diagnostic code the file must keep, with no more errors of any code than the input;\n"
+                     "a code of a run (run.hang, run.mismatch, run.unwritten, run.launch, run.timeout, cuda.error)\n"
+                     "is kept when `cake run FILE RUN-ARGS` reports it (--run: the workload, the sizes, --watch-hangs;\n"
+                     "each candidate is built and run on the GPU, in a child process with its watchdog).\n"
                      "Prints the reduced file (or writes it with -o) and, on standard error, what was deleted.");
   o.add_options()("keep", "The signature: a diagnostic code the file must keep (e.g. mbar.parity)",
                   cxxopts::value<std::string>())("o,output", "Write the reduced file here",
                                                  cxxopts::value<std::string>())(
       "max-tests", "Stop after this many candidate files", cxxopts::value<size_t>()->default_value("100000"))(
+      "run", "For a run's code: the arguments of `cake run` after the file, in one string "
+             "(\"--workload W --size N=4096 --watch-hangs\")", cxxopts::value<std::string>())(
+      "run-timeout", "Seconds one candidate's run may take", cxxopts::value<double>()->default_value("600"))(
       "h,help", "Show this help")("file", "The input file", cxxopts::value<std::string>());
   o.parse_positional({"file"});
   o.positional_help("FILE --keep CODE");
   return o;
+}
+
+/// Whether \p code is found by running a program (not by the checks).
+bool isRunCode(const std::string &code) { return code.starts_with("run.") || code.starts_with("cuda."); }
+
+/// The signature "`cake run CANDIDATE RUN-ARGS` reports \p code": the candidate is written beside \p input
+/// (so that the manifest beside it names its instantiation), checked first (a candidate with errors is not a
+/// program to run), then run by this cake as a child with --report; the report's diagnostics are searched for
+/// the code ("run.timeout": the report's status is "timeout", the watchdog ended the run).
+Signature keepsRun(const std::string &code, const std::string &input, std::vector<std::string> runArgs,
+                   double timeout) {
+  std::filesystem::path in(input);
+  std::string stem = (in.parent_path() / ("." + in.stem().string() + ".reduce-" + std::to_string(::getpid()))).string();
+  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
+  return [=](const std::string &text) {
+    {
+      SourceManager sm;
+      FileId f = sm.addBuffer("reduce.cake", text);
+      for (const Diagnostic &d : checkSource(sm, f).diagnostics)
+        if (d.severity == Severity::Error)
+          return false;
+    }
+    const std::string file = stem + ".cake", report = stem + ".json";
+    std::ofstream(file, std::ios::trunc) << text;
+    std::vector<std::string> argv = {self, "run", file, "--report", report};
+    argv.insert(argv.end(), runArgs.begin(), runArgs.end());
+    runner::runProcess(argv, timeout);
+    std::ifstream r(report);
+    std::stringstream buf;
+    buf << r.rdbuf();
+    std::error_code ec;
+    std::filesystem::remove(file, ec);
+    std::filesystem::remove(report, ec);
+    auto doc = nlohmann::json::parse(buf.str(), nullptr, false);
+    if (!doc.is_object())
+      return false;
+    if (code == "run.timeout" && doc.value("status", "") == "timeout")
+      return true;
+    if (doc.contains("diagnostics") && doc["diagnostics"].is_array())
+      for (const auto &d : doc["diagnostics"])
+        if (d.is_object() && d.value("code", "") == code)
+          return true;
+    return false;
+  };
+}
+
+std::vector<std::string> splitArgs(const std::string &s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string a; in >> a;)
+    out.push_back(a);
+  return out;
 }
 
 } // namespace
@@ -43,10 +109,20 @@ int runReduce(int argc, char **argv) {
     std::cerr << "cake reduce: " << shown(error.error().message) << "\n";
     return UsageError;
   }
-  Signature keeps = keepsDiagnostic(code, text);
+  const bool run = isRunCode(code);
+  if (run && !args.count("run")) {
+    std::cerr << "cake reduce: " << shown(code) << " is found by running the program: say how with --run "
+              << "(the arguments of cake run after the file, e.g. --run \"--workload W --size N=4096\")\n";
+    return UsageError;
+  }
+  // the candidates' runs stay out of the project's failure log
+  if (run)
+    ::setenv("CAKE_LOG", "0", 1);
+  Signature keeps = run ? keepsRun(code, path, splitArgs(args["run"].as<std::string>()), args["run-timeout"].as<double>())
+                        : keepsDiagnostic(code, text);
   if (!keeps(text)) {
     std::cerr << "cake reduce: " << shown(path) << " does not show the signature (no " << shown(code)
-              << " diagnostic): nothing to keep\n";
+              << (run ? " when run" : " diagnostic") << "): nothing to keep\n";
     return InputErrors;
   }
   Reduction r = reduce(text, keeps, args["max-tests"].as<size_t>());
