@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
+#include "cli/RunSignature.h"
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Corpus.h"
 #include "compiler/driver/Reduce.h"
@@ -165,6 +166,9 @@ int runEvolve(int argc, char **argv) {
                   cxxopts::value<std::string>())("min", "Failures that make a code recur",
                                                  cxxopts::value<size_t>()->default_value("2"))(
       "o,output", "The proposals' folder (default: proposals/ beside the log)", cxxopts::value<std::string>())(
+      "run", "Reduce the failures only a run finds (run.*, cuda.*) too, running each candidate as the log's "
+             "event ran it (on the GPU)")(
+      "run-timeout", "Seconds one candidate's run may take", cxxopts::value<double>()->default_value("600"))(
       "max-error", "A calibration is proposed when the cost model's median error on the logged runs passes this",
       cxxopts::value<double>()->default_value("0.15"))(
       "h,help", "Show this help");
@@ -180,6 +184,10 @@ int runEvolve(int argc, char **argv) {
   std::filesystem::path out = args.count("output") ? std::filesystem::path(args["output"].as<std::string>())
                                                    : std::filesystem::path(log).parent_path() / "proposals";
   std::vector<bool> fixed = formats::fixedByNext(*events);
+  std::error_code ec;
+  // absolute: reducing a run's failure works in the folder it ran in
+  out = std::filesystem::absolute(out, ec);
+  log = std::filesystem::absolute(log, ec).string();
 
   struct Group {
     std::vector<size_t> failures; // event indexes, oldest first
@@ -198,26 +206,60 @@ int runEvolve(int argc, char **argv) {
   for (const auto &[code, g] : groups) {
     if (g.failures.size() < args["min"].as<size_t>())
       continue;
-    // the newest failing IR the log kept that still has the code (its signature, made once, reduces it)
-    std::string text, from, hash;
+    // a code only a run finds is reduced by running each candidate (the GPU's time: only with --run)
+    const bool run = isRunCode(code);
+    if (run && !args.count("run")) {
+      std::cout << code << ": " << g.failures.size() << " failures at run time in " << g.files.size()
+                << " files (cake evolve --run reduces them, running each candidate on the GPU)\n";
+      continue;
+    }
+    // the newest failing IR the log kept that still has the code (its signature, made once, reduces it); a
+    // run's in the folder it ran in, with its arguments
+    std::string text, from, hash, ranIn;
+    std::vector<std::string> ranWith;
     Signature keeps;
     for (auto it = g.failures.rbegin(); it != g.failures.rend() && text.empty(); ++it) {
       const formats::LogEvent &e = (*events)[*it];
       std::string ir;
-      if (!formats::readInput(formats::irPathFor(log, e.irHash), ir))
+      if (!formats::readInput(formats::irPathFor(log, e.irHash), ir) || (run && e.args.empty()))
         continue;
-      Signature s = keepsDiagnostic(code, ir);
+      if (run && !e.cwd.empty())
+        std::filesystem::current_path(e.cwd, ec);
+      Signature s = run ? keepsRun(code, e.file, e.args, args["run-timeout"].as<double>()) : keepsDiagnostic(code, ir);
       if (s(ir))
-        text = std::move(ir), from = e.file, hash = e.irHash, keeps = std::move(s);
+        text = std::move(ir), from = e.file, hash = e.irHash, keeps = std::move(s), ranIn = e.cwd, ranWith = e.args;
     }
     if (text.empty()) {
       std::cout << code << ": " << g.failures.size()
-                << " failures, but no kept program still has it (a stage past the verifier's, or IR no longer kept)\n";
+                << (run ? " failures, but no kept program still has it when run again"
+                        : " failures, but no kept program still has it (a stage past the verifier's, or IR no longer "
+                          "kept)")
+                << "\n";
       continue;
     }
     Reduction r = reduce(text, keeps);
+    if (run) {
+      std::filesystem::path dir = out / code;
+      std::filesystem::create_directories(dir, ec);
+      std::string name = "bad_" + hash.substr(0, 8) + ".cake", command = "cake run " + from;
+      for (const std::string &a : ranWith)
+        command += " " + a;
+      std::ofstream(dir / name, std::ios::trunc) << r.text;
+      std::ofstream(dir / "README.md", std::ios::trunc)
+          << "# Proposal: " << code << " (found at run time)\n\nEvidence (" << log << "): " << g.failures.size()
+          << " failures in " << g.files.size() << " files; the next change of the file fixed " << g.fixed
+          << " of them.\n\n`" << name << "`: the newest failing program (" << from << ", IR " << hash
+          << ") reduced from " << lines(text) << " to " << lines(r.text) << " lines (" << r.tests
+          << " candidates run, 1-minimal for statement deletion); `" << command << "` (in " << ranIn
+          << ", the file replaced by this one) still reports " << code
+          << ".\n\nThe verifier does not catch it: a proposal for a rule that would (this program its first bad "
+             "case, when a static reason can be named), or a bug of the lowering or the runtime.\n";
+      std::cout << code << ": " << g.failures.size() << " failures in " << g.files.size() << " files; "
+                << (dir / name).string() << " (" << lines(r.text) << " lines, reduced by running it)\n";
+      ++proposals;
+      continue;
+    }
     std::filesystem::path dir = out / code;
-    std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     // a corpus case as the gate reads it: the reduced program with its diagnostics expected (comment lines
     // in front of it), gated here as tests/corpus/CODE/bad_*.cake would be

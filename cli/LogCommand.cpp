@@ -113,6 +113,12 @@ int runLog(int argc, char **argv) {
         j.back()["sizes"] = e.sizes;
       if (e.ms)
         j.back()["ms"] = *e.ms;
+      if (!e.device.empty())
+        j.back()["device"] = e.device;
+      if (!e.args.empty())
+        j.back()["args"] = e.args;
+      if (!e.cwd.empty())
+        j.back()["cwd"] = e.cwd;
     }
     std::cout << j.dump(1) << "\n";
     return Success;

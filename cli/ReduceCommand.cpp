@@ -1,18 +1,12 @@
 //===- ReduceCommand.cpp - `cake reduce` ----------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
-#include "compiler/driver/Check.h"
+#include "cli/RunSignature.h"
 #include "compiler/driver/Reduce.h"
-#include "compiler/runner/Process.h"
 #include "formats/Input.h"
 
-#include <cstdlib>
 #include <cxxopts.hpp>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
-#include <sstream>
 #include <unistd.h>
 
 namespace cake::cli {
@@ -40,58 +34,6 @@ cxxopts::Options makeOptions() {
   return o;
 }
 
-/// Whether \p code is found by running a program (not by the checks).
-bool isRunCode(const std::string &code) { return code.starts_with("run.") || code.starts_with("cuda."); }
-
-/// The signature "`cake run CANDIDATE RUN-ARGS` reports \p code": the candidate is written beside \p input
-/// (so that the manifest beside it names its instantiation), checked first (a candidate with errors is not a
-/// program to run), then run by this cake as a child with --report; the report's diagnostics are searched for
-/// the code ("run.timeout": the report's status is "timeout", the watchdog ended the run).
-Signature keepsRun(const std::string &code, const std::string &input, std::vector<std::string> runArgs,
-                   double timeout) {
-  std::filesystem::path in(input);
-  std::string stem = (in.parent_path() / ("." + in.stem().string() + ".reduce-" + std::to_string(::getpid()))).string();
-  std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
-  return [=](const std::string &text) {
-    {
-      SourceManager sm;
-      FileId f = sm.addBuffer("reduce.cake", text);
-      for (const Diagnostic &d : checkSource(sm, f).diagnostics)
-        if (d.severity == Severity::Error)
-          return false;
-    }
-    const std::string file = stem + ".cake", report = stem + ".json";
-    std::ofstream(file, std::ios::trunc) << text;
-    std::vector<std::string> argv = {self, "run", file, "--report", report};
-    argv.insert(argv.end(), runArgs.begin(), runArgs.end());
-    runner::runProcess(argv, timeout);
-    std::ifstream r(report);
-    std::stringstream buf;
-    buf << r.rdbuf();
-    std::error_code ec;
-    std::filesystem::remove(file, ec);
-    std::filesystem::remove(report, ec);
-    auto doc = nlohmann::json::parse(buf.str(), nullptr, false);
-    if (!doc.is_object())
-      return false;
-    if (code == "run.timeout" && doc.value("status", "") == "timeout")
-      return true;
-    if (doc.contains("diagnostics") && doc["diagnostics"].is_array())
-      for (const auto &d : doc["diagnostics"])
-        if (d.is_object() && d.value("code", "") == code)
-          return true;
-    return false;
-  };
-}
-
-std::vector<std::string> splitArgs(const std::string &s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string a; in >> a;)
-    out.push_back(a);
-  return out;
-}
-
 } // namespace
 
 int runReduce(int argc, char **argv) {
@@ -115,9 +57,6 @@ int runReduce(int argc, char **argv) {
               << "(the arguments of cake run after the file, e.g. --run \"--workload W --size N=4096\")\n";
     return UsageError;
   }
-  // the candidates' runs stay out of the project's failure log
-  if (run)
-    ::setenv("CAKE_LOG", "0", 1);
   Signature keeps = run ? keepsRun(code, path, splitArgs(args["run"].as<std::string>()), args["run-timeout"].as<double>())
                         : keepsDiagnostic(code, text);
   if (!keeps(text)) {

@@ -60,6 +60,10 @@ Status appendEvent(const std::string &path, const LogEvent &e) {
     j["ms"] = *e.ms;
   if (!e.device.empty())
     j["device"] = e.device;
+  if (!e.args.empty())
+    j["args"] = e.args;
+  if (!e.cwd.empty())
+    j["cwd"] = e.cwd;
   std::string line = j.dump() + "\n";
   std::error_code ec;
   fs::create_directories(fs::path(path).parent_path(), ec);
@@ -118,6 +122,8 @@ Expected<std::vector<LogEvent>> readLog(const std::string &path, size_t *skipped
     if (j.contains("ms") && j["ms"].is_number())
       e.ms = j["ms"].get<double>();
     e.device = j.value("device", "");
+    e.args = strings(j, "args");
+    e.cwd = j.value("cwd", "");
     out.push_back(std::move(e));
   }
   return out;
@@ -192,6 +198,11 @@ void logOutcome(std::string_view command, const std::string &path, std::string_v
   e.instance = run.instance;
   e.sizes = run.sizes;
   e.device = run.device;
+  e.args = run.args;
+  if (!run.args.empty()) {
+    std::error_code ec;
+    e.cwd = fs::current_path(ec).string();
+  }
   if (e.ok)
     e.ms = run.ms;
   // a failing IR is kept beside the log, for `cake evolve` to reduce

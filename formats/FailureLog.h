@@ -40,6 +40,10 @@ struct LogEvent {
   std::map<std::string, int64_t> sizes;  ///< the bound sizes, {"Q": 4096, ...}
   std::optional<double> ms;              ///< the median time of a run that passed
   std::string device;                    ///< the GPU it ran on, "NVIDIA H200"
+  /// The command's arguments after the file, and the folder it ran in: what runs the program again (cake
+  /// evolve --run reduces a run's failure with them).
+  std::vector<std::string> args;
+  std::string cwd;
 };
 
 /// What a run adds to its event (LogEvent's run fields), and where the event goes.
@@ -48,6 +52,7 @@ struct RunDetails {
   std::map<std::string, int64_t> sizes;
   std::optional<double> ms;
   std::string device;
+  std::vector<std::string> args;
   /// The file the event is appended to instead of the project's log (a watchdog's child writes its event
   /// there and the parent moves it into the log: forwardEvents); "" = the log.
   std::string eventPath;

@@ -1,0 +1,80 @@
+//===- RunSignature.cpp - A failure found by running the program ----------===//
+#include "cli/RunSignature.h"
+
+#include "compiler/driver/Check.h"
+#include "compiler/runner/Process.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+namespace cake::cli {
+
+bool isRunCode(const std::string &code) { return code.starts_with("run.") || code.starts_with("cuda."); }
+
+Signature keepsRun(const std::string &code, const std::string &input, std::vector<std::string> runArgs,
+                   double timeout) {
+  namespace fs = std::filesystem;
+  fs::path in(input);
+  std::string self = fs::read_symlink("/proc/self/exe").string();
+  ::setenv("CAKE_LOG", "0", 1); // the candidates' runs (children inherit it)
+  // a folder of the candidate's own, with the input's name and the JSON files beside it (the manifest that
+  // names its instantiation, the workloads the manifest names), removed with the last copy of the signature
+  char tmpl[] = "/tmp/cake-reduce-XXXXXX";
+  auto dir = std::shared_ptr<std::string>(new std::string(::mkdtemp(tmpl) ? tmpl : ""), [](std::string *d) {
+    std::error_code ec;
+    if (!d->empty())
+      fs::remove_all(*d, ec);
+    delete d;
+  });
+  std::error_code ec;
+  if (!dir->empty())
+    for (const auto &entry : fs::directory_iterator(in.parent_path().empty() ? fs::path(".") : in.parent_path(), ec))
+      if (entry.path().extension() == ".json")
+        fs::copy_file(entry.path(), fs::path(*dir) / entry.path().filename(), fs::copy_options::overwrite_existing, ec);
+  const std::string file = (fs::path(*dir) / in.filename()).string(), report = (fs::path(*dir) / ".report.json").string();
+  return [=](const std::string &text) {
+    if (dir->empty())
+      return false;
+    {
+      SourceManager sm;
+      FileId f = sm.addBuffer("reduce.cake", text);
+      for (const Diagnostic &d : checkSource(sm, f).diagnostics)
+        if (d.severity == Severity::Error)
+          return false;
+    }
+    std::ofstream(file, std::ios::trunc) << text;
+    std::vector<std::string> argv = {self, "run", file, "--report", report};
+    argv.insert(argv.end(), runArgs.begin(), runArgs.end());
+    runner::runProcess(argv, timeout);
+    std::ifstream r(report);
+    std::stringstream buf;
+    buf << r.rdbuf();
+    std::error_code ec;
+    fs::remove(report, ec);
+    auto doc = nlohmann::json::parse(buf.str(), nullptr, false);
+    if (!doc.is_object())
+      return false;
+    if (code == "run.timeout" && doc.value("status", "") == "timeout")
+      return true;
+    if (doc.contains("diagnostics") && doc["diagnostics"].is_array())
+      for (const auto &d : doc["diagnostics"])
+        if (d.is_object() && d.value("code", "") == code)
+          return true;
+    return false;
+  };
+}
+
+std::vector<std::string> splitArgs(const std::string &s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string a; in >> a;)
+    out.push_back(a);
+  return out;
+}
+
+} // namespace cake::cli

@@ -1,0 +1,33 @@
+//===- RunSignature.h - A failure found by running the program --*- C++ -*-===//
+//
+// Part of CAKE (issue #21). The reducer's signature for a code that only a run
+// finds (compiler/driver/Reduce.h keeps the core free of GPUs and of the CLI):
+// each candidate is checked, then built and run by this cake (`cake run FILE
+// ARGS --report R` in a child process, with its own watchdog), and kept when
+// the run reports the code. Used by `cake reduce --run` and `cake evolve --run`.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/driver/Reduce.h"
+
+#include <string>
+#include <vector>
+
+namespace cake::cli {
+
+/// Whether \p code is found by running a program (run.*, cuda.*), not by the checks.
+bool isRunCode(const std::string &code);
+
+/// The signature "`cake run CANDIDATE ARGS` reports \p code": the candidate is written, under \p input's name,
+/// into a folder of its own holding copies of the JSON files beside \p input (the manifest that names its
+/// instantiation, its workloads; \p args resolve from the working directory as they did), checked first (a candidate with errors is not a program to run), then run as a child with --report; the
+/// report's diagnostics are searched for the code ("run.timeout": the report's status is "timeout", the
+/// watchdog ended the run). The children's runs stay out of the failure log (CAKE_LOG=0 for them).
+Signature keepsRun(const std::string &code, const std::string &input, std::vector<std::string> args,
+                   double timeoutSeconds);
+
+/// \p s split at whitespace (the --run string).
+std::vector<std::string> splitArgs(const std::string &s);
+
+} // namespace cake::cli
