@@ -1,20 +1,19 @@
 //===- CApi.cpp - The C entry points of libcake_kmeans.so -----------------===//
 //
-// Part of CAKE. Each entry point clears the thread's last error, runs the C++
-// operation (KMeans.h) and turns its failure, or any exception, into a status
-// code and a message: nothing escapes into C.
+// Part of CAKE. Each entry point runs the C++ operation (KMeans.h) through
+// lib/core/CApi.h: the thread's last error cleared, a failure or any
+// exception turned into a status code and a message; nothing escapes into C.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/kmeans/cake_kmeans.h"
 
+#include "lib/core/CApi.h"
 #include "lib/kmeans/Dispatch.h"
 #include "lib/kmeans/Embedded.h"
 #include "lib/kmeans/KMeans.h"
 #include "lib/kmeans/Padding.h"
 
-#include <exception>
 #include <optional>
-#include <new>
 #include <string>
 
 namespace {
@@ -23,23 +22,7 @@ using cake::Status;
 
 thread_local std::string lastError;
 
-template <class Op> int call(const char *name, Op op) {
-  lastError.clear();
-  try {
-    Status r = op();
-    if (r)
-      return CAKE_KMEANS_OK;
-    lastError = std::string(name) + ": " + r.error().message;
-    return cake::kmeans::statusCode(r.error());
-  } catch (const std::bad_alloc &) {
-    lastError = std::string(name) + ": out of host memory";
-  } catch (const std::exception &e) {
-    lastError = std::string(name) + ": internal error: " + e.what();
-  } catch (...) {
-    lastError = std::string(name) + ": internal error (an unknown exception)";
-  }
-  return CAKE_KMEANS_INTERNAL;
-}
+template <class Op> int call(const char *name, Op op) { return cake::libcore::guardedCall(lastError, name, op); }
 
 /// The dispatcher's problem for the C API's arguments; nullopt (lastError set) on a bad dtype.
 std::optional<cake::kmeans::Problem> problemOf(const char *fn, int update, int64_t B, int64_t N, int64_t K, int64_t D,

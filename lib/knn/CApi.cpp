@@ -1,18 +1,17 @@
 //===- CApi.cpp - The C entry points of libcake_knn.so --------------------===//
 //
-// Part of CAKE. Each entry point clears the thread's last error, runs the C++
-// operation (Search.h, Dispatch.h) and turns its failure, or any exception,
-// into a status code and a message: nothing escapes into C.
+// Part of CAKE. Each entry point runs the C++ operation (Search.h, Dispatch.h)
+// through lib/core/CApi.h: the thread's last error cleared, a failure or any
+// exception turned into a status code and a message; nothing escapes into C.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/knn/cake_knn.h"
 
+#include "lib/core/CApi.h"
 #include "lib/knn/Dispatch.h"
 #include "lib/knn/Embedded.h"
 #include "lib/knn/Search.h"
 
-#include <exception>
-#include <new>
 #include <optional>
 #include <string>
 
@@ -31,23 +30,7 @@ using cake::Status;
 
 thread_local std::string lastError;
 
-template <class Op> int call(const char *name, Op op) {
-  lastError.clear();
-  try {
-    Status r = op();
-    if (r)
-      return CAKE_KNN_OK;
-    lastError = std::string(name) + ": " + r.error().message;
-    return cake::libcore::statusCode(r.error());
-  } catch (const std::bad_alloc &) {
-    lastError = std::string(name) + ": out of host memory";
-  } catch (const std::exception &e) {
-    lastError = std::string(name) + ": internal error: " + e.what();
-  } catch (...) {
-    lastError = std::string(name) + ": internal error (an unknown exception)";
-  }
-  return CAKE_KNN_INTERNAL;
-}
+template <class Op> int call(const char *name, Op op) { return cake::libcore::guardedCall(lastError, name, op); }
 
 /// The dispatcher's problem for the C API's arguments; nullopt (lastError set) when they are not one.
 std::optional<cake::knn::Problem> problemOf(const char *fn, int64_t Q, int64_t N, int64_t D, int64_t k, int dtype,

@@ -33,6 +33,17 @@ def find_library(filename):
                   f"(target {filename[3:-3]}) or `pip install` the repository")
 
 
+class CakeError(RuntimeError):
+    """A call into a CAKE library failed. `status` is its status code (the same numbers in every library:
+    1 invalid argument, 2 unsupported, 3 not available, 4 no GPU, 5 CUDA error, 6 timeout, 7 internal),
+    `status_name` its name in the library's C API; the message is the library's sentence."""
+
+    def __init__(self, status, status_name, message):
+        super().__init__(f"{message} [{status_name}]")
+        self.status = status
+        self.status_name = status_name
+
+
 _raw_stream = getattr(torch._C, "_cuda_getCurrentRawStream", None)
 
 

@@ -19,7 +19,7 @@ import ctypes
 
 import torch
 
-from cake._native import find_library, stream_of
+from cake._native import CakeError, find_library, stream_of
 
 __all__ = ["assign", "update", "fit", "variant", "force_variant", "build_info", "has_update", "CakeKMeansError",
            "library_path"]
@@ -27,14 +27,9 @@ __all__ = ["assign", "update", "fit", "variant", "force_variant", "build_info", 
 _DTYPES = {torch.bfloat16: 0, torch.float16: 1}  # cake_kmeans_dtype
 
 
-class CakeKMeansError(RuntimeError):
-    """A call into libcake_kmeans.so failed. `status` is the cake_kmeans_status code, `status_name` its name
-    (CAKE_KMEANS_UNSUPPORTED, ...); the message is the library's sentence."""
-
-    def __init__(self, status, status_name, message):
-        super().__init__(f"{message} [{status_name}]")
-        self.status = status
-        self.status_name = status_name
+class CakeKMeansError(CakeError):
+    """A call into libcake_kmeans.so failed (cake._native.CakeError: `status`, and `status_name` such as
+    CAKE_KMEANS_UNSUPPORTED)."""
 
 
 _lib = None

@@ -21,7 +21,7 @@ import ctypes
 
 import torch
 
-from cake._native import find_library, stream_of
+from cake._native import CakeError, find_library, stream_of
 
 __all__ = ["search", "graph", "variant", "force_variant", "build_info", "CakeKnnError", "library_path"]
 
@@ -29,14 +29,9 @@ _DTYPES = {torch.bfloat16: 0, torch.float16: 1}  # cake_knn_dtype
 _METRICS = {"l2": 0, "ip": 1}                      # cake_knn_metric
 
 
-class CakeKnnError(RuntimeError):
-    """A call into libcake_knn.so failed. `status` is the cake_knn_status code, `status_name` its name
-    (CAKE_KNN_UNSUPPORTED, ...); the message is the library's sentence."""
-
-    def __init__(self, status, status_name, message):
-        super().__init__(f"{message} [{status_name}]")
-        self.status = status
-        self.status_name = status_name
+class CakeKnnError(CakeError):
+    """A call into libcake_knn.so failed (cake._native.CakeError: `status`, and `status_name` such as
+    CAKE_KNN_UNSUPPORTED)."""
 
 
 _lib = None
