@@ -64,3 +64,20 @@ function(cake_embedded_kernels)
     VERBATIM)
   set(${ARG_OUT} ${out} PARENT_SCOPE)
 endfunction()
+
+# cake_c_library(NAME <target> CORE <static library> SOURCES <C entry points> MAP <version script>)
+#
+# The shared library of a CAKE library: its C entry points over its static core, exporting the C API and
+# nothing else (the version script): its own symbols and those of the static libraries it contains are
+# hidden; built into <build>/lib.
+function(cake_c_library)
+  cmake_parse_arguments(ARG "" "NAME;CORE;MAP" "SOURCES" ${ARGN})
+  add_library(${ARG_NAME} SHARED ${ARG_SOURCES})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_CORE})
+  set_target_properties(${ARG_NAME} PROPERTIES
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+  target_link_options(${ARG_NAME} PRIVATE -Wl,--version-script=${ARG_MAP} -Wl,--exclude-libs,ALL -Wl,--no-undefined)
+  set_property(TARGET ${ARG_NAME} APPEND PROPERTY LINK_DEPENDS ${ARG_MAP})
+endfunction()
