@@ -24,6 +24,8 @@ int runCheck(int argc, char **argv);
 int runFmt(int argc, char **argv);
 /// `cake reduce`: shrink a file while it keeps a diagnostic (compiler/driver/Reduce.h).
 int runReduce(int argc, char **argv);
+/// `cake tactic`: named schedule rewrites (compiler/driver/Tactics.h).
+int runTactic(int argc, char **argv);
 /// `cake log`: the project's failure log (formats/FailureLog.h), listed or summed up.
 int runLog(int argc, char **argv);
 /// `cake evolve`: proposals from the failure log (recurring rule codes, reduced).

@@ -1,0 +1,105 @@
+//===- Tactics.cpp - Named, parameterized schedule rewrites ---------------===//
+#include "compiler/driver/Tactics.h"
+
+#include "compiler/driver/Check.h"
+#include "compiler/syntax/Parser.h"
+#include "compiler/syntax/Walk.h"
+
+#include <algorithm>
+
+namespace cake {
+
+namespace {
+
+constexpr TacticInfo kTactics[] = {
+    {"stages", "ring=NAME to=N", "the ring's pipeline depth: stages(N)"},
+    {"param", "name=P to=V", "a parameter's default: the schedule the file builds without a manifest"},
+};
+
+Error refused(std::string message) { return Error(Error::InvalidArgument, std::move(message)); }
+
+/// The rewritten text checked: errors refuse it (Source, with the diagnostics located in the new text).
+Expected<TacticResult> checked(const std::string &path, std::string text, std::string description) {
+  SourceManager sm;
+  FileId file = sm.addBuffer(path, text);
+  CheckResult r = checkSource(sm, file);
+  size_t errors = std::count_if(r.diagnostics.begin(), r.diagnostics.end(),
+                                [](const Diagnostic &d) { return d.severity == Severity::Error; });
+  if (errors) {
+    const Diagnostic *first = &*std::find_if(r.diagnostics.begin(), r.diagnostics.end(),
+                                             [](const Diagnostic &d) { return d.severity == Severity::Error; });
+    LineColumn lc = sm.lineColumn(file, first->range.begin);
+    Error e(Error::Source, description + " is refused: the result has " + std::to_string(errors) + " error" +
+                               (errors == 1 ? "" : "s") + ", first at " + std::to_string(lc.line) + ":" +
+                               std::to_string(lc.column) + ": " + first->message + " [" + first->code + "]");
+    e.diagnostics = std::move(r.diagnostics);
+    return e;
+  }
+  return TacticResult{std::move(text), std::move(description), std::move(r.diagnostics)};
+}
+
+std::string replace(const std::string &text, SourceRange range, const std::string &with) {
+  return text.substr(0, range.begin) + with + text.substr(range.end);
+}
+
+} // namespace
+
+std::span<const TacticInfo> tactics() { return kTactics; }
+
+Expected<TacticResult> applyTactic(const std::string &path, const std::string &text, std::string_view name,
+                                   const std::map<std::string, std::string> &args) {
+  const TacticInfo *info = nullptr;
+  for (const TacticInfo &t : kTactics)
+    if (t.name == name)
+      info = &t;
+  if (!info) {
+    std::string known;
+    for (const TacticInfo &t : kTactics)
+      known += (known.empty() ? "" : ", ") + std::string(t.name);
+    return refused("there is no tactic '" + std::string(name) + "'; the tactics are " + known);
+  }
+  auto arg = [&](const std::string &key) -> const std::string * {
+    auto it = args.find(key);
+    return it == args.end() || it->second.empty() ? nullptr : &it->second;
+  };
+  for (const std::string &key : {std::string(name == "stages" ? "ring" : "name"), std::string("to")})
+    if (!arg(key))
+      return refused("tactic '" + std::string(name) + "' takes " + std::string(info->args) + "; " + key +
+                     " is missing");
+  SourceManager sm;
+  FileId file = sm.addBuffer(path, text);
+  std::vector<Diagnostic> parseDiags;
+  syntax::Module m = syntax::parse(sm, file, parseDiags);
+  if (std::any_of(parseDiags.begin(), parseDiags.end(), [](const Diagnostic &d) { return d.severity == Severity::Error; }))
+    return refused(path + " does not parse; fix its syntax errors first (cake check)");
+  const std::string &target = name == "stages" ? *arg("ring") : *arg("name"), &to = *arg("to");
+  if (name == "stages") {
+    const syntax::RingStmt *ring = nullptr;
+    syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
+      if (auto *r = syntax::dyn_cast<syntax::RingStmt>(&s); r && r->name.name == target)
+        ring = r;
+    });
+    if (!ring)
+      return refused(path + " has no ring '" + target + "'");
+    for (const syntax::Clause &c : ring->clauses)
+      if (c.name.name == "stages" && c.args.size() == 1) {
+        std::string was(text.substr(c.args[0]->range.begin, c.args[0]->range.end - c.args[0]->range.begin));
+        return checked(path, replace(text, c.args[0]->range, to),
+                       "ring '" + target + "': stages(" + was + ") -> stages(" + to + ")");
+      }
+    return refused("ring '" + target + "' has no stages(...) clause to change");
+  }
+  const syntax::ParamDecl *param = nullptr;
+  for (const syntax::StmtPtr &s : m.items.stmts)
+    if (auto *p = syntax::dyn_cast<syntax::ParamDecl>(s.get()); p && p->name.name == target)
+      param = p;
+  if (!param)
+    return refused(path + " has no parameter '" + target + "'");
+  if (!param->defaultValue)
+    return refused("parameter '" + target + "' has no default to change (a manifest binds it)");
+  SourceRange r = param->defaultValue->range;
+  std::string was(text.substr(r.begin, r.end - r.begin));
+  return checked(path, replace(text, r, to), "param " + target + ": " + was + " -> " + to);
+}
+
+} // namespace cake

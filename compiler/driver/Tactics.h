@@ -1,0 +1,51 @@
+//===- Tactics.h - Named, parameterized schedule rewrites -------*- C++ -*-===//
+//
+// Part of CAKE (issue #21). A tactic is a named rewrite of a CAKE IR file with
+// parameters, in one table (tactics()): applied to the text, the result is
+// checked again (checkSource, the same rules as `cake check`) and refused
+// with the located reason when the rewrite does not apply or leaves errors;
+// the cost model's prediction before and after is the caller's (it needs
+// sizes). Rewrites work on the source's ranges, so everything the rewrite
+// does not touch (comments, layout) stays as written.
+//
+//   stages   ring=NAME to=N   the ring's pipeline depth (`stages(N)`)
+//   param    name=P to=V      a parameter's default, the schedule a file
+//                             without a manifest builds (WG, BN, XS, ...)
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "diagnostics/Diagnostic.h"
+#include "diagnostics/Expected.h"
+
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cake {
+
+struct TacticInfo {
+  std::string_view name;
+  std::string_view args;    ///< "ring=NAME to=N"
+  std::string_view summary; ///< one line
+};
+
+/// Every tactic, in the order `cake tactic list` prints them.
+std::span<const TacticInfo> tactics();
+
+struct TacticResult {
+  std::string text;        ///< the rewritten file
+  std::string description; ///< "ring 'ab': stages(4) -> stages(5)"
+  std::vector<Diagnostic> diagnostics; ///< the rewritten file's (warnings only: errors refuse it)
+};
+
+/// Applies tactic \p name with \p args to \p text (the file \p path, for
+/// messages). InvalidArgument for an unknown tactic or a missing argument;
+/// Source (with the located diagnostics, in the rewritten text) when the
+/// rewrite does not apply or the result has errors.
+Expected<TacticResult> applyTactic(const std::string &path, const std::string &text, std::string_view name,
+                                   const std::map<std::string, std::string> &args);
+
+} // namespace cake
