@@ -1,0 +1,76 @@
+//===- TacticsTest.cpp - Named schedule rewrites (issue #21) --------------===//
+//
+// compiler/driver/Tactics.h: a rewrite changes only what it names (comments
+// and layout stay), is checked again, and is refused with the reason when it
+// does not apply or leaves errors.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/driver/Tactics.h"
+
+#include <gtest/gtest.h>
+
+using namespace cake;
+
+namespace {
+
+const char *kRing = "// a ring of two stages\n"
+                    "param W: int in 1 .. 3 = 1\n"
+                    "kernel k(\n"
+                    "  x: global bf16[N, 64] align(16),\n"
+                    ") target(sm_90a) grid(1) block(128 * (W + 1)) {\n"
+                    "  ring r stages(2) producer(p) consumer(c) {   // keep this comment\n"
+                    "    t: shared bf16[64, 64] swizzle(128B)\n"
+                    "  }\n"
+                    "  role p warpgroups(0) issue(elect) {\n"
+                    "    let s = r.produce()\n"
+                    "    tma.load(x[0, 0], s.t)\n"
+                    "    r.commit(s)\n"
+                    "  }\n"
+                    "  role c warpgroups(1 .. W + 1) issue(warpgroup) {\n"
+                    "    let s = r.consume()\n"
+                    "    r.release(s)\n"
+                    "  }\n"
+                    "}\n";
+
+TEST(Tactics, StagesChangesOnlyTheNumber) {
+  auto r = applyTactic("k.cake", kRing, "stages", {{"ring", "r"}, {"to", "3"}});
+  ASSERT_TRUE(r) << r.error().message;
+  std::string want = kRing;
+  want.replace(want.find("stages(2)"), 9, "stages(3)");
+  EXPECT_EQ(r->text, want);
+  EXPECT_EQ(r->description, "ring 'r': stages(2) -> stages(3)");
+}
+
+TEST(Tactics, ParamChangesTheDefault) {
+  auto r = applyTactic("k.cake", kRing, "param", {{"name", "W"}, {"to", "2"}});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_NE(r->text.find("param W: int in 1 .. 3 = 2\n"), std::string::npos);
+  EXPECT_EQ(r->description, "param W: 1 -> 2");
+}
+
+TEST(Tactics, RefusedWithTheReason) {
+  // outside the parameter's domain: the checker's param.value, located in the rewritten file
+  auto domain = applyTactic("k.cake", kRing, "param", {{"name", "W"}, {"to", "7"}});
+  ASSERT_FALSE(domain);
+  EXPECT_EQ(domain.error().kind, Error::Source);
+  EXPECT_NE(domain.error().message.find("[param.value]"), std::string::npos) << domain.error().message;
+  ASSERT_FALSE(domain.error().diagnostics.empty());
+  // what does not apply
+  for (auto [name, args, says] :
+       {std::tuple<std::string, std::map<std::string, std::string>, std::string>{
+            "stages", {{"ring", "zz"}, {"to", "3"}}, "has no ring 'zz'"},
+        {"stages", {{"ring", "r"}}, "to is missing"},
+        {"unroll", {}, "there is no tactic 'unroll'"},
+        {"param", {{"name", "Q"}, {"to", "1"}}, "has no parameter 'Q'"}}) {
+    auto r = applyTactic("k.cake", kRing, name, args);
+    ASSERT_FALSE(r) << name;
+    EXPECT_EQ(r.error().kind, Error::InvalidArgument) << name;
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+  // a file that does not parse is not rewritten
+  auto broken = applyTactic("k.cake", "kernel k( {", "stages", {{"ring", "r"}, {"to", "3"}});
+  ASSERT_FALSE(broken);
+  EXPECT_NE(broken.error().message.find("does not parse"), std::string::npos);
+}
+
+} // namespace
