@@ -188,6 +188,7 @@ int runEvolve(int argc, char **argv) {
   // absolute: reducing a run's failure works in the folder it ran in
   out = std::filesystem::absolute(out, ec);
   log = std::filesystem::absolute(log, ec).string();
+  const std::filesystem::path home = std::filesystem::current_path(ec);
 
   struct Group {
     std::vector<size_t> failures; // event indexes, oldest first
@@ -224,12 +225,13 @@ int runEvolve(int argc, char **argv) {
       if (!formats::readInput(formats::irPathFor(log, e.irHash), ir) || (run && e.args.empty()))
         continue;
       if (run && !e.cwd.empty())
-        std::filesystem::current_path(e.cwd, ec);
+        std::filesystem::current_path(e.cwd, ec); // back to `home` after the group
       Signature s = run ? keepsRun(code, e.file, e.args, args["run-timeout"].as<double>()) : keepsDiagnostic(code, ir);
       if (s(ir))
         text = std::move(ir), from = e.file, hash = e.irHash, keeps = std::move(s), ranIn = e.cwd, ranWith = e.args;
     }
     if (text.empty()) {
+      std::filesystem::current_path(home, ec);
       std::cout << code << ": " << g.failures.size()
                 << (run ? " failures, but no kept program still has it when run again"
                         : " failures, but no kept program still has it (a stage past the verifier's, or IR no longer "
@@ -238,6 +240,7 @@ int runEvolve(int argc, char **argv) {
       continue;
     }
     Reduction r = reduce(text, keeps);
+    std::filesystem::current_path(home, ec); // the events' files resolve from where evolve was started
     if (run) {
       std::filesystem::path dir = out / code;
       std::filesystem::create_directories(dir, ec);

@@ -194,17 +194,13 @@ void logOutcome(std::string_view command, const std::string &path, std::string_v
                 ? "lower"
                 : "static";
   e.stage = std::move(stage);
-  e.kernel = run.kernel;
-  e.instance = run.instance;
-  e.sizes = run.sizes;
-  e.device = run.device;
-  e.args = run.args;
+  static_cast<RunFields &>(e) = run;
   if (!run.args.empty()) {
     std::error_code ec;
     e.cwd = fs::current_path(ec).string();
   }
-  if (e.ok)
-    e.ms = run.ms;
+  if (!e.ok)
+    e.ms.reset();
   // a failing IR is kept beside the log, for `cake evolve` to reduce
   if (!e.ok)
     (void)keepIr(log, e.irHash, ir);

@@ -25,7 +25,20 @@
 
 namespace cake::formats {
 
-struct LogEvent {
+/// What a run (command "run") adds to its event: what ran at which shape, and how long it took.
+struct RunFields {
+  std::string kernel;                   ///< "knn_sm90"
+  std::string instance;                 ///< the manifest's instantiation, "search_fp16_d128_k16"
+  std::map<std::string, int64_t> sizes; ///< the bound sizes, {"Q": 4096, ...}
+  std::optional<double> ms;             ///< the median time of a run that passed
+  std::string device;                   ///< the GPU it ran on, "NVIDIA H200"
+  /// The command's arguments after the file, and the folder it ran in: what runs the program again (cake
+  /// evolve --run reduces a run's failure with them).
+  std::vector<std::string> args;
+  std::string cwd;
+};
+
+struct LogEvent : RunFields {
   std::string time;    ///< UTC, ISO 8601: "2026-12-03T23:30:00Z"
   std::string command; ///< "check"
   std::string stage;   ///< what caught it: "static" (the verifier), "lower", "build", "run"
@@ -34,25 +47,10 @@ struct LogEvent {
   std::vector<std::string> errors;   ///< the error codes found, sorted, once each
   std::vector<std::string> warnings; ///< the warning codes, likewise
   bool ok = true;                    ///< no error
-  // runs (command "run"): what ran at which shape, and how long it took
-  std::string kernel;                    ///< "knn_sm90"
-  std::string instance;                  ///< the manifest's instantiation, "search_fp16_d128_k16"
-  std::map<std::string, int64_t> sizes;  ///< the bound sizes, {"Q": 4096, ...}
-  std::optional<double> ms;              ///< the median time of a run that passed
-  std::string device;                    ///< the GPU it ran on, "NVIDIA H200"
-  /// The command's arguments after the file, and the folder it ran in: what runs the program again (cake
-  /// evolve --run reduces a run's failure with them).
-  std::vector<std::string> args;
-  std::string cwd;
 };
 
-/// What a run adds to its event (LogEvent's run fields), and where the event goes.
-struct RunDetails {
-  std::string kernel, instance;
-  std::map<std::string, int64_t> sizes;
-  std::optional<double> ms;
-  std::string device;
-  std::vector<std::string> args;
+/// A run's fields for its event (the folder is filled in when the event is written), and where it goes.
+struct RunDetails : RunFields {
   /// The file the event is appended to instead of the project's log (a watchdog's child writes its event
   /// there and the parent moves it into the log: forwardEvents); "" = the log.
   std::string eventPath;

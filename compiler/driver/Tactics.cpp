@@ -23,11 +23,10 @@ Expected<TacticResult> checked(const std::string &path, std::string text, std::s
   SourceManager sm;
   FileId file = sm.addBuffer(path, text);
   CheckResult r = checkSource(sm, file);
-  size_t errors = std::count_if(r.diagnostics.begin(), r.diagnostics.end(),
-                                [](const Diagnostic &d) { return d.severity == Severity::Error; });
-  if (errors) {
-    const Diagnostic *first = &*std::find_if(r.diagnostics.begin(), r.diagnostics.end(),
-                                             [](const Diagnostic &d) { return d.severity == Severity::Error; });
+  auto isError = [](const Diagnostic &d) { return d.severity == Severity::Error; };
+  if (auto it = std::find_if(r.diagnostics.begin(), r.diagnostics.end(), isError); it != r.diagnostics.end()) {
+    const Diagnostic *first = &*it;
+    size_t errors = std::count_if(it, r.diagnostics.end(), isError);
     LineColumn lc = sm.lineColumn(file, first->range.begin);
     Error e(Error::Source, description + " is refused: the result has " + std::to_string(errors) + " error" +
                                (errors == 1 ? "" : "s") + ", first at " + std::to_string(lc.line) + ":" +
