@@ -211,6 +211,12 @@ Expected<library::Manifest> parseManifest(SourceManager &sm, const std::string &
           return k.takeError();
         entry.kPad = *k;
       }
+      if (e.contains("repeat")) {
+        auto a = r.text(e, p, "repeat");
+        if (!a)
+          return a.takeError();
+        entry.repeat = *a;
+      }
       if (e.contains("applies")) {
         auto a = r.text(e, p, "applies");
         if (!a)

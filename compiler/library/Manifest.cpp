@@ -4,6 +4,7 @@
 #include "compiler/sema/Model.h"
 #include "compiler/syntax/Parser.h"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -254,9 +255,18 @@ Decision dispatch(const Manifest &m, const Problem &p) {
 std::vector<Invalid> validate(const Manifest &m) {
   std::vector<Invalid> out;
   std::set<std::string> names;
-  for (const Entry &e : m.entries)
+  for (const Entry &e : m.entries) {
     if (!names.insert("entry " + e.name).second)
       out.push_back({"entry '" + e.name + "' is listed twice", "/entries/" + e.name});
+    if (e.repeat.empty())
+      continue;
+    if (std::find(e.kernels.begin(), e.kernels.end(), e.repeat) == e.kernels.end())
+      out.push_back({"entry '" + e.name + "' repeats from '" + e.repeat + "', which it does not launch",
+                     "/entries/" + e.name + "/repeat"});
+    if (std::none_of(e.sizes.begin(), e.sizes.end(), [](const auto &s) { return s.first == "PASSES"; }))
+      out.push_back({"entry '" + e.name + "' repeats kernels but defines no size PASSES (the number of passes)",
+                     "/entries/" + e.name + "/sizes"});
+  }
   for (size_t n = 0; n < m.instances.size(); ++n) {
     const Instance &i = m.instances[n];
     std::string at = "/instantiations/" + std::to_string(n);

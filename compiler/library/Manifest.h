@@ -44,6 +44,11 @@ struct Entry {
   /// the problem's values, the instantiation's parameters and the other
   /// sizes (no cycles): {"S", "..."}, {"SK", "S * KP"}.
   std::vector<std::pair<std::string, std::string>> sizes;
+  /// The kernels from this one on run once per pass, PASSES times (a size
+  /// the entry defines), each launch binding the scalar parameter PASS to
+  /// the pass, 0, 1, ... ("" = every kernel once): KNN's k > KP, a list of
+  /// KP entries a pass.
+  std::string repeat;
 };
 
 /// One instantiation the library builds and embeds.

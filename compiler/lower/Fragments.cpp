@@ -445,11 +445,12 @@ std::optional<Val> loadGlobalRows(Lowerer &L, const Expr &call, const std::optio
   auto ax = L.constant(*keywordArg(call, "axis"));
   // the view of the tile's rows, or its first element
   const bool first = src && std::all_of(src->extent.begin(), src->extent.end(), [](int64_t e) { return e == 1; });
-  if (!src || src->kind != Val::GlobalView || src->origin.size() != 1 ||
+  // a 1-D view of the rows, or the first row's element of a column of a 2-D tensor (`tail[r0, c]`)
+  if (!src || src->kind != Val::GlobalView || (src->origin.size() != 1 && !(first && src->origin.size() == 2)) ||
       (!first && src->viewShape() != std::vector<int64_t>{rows}) || !ax || *ax != 0 ||
       (*src->type->elem != Elem::FP32 && *src->type->elem != Elem::I32) || keywordArg(call, "mask")) {
     L.unsupported(call.range, "ld.global like an MMA tile other than a 1-D fp32 or i32 view of its " +
-                                  std::to_string(rows) + " rows (axis = 0)");
+                                  std::to_string(rows) + " rows or a column's first (axis = 0)");
     return std::nullopt;
   }
   bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
@@ -466,10 +467,11 @@ std::optional<Val> loadGlobalRows(Lowerer &L, const Expr &call, const std::optio
   L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
   L.w.line(std::string("const int cake_r = ") + (warpTile ? "" : "cake_role_warp % 4 * 16 + ") +
            "int(cake::rt::lane_id()) / 4 + cake_h * 8;");
-  std::string load = "*" + L.globalAddress(*src, "cake_r");
+  Val at = *src; // row cake_r of the tile: dimension 0 advances
+  at.origin[0] = "(" + src->origin[0] + " + cake_r)";
+  std::string load = "*" + L.globalAddress(at, "0");
   if (clip)
-    load = "(" + src->origin.back() + " + cake_r < " + L.dimCxx(src->type->dims.back()) + " ? " + load + " : " + type +
-           "(0))";
+    load = "(" + at.origin[0] + " < " + L.dimCxx(src->type->dims[0]) + " ? " + load + " : " + type + "(0))";
   L.w.line(f.cxx + "[cake_h] = " + load + ";");
   L.w.close();
   return f;
@@ -974,8 +976,14 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   if (!state)
     return std::nullopt;
   auto [best, ids] = *state;
-  if (best.laneList)
+  const Expr *after = keywordArg(call, "after"), *afterId = keywordArg(call, "after_id");
+  if (best.laneList && !after && !afterId)
     return lowerTopkFoldRow(L, call, best, ids);
+  if (!after != !afterId || (after && best.laneList)) {
+    L.unsupported(call.range, "topk.fold with one of after and after_id, or with them into a warp's lists (they "
+                              "bound an MMA tile's rows)");
+    return std::nullopt;
+  }
   if (keywordArg(call, "ids")) {
     L.unsupported(call.range, "topk.fold of an MMA tile with explicit ids (its ids are its columns + offset)");
     return std::nullopt;
@@ -1002,18 +1010,41 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   auto rowSum = sumOfTerms(L, rowTerms, ctx->layout, "cake_h * 2");
   if (!rowSum)
     return std::nullopt;
+  // after = a, after_id = i (rows vectors): only the elements whose (key, id) follows the row's (a, i) enter,
+  // so that repeated folds over the same tiles give the next k of the row each time (KNN's k > KP)
+  std::optional<std::string> afterKey, afterIdx;
+  if (after) {
+    std::vector<Val> frags;
+    collectFrags(L, *after, frags);
+    collectFrags(L, *afterId, frags);
+    if (!std::all_of(frags.begin(), frags.end(), [](const Val &f) { return f.layout == Layout::Rows; }) ||
+        L.elemType(*after) != Elem::FP32 || L.elemType(*afterId) != Elem::I32) {
+      L.unsupported(call.range, "topk.fold with after and after_id other than an fp32 and an i32 rows vector of "
+                                "the tile");
+      return std::nullopt;
+    }
+    afterKey = L.elementwise(*after, ctx->layout, "cake_h * 2"); // the tile's element of row h, as rowSum
+    afterIdx = L.elementwise(*afterId, ctx->layout, "cake_h * 2");
+    if (!afterKey || !afterIdx)
+      return std::nullopt;
+  }
   L.w.open("");
   L.w.line("const int cake_off = " + *offset + " + int(cake::rt::lane_id()) % 4 * 2;");
   const std::string T = best.topkThreshold();
-  L.w.line("float cake_thr[2], cake_r[2];");
+  // the rest of an element is compared with bounds that hold every key at or below the threshold T (and,
+  // with after, at or above a): key = fl(r + rest) <= T needs r + rest < nextafter(T) exactly (rounding to
+  // nearest), so rest < nextafter(T) - r, rounded up. Keys equal to T are candidates: the lists then hold
+  // each row's k smallest by (key, id), not only by key, which repeated folds with after rely on
+  L.w.line("float cake_thr[2], cake_r[2], cake_lo2[2], cake_ak[2]; int cake_ai[2];");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
-  if (rowTerms.empty()) {
-    L.w.line("cake_r[cake_h] = 0.f;");
-    L.w.line("cake_thr[cake_h] = " + T + "[cake_h];");
+  L.w.line("cake_r[cake_h] = " + (rowTerms.empty() ? std::string("0.f") : *rowSum) + ";");
+  L.w.line("cake_thr[cake_h] = __fsub_ru(nextafterf(" + T + "[cake_h], __int_as_float(0x7f800000)), cake_r[cake_h]);");
+  if (after) {
+    L.w.line("cake_ak[cake_h] = " + *afterKey + "; cake_ai[cake_h] = " + *afterIdx + ";");
+    L.w.line("cake_lo2[cake_h] = __fsub_rd(nextafterf(cake_ak[cake_h], __int_as_float(0xff800000)), cake_r[cake_h]);");
   } else {
-    L.w.line("cake_r[cake_h] = " + *rowSum + ";");
-    L.w.line("cake_thr[cake_h] = __fsub_ru(" + T + "[cake_h], cake_r[cake_h]);");
+    L.w.line("cake_ak[cake_h] = cake_lo2[cake_h] = __int_as_float(0xff800000); cake_ai[cake_h] = 0;");
   }
   L.w.close();
   // pass 1, straight-line: the rest of the tile's keys and their minimum per row (four partial minima a
@@ -1060,7 +1091,8 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   L.w.open("for (int cake_c = 0; cake_c < " + chunks + "; ++cake_c)");
   L.w.line("#pragma unroll");
   L.w.line("for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= " + mt +
-           "(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);");
+           "(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h] && cake_d[cake_c * 4 + cake_h * 2 + "
+           "cake_x] > cake_lo2[cake_h]) << (cake_c * 2 + cake_x);");
   L.w.close();
   L.w.close();
   // rounds in which every lane takes its lowest remaining candidate of the row (a select tree over the
@@ -1090,6 +1122,9 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
     L.w.line(std::string("float cake_kv = cake_mh ? ") + (rowTerms.empty() ? "" : "cake_r[cake_h] + ") +
              "cake_t[0] : __int_as_float(0x7f800000);");
     L.w.line("int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;");
+    if (after) // the exact test on the key: the bounds above let through keys within rounding of a
+      L.w.line("if (!(cake_kv > cake_ak[cake_h] || (cake_kv == cake_ak[cake_h] && cake_ki > cake_ai[cake_h]))) "
+               "cake_kv = __int_as_float(0x7f800000);");
     L.w.line("cake_mh &= cake_mh - " + one + ";");
     topkInsertChain(L.w, best.cxx, ids.cxx, "cake_h * " + K, K);
     L.w.close();

@@ -84,8 +84,23 @@ Expected<LaunchPlan> planLowered(const lower::LoweredKernel &lk, const Buffers &
       p.size = int32_t(it->second); // planLaunch checked 1 .. 2^31 - 1
       break;
     }
-    case lower::KernelArg::Scalar:
-      return invalid(k + "scalar parameters are not supported yet ('" + a.name + "')");
+    case lower::KernelArg::Scalar: {
+      // a `param` scalar: bound like a size, by name, but any value of its type (0 and negative ones too)
+      const sema::Param *param = lk.kernel->param(a.name);
+      const sema::Elem elem = param && param->type.elem ? *param->type.elem : sema::Elem::U8;
+      if (elem != sema::Elem::I32 && elem != sema::Elem::U32)
+        return invalid(k + "scalar parameter '" + a.name + "' is " + std::string(sema::elemName(elem)) +
+                       "; launches bind i32 and u32 scalars only");
+      auto it = sizes.find(a.name);
+      if (it == sizes.end())
+        return invalid(k + "scalar parameter '" + a.name + "' is not bound");
+      const int64_t lo = elem == sema::Elem::I32 ? INT32_MIN : 0, hi = elem == sema::Elem::I32 ? INT32_MAX : UINT32_MAX;
+      if (it->second < lo || it->second > hi)
+        return invalid(k + "scalar parameter " + a.name + " = " + std::to_string(it->second) + " is outside its type " +
+                       std::string(sema::elemName(elem)));
+      p.size = int32_t(uint32_t(it->second)); // the argument's four bytes
+      break;
+    }
     case lower::KernelArg::HangRecord:
       out.needsHangRecord = true;
       break;
@@ -121,6 +136,7 @@ Expected<LoweredLaunch> packLowered(Runner &runner, const LaunchPlan &plan, Devi
       l.params.add(a.pointer);
       break;
     case lower::KernelArg::Size:
+    case lower::KernelArg::Scalar:
       l.params.add(a.size);
       break;
     case lower::KernelArg::HangRecord:
@@ -129,8 +145,6 @@ Expected<LoweredLaunch> packLowered(Runner &runner, const LaunchPlan &plan, Devi
                      "kernel '" + plan.kernel->name + "' was lowered with bounded waits and needs a hang record"};
       l.params.add(hangRecord);
       break;
-    case lower::KernelArg::Scalar:
-      return Error{Error::InvalidArgument, "scalar parameters are not supported yet ('" + a.name + "')"};
     }
   }
   return l;

@@ -38,7 +38,7 @@ struct PlannedArg {
   lower::KernelArg::Kind kind = lower::KernelArg::Pointer;
   std::string name;     ///< the IR parameter or size symbol
   DevicePtr pointer = 0; ///< Pointer
-  int32_t size = 0;      ///< Size
+  int32_t size = 0;      ///< Size, or a Scalar's four bytes
   TensorMapDesc map;     ///< TensorMap: everything but the encoding
 };
 

@@ -55,6 +55,8 @@ kernel knn_norms(
   db: global elem[N, D] align(16),
   qn: global fp32[Q] align(16),
   xn: global fp32[NP] align(16),
+  tail: global fp32[Q, KP],
+  tail_id: global i32[Q, KP],
 ) target(sm_90a) grid(math.cdiv(Q, 8 * NR) + math.cdiv(NP, 8 * NR)) block(256) {
   // NP rounds N up to 2 BN S rows (knn_sm90): the four rows of a group are all below NP or none is
   assume D % 8 == 0, NP % 128 == 0
@@ -71,14 +73,22 @@ kernel knn_norms(
         let v2 = math.cast(ld.global(q[r + 2, 0:DP], clip = true), fp32)
         let v3 = math.cast(ld.global(q[r + 3, 0:DP], clip = true), fp32)
         st.global(reduce.sum(v0 * v0, axis = 0), qn[r])
+        st.global(-inf, tail[r, KP - 1])
+        st.global(-1, tail_id[r, KP - 1])
         if r + 1 < Q {
           st.global(reduce.sum(v1 * v1, axis = 0), qn[r + 1])
+          st.global(-inf, tail[r + 1, KP - 1])
+          st.global(-1, tail_id[r + 1, KP - 1])
         }
         if r + 2 < Q {
           st.global(reduce.sum(v2 * v2, axis = 0), qn[r + 2])
+          st.global(-inf, tail[r + 2, KP - 1])
+          st.global(-1, tail_id[r + 2, KP - 1])
         }
         if r + 3 < Q {
           st.global(reduce.sum(v3 * v3, axis = 0), qn[r + 3])
+          st.global(-inf, tail[r + 3, KP - 1])
+          st.global(-1, tail_id[r + 3, KP - 1])
         }
       }
     }
@@ -105,6 +115,8 @@ kernel knn_sm90(
   db: global elem[N, D] align(16),
   qn: global fp32[Q] align(16),
   xn: global fp32[NP] align(16),
+  tail: global fp32[Q, KP],
+  tail_id: global i32[Q, KP],
   pv: global fp32[Q, SK],
   pi: global i32[Q, SK],
 ) target(sm_90a) grid(persistent) block(128 * (WG + 1)) cluster(1) {
@@ -153,6 +165,10 @@ kernel knn_sm90(
     for t in tiles {
       let sq = qs.consume()
       let qq = ld.global(qn[t.m * BM + r0], like = acc[0], axis = 0, clip = true)
+      // the last (key, id) of the pass before (knn_merge's list; -inf before the first): only what follows
+      // it enters the lists, so that pass PASS finds entries PASS * KP .. of each query's list
+      let lo = ld.global(tail[t.m * BM + r0, KP - 1], like = acc[0], axis = 0, clip = true)
+      let lo_id = ld.global(tail_id[t.m * BM + r0, KP - 1], like = acc[0], axis = 0, clip = true)
       // the work tile's first database tile
       let t0 = t.s * XT
       best = inf
@@ -177,7 +193,7 @@ kernel knn_sm90(
           let n0 = ns.consume()
           let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
         }
-        topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN)
+        topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN, after = lo, after_id = lo_id)
         fence.proxy_async(n0.xn)
         ns.release(n0)
         wgmma.wait(0)
@@ -193,7 +209,7 @@ kernel knn_sm90(
           let n1 = ns.consume()
           let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
         }
-        topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN)
+        topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN, after = lo, after_id = lo_id)
         fence.proxy_async(n1.xn)
         ns.release(n1)
         wgmma.wait(0)
@@ -211,7 +227,7 @@ kernel knn_sm90(
         let n2 = ns.consume()
         let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
       }
-      topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN)
+      topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN, after = lo, after_id = lo_id)
       fence.proxy_async(n2.xn)
       ns.release(n2)
       wgmma.wait(0)
@@ -219,7 +235,7 @@ kernel knn_sm90(
       qs.release(sq)
       let n3 = ns.consume()
       let xn3 = ld.shared(n3.xn, like = acc[1], axis = 1)
-      topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (t0 + XT - 1) * BN)
+      topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (t0 + XT - 1) * BN, after = lo, after_id = lo_id)
       fence.proxy_async(n3.xn)
       ns.release(n3)
       topk.finish(best, best_id)
@@ -234,8 +250,12 @@ kernel knn_sm90(
 kernel knn_merge(
   pv: global fp32[Q, SK] align(16),
   pi: global i32[Q, SK] align(16),
+  tail: global fp32[Q, KP],
+  tail_id: global i32[Q, KP],
   dist: global fp32[Q, KOUT],
   ids: global i64[Q, KOUT],
+  // the pass: this merge's list is entries PASS * KP .. of each query's
+  PASS: param i32,
 ) target(sm_90a) grid(math.cdiv(Q, 8)) block(256) {
   // knn_merge reads a query's lists as rows of 32 elements, one a lane
   assume SK % 32 == 0
@@ -252,8 +272,10 @@ kernel knn_merge(
         topk.fold(best, best_id, kv, ids = ki)
       }
       topk.finish(best, best_id)
-      st.global(best, dist[r, 0], clip = true)
-      st.global(best_id, ids[r, 0], clip = true)
+      st.global(best, dist[r, PASS * KP], clip = true)
+      st.global(best_id, ids[r, PASS * KP], clip = true)
+      st.global(best, tail[r, 0])
+      st.global(best_id, tail_id[r, 0])
     }
   }
 }

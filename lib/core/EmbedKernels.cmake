@@ -100,8 +100,10 @@ foreach(i RANGE ${last})
   endif()
   member(applies "${manifest}" entries ${key} applies)
   pairs(sizes OFF "${manifest}" entries ${key} sizes)
+  member(repeat "${manifest}" entries ${key} repeat)
   string(APPEND table_manifest
-         "  m->entries.push_back({${name}, ${op}, ${kernels}, ${distance}, ${zero}, ${scratch}, ${kpad}, ${applies}, ${sizes}});\n")
+         "  m->entries.push_back({${name}, ${op}, ${kernels}, ${distance}, ${zero}, ${scratch}, ${kpad}, ${applies}, ${sizes}, "
+         "${repeat}});\n")
 endforeach()
 string(JSON n LENGTH "${manifest}" instantiations)
 math(EXPR last "${n} - 1")

@@ -38,14 +38,24 @@ Status preparePipeline(const PipelineSpec &spec, std::vector<TensorSpec> tensors
     else
       out.zeroFill = true;
   }
+  out.repeatFrom = out.kernels.size() + spec.kernels.size();
   for (std::string_view name : spec.kernels) {
     const lower::LoweredKernel *k = file.module().kernel(name);
     if (!k)
       return internal(where + " has no kernel '" + std::string(name) + "', which variant '" + std::string(spec.name) +
                       "' launches");
+    if (name == spec.repeat)
+      out.repeatFrom = out.kernels.size();
     out.kernels.push_back(k);
   }
+  if (!spec.repeat.empty() && out.repeatFrom == out.kernels.size())
+    return internal("variant '" + std::string(spec.name) + "' repeats from '" + std::string(spec.repeat) +
+                    "', which it does not launch");
+  if (spec.passes < 1 || spec.passes > 4096)
+    return internal("variant '" + std::string(spec.name) + "' would run " + std::to_string(spec.passes) + " passes");
+  out.passes = spec.repeat.empty() ? 1 : spec.passes;
   out.sizes = spec.sizes;
+  out.sizes["PASS"] = 0; // shapes do not depend on the pass: they are checked at the first
   out.tensors = std::move(tensors);
 
   std::string provided;
@@ -119,8 +129,9 @@ Status packedCall(Device &device, runner::Stream stream, const Pipeline &pipe, c
   runner::Runner &gpu = *device.runner;
   PackedCall call;
   call.key = std::move(key);
-  for (const lower::LoweredKernel *k : pipe.kernels) {
-    auto plan = runner::planLowered(*k, buffers, pipe.sizes, gpu.device().smCount);
+  lower::Bindings sizes = pipe.sizes;
+  auto pack = [&](const lower::LoweredKernel *k) -> Status {
+    auto plan = runner::planLowered(*k, buffers, sizes, gpu.device().smCount);
     if (!plan)
       return unsupported("variant '" + std::string(pipe.name) + "' cannot run at these sizes: " +
                          plan.error().message);
@@ -128,6 +139,16 @@ Status packedCall(Device &device, runner::Stream stream, const Pipeline &pipe, c
     if (!launch)
       return fromRunner(launch.error(), "kernel '" + k->name + "'");
     call.launches.push_back(std::move(*launch));
+    return Ok{};
+  };
+  for (size_t i = 0; i < pipe.repeatFrom; ++i)
+    if (Status s = pack(pipe.kernels[i]); !s)
+      return s;
+  for (int64_t pass = 0; pass < pipe.passes; ++pass) {
+    sizes["PASS"] = pass;
+    for (size_t i = pipe.repeatFrom; i < pipe.kernels.size(); ++i)
+      if (Status s = pack(pipe.kernels[i]); !s)
+        return s;
   }
   device.packed.push_front(std::move(call));
   if (device.packed.size() > Device::kPackedCalls)

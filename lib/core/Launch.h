@@ -47,6 +47,10 @@ struct PipelineSpec {
   std::string_view zeroKernel;
   /// The kernels, in launch order.
   std::vector<std::string_view> kernels;
+  /// The kernels from this one on run \p passes times, the scalar PASS bound
+  /// to 0, 1, ... (library::Entry::repeat; "" = once).
+  std::string_view repeat;
+  int64_t passes = 1;
   /// Global parameters the library allocates (per call, stream ordered).
   std::vector<std::string_view> scratch;
   lower::Bindings sizes;
@@ -56,6 +60,8 @@ struct Pipeline {
   std::string_view name; ///< the instantiation
   const KernelFile *file = nullptr;
   std::vector<const lower::LoweredKernel *> kernels; ///< in launch order (the zero kernel first)
+  size_t repeatFrom = 0;                              ///< kernels[repeatFrom ..] run once per pass
+  int64_t passes = 1;
   bool zeroFill = false;                              ///< no zero kernel: fill the scratch with zeros
   lower::Bindings sizes;
   std::vector<TensorSpec> tensors;

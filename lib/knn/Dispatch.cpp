@@ -60,8 +60,10 @@ std::string supported() {
       out += (out.empty() ? "" : ", ") + v;
     return out;
   };
+  const bool passes = std::any_of(m.entries.begin(), m.entries.end(), [](const auto &e) { return !e.repeat.empty(); });
   return "the library's search kernels take " + join(dtypes) + ", D a multiple of 8 up to " + std::to_string(dp) +
-         ", k up to " + std::to_string(kp) + " and k <= N, on " + join(targets);
+         ", k up to " + std::to_string(kp) + (passes ? " a pass (larger k in passes, as " + m.path + " allows)" : "") +
+         " and k <= N, on " + join(targets);
 }
 
 Expected<Choice> choiceOf(const library::Instance &i, const Problem &p) {

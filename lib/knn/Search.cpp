@@ -54,6 +54,10 @@ Expected<PipelinePtr> pipelineFor(const Problem &p, bool distances) {
   spec.manifest = &embeddedManifest();
   spec.zeroKernel = choice->entry->zero;
   spec.kernels.assign(choice->entry->kernels.begin(), choice->entry->kernels.end());
+  spec.repeat = choice->entry->repeat;
+  for (const auto &[name, value] : choice->sizes)
+    if (name == "PASSES")
+      spec.passes = value;
   spec.scratch.assign(choice->entry->scratch.begin(), choice->entry->scratch.end());
   for (const auto &[name, value] : choice->sizes)
     spec.sizes[name] = value;

@@ -65,10 +65,24 @@ def checked(q, db, k, what):
 def search_is_exact():
     for (Q, N, D, k) in [(1, 1, 8, 1), (1, 100003, 128, 10), (5, 64, 64, 64 // 2), (300, 5000, 72, 9),
                          (4097, 65537, 128, 16), (33, 20000, 256, 32), (2, 3, 16, 3), (129, 1000, 200, 1),
-                         (64, 4096, 64, 8)]:
+                         (64, 4096, 64, 8),
+                         # past 32: passes of 32 (the last one partial), up to k = N = 1024
+                         (70, 30000, 128, 100), (300, 50000, 256, 64), (5, 3000, 48, 1000), (1, 1024, 8, 1024),
+                         (130, 20000, 64, 33)]:
         for dtype in (torch.float16, torch.bfloat16):
             q, db = inputs(Q, N, D, dtype, seed=Q + N + D + k)
             checked(q, db, k, f"Q={Q} N={N} D={D} k={k} {dtype}")
+
+
+def passes_keep_equal_distances():
+    # every database row three times: each distance comes in threes, so the passes' boundaries (32, 64, ...)
+    # fall inside runs of equal distances, which a pass must continue by (distance, id), losing none
+    for (Q, N, D, k, dtype) in [(40, 2000, 64, 99, torch.float16), (3, 700, 128, 255, torch.bfloat16)]:
+        q, base = inputs(Q, N, D, dtype, seed=N + k)
+        db = base.repeat(3, 1)
+        dist, ids = checked(q, db, k, f"Q={Q} N={3 * N} D={D} k={k} {dtype}, every row three times")
+        assert torch.equal(dist[:, 0::3], dist[:, 1::3]) and torch.equal(dist[:, 0::3], dist[:, 2::3]), \
+            "the distances do not come in threes"
 
 
 def ids_alone_are_the_same():
@@ -91,12 +105,13 @@ def side_stream():
 
 def argument_errors():
     q, db = inputs(10, 100, 128)
+    big = inputs(10, 3000, 128)
     cases = [(lambda: knn.search(q, db, 101), ValueError, "exceeds the 100 rows"),
              (lambda: knn.search(q, db.to(torch.bfloat16), 5), TypeError, "db is torch.bfloat16"),
              (lambda: knn.search(q.cpu(), db, 5), ValueError, "must be a CUDA tensor"),
              (lambda: knn.search(q[:, :100].contiguous(), db[:, :100].contiguous(), 5), knn.CakeKnnError,
               "D a multiple of 8"),
-             (lambda: knn.search(q, db, 40), knn.CakeKnnError, "k up to 32"),
+             (lambda: knn.search(*big, 1025), knn.CakeKnnError, "k up to 32 a pass"),
              (lambda: knn.search(q, db, 5, metric="cosine"), ValueError, "metric must be one of"),
              (lambda: knn.search(q, db, 5, metric="ip"), knn.CakeKnnError, "CAKE_KNN_UNSUPPORTED"),
              (lambda: knn.search(q.t(), db, 5), ValueError, "contiguous")]
@@ -169,7 +184,8 @@ def in_a_cuda_graph():
 def main():
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, library {knn.library_path()}")
     print(knn.build_info())
-    for t in (search_is_exact, ids_alone_are_the_same, side_stream, argument_errors, graph_excludes_self,
+    for t in (search_is_exact, passes_keep_equal_distances, ids_alone_are_the_same, side_stream, argument_errors,
+              graph_excludes_self,
               op_is_registered, under_torch_compile, in_a_cuda_graph):
         test(t)
     print(f"{len(failures)} failures" + (f": {', '.join(failures)}" if failures else ""))

@@ -131,12 +131,13 @@ TEST(KnnDispatch, FewQueriesSplitWide) {
 }
 
 TEST(KnnDispatch, UnsupportedSaysWhatIsBuilt) {
-  for (auto [D, k, cc] : {std::tuple{12, 10, 90}, {512, 10, 90}, {128, 33, 90}, {128, 10, 80}}) {
+  for (auto [D, k, cc] : {std::tuple{12, 10, 90}, {512, 10, 90}, {128, 1025, 90}, {128, 10, 80}}) {
     auto c = dispatch(problem(100, 1000, D, k, DType::F16, 132, cc));
     ASSERT_FALSE(c) << "D = " << D << ", k = " << k << ", cc = " << cc;
     EXPECT_EQ(c.error().kind, Error::Unsupported);
     EXPECT_NE(c.error().message.find("the library's search kernels take bf16, fp16, D a multiple of 8 up to 256, "
-                                     "k up to 32 and k <= N, on sm_90a (compute capability 9.0)"),
+                                     "k up to 32 a pass (larger k in passes, as kernels/knn/knn.manifest.json "
+                                     "allows) and k <= N, on sm_90a (compute capability 9.0)"),
               std::string::npos)
         << c.error().message;
   }
@@ -212,8 +213,9 @@ TEST(KnnEmbedded, EveryInstantiationPlansAtRaggedSizes) {
     const int64_t DP = std::stoll(param(i, "DP")), KP = std::stoll(param(i, "KP"));
     const DType t = param(i, "elem") == "bf16" ? DType::BF16 : DType::F16;
     ASSERT_TRUE(forceVariant(i.name));
+    // past KP = 32, passes: k = 101 is three of 32 and one of 5
     for (auto [Q, N, D, k] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, KP, DP, KP}, {4097, 100003, DP, KP},
-                              {3, 1000, 8, 1}}) {
+                              {3, 1000, 8, 1}, {200, 5000, DP, KP == 32 ? 101 : KP}}) {
       for (bool distances : {true, false}) {
         auto pipe = pipelineFor(problem(Q, N, D, k, t), distances);
         ASSERT_TRUE(pipe) << i.name << ": " << pipe.error().message;
@@ -222,6 +224,8 @@ TEST(KnnEmbedded, EveryInstantiationPlansAtRaggedSizes) {
         EXPECT_EQ(p.kernels[0]->name, "knn_norms");
         EXPECT_EQ(p.kernels[1]->name, "knn_sm90");
         EXPECT_EQ(p.kernels[2]->name, "knn_merge");
+        EXPECT_EQ(p.repeatFrom, 1u) << i.name; // the search and the merge, once a pass
+        EXPECT_EQ(p.passes, (k + KP - 1) / KP) << i.name;
         EXPECT_EQ(p.findScratch("dist") == nullptr, distances) << i.name;
         runner::Buffers buffers = {{"q", 0x100000}, {"db", 0x200000}, {"ids", 0x300000}, {"dist", 0x400000}};
         for (const libcore::ScratchBuffer &s : p.scratch)
@@ -271,8 +275,9 @@ TEST(KnnCApi, ArgumentsAreCheckedFirst) {
 
 TEST(KnnCApi, VariantAndExplainArePure) {
   EXPECT_STREQ(cake_knn_variant(4096, 1 << 20, 128, 10, CAKE_KNN_F16, 0), "search_fp16_d128_k16");
-  EXPECT_EQ(cake_knn_variant(4096, 1 << 20, 128, 100, CAKE_KNN_F16, 0), nullptr);
-  EXPECT_NE(std::string(cake_knn_last_error()).find("k up to 32"), std::string::npos) << cake_knn_last_error();
+  EXPECT_STREQ(cake_knn_variant(4096, 1 << 20, 128, 100, CAKE_KNN_F16, 0), "search_fp16_d128_k32");
+  EXPECT_EQ(cake_knn_variant(4096, 1 << 20, 128, 2000, CAKE_KNN_F16, 0), nullptr);
+  EXPECT_NE(std::string(cake_knn_last_error()).find("k up to 32 a pass"), std::string::npos) << cake_knn_last_error();
   const char *why = cake_knn_explain(4096, 1 << 20, 128, 10, CAKE_KNN_BF16, 0);
   ASSERT_NE(why, nullptr);
   EXPECT_NE(std::string(why).find("search_bf16_d128_k16"), std::string::npos) << why;
@@ -313,7 +318,7 @@ protected:
 
 TEST_F(KnnFakeDriver, SearchEndToEnd) {
   for (auto [Q, N, D, k] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, 1, 8, 1}, {4096, 100003, 128, 10},
-                            {33, 5000, 256, 32}, {7, 64, 64, 1}}) {
+                            {33, 5000, 256, 32}, {7, 64, 64, 1}, {70, 3000, 64, 100}}) {
     void *q = alloc(size_t(Q * D * 2)), *db = alloc(size_t(N * D * 2));
     auto *ids = static_cast<int64_t *>(alloc(size_t(Q * k * 8)));
     auto *dist = static_cast<float *>(alloc(size_t(Q * k * 4)));

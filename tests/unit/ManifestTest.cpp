@@ -323,8 +323,8 @@ TEST(ReadManifest, CrossReferencesAreLocated) {
 library::Manifest demo() {
   library::Manifest m;
   m.library = "demo";
-  m.entries = {{"assign", "assign", {"k"}, "", "", {}, "2 * BN * S", "", {}},
-               {"update", "update", {"u"}, "", "", {}, "1", "", {}}};
+  m.entries = {{"assign", "assign", {"k"}, "", "", {}, "2 * BN * S", "", {}, ""},
+               {"update", "update", {"u"}, "", "", {}, "1", "", {}, ""}};
   library::Instance big{"big", "a.cake", "assign", "sm_90a", {{"BN", "128", {}}, {"S", "2", {}}},
                         {{"dtype", "bf16"}, {"D", "128"}}, "", "", false, {}};
   library::Instance wide = big;
@@ -463,9 +463,18 @@ TEST(Dispatch, KnnManifestPicksTheSmallestFitAndItsSplit) {
   std::tie(name, sizes) = at("fp16", 100, 1000, 200, 3);
   EXPECT_EQ(name, "search_fp16_d256_k8");
   EXPECT_EQ(sizes["S"], 4); // 1000 rows: 16 tiles, ranges of 4 would be under 8: 2, then 32 / KP = 4
-  // what this build cannot take: D over 256, k over 32, D not a multiple of 8
+  // k over 32: the KP = 32 instantiations in passes of 32 (PASSES), up to k = 1024
+  std::tie(name, sizes) = at("fp16", 32, 1 << 20, 128, 64);
+  EXPECT_EQ(name, "search_fp16_d128_k32_wg1");
+  EXPECT_EQ(sizes["PASSES"], 2);
+  std::tie(name, sizes) = at("bf16", 4096, 1 << 20, 64, 1000);
+  EXPECT_EQ(name, "search_bf16_d64_k32");
+  EXPECT_EQ(sizes["PASSES"], 32); // 31 passes of 32 and one of 8 (the merge clips to KOUT = k)
+  EXPECT_EQ(sizes["KOUT"], 1000);
+  EXPECT_EQ(at("fp16", 4096, 1 << 20, 128, 10).second["PASSES"], 1);
+  // what this build cannot take: D over 256, k over 1024, D not a multiple of 8
   EXPECT_EQ(at("fp16", 32, 1 << 20, 1024, 10).first, "");
-  EXPECT_EQ(at("fp16", 32, 1 << 20, 128, 64).first, "");
+  EXPECT_EQ(at("fp16", 32, 1 << 20, 128, 1025).first, "");
   EXPECT_EQ(at("fp16", 32, 1 << 20, 100, 10).first, "");
   // k > N is an error: no instantiation takes it
   EXPECT_EQ(at("fp16", 32, 5, 64, 8).first, "");
@@ -599,6 +608,23 @@ TEST(Validate, WhatIsWrongWithAManifest) {
     parse |= p.starts_with("predicate 'broken' does not parse: ");
   EXPECT_TRUE(parse);
   EXPECT_EQ(problems.size(), 8u);
+}
+
+TEST(Validate, ARepeatNamesALaunchedKernelAndThePassCount) {
+  library::Manifest m = demo();
+  m.entries[0].repeat = "k";
+  auto messages = [&] {
+    std::vector<std::string> out;
+    for (const library::Invalid &p : library::validate(m))
+      out.push_back(p.message);
+    return out;
+  };
+  EXPECT_EQ(messages(), std::vector<std::string>{
+                            "entry 'assign' repeats kernels but defines no size PASSES (the number of passes)"});
+  m.entries[0].sizes.push_back({"PASSES", "math.cdiv(k, 32)"});
+  EXPECT_TRUE(messages().empty());
+  m.entries[0].repeat = "u";
+  EXPECT_EQ(messages(), std::vector<std::string>{"entry 'assign' repeats from 'u', which it does not launch"});
 }
 
 //===-- Instantiations of a manifest ---------------------------------------===//

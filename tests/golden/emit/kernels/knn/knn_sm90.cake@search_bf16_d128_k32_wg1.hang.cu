@@ -10,6 +10,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) knn_norms(
     u16 *__restrict__ db,
     float *__restrict__ qn,
     float *__restrict__ xn,
+    float *__restrict__ tail,
+    int *__restrict__ tail_id,
     int D,
     int N,
     int NP,
@@ -19,19 +21,19 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 60 "kernels/knn/knn_sm90.cake"
+#line 62 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 61 "kernels/knn/knn_sm90.cake"
+#line 63 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 63 "kernels/knn/knn_sm90.cake"
+#line 65 "kernels/knn/knn_sm90.cake"
     const auto qb = ((cake::rt::cdiv(Q, 128) * 8) * 16);
     const auto r0 = ((((int(blockIdx.x) * 8) + cake_role_warp)) * 16);
-#line 66 "kernels/knn/knn_sm90.cake"
+#line 68 "kernels/knn/knn_sm90.cake"
     for (int i = 0; i < 4; ++i) {
       const auto r = (r0 + (4 * i));
       if ((r < Q)) {
@@ -47,7 +49,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row0[cake_k * 4 + cake_j] = (r) < Q && cake_c0 + cake_j < D ? *(q + (size_t(r) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 70 "kernels/knn/knn_sm90.cake"
+#line 72 "kernels/knn/knn_sm90.cake"
         u16 cake_row1[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -60,7 +62,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row1[cake_k * 4 + cake_j] = ((r + 1)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 71 "kernels/knn/knn_sm90.cake"
+#line 73 "kernels/knn/knn_sm90.cake"
         u16 cake_row2[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -73,7 +75,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row2[cake_k * 4 + cake_j] = ((r + 2)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 72 "kernels/knn/knn_sm90.cake"
+#line 74 "kernels/knn/knn_sm90.cake"
         u16 cake_row3[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -86,7 +88,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row3[cake_k * 4 + cake_j] = ((r + 3)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 73 "kernels/knn/knn_sm90.cake"
+#line 75 "kernels/knn/knn_sm90.cake"
         float cake_sum4 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -95,7 +97,9 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum4 = cake_sum4 + __shfl_xor_sync(0xffffffffu, cake_sum4, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t(r)) = cake_sum4;
-#line 74 "kernels/knn/knn_sm90.cake"
+#line 76 "kernels/knn/knn_sm90.cake"
+        if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(tail + (size_t(r) * size_t(32) + size_t(31))) = -__int_as_float(0x7f800000);
+        if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(tail_id + (size_t(r) * size_t(32) + size_t(31))) = -1;
         if (((r + 1) < Q)) {
           float cake_sum5 = 0.f;
           #pragma unroll
@@ -105,8 +109,10 @@ if (cake_warp >= 0 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum5 = cake_sum5 + __shfl_xor_sync(0xffffffffu, cake_sum5, cake_o);
           if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 1))) = cake_sum5;
+#line 80 "kernels/knn/knn_sm90.cake"
+          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(tail + (size_t((r + 1)) * size_t(32) + size_t(31))) = -__int_as_float(0x7f800000);
+          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(tail_id + (size_t((r + 1)) * size_t(32) + size_t(31))) = -1;
         }
-#line 77 "kernels/knn/knn_sm90.cake"
         if (((r + 2) < Q)) {
           float cake_sum6 = 0.f;
           #pragma unroll
@@ -116,8 +122,10 @@ if (cake_warp >= 0 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum6 = cake_sum6 + __shfl_xor_sync(0xffffffffu, cake_sum6, cake_o);
           if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 2))) = cake_sum6;
+#line 85 "kernels/knn/knn_sm90.cake"
+          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(tail + (size_t((r + 2)) * size_t(32) + size_t(31))) = -__int_as_float(0x7f800000);
+          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(tail_id + (size_t((r + 2)) * size_t(32) + size_t(31))) = -1;
         }
-#line 80 "kernels/knn/knn_sm90.cake"
         if (((r + 3) < Q)) {
           float cake_sum7 = 0.f;
           #pragma unroll
@@ -127,13 +135,15 @@ if (cake_warp >= 0 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum7 = cake_sum7 + __shfl_xor_sync(0xffffffffu, cake_sum7, cake_o);
           if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 3))) = cake_sum7;
+#line 90 "kernels/knn/knn_sm90.cake"
+          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(tail + (size_t((r + 3)) * size_t(32) + size_t(31))) = -__int_as_float(0x7f800000);
+          if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(tail_id + (size_t((r + 3)) * size_t(32) + size_t(31))) = -1;
         }
       }
     }
-#line 85 "kernels/knn/knn_sm90.cake"
     if ((r0 >= qb)) {
       for (int i = 0; i < 4; ++i) {
-#line 89 "kernels/knn/knn_sm90.cake"
+#line 99 "kernels/knn/knn_sm90.cake"
         const auto rx = ((r0 - qb) + (4 * i));
         u16 cake_row8[4];
         #pragma unroll
@@ -147,7 +157,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row8[cake_k * 4 + cake_j] = (rx) < N && cake_c0 + cake_j < D ? *(db + (size_t(rx) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 91 "kernels/knn/knn_sm90.cake"
+#line 101 "kernels/knn/knn_sm90.cake"
         u16 cake_row9[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -160,7 +170,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row9[cake_k * 4 + cake_j] = ((rx + 1)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 92 "kernels/knn/knn_sm90.cake"
+#line 102 "kernels/knn/knn_sm90.cake"
         u16 cake_row10[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -173,7 +183,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row10[cake_k * 4 + cake_j] = ((rx + 2)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 93 "kernels/knn/knn_sm90.cake"
+#line 103 "kernels/knn/knn_sm90.cake"
         u16 cake_row11[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -186,7 +196,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row11[cake_k * 4 + cake_j] = ((rx + 3)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 94 "kernels/knn/knn_sm90.cake"
+#line 104 "kernels/knn/knn_sm90.cake"
         float cake_sum12 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -195,7 +205,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum12 = cake_sum12 + __shfl_xor_sync(0xffffffffu, cake_sum12, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t(rx)) = ((rx < N) ? cake_sum12 : __int_as_float(0x7f800000));
-#line 95 "kernels/knn/knn_sm90.cake"
+#line 105 "kernels/knn/knn_sm90.cake"
         float cake_sum13 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -204,7 +214,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum13 = cake_sum13 + __shfl_xor_sync(0xffffffffu, cake_sum13, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 1))) = (((rx + 1) < N) ? cake_sum13 : __int_as_float(0x7f800000));
-#line 96 "kernels/knn/knn_sm90.cake"
+#line 106 "kernels/knn/knn_sm90.cake"
         float cake_sum14 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -213,7 +223,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum14 = cake_sum14 + __shfl_xor_sync(0xffffffffu, cake_sum14, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 2))) = (((rx + 2) < N) ? cake_sum14 : __int_as_float(0x7f800000));
-#line 97 "kernels/knn/knn_sm90.cake"
+#line 107 "kernels/knn/knn_sm90.cake"
         float cake_sum15 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -228,7 +238,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
 }
 }
 
-#line 103 "kernels/knn/knn_sm90.cake"
+#line 113 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_sm90(
     const __grid_constant__ CUtensorMap cake_tmap0,
     const __grid_constant__ CUtensorMap cake_tmap1,
@@ -237,6 +247,8 @@ extern "C" __global__ void __launch_bounds__(256, 1) knn_sm90(
     u16 *__restrict__ db,
     float *__restrict__ qn,
     float *__restrict__ xn,
+    float *__restrict__ tail,
+    int *__restrict__ tail_id,
     float *__restrict__ pv,
     int *__restrict__ pi,
     int D,
@@ -264,9 +276,9 @@ if (threadIdx.x == 0) {
   cake::rt::fence_mbarrier_init();
 }
 __syncthreads();
-#line 112 "kernels/knn/knn_sm90.cake"
+#line 124 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
-#line 116 "kernels/knn/knn_sm90.cake"
+#line 128 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const auto S = (SK / 32);
 const auto XT = ((NP / 64) / S);
@@ -274,10 +286,10 @@ const int cake_sched0_s = S;
 const int cake_sched0_m = cake::rt::cdiv(Q, 64);
 const int cake_sched0_total = cake_sched0_s * cake_sched0_m;
 const int cake_warp = int(cake::rt::warp_id());
-#line 130 "kernels/knn/knn_sm90.cake"
+#line 142 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 4) {
   // role load: warps 0 .. 4
-#line 130 "kernels/knn/knn_sm90.cake"
+#line 142 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_dec<40>();
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
@@ -285,36 +297,36 @@ if (cake_warp >= 0 && cake_warp < 4) {
     int qs_pstage = 0; u32 qs_pphase = 0;
     int xs_pstage = 0; u32 xs_pphase = 0;
     int ns_pstage = 0; u32 ns_pphase = 0;
-#line 131 "kernels/knn/knn_sm90.cake"
+#line 143 "kernels/knn/knn_sm90.cake"
     for (int cake_tile1 = blockIdx.x; cake_tile1 < cake_sched0_total; cake_tile1 += gridDim.x) {
       const int t_m = cake_tile1 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile1 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 132 "kernels/knn/knn_sm90.cake"
+#line 144 "kernels/knn/knn_sm90.cake"
       const int cake_put2 = qs_pstage;
       cake::rt::watched_wait((cake_smem + 16u + 8u * (cake_put2)), qs_pphase ^ 1u, cake_hang, 0u, 2000000000ull);
       if (++qs_pstage == 2) { qs_pstage = 0; qs_pphase ^= 1u; }
-#line 133 "kernels/knn/knn_sm90.cake"
+#line 145 "kernels/knn/knn_sm90.cake"
       cake::rt::tma_load_2d(((cake_smem + 1024u + 16384u * (cake_put2)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, 0, (t_m * 64));
       cake::rt::tma_load_2d(((cake_smem + 1024u + 16384u * (cake_put2)) + u32((0 + 64)) / 64u * 8192u + u32(0) * 128u + u32((0 + 64)) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, (0 + 64), (t_m * 64));
-#line 134 "kernels/knn/knn_sm90.cake"
+#line 146 "kernels/knn/knn_sm90.cake"
       cake::rt::mbarrier_arrive_expect_tx((cake_smem + 0u + 8u * (cake_put2)), 16384u);
-#line 136 "kernels/knn/knn_sm90.cake"
+#line 148 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
       for (int j = 0; j < XT; ++j) {
         const int cake_put3 = xs_pstage;
         cake::rt::watched_wait((cake_smem + 64u + 8u * (cake_put3)), xs_pphase ^ 1u, cake_hang, 1u, 2000000000ull);
         if (++xs_pstage == 4) { xs_pstage = 0; xs_pphase ^= 1u; }
-#line 139 "kernels/knn/knn_sm90.cake"
+#line 151 "kernels/knn/knn_sm90.cake"
         cake::rt::tma_load_2d(((cake_smem + 33792u + 16384u * (cake_put3)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 32u + 8u * (cake_put3)), &cake_tmap1, 0, (((t0 + j)) * 64));
         cake::rt::tma_load_2d(((cake_smem + 33792u + 16384u * (cake_put3)) + u32((0 + 64)) / 64u * 8192u + u32(0) * 128u + u32((0 + 64)) % 64u * 2u), (cake_smem + 32u + 8u * (cake_put3)), &cake_tmap1, (0 + 64), (((t0 + j)) * 64));
-#line 140 "kernels/knn/knn_sm90.cake"
+#line 152 "kernels/knn/knn_sm90.cake"
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 32u + 8u * (cake_put3)), 16384u);
         const int cake_put4 = ns_pstage;
         cake::rt::watched_wait((cake_smem + 128u + 8u * (cake_put4)), ns_pphase ^ 1u, cake_hang, 2u, 2000000000ull);
         if (++ns_pstage == 4) { ns_pstage = 0; ns_pphase ^= 1u; }
-#line 142 "kernels/knn/knn_sm90.cake"
+#line 154 "kernels/knn/knn_sm90.cake"
         cake::rt::tma_load_1d(((cake_smem + 99328u + 256u * (cake_put4)) + u32(0) * 256u + u32(0) * 4u), (cake_smem + 96u + 8u * (cake_put4)), &cake_tmap2, (((t0 + j)) * 64));
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 96u + 8u * (cake_put4)), 256u);
       }
@@ -323,7 +335,7 @@ if (cake_warp >= 0 && cake_warp < 4) {
 }
 else if (cake_warp >= 4 && cake_warp < 8) {
   // role compute: warps 4 .. 8
-#line 148 "kernels/knn/knn_sm90.cake"
+#line 160 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_dec<232>();
   const int cake_role_warp = cake_warp - 4;
   (void)cake_role_warp;
@@ -331,254 +343,116 @@ else if (cake_warp >= 4 && cake_warp < 8) {
     int qs_cstage = 0; u32 qs_cphase = 0;
     int xs_cstage = 0; u32 xs_cphase = 0;
     int ns_cstage = 0; u32 ns_cphase = 0;
-#line 149 "kernels/knn/knn_sm90.cake"
+#line 161 "kernels/knn/knn_sm90.cake"
     const auto r0 = ((cake_role_warp / 4) * 64);
     float acc[2][32];
     float best[64];
     float cake_best_thr[2] = {__int_as_float(0x7f800000), __int_as_float(0x7f800000)};
-#line 152 "kernels/knn/knn_sm90.cake"
+#line 164 "kernels/knn/knn_sm90.cake"
     int best_id[64];
     for (int cake_tile5 = blockIdx.x; cake_tile5 < cake_sched0_total; cake_tile5 += gridDim.x) {
       const int t_m = cake_tile5 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile5 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 154 "kernels/knn/knn_sm90.cake"
+#line 166 "kernels/knn/knn_sm90.cake"
       const int cake_get6 = qs_cstage;
       cake::rt::watched_wait((cake_smem + 0u + 8u * (cake_get6)), qs_cphase, cake_hang, 3u, 2000000000ull);
       if (++qs_cstage == 2) { qs_cstage = 0; qs_cphase ^= 1u; }
-#line 155 "kernels/knn/knn_sm90.cake"
+#line 167 "kernels/knn/knn_sm90.cake"
       float cake_rows7[2];
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
-        cake_rows7[cake_h] = (((t_m * 64) + r0) + cake_r < Q ? *(qn + size_t((((t_m * 64) + r0) + cake_r))) : float(0));
+        cake_rows7[cake_h] = ((((t_m * 64) + r0) + cake_r) < Q ? *(qn + size_t((((t_m * 64) + r0) + cake_r))) : float(0));
       }
-#line 157 "kernels/knn/knn_sm90.cake"
+#line 170 "kernels/knn/knn_sm90.cake"
+      float cake_rows8[2];
+      #pragma unroll
+      for (int cake_h = 0; cake_h < 2; ++cake_h) {
+        const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
+        cake_rows8[cake_h] = ((((t_m * 64) + r0) + cake_r) < Q ? *(tail + (size_t((((t_m * 64) + r0) + cake_r)) * size_t(32) + size_t(31))) : float(0));
+      }
+#line 171 "kernels/knn/knn_sm90.cake"
+      int cake_rows9[2];
+      #pragma unroll
+      for (int cake_h = 0; cake_h < 2; ++cake_h) {
+        const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
+        cake_rows9[cake_h] = ((((t_m * 64) + r0) + cake_r) < Q ? *(tail_id + (size_t((((t_m * 64) + r0) + cake_r)) * size_t(32) + size_t(31))) : int(0));
+      }
+#line 173 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
       #pragma unroll
       for (int cake_e = 0; cake_e < 64; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
       cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
-#line 159 "kernels/knn/knn_sm90.cake"
+#line 175 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 64; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 161 "kernels/knn/knn_sm90.cake"
-      const int cake_get8 = xs_cstage;
-      cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get8)), xs_cphase, cake_hang, 4u, 2000000000ull);
+#line 177 "kernels/knn/knn_sm90.cake"
+      const int cake_get10 = xs_cstage;
+      cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get10)), xs_cphase, cake_hang, 4u, 2000000000ull);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 162 "kernels/knn/knn_sm90.cake"
+#line 178 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
        {
-        const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get8)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
+        const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get10)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
         const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
         #pragma unroll
         for (int cake_s = 0; cake_s < 8; ++cake_s) {
-          cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get8)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
+          cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get10)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 163 "kernels/knn/knn_sm90.cake"
+#line 179 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 165 "kernels/knn/knn_sm90.cake"
-      __syncwarp();
-      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get8)));
-#line 168 "kernels/knn/knn_sm90.cake"
-      for (int p = 0; p < ((XT / 2) - 1); ++p) {
-#line 173 "kernels/knn/knn_sm90.cake"
-        const int cake_get9 = xs_cstage;
-        cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get9)), xs_cphase, cake_hang, 5u, 2000000000ull);
-        if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 174 "kernels/knn/knn_sm90.cake"
-        cake::rt::wgmma_fence();
-         {
-          const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get9)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
-          const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
-          #pragma unroll
-          for (int cake_s = 0; cake_s < 8; ++cake_s) {
-            cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get9)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
-          }
-        }
-#line 175 "kernels/knn/knn_sm90.cake"
-        cake::rt::wgmma_commit_group();
-#line 177 "kernels/knn/knn_sm90.cake"
-        const int cake_get10 = ns_cstage;
-        cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get10)), ns_cphase, cake_hang, 6u, 2000000000ull);
-        if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 178 "kernels/knn/knn_sm90.cake"
-        float cake_cols11[16];
-        #pragma unroll
-        for (int cake_c = 0; cake_c < 8; ++cake_c) {
-          const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get10)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
-          cake_cols11[2 * cake_c] = cake_p.x; cake_cols11[2 * cake_c + 1] = cake_p.y;
-        }
-#line 180 "kernels/knn/knn_sm90.cake"
-         {
-          const int cake_off = (((t0 + (2 * p))) * 64) + int(cake::rt::lane_id()) % 4 * 2;
-          float cake_thr[2], cake_r[2];
-          #pragma unroll
-          for (int cake_h = 0; cake_h < 2; ++cake_h) {
-            cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
-            cake_thr[cake_h] = __fsub_ru(cake_best_thr[cake_h], cake_r[cake_h]);
-          }
-          float cake_d[32];
-          float cake_lo[2][4];
-          #pragma unroll
-          for (int cake_h = 0; cake_h < 2; ++cake_h) {
-            #pragma unroll
-            for (int cake_c = 0; cake_c < 8; ++cake_c) {
-              #pragma unroll
-              for (int cake_x = 0; cake_x < 2; ++cake_x) {
-                const float cake_v = fmaf(-(2.0f), acc[0][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols11[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
-                cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-                float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
-                cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
-              }
-            }
-          }
-          #pragma unroll
-          for (int cake_h = 0; cake_h < 2; ++cake_h) cake_lo[cake_h][0] = fminf(fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]), fminf(cake_lo[cake_h][2], cake_lo[cake_h][3]));
-          if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1])) {
-            unsigned cake_m[2] = {0, 0};
-            #pragma unroll
-            for (int cake_h = 0; cake_h < 2; ++cake_h) {
-              #pragma unroll
-              for (int cake_c = 0; cake_c < 8; ++cake_c) {
-                #pragma unroll
-                for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
-              }
-            }
-             {
-              constexpr int cake_h = 0;
-              unsigned cake_mh = cake_m[cake_h];
-              #pragma unroll 1
-              while (__any_sync(0xffffffffu, cake_mh != 0)) {
-                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
-                float cake_t[16];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-                float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
-                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-                cake_mh &= cake_mh - 1u;
-                bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
-                #pragma unroll
-                for (int cake_j = 32 - 1; cake_j > 0; --cake_j) {
-                  float &cake_b = best[cake_h * 32 + cake_j];
-                  int &cake_bi = best_id[cake_h * 32 + cake_j];
-                  const float cake_a = best[cake_h * 32 + cake_j - 1];
-                  const int cake_ai = best_id[cake_h * 32 + cake_j - 1];
-                  const bool cake_p = cake_kv < cake_a;
-                  cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
-                  cake_s = cake_p;
-                }
-                if (cake_s) best[cake_h * 32] = cake_kv, best_id[cake_h * 32] = cake_ki;
-              }
-            }
-             {
-              constexpr int cake_h = 1;
-              unsigned cake_mh = cake_m[cake_h];
-              #pragma unroll 1
-              while (__any_sync(0xffffffffu, cake_mh != 0)) {
-                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
-                float cake_t[16];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
-                #pragma unroll
-                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-                float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
-                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-                cake_mh &= cake_mh - 1u;
-                bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
-                #pragma unroll
-                for (int cake_j = 32 - 1; cake_j > 0; --cake_j) {
-                  float &cake_b = best[cake_h * 32 + cake_j];
-                  int &cake_bi = best_id[cake_h * 32 + cake_j];
-                  const float cake_a = best[cake_h * 32 + cake_j - 1];
-                  const int cake_ai = best_id[cake_h * 32 + cake_j - 1];
-                  const bool cake_p = cake_kv < cake_a;
-                  cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
-                  cake_s = cake_p;
-                }
-                if (cake_s) best[cake_h * 32] = cake_kv, best_id[cake_h * 32] = cake_ki;
-              }
-            }
-            #pragma unroll
-            for (int cake_h = 0; cake_h < 2; ++cake_h) {
-              float cake_t = best[cake_h * 32 + 32 - 1];
-              cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
-              cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
-              float cake_u = best[cake_h * 32 + 8 - 1];
-              cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 1));
-              cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 2));
-              cake_best_thr[cake_h] = fminf(cake_t, cake_u);
-            }
-          }
-        }
 #line 181 "kernels/knn/knn_sm90.cake"
-        cake::rt::fence_proxy_async_shared();
-        __syncwarp();
-        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get10)));
-#line 183 "kernels/knn/knn_sm90.cake"
-        cake::rt::wgmma_wait_group<0>();
-        cake::rt::fence_operands(acc[0]);
-        cake::rt::fence_operands(acc[1]);
+      __syncwarp();
+      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get10)));
 #line 184 "kernels/knn/knn_sm90.cake"
-        __syncwarp();
-        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get9)));
+      for (int p = 0; p < ((XT / 2) - 1); ++p) {
 #line 189 "kernels/knn/knn_sm90.cake"
-        const int cake_get12 = xs_cstage;
-        cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get12)), xs_cphase, cake_hang, 7u, 2000000000ull);
+        const int cake_get11 = xs_cstage;
+        cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get11)), xs_cphase, cake_hang, 5u, 2000000000ull);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
 #line 190 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
          {
-          const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get12)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
+          const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get11)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
           const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
           #pragma unroll
           for (int cake_s = 0; cake_s < 8; ++cake_s) {
-            cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get12)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
+            cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get11)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
 #line 191 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
 #line 193 "kernels/knn/knn_sm90.cake"
-        const int cake_get13 = ns_cstage;
-        cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get13)), ns_cphase, cake_hang, 8u, 2000000000ull);
+        const int cake_get12 = ns_cstage;
+        cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get12)), ns_cphase, cake_hang, 6u, 2000000000ull);
         if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
 #line 194 "kernels/knn/knn_sm90.cake"
-        float cake_cols14[16];
+        float cake_cols13[16];
         #pragma unroll
         for (int cake_c = 0; cake_c < 8; ++cake_c) {
-          const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get13)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
-          cake_cols14[2 * cake_c] = cake_p.x; cake_cols14[2 * cake_c + 1] = cake_p.y;
+          const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get12)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
+          cake_cols13[2 * cake_c] = cake_p.x; cake_cols13[2 * cake_c + 1] = cake_p.y;
         }
 #line 196 "kernels/knn/knn_sm90.cake"
          {
-          const int cake_off = ((((t0 + (2 * p)) + 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
-          float cake_thr[2], cake_r[2];
+          const int cake_off = (((t0 + (2 * p))) * 64) + int(cake::rt::lane_id()) % 4 * 2;
+          float cake_thr[2], cake_r[2], cake_lo2[2], cake_ak[2]; int cake_ai[2];
           #pragma unroll
           for (int cake_h = 0; cake_h < 2; ++cake_h) {
             cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
-            cake_thr[cake_h] = __fsub_ru(cake_best_thr[cake_h], cake_r[cake_h]);
+            cake_thr[cake_h] = __fsub_ru(nextafterf(cake_best_thr[cake_h], __int_as_float(0x7f800000)), cake_r[cake_h]);
+            cake_ak[cake_h] = cake_rows8[(cake_h * 2) % 4 / 2]; cake_ai[cake_h] = cake_rows9[(cake_h * 2) % 4 / 2];
+            cake_lo2[cake_h] = __fsub_rd(nextafterf(cake_ak[cake_h], __int_as_float(0xff800000)), cake_r[cake_h]);
           }
           float cake_d[32];
           float cake_lo[2][4];
@@ -588,7 +462,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             for (int cake_c = 0; cake_c < 8; ++cake_c) {
               #pragma unroll
               for (int cake_x = 0; cake_x < 2; ++cake_x) {
-                const float cake_v = fmaf(-(2.0f), acc[1][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols14[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
+                const float cake_v = fmaf(-(2.0f), acc[0][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols13[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
                 cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
                 float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
                 cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
@@ -604,7 +478,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
               #pragma unroll
               for (int cake_c = 0; cake_c < 8; ++cake_c) {
                 #pragma unroll
-                for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
+                for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h] && cake_d[cake_c * 4 + cake_h * 2 + cake_x] > cake_lo2[cake_h]) << (cake_c * 2 + cake_x);
               }
             }
              {
@@ -626,6 +500,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
                 for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
                 float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
                 int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                if (!(cake_kv > cake_ak[cake_h] || (cake_kv == cake_ak[cake_h] && cake_ki > cake_ai[cake_h]))) cake_kv = __int_as_float(0x7f800000);
                 cake_mh &= cake_mh - 1u;
                 bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
                 #pragma unroll
@@ -660,6 +535,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
                 for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
                 float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
                 int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                if (!(cake_kv > cake_ak[cake_h] || (cake_kv == cake_ak[cake_h] && cake_ki > cake_ai[cake_h]))) cake_kv = __int_as_float(0x7f800000);
                 cake_mh &= cake_mh - 1u;
                 bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
                 #pragma unroll
@@ -690,191 +566,210 @@ else if (cake_warp >= 4 && cake_warp < 8) {
 #line 197 "kernels/knn/knn_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
-        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get13)));
+        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get12)));
 #line 199 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
 #line 200 "kernels/knn/knn_sm90.cake"
         __syncwarp();
-        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get12)));
-      }
-#line 207 "kernels/knn/knn_sm90.cake"
-      const int cake_get15 = xs_cstage;
-      cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get15)), xs_cphase, cake_hang, 9u, 2000000000ull);
-      if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 208 "kernels/knn/knn_sm90.cake"
-      cake::rt::wgmma_fence();
-       {
-        const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get15)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
-        const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
-        #pragma unroll
-        for (int cake_s = 0; cake_s < 8; ++cake_s) {
-          cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get15)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
-        }
-      }
-#line 209 "kernels/knn/knn_sm90.cake"
-      cake::rt::wgmma_commit_group();
-#line 211 "kernels/knn/knn_sm90.cake"
-      const int cake_get16 = ns_cstage;
-      cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get16)), ns_cphase, cake_hang, 10u, 2000000000ull);
-      if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 212 "kernels/knn/knn_sm90.cake"
-      float cake_cols17[16];
-      #pragma unroll
-      for (int cake_c = 0; cake_c < 8; ++cake_c) {
-        const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get16)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
-        cake_cols17[2 * cake_c] = cake_p.x; cake_cols17[2 * cake_c + 1] = cake_p.y;
-      }
-#line 214 "kernels/knn/knn_sm90.cake"
-       {
-        const int cake_off = ((((t0 + XT) - 2)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
-        float cake_thr[2], cake_r[2];
-        #pragma unroll
-        for (int cake_h = 0; cake_h < 2; ++cake_h) {
-          cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
-          cake_thr[cake_h] = __fsub_ru(cake_best_thr[cake_h], cake_r[cake_h]);
-        }
-        float cake_d[32];
-        float cake_lo[2][4];
-        #pragma unroll
-        for (int cake_h = 0; cake_h < 2; ++cake_h) {
+        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get11)));
+#line 205 "kernels/knn/knn_sm90.cake"
+        const int cake_get14 = xs_cstage;
+        cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get14)), xs_cphase, cake_hang, 7u, 2000000000ull);
+        if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
+#line 206 "kernels/knn/knn_sm90.cake"
+        cake::rt::wgmma_fence();
+         {
+          const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get14)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
+          const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
           #pragma unroll
-          for (int cake_c = 0; cake_c < 8; ++cake_c) {
-            #pragma unroll
-            for (int cake_x = 0; cake_x < 2; ++cake_x) {
-              const float cake_v = fmaf(-(2.0f), acc[0][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols17[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
-              cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
-              float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
-              cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
-            }
+          for (int cake_s = 0; cake_s < 8; ++cake_s) {
+            cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get14)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
+#line 207 "kernels/knn/knn_sm90.cake"
+        cake::rt::wgmma_commit_group();
+#line 209 "kernels/knn/knn_sm90.cake"
+        const int cake_get15 = ns_cstage;
+        cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get15)), ns_cphase, cake_hang, 8u, 2000000000ull);
+        if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
+#line 210 "kernels/knn/knn_sm90.cake"
+        float cake_cols16[16];
         #pragma unroll
-        for (int cake_h = 0; cake_h < 2; ++cake_h) cake_lo[cake_h][0] = fminf(fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]), fminf(cake_lo[cake_h][2], cake_lo[cake_h][3]));
-        if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1])) {
-          unsigned cake_m[2] = {0, 0};
+        for (int cake_c = 0; cake_c < 8; ++cake_c) {
+          const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get15)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
+          cake_cols16[2 * cake_c] = cake_p.x; cake_cols16[2 * cake_c + 1] = cake_p.y;
+        }
+#line 212 "kernels/knn/knn_sm90.cake"
+         {
+          const int cake_off = ((((t0 + (2 * p)) + 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
+          float cake_thr[2], cake_r[2], cake_lo2[2], cake_ak[2]; int cake_ai[2];
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) {
+            cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
+            cake_thr[cake_h] = __fsub_ru(nextafterf(cake_best_thr[cake_h], __int_as_float(0x7f800000)), cake_r[cake_h]);
+            cake_ak[cake_h] = cake_rows8[(cake_h * 2) % 4 / 2]; cake_ai[cake_h] = cake_rows9[(cake_h * 2) % 4 / 2];
+            cake_lo2[cake_h] = __fsub_rd(nextafterf(cake_ak[cake_h], __int_as_float(0xff800000)), cake_r[cake_h]);
+          }
+          float cake_d[32];
+          float cake_lo[2][4];
           #pragma unroll
           for (int cake_h = 0; cake_h < 2; ++cake_h) {
             #pragma unroll
             for (int cake_c = 0; cake_c < 8; ++cake_c) {
               #pragma unroll
-              for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
-            }
-          }
-           {
-            constexpr int cake_h = 0;
-            unsigned cake_mh = cake_m[cake_h];
-            #pragma unroll 1
-            while (__any_sync(0xffffffffu, cake_mh != 0)) {
-              const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
-              float cake_t[16];
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-              float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
-              int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-              cake_mh &= cake_mh - 1u;
-              bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
-              #pragma unroll
-              for (int cake_j = 32 - 1; cake_j > 0; --cake_j) {
-                float &cake_b = best[cake_h * 32 + cake_j];
-                int &cake_bi = best_id[cake_h * 32 + cake_j];
-                const float cake_a = best[cake_h * 32 + cake_j - 1];
-                const int cake_ai = best_id[cake_h * 32 + cake_j - 1];
-                const bool cake_p = cake_kv < cake_a;
-                cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
-                cake_s = cake_p;
+              for (int cake_x = 0; cake_x < 2; ++cake_x) {
+                const float cake_v = fmaf(-(2.0f), acc[1][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols16[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
+                cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
+                float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
+                cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
               }
-              if (cake_s) best[cake_h * 32] = cake_kv, best_id[cake_h * 32] = cake_ki;
-            }
-          }
-           {
-            constexpr int cake_h = 1;
-            unsigned cake_mh = cake_m[cake_h];
-            #pragma unroll 1
-            while (__any_sync(0xffffffffu, cake_mh != 0)) {
-              const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
-              float cake_t[16];
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
-              #pragma unroll
-              for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
-              float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
-              int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
-              cake_mh &= cake_mh - 1u;
-              bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
-              #pragma unroll
-              for (int cake_j = 32 - 1; cake_j > 0; --cake_j) {
-                float &cake_b = best[cake_h * 32 + cake_j];
-                int &cake_bi = best_id[cake_h * 32 + cake_j];
-                const float cake_a = best[cake_h * 32 + cake_j - 1];
-                const int cake_ai = best_id[cake_h * 32 + cake_j - 1];
-                const bool cake_p = cake_kv < cake_a;
-                cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
-                cake_s = cake_p;
-              }
-              if (cake_s) best[cake_h * 32] = cake_kv, best_id[cake_h * 32] = cake_ki;
             }
           }
           #pragma unroll
-          for (int cake_h = 0; cake_h < 2; ++cake_h) {
-            float cake_t = best[cake_h * 32 + 32 - 1];
-            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
-            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
-            float cake_u = best[cake_h * 32 + 8 - 1];
-            cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 1));
-            cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 2));
-            cake_best_thr[cake_h] = fminf(cake_t, cake_u);
+          for (int cake_h = 0; cake_h < 2; ++cake_h) cake_lo[cake_h][0] = fminf(fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]), fminf(cake_lo[cake_h][2], cake_lo[cake_h][3]));
+          if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1])) {
+            unsigned cake_m[2] = {0, 0};
+            #pragma unroll
+            for (int cake_h = 0; cake_h < 2; ++cake_h) {
+              #pragma unroll
+              for (int cake_c = 0; cake_c < 8; ++cake_c) {
+                #pragma unroll
+                for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h] && cake_d[cake_c * 4 + cake_h * 2 + cake_x] > cake_lo2[cake_h]) << (cake_c * 2 + cake_x);
+              }
+            }
+             {
+              constexpr int cake_h = 0;
+              unsigned cake_mh = cake_m[cake_h];
+              #pragma unroll 1
+              while (__any_sync(0xffffffffu, cake_mh != 0)) {
+                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+                float cake_t[16];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+                float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
+                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                if (!(cake_kv > cake_ak[cake_h] || (cake_kv == cake_ak[cake_h] && cake_ki > cake_ai[cake_h]))) cake_kv = __int_as_float(0x7f800000);
+                cake_mh &= cake_mh - 1u;
+                bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
+                #pragma unroll
+                for (int cake_j = 32 - 1; cake_j > 0; --cake_j) {
+                  float &cake_b = best[cake_h * 32 + cake_j];
+                  int &cake_bi = best_id[cake_h * 32 + cake_j];
+                  const float cake_a = best[cake_h * 32 + cake_j - 1];
+                  const int cake_ai = best_id[cake_h * 32 + cake_j - 1];
+                  const bool cake_p = cake_kv < cake_a;
+                  cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                  cake_s = cake_p;
+                }
+                if (cake_s) best[cake_h * 32] = cake_kv, best_id[cake_h * 32] = cake_ki;
+              }
+            }
+             {
+              constexpr int cake_h = 1;
+              unsigned cake_mh = cake_m[cake_h];
+              #pragma unroll 1
+              while (__any_sync(0xffffffffu, cake_mh != 0)) {
+                const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+                float cake_t[16];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+                #pragma unroll
+                for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+                float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
+                int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+                if (!(cake_kv > cake_ak[cake_h] || (cake_kv == cake_ak[cake_h] && cake_ki > cake_ai[cake_h]))) cake_kv = __int_as_float(0x7f800000);
+                cake_mh &= cake_mh - 1u;
+                bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
+                #pragma unroll
+                for (int cake_j = 32 - 1; cake_j > 0; --cake_j) {
+                  float &cake_b = best[cake_h * 32 + cake_j];
+                  int &cake_bi = best_id[cake_h * 32 + cake_j];
+                  const float cake_a = best[cake_h * 32 + cake_j - 1];
+                  const int cake_ai = best_id[cake_h * 32 + cake_j - 1];
+                  const bool cake_p = cake_kv < cake_a;
+                  cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                  cake_s = cake_p;
+                }
+                if (cake_s) best[cake_h * 32] = cake_kv, best_id[cake_h * 32] = cake_ki;
+              }
+            }
+            #pragma unroll
+            for (int cake_h = 0; cake_h < 2; ++cake_h) {
+              float cake_t = best[cake_h * 32 + 32 - 1];
+              cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
+              cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
+              float cake_u = best[cake_h * 32 + 8 - 1];
+              cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 1));
+              cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 2));
+              cake_best_thr[cake_h] = fminf(cake_t, cake_u);
+            }
           }
         }
-      }
+#line 213 "kernels/knn/knn_sm90.cake"
+        cake::rt::fence_proxy_async_shared();
+        __syncwarp();
+        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get15)));
 #line 215 "kernels/knn/knn_sm90.cake"
-      cake::rt::fence_proxy_async_shared();
-      __syncwarp();
-      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get16)));
-#line 217 "kernels/knn/knn_sm90.cake"
-      cake::rt::wgmma_wait_group<0>();
-      cake::rt::fence_operands(acc[0]);
-      cake::rt::fence_operands(acc[1]);
-#line 218 "kernels/knn/knn_sm90.cake"
-      __syncwarp();
-      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get15)));
-#line 219 "kernels/knn/knn_sm90.cake"
-      __syncwarp();
-      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 16u + 8u * (cake_get6)));
-#line 220 "kernels/knn/knn_sm90.cake"
+        cake::rt::wgmma_wait_group<0>();
+        cake::rt::fence_operands(acc[0]);
+        cake::rt::fence_operands(acc[1]);
+#line 216 "kernels/knn/knn_sm90.cake"
+        __syncwarp();
+        if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get14)));
+      }
+#line 223 "kernels/knn/knn_sm90.cake"
+      const int cake_get17 = xs_cstage;
+      cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get17)), xs_cphase, cake_hang, 9u, 2000000000ull);
+      if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
+#line 224 "kernels/knn/knn_sm90.cake"
+      cake::rt::wgmma_fence();
+       {
+        const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get17)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
+        const u64 cake_da = cake::rt::wgmma_desc(cake_a0, 16u, 1024u, cake::rt::Swizzle::B128), cake_db = cake::rt::wgmma_desc(cake_b0, 16u, 1024u, cake::rt::Swizzle::B128);
+        #pragma unroll
+        for (int cake_s = 0; cake_s < 8; ++cake_s) {
+          cake::rt::wgmma_m64nNk16_f32_bf16<64>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get17)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
+        }
+      }
+#line 225 "kernels/knn/knn_sm90.cake"
+      cake::rt::wgmma_commit_group();
+#line 227 "kernels/knn/knn_sm90.cake"
       const int cake_get18 = ns_cstage;
-      cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get18)), ns_cphase, cake_hang, 11u, 2000000000ull);
+      cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get18)), ns_cphase, cake_hang, 10u, 2000000000ull);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 221 "kernels/knn/knn_sm90.cake"
+#line 228 "kernels/knn/knn_sm90.cake"
       float cake_cols19[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get18)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols19[2 * cake_c] = cake_p.x; cake_cols19[2 * cake_c + 1] = cake_p.y;
       }
-#line 222 "kernels/knn/knn_sm90.cake"
+#line 230 "kernels/knn/knn_sm90.cake"
        {
-        const int cake_off = ((((t0 + XT) - 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
-        float cake_thr[2], cake_r[2];
+        const int cake_off = ((((t0 + XT) - 2)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
+        float cake_thr[2], cake_r[2], cake_lo2[2], cake_ak[2]; int cake_ai[2];
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
           cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
-          cake_thr[cake_h] = __fsub_ru(cake_best_thr[cake_h], cake_r[cake_h]);
+          cake_thr[cake_h] = __fsub_ru(nextafterf(cake_best_thr[cake_h], __int_as_float(0x7f800000)), cake_r[cake_h]);
+          cake_ak[cake_h] = cake_rows8[(cake_h * 2) % 4 / 2]; cake_ai[cake_h] = cake_rows9[(cake_h * 2) % 4 / 2];
+          cake_lo2[cake_h] = __fsub_rd(nextafterf(cake_ak[cake_h], __int_as_float(0xff800000)), cake_r[cake_h]);
         }
         float cake_d[32];
         float cake_lo[2][4];
@@ -884,7 +779,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           for (int cake_c = 0; cake_c < 8; ++cake_c) {
             #pragma unroll
             for (int cake_x = 0; cake_x < 2; ++cake_x) {
-              const float cake_v = fmaf(-(2.0f), acc[1][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols19[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
+              const float cake_v = fmaf(-(2.0f), acc[0][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols19[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
               cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
               float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
               cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
@@ -900,7 +795,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             #pragma unroll
             for (int cake_c = 0; cake_c < 8; ++cake_c) {
               #pragma unroll
-              for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]) << (cake_c * 2 + cake_x);
+              for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h] && cake_d[cake_c * 4 + cake_h * 2 + cake_x] > cake_lo2[cake_h]) << (cake_c * 2 + cake_x);
             }
           }
            {
@@ -922,6 +817,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
               for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
               float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
               int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+              if (!(cake_kv > cake_ak[cake_h] || (cake_kv == cake_ak[cake_h] && cake_ki > cake_ai[cake_h]))) cake_kv = __int_as_float(0x7f800000);
               cake_mh &= cake_mh - 1u;
               bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
               #pragma unroll
@@ -956,6 +852,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
               for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
               float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
               int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+              if (!(cake_kv > cake_ak[cake_h] || (cake_kv == cake_ak[cake_h] && cake_ki > cake_ai[cake_h]))) cake_kv = __int_as_float(0x7f800000);
               cake_mh &= cake_mh - 1u;
               bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
               #pragma unroll
@@ -983,11 +880,156 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           }
         }
       }
-#line 223 "kernels/knn/knn_sm90.cake"
+#line 231 "kernels/knn/knn_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get18)));
-#line 225 "kernels/knn/knn_sm90.cake"
+#line 233 "kernels/knn/knn_sm90.cake"
+      cake::rt::wgmma_wait_group<0>();
+      cake::rt::fence_operands(acc[0]);
+      cake::rt::fence_operands(acc[1]);
+#line 234 "kernels/knn/knn_sm90.cake"
+      __syncwarp();
+      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get17)));
+#line 235 "kernels/knn/knn_sm90.cake"
+      __syncwarp();
+      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 16u + 8u * (cake_get6)));
+#line 236 "kernels/knn/knn_sm90.cake"
+      const int cake_get20 = ns_cstage;
+      cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get20)), ns_cphase, cake_hang, 11u, 2000000000ull);
+      if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
+#line 237 "kernels/knn/knn_sm90.cake"
+      float cake_cols21[16];
+      #pragma unroll
+      for (int cake_c = 0; cake_c < 8; ++cake_c) {
+        const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get20)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
+        cake_cols21[2 * cake_c] = cake_p.x; cake_cols21[2 * cake_c + 1] = cake_p.y;
+      }
+#line 238 "kernels/knn/knn_sm90.cake"
+       {
+        const int cake_off = ((((t0 + XT) - 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
+        float cake_thr[2], cake_r[2], cake_lo2[2], cake_ak[2]; int cake_ai[2];
+        #pragma unroll
+        for (int cake_h = 0; cake_h < 2; ++cake_h) {
+          cake_r[cake_h] = (cake_rows7[(cake_h * 2) % 4 / 2]);
+          cake_thr[cake_h] = __fsub_ru(nextafterf(cake_best_thr[cake_h], __int_as_float(0x7f800000)), cake_r[cake_h]);
+          cake_ak[cake_h] = cake_rows8[(cake_h * 2) % 4 / 2]; cake_ai[cake_h] = cake_rows9[(cake_h * 2) % 4 / 2];
+          cake_lo2[cake_h] = __fsub_rd(nextafterf(cake_ak[cake_h], __int_as_float(0xff800000)), cake_r[cake_h]);
+        }
+        float cake_d[32];
+        float cake_lo[2][4];
+        #pragma unroll
+        for (int cake_h = 0; cake_h < 2; ++cake_h) {
+          #pragma unroll
+          for (int cake_c = 0; cake_c < 8; ++cake_c) {
+            #pragma unroll
+            for (int cake_x = 0; cake_x < 2; ++cake_x) {
+              const float cake_v = fmaf(-(2.0f), acc[1][cake_c * 4 + cake_h * 2 + cake_x], (cake_cols21[(cake_c * 4 + cake_h * 2 + cake_x) / 4 * 2 + (cake_c * 4 + cake_h * 2 + cake_x) % 2]));
+              cake_d[cake_c * 4 + cake_h * 2 + cake_x] = cake_v;
+              float &cake_l = cake_lo[cake_h][cake_c % 2 * 2 + cake_x];
+              cake_l = cake_c < 2 ? cake_v : fminf(cake_l, cake_v);
+            }
+          }
+        }
+        #pragma unroll
+        for (int cake_h = 0; cake_h < 2; ++cake_h) cake_lo[cake_h][0] = fminf(fminf(cake_lo[cake_h][0], cake_lo[cake_h][1]), fminf(cake_lo[cake_h][2], cake_lo[cake_h][3]));
+        if (__any_sync(0xffffffffu, cake_lo[0][0] < cake_thr[0] || cake_lo[1][0] < cake_thr[1])) {
+          unsigned cake_m[2] = {0, 0};
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) {
+            #pragma unroll
+            for (int cake_c = 0; cake_c < 8; ++cake_c) {
+              #pragma unroll
+              for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= unsigned(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h] && cake_d[cake_c * 4 + cake_h * 2 + cake_x] > cake_lo2[cake_h]) << (cake_c * 2 + cake_x);
+            }
+          }
+           {
+            constexpr int cake_h = 0;
+            unsigned cake_mh = cake_m[cake_h];
+            #pragma unroll 1
+            while (__any_sync(0xffffffffu, cake_mh != 0)) {
+              const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+              float cake_t[16];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+              float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
+              int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+              if (!(cake_kv > cake_ak[cake_h] || (cake_kv == cake_ak[cake_h] && cake_ki > cake_ai[cake_h]))) cake_kv = __int_as_float(0x7f800000);
+              cake_mh &= cake_mh - 1u;
+              bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
+              #pragma unroll
+              for (int cake_j = 32 - 1; cake_j > 0; --cake_j) {
+                float &cake_b = best[cake_h * 32 + cake_j];
+                int &cake_bi = best_id[cake_h * 32 + cake_j];
+                const float cake_a = best[cake_h * 32 + cake_j - 1];
+                const int cake_ai = best_id[cake_h * 32 + cake_j - 1];
+                const bool cake_p = cake_kv < cake_a;
+                cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                cake_s = cake_p;
+              }
+              if (cake_s) best[cake_h * 32] = cake_kv, best_id[cake_h * 32] = cake_ki;
+            }
+          }
+           {
+            constexpr int cake_h = 1;
+            unsigned cake_mh = cake_m[cake_h];
+            #pragma unroll 1
+            while (__any_sync(0xffffffffu, cake_mh != 0)) {
+              const int cake_e = cake_mh ? __ffs(cake_mh) - 1 : 0;
+              float cake_t[16];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 16; ++cake_i) cake_t[cake_i] = cake_i < 16 ? cake_d[cake_i / 2 * 4 + cake_h * 2 + cake_i % 2] : __int_as_float(0x7f800000);
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 8; ++cake_i) cake_t[cake_i] = (cake_e & 8) != 0 ? cake_t[cake_i + 8] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 4; ++cake_i) cake_t[cake_i] = (cake_e & 4) != 0 ? cake_t[cake_i + 4] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 2; ++cake_i) cake_t[cake_i] = (cake_e & 2) != 0 ? cake_t[cake_i + 2] : cake_t[cake_i];
+              #pragma unroll
+              for (int cake_i = 0; cake_i < 1; ++cake_i) cake_t[cake_i] = (cake_e & 1) != 0 ? cake_t[cake_i + 1] : cake_t[cake_i];
+              float cake_kv = cake_mh ? cake_r[cake_h] + cake_t[0] : __int_as_float(0x7f800000);
+              int cake_ki = cake_off + cake_e / 2 * 8 + cake_e % 2;
+              if (!(cake_kv > cake_ak[cake_h] || (cake_kv == cake_ak[cake_h] && cake_ki > cake_ai[cake_h]))) cake_kv = __int_as_float(0x7f800000);
+              cake_mh &= cake_mh - 1u;
+              bool cake_s = cake_kv < best[cake_h * 32 + 32 - 1];
+              #pragma unroll
+              for (int cake_j = 32 - 1; cake_j > 0; --cake_j) {
+                float &cake_b = best[cake_h * 32 + cake_j];
+                int &cake_bi = best_id[cake_h * 32 + cake_j];
+                const float cake_a = best[cake_h * 32 + cake_j - 1];
+                const int cake_ai = best_id[cake_h * 32 + cake_j - 1];
+                const bool cake_p = cake_kv < cake_a;
+                cake_b = cake_s ? (cake_p ? cake_a : cake_kv) : cake_b; cake_bi = cake_s ? (cake_p ? cake_ai : cake_ki) : cake_bi;
+                cake_s = cake_p;
+              }
+              if (cake_s) best[cake_h * 32] = cake_kv, best_id[cake_h * 32] = cake_ki;
+            }
+          }
+          #pragma unroll
+          for (int cake_h = 0; cake_h < 2; ++cake_h) {
+            float cake_t = best[cake_h * 32 + 32 - 1];
+            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 1));
+            cake_t = fminf(cake_t, __shfl_xor_sync(0xffffffffu, cake_t, 2));
+            float cake_u = best[cake_h * 32 + 8 - 1];
+            cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 1));
+            cake_u = fmaxf(cake_u, __shfl_xor_sync(0xffffffffu, cake_u, 2));
+            cake_best_thr[cake_h] = fminf(cake_t, cake_u);
+          }
+        }
+      }
+#line 239 "kernels/knn/knn_sm90.cake"
+      cake::rt::fence_proxy_async_shared();
+      __syncwarp();
+      if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get20)));
+#line 241 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
@@ -1023,7 +1065,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         }
         cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
       }
-#line 226 "kernels/knn/knn_sm90.cake"
+#line 242 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1032,7 +1074,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           if (cake_j % 4 == int(cake::rt::lane_id()) % 4 && (((t_m * 64) + r0) + cake_r) < Q && (t_s * 32) + cake_j < SK) *(pv + (size_t((((t_m * 64) + r0) + cake_r)) * size_t(SK) + size_t(((t_s * 32) + cake_j)))) = best[cake_h * 32 + cake_j];
         }
       }
-#line 227 "kernels/knn/knn_sm90.cake"
+#line 243 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1046,12 +1088,15 @@ else if (cake_warp >= 4 && cake_warp < 8) {
 }
 }
 
-#line 234 "kernels/knn/knn_sm90.cake"
+#line 250 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_merge(
     float *__restrict__ pv,
     int *__restrict__ pi,
+    float *__restrict__ tail,
+    int *__restrict__ tail_id,
     float *__restrict__ dist,
     long long *__restrict__ ids,
+    int PASS,
     int KOUT,
     int Q,
     int SK,
@@ -1060,16 +1105,16 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 241 "kernels/knn/knn_sm90.cake"
+#line 261 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 242 "kernels/knn/knn_sm90.cake"
+#line 262 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 243 "kernels/knn/knn_sm90.cake"
+#line 263 "kernels/knn/knn_sm90.cake"
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     float best[32];
     int best_id[32];
@@ -1078,25 +1123,25 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
-#line 248 "kernels/knn/knn_sm90.cake"
+#line 268 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 249 "kernels/knn/knn_sm90.cake"
+#line 269 "kernels/knn/knn_sm90.cake"
       for (int c = 0; c < (SK / 32); ++c) {
         float cake_row0[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row0[cake_k * 1], (pv + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 251 "kernels/knn/knn_sm90.cake"
+#line 271 "kernels/knn/knn_sm90.cake"
         int cake_row1[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row1[cake_k * 1], (pi + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 252 "kernels/knn/knn_sm90.cake"
+#line 272 "kernels/knn/knn_sm90.cake"
          {
           #pragma unroll
           for (int cake_e = 0; cake_e < 1; ++cake_e) {
@@ -1119,7 +1164,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 254 "kernels/knn/knn_sm90.cake"
+#line 274 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 1; ++cake_h) {
@@ -1154,22 +1199,40 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 255 "kernels/knn/knn_sm90.cake"
+#line 275 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
         #pragma unroll
         for (int cake_j = 0; cake_j < 32; ++cake_j) {
-          if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && 0 + cake_j < KOUT) *(dist + (size_t((r + cake_r)) * size_t(KOUT) + size_t((0 + cake_j)))) = best[cake_h * 32 + cake_j];
+          if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && (PASS * 32) + cake_j < KOUT) *(dist + (size_t((r + cake_r)) * size_t(KOUT) + size_t(((PASS * 32) + cake_j)))) = best[cake_h * 32 + cake_j];
         }
       }
-#line 256 "kernels/knn/knn_sm90.cake"
+#line 276 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
         #pragma unroll
         for (int cake_j = 0; cake_j < 32; ++cake_j) {
-          if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && 0 + cake_j < KOUT) *(ids + (size_t((r + cake_r)) * size_t(KOUT) + size_t((0 + cake_j)))) = (long long)best_id[cake_h * 32 + cake_j];
+          if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && (PASS * 32) + cake_j < KOUT) *(ids + (size_t((r + cake_r)) * size_t(KOUT) + size_t(((PASS * 32) + cake_j)))) = (long long)best_id[cake_h * 32 + cake_j];
+        }
+      }
+#line 277 "kernels/knn/knn_sm90.cake"
+      #pragma unroll
+      for (int cake_h = 0; cake_h < 1; ++cake_h) {
+        const int cake_r = 0;
+        #pragma unroll
+        for (int cake_j = 0; cake_j < 32; ++cake_j) {
+          if (cake_j % 32 == int(cake::rt::lane_id())) *(tail + (size_t((r + cake_r)) * size_t(32) + size_t((0 + cake_j)))) = best[cake_h * 32 + cake_j];
+        }
+      }
+#line 278 "kernels/knn/knn_sm90.cake"
+      #pragma unroll
+      for (int cake_h = 0; cake_h < 1; ++cake_h) {
+        const int cake_r = 0;
+        #pragma unroll
+        for (int cake_j = 0; cake_j < 32; ++cake_j) {
+          if (cake_j % 32 == int(cake::rt::lane_id())) *(tail_id + (size_t((r + cake_r)) * size_t(32) + size_t((0 + cake_j)))) = best_id[cake_h * 32 + cake_j];
         }
       }
     }
