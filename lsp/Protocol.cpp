@@ -398,11 +398,11 @@ void to_json(json &j, const WorkspaceEdit &e) {
 }
 
 void to_json(json &j, const CodeAction &a) {
-  j = {{"title", a.title},
-       {"kind", a.kind},
-       {"diagnostics", a.diagnostics},
-       {"isPreferred", a.isPreferred},
-       {"edit", a.edit}};
+  j = {{"title", a.title}, {"kind", a.kind}, {"diagnostics", a.diagnostics}, {"isPreferred", a.isPreferred}};
+  if (a.disabled.empty())
+    j["edit"] = a.edit;
+  else
+    j["disabled"] = {{"reason", a.disabled}};
 }
 
 void to_json(json &j, const PrepareRename &r) { j = {{"range", r.range}, {"placeholder", r.placeholder}}; }

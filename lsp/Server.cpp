@@ -435,6 +435,7 @@ json Server::initialize(const json &params) {
   c.pullDiagnostics = caps.contains("textDocument") && caps["textDocument"].is_object() &&
                       caps["textDocument"].contains("diagnostic");
   c.hierarchicalSymbols = flag({"textDocument", "documentSymbol", "hierarchicalDocumentSymbolSupport"});
+  c.codeActionDisabled = flag({"textDocument", "codeAction", "disabledSupport"});
   json hoverFormats = caps.value("/textDocument/hover/contentFormat"_json_pointer, json::array());
   c.markdownHover = hoverFormats.is_array() && std::find(hoverFormats.begin(), hoverFormats.end(), "markdown") !=
                                                    hoverFormats.end();
@@ -462,7 +463,7 @@ json Server::initialize(const json &params) {
            {{"positionEncoding", encodingName(c.encoding)},
             {"textDocumentSync", {{"openClose", true}, {"change", 2}, {"save", {{"includeText", false}}}}},
             {"diagnosticProvider", {{"interFileDependencies", false}, {"workspaceDiagnostics", false}}},
-            {"codeActionProvider", {{"codeActionKinds", {"quickfix"}}}},
+            {"codeActionProvider", {{"codeActionKinds", {"quickfix", "refactor.rewrite"}}}},
             {"documentFormattingProvider", true},
             {"hoverProvider", true},
             {"documentSymbolProvider", true},
@@ -566,8 +567,17 @@ void Server::bind() {
   onMain("textDocument/codeAction", [&state](const json &p) {
     std::string uri = documentUri(p);
     Range range = rangeField(p, "range", "params");
+    // context.only: the kinds the client asks for (malformed: all of them)
+    std::vector<std::string> only;
+    if (const json *o = p.contains("context") && p["context"].is_object() && p["context"].contains("only")
+                            ? &p["context"]["only"]
+                            : nullptr;
+        o && o->is_array())
+      for (const json &k : *o)
+        if (k.is_string())
+          only.push_back(k.get<std::string>());
     json out = json::array();
-    for (const CodeAction &a : codeActions(state, uri, range))
+    for (const CodeAction &a : codeActions(state, uri, range, only))
       out.push_back(a);
     return out;
   });

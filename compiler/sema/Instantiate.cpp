@@ -708,26 +708,33 @@ std::optional<Instance> instantiate(const syntax::Module &m, const Instantiation
   return Instantiator(m, inst, sink).run();
 }
 
+std::vector<std::string> domainValues(const syntax::ParamDecl &p, size_t limit) {
+  std::vector<std::string> values;
+  if (p.hasChoices) {
+    // an int's value as a binding spells it (`{2 * 16, 64}` binds 32), any other kind's as written
+    for (const ExprPtr &c : p.choices)
+      if (auto v = p.kind.name == "int" ? evalInt(*c, {}) : std::nullopt)
+        values.push_back(std::to_string(*v));
+      else
+        values.push_back(print(*c));
+  } else if (p.bounds && p.bounds->kind == ExprKind::Binary && p.bounds->op == Tok::DotDot) {
+    auto lo = evalInt(*p.bounds->operands[0], {}), hi = evalInt(*p.bounds->operands[1], {});
+    if (lo && hi)
+      for (int64_t v = *lo; v < *hi && values.size() <= limit; ++v)
+        values.push_back(std::to_string(v));
+  } else if (p.kind.name == "bool") {
+    values = {"false", "true"};
+  }
+  return values;
+}
+
 std::vector<Instantiation> allInstantiations(const syntax::Module &m, size_t limit, bool *truncated) {
   if (truncated)
     *truncated = false;
   // each parameter's candidate spellings: its set, its range, else its default
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   for (const ParamDecl *p : parameters(m)) {
-    std::vector<std::string> values;
-    if (p->hasChoices) {
-      // an int's value as a binding spells it (`{2 * 16, 64}` binds 32), any other kind's as written
-      for (const ExprPtr &c : p->choices)
-        if (auto v = p->kind.name == "int" ? evalInt(*c, {}) : std::nullopt)
-          values.push_back(std::to_string(*v));
-        else
-          values.push_back(print(*c));
-    } else if (p->bounds && p->bounds->kind == ExprKind::Binary && p->bounds->op == Tok::DotDot) {
-      auto lo = evalInt(*p->bounds->operands[0], {}), hi = evalInt(*p->bounds->operands[1], {});
-      if (lo && hi)
-        for (int64_t v = *lo; v < *hi && values.size() <= limit; ++v)
-          values.push_back(std::to_string(v));
-    }
+    std::vector<std::string> values = domainValues(*p, limit);
     if (values.empty())
       values.push_back(""); // the default (or the error that it has none)
     axes.emplace_back(p->name.name, std::move(values));

@@ -61,6 +61,12 @@ std::vector<const syntax::ParamDecl *> parameters(const syntax::Module &m);
 /// nullopt when the instantiation is invalid.
 std::optional<Instance> instantiate(const syntax::Module &m, const Instantiation &inst, DiagnosticSink &sink);
 
+/// The values \p p's domain allows, as bindings spell them: its set (an
+/// int's evaluated, `{2 * 16, 64}` gives 32 and 64; any other kind's as
+/// written), its range `lo .. hi` (at most \p limit + 1 values), a bool's
+/// false and true; empty when the domain is not finite (a default only).
+std::vector<std::string> domainValues(const syntax::ParamDecl &p, size_t limit);
+
 /// Every instantiation the declarations allow: the product of the parameters'
 /// domains (a parameter without a finite domain keeps its default), less
 /// those a `require` rules out, at most \p limit of them (\p truncated says

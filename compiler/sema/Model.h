@@ -23,6 +23,10 @@
 
 namespace cake::sema {
 
+/// The most stages a ring may have: more than any pipeline fills (each
+/// stage needs a full and an empty mbarrier and a copy in flight).
+inline constexpr int64_t kMaxStages = 64;
+
 //===-- Element types and memory spaces ------------------------------------===//
 
 enum class Elem { BF16, FP16, FP32, TF32, E4M3, E5M2, I8, U8, I32, U32, I64, Bool, Mbarrier };

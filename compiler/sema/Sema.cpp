@@ -33,9 +33,6 @@ constexpr std::array<std::string_view, 3> kRingClauses = {"consumer", "producer"
 constexpr std::array<std::string_view, 3> kLoopClauses = {"step", "trips", "unroll"};
 /// The most copies `unroll(n)` may ask for.
 constexpr int64_t kMaxUnroll = 64;
-/// The most stages a ring may have: more than any pipeline fills (each
-/// stage needs a full and an empty mbarrier and a copy in flight).
-constexpr int64_t kMaxStages = 64;
 /// The most bytes one on-chip tensor (shared, tensor memory, registers) may
 /// declare: far above any chip's capacity (res.smem, res.tmem and the
 /// register check below say by how much), low enough that every layout sum

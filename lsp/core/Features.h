@@ -36,6 +36,7 @@ struct ClientCaps {
   bool workDoneProgress = false;
   bool pullDiagnostics = false;
   bool hierarchicalSymbols = false; ///< DocumentSymbol[] rather than SymbolInformation[]
+  bool codeActionDisabled = false;  ///< CodeAction.disabled (a refused tactic says why)
 };
 
 /// What the core asks of the client; the protocol layer implements it.
@@ -93,7 +94,15 @@ std::string defaultRulesBaseUri();
 std::string rulePageUri(const State &state, const std::string &code);
 
 // CodeActions.cpp
-std::vector<CodeAction> codeActions(State &state, const std::string &uri, Range range);
+/// The quick fixes of the findings that touch \p range, then the tactics
+/// (compiler/driver/Tactics.h) that apply where it lies, as refactorings
+/// titled with the cost model's predicted change: one stage more or fewer on
+/// a ring, each other value of a parameter's domain on its declaration. A
+/// tactic the result refuses is sent disabled, with the reason, to a client
+/// that supports it, else left out. \p only: the kinds asked for (a kind
+/// matches its prefixes, "refactor" takes "refactor.rewrite"); empty: all.
+std::vector<CodeAction> codeActions(State &state, const std::string &uri, Range range,
+                                    const std::vector<std::string> &only = {});
 /// A WorkspaceEdit applying \p fixes' edits to \p uri.
 WorkspaceEdit workspaceEdit(State &state, const std::string &uri, const std::vector<Fix> &fixes);
 

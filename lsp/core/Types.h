@@ -162,6 +162,8 @@ struct CodeAction {
   std::vector<LspDiagnostic> diagnostics;
   bool isPreferred = false;
   WorkspaceEdit edit;
+  /// Why it cannot be applied (CodeAction.disabled.reason; then no edit), or "".
+  std::string disabled;
 };
 
 

@@ -46,16 +46,18 @@ std::optional<std::pair<cost::Sizes, std::string>> workloadSizes(const std::stri
 
 void setWorkloadReader(WorkloadReader reader) { workloadReader.store(reader); }
 
+std::pair<cost::Sizes, std::string> estimateSizes(const std::string &path, const sema::Kernel &k) {
+  if (auto found = workloadSizes(path, k))
+    return *found;
+  cost::Sizes sizes;
+  for (const std::string &s : k.sizeSymbols)
+    sizes[s] = 4096;
+  return {sizes, k.sizeSymbols.empty() ? "no size symbols" : "representative sizes: every size symbol = 4096"};
+}
+
 KernelCost kernelCost(const Analysis &a, const sema::Kernel &k) {
   KernelCost out;
-  if (auto found = workloadSizes(a.sm.name(a.file), k)) {
-    out.sizes = found->first;
-    out.sizesNote = found->second;
-  } else {
-    for (const std::string &s : k.sizeSymbols)
-      out.sizes[s] = 4096;
-    out.sizesNote = k.sizeSymbols.empty() ? "no size symbols" : "representative sizes: every size symbol = 4096";
-  }
+  std::tie(out.sizes, out.sizesNote) = estimateSizes(a.sm.name(a.file), k);
   cost::Calibration cal = formats::calibrationFor(k.target, std::nullopt, out.calibrationNote);
   out.estimate = cost::estimate(k, out.sizes, cal);
   return out;

@@ -22,6 +22,10 @@ struct KernelCost {
 
 KernelCost kernelCost(const Analysis &a, const sema::Kernel &k);
 
+/// The sizes kernelCost uses for \p k of the file \p path, and the note that
+/// says where they come from.
+std::pair<cost::Sizes, std::string> estimateSizes(const std::string &path, const sema::Kernel &k);
+
 /// What a `*.workload.json` says: the kernel it names (empty when the name
 /// is not a string, which matches no kernel), and its integer sizes.
 struct WorkloadFile {

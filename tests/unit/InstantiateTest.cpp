@@ -793,25 +793,26 @@ kernel k() target(sm_80) grid(1) block(32) {
   std::set<std::string> want;
   for (int d : {32, 64, 128})
     for (int wg = 1; wg < 4; ++wg)
-      if (wg == 1 || d <= 64)
-        want.insert("D=" + std::to_string(d) + " WG=" + std::to_string(wg));
+      for (const char *f : {"false", "true"})
+        if (wg == 1 || d <= 64)
+          want.insert("D=" + std::to_string(d) + " WG=" + std::to_string(wg) + " F=" + f);
   std::set<std::string> have;
   for (const sema::Instantiation &inst : all) {
     std::string key;
     for (const sema::Binding &b : inst.bindings)
       key += (key.empty() ? "" : " ") + b.name + "=" + b.value;
     EXPECT_TRUE(have.insert(key).second) << "twice: " << key;
-    // every one instantiates cleanly; F (no finite domain) keeps its default
+    // every one instantiates cleanly; a bool's domain is false and true (sema::domainValues)
     std::vector<Diagnostic> diags;
     DiagnosticSink sink(diags);
     std::optional<sema::Instance> i = sema::instantiate(p.module, inst, sink);
     ASSERT_TRUE(i) << key;
     EXPECT_TRUE(diags.empty()) << key;
-    EXPECT_EQ(i->values.back(), (std::pair<std::string, std::string>{"F", "false"}));
+    EXPECT_EQ(i->values.back().second, key.substr(key.rfind('=') + 1));
   }
   EXPECT_EQ(have, want);
   EXPECT_EQ(all.size(), want.size());
-  EXPECT_EQ(all.size(), 7u);
+  EXPECT_EQ(all.size(), 14u);
 }
 
 TEST(AllInstantiations, ARangeDomainAndSetsOfOtherKinds) {

@@ -576,6 +576,80 @@ TEST_F(LspServerTest, CodeActionRepairsTheDocument) {
   EXPECT_TRUE(result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"].empty());
 }
 
+// Tactics as refactorings (issue #21): on the ring, one stage fewer applies, titled with the cost model's
+// predicted change and edited in place; one more is refused (the fifth stage needs more shared memory than
+// the SM has: res.smem), sent disabled with the reason to a client that supports it and left out otherwise.
+// `only` filters by kind.
+TEST_F(LspServerTest, TacticsAreRefactoringsOnARing) {
+  json caps = capabilities();
+  caps["textDocument"]["codeAction"] = {{"disabledSupport", true}};
+  json init = result("initialize", {{"capabilities", caps}});
+  EXPECT_NE(init["capabilities"]["codeActionProvider"]["codeActionKinds"].dump().find("refactor.rewrite"),
+            std::string::npos);
+  notify("initialized", json::object());
+  open(kGemm);
+  json pos = positionOf(kGemm, "ring ab", 5);
+  auto ask = [&](json only) {
+    json context = {{"diagnostics", json::array()}};
+    if (!only.is_null())
+      context["only"] = only;
+    return result("textDocument/codeAction",
+                  {{"textDocument", {{"uri", kUri}}}, {"range", {{"start", pos}, {"end", pos}}}, {"context", context}});
+  };
+  json actions = ask(json::array({"refactor"}));
+  ASSERT_EQ(actions.size(), 2u) << actions.dump();
+  const json &more = actions[0], &fewer = actions[1];
+  EXPECT_EQ(more["title"], "ring 'ab': stages -> 5 (refused)");
+  EXPECT_NE(more["disabled"]["reason"].get<std::string>().find("[res.smem]"), std::string::npos) << more.dump();
+  EXPECT_FALSE(more.contains("edit"));
+  EXPECT_EQ(fewer["kind"], "refactor.rewrite");
+  EXPECT_FALSE(fewer["isPreferred"].get<bool>());
+  std::string title = fewer["title"];
+  EXPECT_TRUE(title.starts_with("ring 'ab': stages(4) -> stages(3) (")) << title;
+  EXPECT_TRUE(title.ends_with("% predicted)")) << title;
+  json edits = fewer["edit"]["changes"][kUri];
+  ASSERT_EQ(edits.size(), 1u) << fewer.dump();
+  EXPECT_EQ(edits[0]["newText"], "3");
+  EXPECT_EQ(edits[0]["range"]["start"], positionOf(kGemm, "ring ab stages(4)", 15));
+  notify("textDocument/didChange",
+         {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+          {"contentChanges", json::array({{{"range", edits[0]["range"]}, {"text", edits[0]["newText"]}}})}});
+  EXPECT_TRUE(result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"].empty());
+  open(kGemm, 3);
+  EXPECT_TRUE(ask(json::array({"quickfix"})).empty());
+  EXPECT_EQ(ask(json()).size(), 2u);
+  // outside any ring or parameter: no tactic
+  pos = positionOf(kGemm, "tma.load(A[");
+  EXPECT_TRUE(ask(json()).empty());
+}
+
+// A client without CodeAction.disabled gets only the tactics that apply; on a
+// parameter's declaration, each other value of its domain (a bool's other one).
+TEST_F(LspServerTest, TacticsOnAParameterOfferItsOtherValues) {
+  initialize();
+  const std::string source = "param W: int in {1, 2, 4} = 2\nparam FAST: bool = false\n" + std::string(kGemm);
+  open(source);
+  auto ask = [&](std::string_view needle) {
+    json pos = positionOf(source, needle);
+    return result("textDocument/codeAction", {{"textDocument", {{"uri", kUri}}},
+                                              {"range", {{"start", pos}, {"end", pos}}},
+                                              {"context", {{"diagnostics", json::array()}}}});
+  };
+  std::vector<std::string> titles;
+  for (const json &a : ask("param W"))
+    titles.push_back(a["title"]);
+  ASSERT_EQ(titles.size(), 2u);
+  EXPECT_TRUE(titles[0].starts_with("param W: 2 -> 1 (")) << titles[0];
+  EXPECT_TRUE(titles[1].starts_with("param W: 2 -> 4 (")) << titles[1];
+  json fast = ask("param FAST");
+  ASSERT_EQ(fast.size(), 1u) << fast.dump();
+  EXPECT_TRUE(fast[0]["title"].get<std::string>().starts_with("param FAST: false -> true (")) << fast.dump();
+  // without disabledSupport the refused fifth stage is left out
+  json ring = ask("ring ab");
+  ASSERT_EQ(ring.size(), 1u) << ring.dump();
+  EXPECT_TRUE(ring[0]["title"].get<std::string>().starts_with("ring 'ab': stages(4) -> stages(3)"));
+}
+
 //===-- Features -------------------------------------------------------------------===//
 
 // The cost model in hovers of a ring (both sides' stage times) and of an

@@ -149,7 +149,7 @@ test('cake lsp with the vscode-languageserver-protocol client', async (t) => {
   const caps = init.capabilities;
   assert.strictEqual(init.serverInfo.name, 'cake');
   assert.strictEqual(caps.positionEncoding, 'utf-16');
-  assert.deepStrictEqual(caps.codeActionProvider.codeActionKinds, ['quickfix']);
+  assert.deepStrictEqual(caps.codeActionProvider.codeActionKinds, ['quickfix', 'refactor.rewrite']);
   assert.ok(caps.documentFormattingProvider);
   // The VS Code extension contributes palette entries for the server's commands.
   const contributed = JSON.parse(fs.readFileSync(vscodePackage, 'utf8')).contributes.commands
