@@ -83,13 +83,30 @@ std::string commonValues(const std::vector<std::vector<std::pair<std::string, st
   return out;
 }
 
+/// The source range (begin, end) of the innermost statement of \p m that
+/// holds \p r, or nullopt when none does (a top-level item's header).
+using Span = std::pair<uint32_t, uint32_t>;
+std::optional<Span> innermostStmt(const syntax::Module &m, const SourceRange &r) {
+  std::optional<Span> best;
+  syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
+    if (s.range.file == r.file && s.range.begin <= r.begin && r.end <= s.range.end &&
+        (!best || s.range.end - s.range.begin <= best->second - best->first))
+      best = Span{s.range.begin, s.range.end};
+  });
+  return best;
+}
+
 /// Checks every instantiation and merges what they found: a finding several
-/// instantiations share appears once, with a note naming them. A fix found
-/// in only some of them (or differing between them) edits text that every
-/// instantiation shares, so it is offered, never preferred (invariant 18).
-/// A fix every instantiation proposes, at the same place for the same rule,
-/// stays preferred even where their messages differ (each names its own
-/// witness: "when Q = 100, SK = 112").
+/// instantiations share appears once, with a note naming them. A fix is
+/// preferred only where every instantiation that keeps the code it edits
+/// proposed it (the same rule, the same edits; invariant 18): one that leaves
+/// that code out (a branch of an `if` on a parameter) cannot be changed by
+/// it, but one that keeps it and found nothing, or another fix, would be. So
+/// a fix that every instantiation proposes stays preferred even where their
+/// messages differ (each names its own witness: "when Q = 100, SK = 112") or
+/// the findings lie at different places (a missing wgmma.wait found at each
+/// branch's read of the accumulator), and so does one inside a branch that
+/// only some instantiations keep, when all of those proposed it.
 void checkInstantiations(const SourceManager &sm, CheckResult &result, const CheckOptions &options) {
   std::vector<sema::Instantiation> insts = options.instantiations;
   if (insts.empty())
@@ -99,18 +116,19 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
     std::vector<std::string> where, brief;
     std::vector<size_t> in; ///< indexes into `values`
     std::optional<SourceRange> at; ///< where the first instantiation is declared (a manifest entry)
-    bool fixesAgree = true;
   };
   std::vector<std::vector<std::pair<std::string, std::string>>> values; // each instantiation's parameters
   std::map<std::tuple<std::string, uint32_t, uint32_t, uint32_t, std::string>, Seen> seen;
   std::vector<Diagnostic> merged;
-  // per (rule, range, fixes): the instantiations that proposed those fixes there
+  // per (rule, fixes): the instantiations that proposed those fixes, wherever the finding was
   struct FixSeen {
-    std::tuple<std::string, uint32_t, uint32_t, uint32_t> at;
+    std::string code;
     std::vector<Fix> fixes;
     std::set<size_t> in;
   };
   std::vector<FixSeen> fixSeen;
+  // per instantiation: the statements it keeps (nullopt: it did not instantiate, so it keeps everything)
+  std::vector<std::optional<std::set<Span>>> kept;
   size_t checked = 0;
   SourceRange noteAt{result.module.file, 0, 0};
   if (auto params = sema::parameters(result.module); !params.empty())
@@ -141,40 +159,58 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
       where.clear(), brief.clear();
     ++checked;
     values.push_back(instance ? instance->values : std::vector<std::pair<std::string, std::string>>{});
+    kept.emplace_back();
+    if (instance) {
+      kept.back().emplace();
+      syntax::forEachStmt(instance->module.items,
+                          [&](const syntax::Stmt &s) { kept.back()->insert({s.range.begin, s.range.end}); });
+    }
     for (Diagnostic &d : found) {
       if (!d.fixes.empty()) {
-        auto at = std::make_tuple(d.code, d.range.file.value, d.range.begin, d.range.end);
         auto f = std::find_if(fixSeen.begin(), fixSeen.end(),
-                              [&](const FixSeen &x) { return x.at == at && x.fixes == d.fixes; });
+                              [&](const FixSeen &x) { return x.code == d.code && x.fixes == d.fixes; });
         if (f == fixSeen.end())
-          f = fixSeen.insert(fixSeen.end(), FixSeen{at, d.fixes, {}});
+          f = fixSeen.insert(fixSeen.end(), FixSeen{d.code, d.fixes, {}});
         f->in.insert(checked);
       }
       auto key = std::make_tuple(d.code, d.range.file.value, d.range.begin, d.range.end, d.message);
-      auto [it, fresh] = seen.try_emplace(key, Seen{merged.size(), {}, {}, {}, std::nullopt, true});
+      auto [it, fresh] = seen.try_emplace(key, Seen{merged.size(), {}, {}, {}, std::nullopt});
       it->second.where.push_back(where);
       it->second.brief.push_back(brief);
       it->second.in.push_back(values.size() - 1);
-      if (fresh)
+      if (fresh) {
         it->second.at = inst.at;
-      if (fresh)
         merged.push_back(std::move(d));
-      else if (merged[it->second.index].fixes != d.fixes)
-        it->second.fixesAgree = false;
+      }
     }
     if (instance && !result.instance) {
       result.instance = std::move(instance);
       result.model = std::move(model);
     }
   }
+  // whether instantiation i (1-based) keeps the statement around one of the edits of \p fixes
+  auto keepsAnEdit = [&](size_t i, const std::vector<Fix> &fixes) {
+    if (!kept[i - 1])
+      return true;
+    for (const Fix &f : fixes)
+      for (const TextEdit &e : f.edits) {
+        std::optional<Span> at = innermostStmt(result.module, e.range);
+        if (!at || kept[i - 1]->count(*at))
+          return true;
+      }
+    return false;
+  };
   for (auto &[key, s] : seen) {
     Diagnostic &d = merged[s.index];
-    bool everywhere = s.where.size() == checked;
-    auto at = std::make_tuple(d.code, d.range.file.value, d.range.begin, d.range.end);
-    bool proposedEverywhere = std::any_of(fixSeen.begin(), fixSeen.end(), [&](const FixSeen &x) {
-      return x.at == at && x.fixes == d.fixes && x.in.size() == checked;
+    bool proposedWhereKept = std::any_of(fixSeen.begin(), fixSeen.end(), [&](const FixSeen &x) {
+      if (x.code != d.code || x.fixes != d.fixes)
+        return false;
+      for (size_t i = 1; i <= checked; ++i)
+        if (!x.in.count(i) && keepsAnEdit(i, x.fixes))
+          return false;
+      return true;
     });
-    if ((!everywhere || !s.fixesAgree) && !proposedEverywhere)
+    if (!proposedWhereKept)
       for (Fix &f : d.fixes)
         f.preferred = false;
     if (checked == 1 && s.where.front().empty())
@@ -182,7 +218,7 @@ void checkInstantiations(const SourceManager &sm, CheckResult &result, const Che
     std::string text;
     if (s.where.size() == 1)
       text = "in " + s.where.front();
-    else if (everywhere)
+    else if (s.where.size() == checked)
       text = "in every instantiation checked (" + std::to_string(checked) + ")";
     else if (std::string common = commonValues(values, s.in); !common.empty()) {
       text = "in every instantiation checked with " + common + " (" + std::to_string(s.where.size()) + " of " +

@@ -50,7 +50,11 @@ int targetComputeCapability(std::string_view target) {
 
 namespace {
 
+/// A value as an integer; a bool parameter's true/false read as 1/0 (the
+/// predicate language's `||` and `!` take them, kernels/knn's AFTER).
 std::optional<int64_t> integer(std::string_view text) {
+  if (text == "true" || text == "false")
+    return text == "true";
   int64_t v = 0;
   auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || p != text.data() + text.size())

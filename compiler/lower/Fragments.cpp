@@ -1031,20 +1031,26 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   L.w.open("");
   L.w.line("const int cake_off = " + *offset + " + int(cake::rt::lane_id()) % 4 * 2;");
   const std::string T = best.topkThreshold();
-  // the rest of an element is compared with bounds that hold every key at or below the threshold T (and,
-  // with after, at or above a): key = fl(r + rest) <= T needs r + rest < nextafter(T) exactly (rounding to
-  // nearest), so rest < nextafter(T) - r, rounded up. Keys equal to T are candidates: the lists then hold
-  // each row's k smallest by (key, id), not only by key, which repeated folds with after rely on
-  L.w.line("float cake_thr[2], cake_r[2], cake_lo2[2], cake_ak[2]; int cake_ai[2];");
+  L.w.line("float cake_thr[2], cake_r[2];");
+  if (after) // the row's (a, i), and the bound below which no rest can make a key at or above a
+    L.w.line("float cake_ak[2], cake_lo2[2]; int cake_ai[2];");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_h = 0; cake_h < 2; ++cake_h)");
-  L.w.line("cake_r[cake_h] = " + (rowTerms.empty() ? std::string("0.f") : *rowSum) + ";");
-  L.w.line("cake_thr[cake_h] = __fsub_ru(nextafterf(" + T + "[cake_h], __int_as_float(0x7f800000)), cake_r[cake_h]);");
-  if (after) {
+  if (rowTerms.empty())
+    L.w.line("cake_r[cake_h] = 0.f;");
+  else
+    L.w.line("cake_r[cake_h] = " + *rowSum + ";");
+  if (!after) {
+    L.w.line(rowTerms.empty() ? "cake_thr[cake_h] = " + T + "[cake_h];"
+                              : "cake_thr[cake_h] = __fsub_ru(" + T + "[cake_h], cake_r[cake_h]);");
+  } else {
+    // with after, the lists must hold each row's k smallest by (key, id), not only by key: keys equal to T
+    // are candidates too. key = fl(r + rest) <= T needs r + rest < nextafter(T) exactly (rounding to
+    // nearest), so rest < nextafter(T) - r rounded up; likewise key >= a needs rest > nextafter(a, -inf) - r
+    // rounded down
+    L.w.line("cake_thr[cake_h] = __fsub_ru(nextafterf(" + T + "[cake_h], __int_as_float(0x7f800000)), cake_r[cake_h]);");
     L.w.line("cake_ak[cake_h] = " + *afterKey + "; cake_ai[cake_h] = " + *afterIdx + ";");
     L.w.line("cake_lo2[cake_h] = __fsub_rd(nextafterf(cake_ak[cake_h], __int_as_float(0xff800000)), cake_r[cake_h]);");
-  } else {
-    L.w.line("cake_ak[cake_h] = cake_lo2[cake_h] = __int_as_float(0xff800000); cake_ai[cake_h] = 0;");
   }
   L.w.close();
   // pass 1, straight-line: the rest of the tile's keys and their minimum per row (four partial minima a
@@ -1091,8 +1097,9 @@ std::optional<Val> lowerTopkFold(Lowerer &L, const Expr &call) {
   L.w.open("for (int cake_c = 0; cake_c < " + chunks + "; ++cake_c)");
   L.w.line("#pragma unroll");
   L.w.line("for (int cake_x = 0; cake_x < 2; ++cake_x) cake_m[cake_h] |= " + mt +
-           "(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h] && cake_d[cake_c * 4 + cake_h * 2 + "
-           "cake_x] > cake_lo2[cake_h]) << (cake_c * 2 + cake_x);");
+           "(cake_d[cake_c * 4 + cake_h * 2 + cake_x] < cake_thr[cake_h]" +
+           (after ? " && cake_d[cake_c * 4 + cake_h * 2 + cake_x] > cake_lo2[cake_h]" : "") +
+           ") << (cake_c * 2 + cake_x);");
   L.w.close();
   L.w.close();
   // rounds in which every lane takes its lowest remaining candidate of the row (a select tree over the

@@ -194,6 +194,17 @@ std::vector<const Expr *> kernelFacts(const sema::Kernel &k) {
   return facts;
 }
 
+/// The kernel's i32 and u32 `param` scalars: launches bind them by name from
+/// the sizes (the PASS of a repeated launch, kernels/knn/knn_sm90.cake), so
+/// indices may use them. Unlike a size, any value of the type may come (0
+/// too); the samples hold each at the smallest one its facts allow (0 without
+/// a fact), so a witness found there is one of a real launch.
+bool isIntScalar(const sema::Kernel &k, std::string_view n) {
+  const sema::Param *p = k.param(n);
+  return p && p->type.space == sema::Space::Param && p->type.elem &&
+         (*p->type.elem == sema::Elem::I32 || *p->type.elem == sema::Elem::U32);
+}
+
 /// Sizes that satisfy the facts: every symbol near one value (rounded up to
 /// its divisibility facts, clamped to its bounds), for a few values, so that
 /// tails (N not a multiple of a tile, one tile, a partial one) all occur.
@@ -201,7 +212,10 @@ std::vector<const Expr *> kernelFacts(const sema::Kernel &k) {
 /// caller keeps (a padded KP is at least K) hold in every sample, so a
 /// witness never rests on sizes of very different magnitudes.
 std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only = 0) {
-  std::vector<std::string> syms(k.sizeSymbols.begin(), k.sizeSymbols.end());
+  std::vector<std::string> syms(k.sizeSymbols.begin(), k.sizeSymbols.end()), scalars;
+  for (const sema::Param &p : k.params)
+    if (isIntScalar(k, p.name))
+      scalars.push_back(p.name);
   std::vector<const Expr *> facts = kernelFacts(k);
   auto noSizes = [](const std::string &) -> std::optional<int64_t> { return std::nullopt; };
   std::map<std::string, int64_t> multiple, lower, upper;
@@ -210,6 +224,8 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
   std::vector<std::pair<std::string, const Expr *>> dependent;
   for (const std::string &s : syms)
     multiple[s] = 1, lower[s] = 1, upper[s] = INT64_MAX / 4;
+  for (const std::string &s : scalars)
+    multiple[s] = 1, lower[s] = 0, upper[s] = INT32_MAX;
   for (const Expr *f0 : facts) {
     const Expr *f = views::stripParens(f0);
     if (f->kind != ExprKind::Binary)
@@ -287,6 +303,8 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
     Sample smp;
     for (const std::string &s : syms)
       smp[s] = adjust(s, v);
+    for (const std::string &s : scalars)
+      smp[s] = adjust(s, lower[s]);
     // two passes: a modulus may use a symbol the first pass rounded
     for (int pass = 0; pass < 2; ++pass)
       for (const auto &[s, e] : dependent) {
@@ -296,7 +314,7 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
       }
     push(std::move(smp));
   }
-  if (syms.empty())
+  if (syms.empty() && scalars.empty())
     out.assign(1, Sample{});
   return out;
 }
@@ -506,7 +524,7 @@ private:
       lets_[l] = v;
       return v;
     }
-    if (k_.sizeSymbols.count(n)) {
+    if (k_.sizeSymbols.count(n) || isIntScalar(k_, n)) {
       auto [it, fresh] = sizeSlots.try_emplace(n, int(slotNames.size()));
       if (fresh)
         slotNames.push_back(n);

@@ -28,6 +28,12 @@ param BN: int in {64, 128} = 64
 param XS: int in 2 .. 9 = 4
 // entries of each lane's list (k <= KP)
 param KP: int in {1, 2, 4, 8, 16, 32} = 16
+// passes: knn_sm90 folds only what follows the last (key, id) of the pass before (topk.fold's after), so
+// that pass p finds entries p KP .. of each list and any k runs in cdiv(k, KP) passes. A parameter, not
+// always on: the bounds, the rows' (key, id) and the equal keys it admits cost the one-pass search 7 to 24%
+// (2.98 -> 3.69 ms at Q = 4096, N = 2^20, D = 128, k = 10; bench/results/knn_h200.md)
+param AFTER: bool = false
+require KP == 32 || !AFTER
 // two query stages while the tile fits; one at DP = 256
 require DP <= 128 || WG == 1
 const BM = 64 * WG
@@ -73,22 +79,23 @@ kernel knn_norms(
         let v2 = math.cast(ld.global(q[r + 2, 0:DP], clip = true), fp32)
         let v3 = math.cast(ld.global(q[r + 3, 0:DP], clip = true), fp32)
         st.global(reduce.sum(v0 * v0, axis = 0), qn[r])
-        st.global(-inf, tail[r, KP - 1])
-        st.global(-1, tail_id[r, KP - 1])
         if r + 1 < Q {
           st.global(reduce.sum(v1 * v1, axis = 0), qn[r + 1])
-          st.global(-inf, tail[r + 1, KP - 1])
-          st.global(-1, tail_id[r + 1, KP - 1])
         }
         if r + 2 < Q {
           st.global(reduce.sum(v2 * v2, axis = 0), qn[r + 2])
-          st.global(-inf, tail[r + 2, KP - 1])
-          st.global(-1, tail_id[r + 2, KP - 1])
         }
         if r + 3 < Q {
           st.global(reduce.sum(v3 * v3, axis = 0), qn[r + 3])
-          st.global(-inf, tail[r + 3, KP - 1])
-          st.global(-1, tail_id[r + 3, KP - 1])
+        }
+        if AFTER {
+          // pass 0 follows nothing: each list starts after (-inf, -1)
+          for j in 0 .. 4 {
+            if r + j < Q {
+              st.global(-inf, tail[r + j, KP - 1])
+              st.global(-1, tail_id[r + j, KP - 1])
+            }
+          }
         }
       }
     }
@@ -165,10 +172,12 @@ kernel knn_sm90(
     for t in tiles {
       let sq = qs.consume()
       let qq = ld.global(qn[t.m * BM + r0], like = acc[0], axis = 0, clip = true)
-      // the last (key, id) of the pass before (knn_merge's list; -inf before the first): only what follows
-      // it enters the lists, so that pass PASS finds entries PASS * KP .. of each query's list
-      let lo = ld.global(tail[t.m * BM + r0, KP - 1], like = acc[0], axis = 0, clip = true)
-      let lo_id = ld.global(tail_id[t.m * BM + r0, KP - 1], like = acc[0], axis = 0, clip = true)
+      if AFTER {
+        // the last (key, id) of the pass before (knn_merge's list; -inf before the first): only what
+        // follows it enters the lists, so that pass PASS finds entries PASS * KP .. of each query's list
+        let lo = ld.global(tail[t.m * BM + r0, KP - 1], like = acc[0], axis = 0, clip = true)
+        let lo_id = ld.global(tail_id[t.m * BM + r0, KP - 1], like = acc[0], axis = 0, clip = true)
+      }
       // the work tile's first database tile
       let t0 = t.s * XT
       best = inf
@@ -193,7 +202,11 @@ kernel knn_sm90(
           let n0 = ns.consume()
           let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
         }
-        topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN, after = lo, after_id = lo_id)
+        if AFTER {
+          topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN, after = lo, after_id = lo_id)
+        } else {
+          topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN)
+        }
         fence.proxy_async(n0.xn)
         ns.release(n0)
         wgmma.wait(0)
@@ -209,7 +222,11 @@ kernel knn_sm90(
           let n1 = ns.consume()
           let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
         }
-        topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN, after = lo, after_id = lo_id)
+        if AFTER {
+          topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN, after = lo, after_id = lo_id)
+        } else {
+          topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN)
+        }
         fence.proxy_async(n1.xn)
         ns.release(n1)
         wgmma.wait(0)
@@ -227,7 +244,11 @@ kernel knn_sm90(
         let n2 = ns.consume()
         let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
       }
-      topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN, after = lo, after_id = lo_id)
+      if AFTER {
+        topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN, after = lo, after_id = lo_id)
+      } else {
+        topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN)
+      }
       fence.proxy_async(n2.xn)
       ns.release(n2)
       wgmma.wait(0)
@@ -235,7 +256,11 @@ kernel knn_sm90(
       qs.release(sq)
       let n3 = ns.consume()
       let xn3 = ld.shared(n3.xn, like = acc[1], axis = 1)
-      topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (t0 + XT - 1) * BN, after = lo, after_id = lo_id)
+      if AFTER {
+        topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (t0 + XT - 1) * BN, after = lo, after_id = lo_id)
+      } else {
+        topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (t0 + XT - 1) * BN)
+      }
       fence.proxy_async(n3.xn)
       ns.release(n3)
       topk.finish(best, best_id)
@@ -274,8 +299,10 @@ kernel knn_merge(
       topk.finish(best, best_id)
       st.global(best, dist[r, PASS * KP], clip = true)
       st.global(best_id, ids[r, PASS * KP], clip = true)
-      st.global(best, tail[r, 0])
-      st.global(best_id, tail_id[r, 0])
+      if AFTER {
+        st.global(best, tail[r, 0])
+        st.global(best_id, tail_id[r, 0])
+      }
     }
   }
 }

@@ -4,10 +4,12 @@
 // are merged (driver/Check.cpp): a finding several instantiations share is
 // reported once, with a note naming where it was found (one instantiation,
 // all of them, those sharing some values, or a list), and a fix that not
-// every instantiation found is offered, not preferred.
+// every instantiation keeping the code it edits found is offered, not
+// preferred.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Check.h"
+#include "compiler/driver/Fixes.h"
 #include "tests/unit/TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -19,13 +21,16 @@ namespace {
 // name.unknown (with a "did you mean" fix) inside ifs on the parameters: the
 // finding at `no` exists where S > 1, the one at `nn0` everywhere, `nx`
 // where S + W == 3, `ny` where S + W != 2, `y` where S == 1 (its field is
-// dropped by when(...)), `nz` where S == 2 and W > 1.
+// dropped by when(...)), `nz` where S == 2 and W > 1: each in a branch only
+// the instantiations that found it keep. `xs` is in code every instantiation
+// keeps, and unknown only where W == 1.
 const char *kSource = R"(param S: int in 1 .. 3 = 1
 param W: int in 1 .. 4 = 1
 
 kernel k(
   x: global fp32[N],
   y: global fp32[N] when(S > 1),
+  xs: global fp32[N] when(W > 1),
 ) target(sm_80) grid(1) block(32) {
   role r warps(0 .. 1) issue(warp) {
     let n0 = cta.id(0)
@@ -45,6 +50,7 @@ kernel k(
     if S == 2 && W > 1 {
       st.global(6.0, x[nz])
     }
+    st.global(7.0, xs[n0])
   }
 }
 )";
@@ -149,16 +155,20 @@ TEST(CheckInstantiations, AFindingOfThoseWithSomeValuesNamesThem) {
   auto c = check(kSource, everyOne());
   EXPECT_EQ(where(c->at("no")), "in every instantiation checked with S = 2 (3 of 6)");
   EXPECT_EQ(where(c->at("y")), "in every instantiation checked with S = 1 (3 of 6)");
-  // a fix found in only some instantiations edits text they all share: offered, not preferred
-  EXPECT_FALSE(preferred(c->at("no")));
-  EXPECT_FALSE(preferred(c->at("y")));
+  // a fix inside a branch that only the instantiations which found it keep: it changes none of the others
+  EXPECT_TRUE(preferred(c->at("no")));
+  EXPECT_TRUE(preferred(c->at("y")));
+  // a fix found in only some of the instantiations that keep the code: the others (W > 1, where xs is a
+  // tensor) would change, so it is offered, not preferred
+  EXPECT_EQ(where(c->at("xs")), "in every instantiation checked with W = 1 (2 of 6)");
+  EXPECT_FALSE(preferred(c->at("xs")));
 }
 
 TEST(CheckInstantiations, OtherwiseTheyAreListed) {
   auto c = check(kSource, everyOne());
   // S + W == 3: (1, 2) and (2, 1), which share no value
   EXPECT_EQ(where(c->at("nx")), "in 2 of 6 instantiations: S = 1, W = 2; S = 2, W = 1");
-  EXPECT_FALSE(preferred(c->at("nx")));
+  EXPECT_TRUE(preferred(c->at("nx"))) << "only those two keep its branch";
   // S + W != 2: five of six, the list cut at four
   EXPECT_EQ(where(c->at("ny")),
             "in 5 of 6 instantiations: S = 1, W = 2; S = 1, W = 3; S = 2, W = 1; S = 2, W = 2; and 1 more");
@@ -243,4 +253,31 @@ TEST(CheckInstantiations, TheSameFixEverywhereStaysPreferredThoughTheWitnessesDi
   EXPECT_NE(found[0]->message, found[1]->message) << "the witnesses differ";
   for (const Diagnostic *d : found)
     EXPECT_TRUE(preferred(*d)) << d->message;
+}
+
+// Regression (the KNN mutation gate, 2026-12-04): the one-pass and the passes
+// instantiations of kernels/knn/knn_sm90.cake fold in different branches of
+// `if AFTER`; with a wgmma.wait deleted each branch's fold reads the
+// accumulator in flight, two findings at two places, each in the
+// instantiations that keep its branch, both proposing the same insertion.
+// Before, a fix counted only where one finding was found everywhere, so
+// neither was preferred and `cake check --fix` left the error.
+TEST(CheckInstantiations, TheSameFixFromEachBranchIsPreferred) {
+  std::string text = cake::test::readRepoFile("kernels/knn/knn_sm90.cake");
+  const std::string wait = "      wgmma.wait(0)\n      xs.release(s0)\n";
+  ASSERT_NE(text.find(wait), std::string::npos);
+  std::string mutated = text;
+  mutated.replace(mutated.find(wait), wait.size(), "      xs.release(s0)\n");
+  auto inst = [](std::string after) {
+    return sema::Instantiation{"", {{"DP", "128", std::nullopt}, {"KP", "32", std::nullopt}, {"AFTER", after, std::nullopt}}, {}};
+  };
+  auto c = check(mutated.c_str(), {inst("false"), inst("true")});
+  std::vector<const Diagnostic *> found = c->find("accumulator 'acc' is read while the wgmma.mma");
+  ASSERT_EQ(found.size(), 2u) << c->dump();
+  EXPECT_NE(found[0]->range.begin, found[1]->range.begin) << "one finding in each branch";
+  for (const Diagnostic *d : found)
+    EXPECT_TRUE(preferred(*d)) << d->message;
+  std::string fixed = mutated;
+  applyFixes(fixed, c->file, c->result.diagnostics);
+  EXPECT_EQ(fixed, text);
 }

@@ -164,6 +164,12 @@ TEST(KnnDispatch, ForcedInstantiationKeepsItsConditions) {
   EXPECT_NE(bad.error().message.find("the forced instantiation 'search_fp16_d64_k1' cannot take"), std::string::npos)
       << bad.error().message;
   EXPECT_NE(bad.error().message.find("does not hold"), std::string::npos) << bad.error().message;
+  // a one-pass kernel does not run passes: its fold has no exclusion (regression: k = 64 on
+  // search_fp16_d128_k32 would repeat the first 32 neighbours)
+  ASSERT_TRUE(forceVariant("search_fp16_d128_k32"));
+  EXPECT_FALSE(dispatch(problem(100, 1000, 128, 64)));
+  ASSERT_TRUE(forceVariant("search_fp16_d128_kpass"));
+  EXPECT_TRUE(dispatch(problem(100, 1000, 128, 64)));
   EXPECT_FALSE(forceVariant("search_fp16_d999"));
   ASSERT_TRUE(forceVariant(""));
   EXPECT_TRUE(dispatch(problem(100, 1000, 128, 1)));
@@ -211,11 +217,12 @@ TEST(KnnEmbedded, EveryInstantiationPlansAtRaggedSizes) {
     ASSERT_NE(f, nullptr) << i.name;
     ASSERT_FALSE(f->cubin.empty()) << i.name << ": " << f->log;
     const int64_t DP = std::stoll(param(i, "DP")), KP = std::stoll(param(i, "KP"));
+    const bool after = param(i, "AFTER") == "true";
     const DType t = param(i, "elem") == "bf16" ? DType::BF16 : DType::F16;
     ASSERT_TRUE(forceVariant(i.name));
-    // past KP = 32, passes: k = 101 is three of 32 and one of 5
+    // with AFTER, passes: k = 101 is three of 32 and one of 5
     for (auto [Q, N, D, k] : {std::tuple<int64_t, int64_t, int64_t, int64_t>{1, KP, DP, KP}, {4097, 100003, DP, KP},
-                              {3, 1000, 8, 1}, {200, 5000, DP, KP == 32 ? 101 : KP}}) {
+                              {3, 1000, 8, 1}, {200, 5000, DP, after ? 101 : KP}}) {
       for (bool distances : {true, false}) {
         auto pipe = pipelineFor(problem(Q, N, D, k, t), distances);
         ASSERT_TRUE(pipe) << i.name << ": " << pipe.error().message;
@@ -275,7 +282,7 @@ TEST(KnnCApi, ArgumentsAreCheckedFirst) {
 
 TEST(KnnCApi, VariantAndExplainArePure) {
   EXPECT_STREQ(cake_knn_variant(4096, 1 << 20, 128, 10, CAKE_KNN_F16, 0), "search_fp16_d128_k16");
-  EXPECT_STREQ(cake_knn_variant(4096, 1 << 20, 128, 100, CAKE_KNN_F16, 0), "search_fp16_d128_k32");
+  EXPECT_STREQ(cake_knn_variant(4096, 1 << 20, 128, 100, CAKE_KNN_F16, 0), "search_fp16_d128_kpass");
   EXPECT_EQ(cake_knn_variant(4096, 1 << 20, 128, 2000, CAKE_KNN_F16, 0), nullptr);
   EXPECT_NE(std::string(cake_knn_last_error()).find("k up to 32 a pass"), std::string::npos) << cake_knn_last_error();
   const char *why = cake_knn_explain(4096, 1 << 20, 128, 10, CAKE_KNN_BF16, 0);

@@ -294,7 +294,7 @@ TEST(Lower, TopkFoldStateAndRefusals) {
   EXPECT_NE(src.find("__shfl_xor_sync(0xffffffffu, cake_key[cake_j], cake_o)"), std::string::npos);
   EXPECT_NE(src.find("= (long long)best_id[cake_h * 16 + cake_j];"), std::string::npos);
   // the query norms: each thread's two rows of the tile, clipped
-  EXPECT_NE(src.find("+ cake_r < Q ? *(qn + "), std::string::npos);
+  EXPECT_NE(src.find("+ cake_r) < Q ? *(qn + "), std::string::npos);
   auto refused = [](const std::string &name, const std::string &source, const std::string &why) {
     SourceManager sm;
     FileId file = sm.addBuffer(name, source);

@@ -463,12 +463,14 @@ TEST(Dispatch, KnnManifestPicksTheSmallestFitAndItsSplit) {
   std::tie(name, sizes) = at("fp16", 100, 1000, 200, 3);
   EXPECT_EQ(name, "search_fp16_d256_k8");
   EXPECT_EQ(sizes["S"], 4); // 1000 rows: 16 tiles, ranges of 4 would be under 8: 2, then 32 / KP = 4
-  // k over 32: the KP = 32 instantiations in passes of 32 (PASSES), up to k = 1024
-  std::tie(name, sizes) = at("fp16", 32, 1 << 20, 128, 64);
-  EXPECT_EQ(name, "search_fp16_d128_k32_wg1");
+  // k over 32: the KP = 32 instantiations with AFTER in passes of 32 (PASSES), up to k = 1024;
+  // k = 32 keeps the one-pass kernel (no exclusion test in its fold)
+  EXPECT_EQ(at("fp16", 32, 1 << 20, 128, 32).first, "search_fp16_d128_k32_wg1");
+  std::tie(name, sizes) = at("fp16", 32, 1 << 20, 128, 33);
+  EXPECT_EQ(name, "search_fp16_d128_kpass_wg1");
   EXPECT_EQ(sizes["PASSES"], 2);
   std::tie(name, sizes) = at("bf16", 4096, 1 << 20, 64, 1000);
-  EXPECT_EQ(name, "search_bf16_d64_k32");
+  EXPECT_EQ(name, "search_bf16_d64_kpass");
   EXPECT_EQ(sizes["PASSES"], 32); // 31 passes of 32 and one of 8 (the merge clips to KOUT = k)
   EXPECT_EQ(sizes["KOUT"], 1000);
   EXPECT_EQ(at("fp16", 4096, 1 << 20, 128, 10).second["PASSES"], 1);
