@@ -26,6 +26,8 @@ int runFmt(int argc, char **argv);
 int runReduce(int argc, char **argv);
 /// `cake tactic`: named schedule rewrites (compiler/driver/Tactics.h).
 int runTactic(int argc, char **argv);
+/// `cake tune`: a file's instantiations ranked by the cost model, the best run on the GPU.
+int runTune(int argc, char **argv);
 /// `cake log`: the project's failure log (formats/FailureLog.h), listed or summed up.
 int runLog(int argc, char **argv);
 /// `cake evolve`: proposals from the failure log (recurring rule codes, reduced).

@@ -237,16 +237,11 @@ int runCost(int argc, char **argv) {
   }
   if (!args.count("file"))
     return fail("a FILE.cake (or --validate RESULTS.json) is needed", UsageError);
-  cost::Sizes sizes;
-  if (args.count("size"))
-    for (const std::string &s : args["size"].as<std::vector<std::string>>()) {
-      size_t eq = s.find('=');
-      char *end = nullptr;
-      long long v = eq == std::string::npos ? 0 : std::strtoll(s.c_str() + eq + 1, &end, 10);
-      if (eq == std::string::npos || !end || *end || v < 1)
-        return fail("--size takes NAME=VALUE with a positive integer, not '" + s + "'", UsageError);
-      sizes[s.substr(0, eq)] = v;
-    }
+  std::string sizeError;
+  auto sizeList = sizeArgs(args, "size", sizeError);
+  if (!sizeList)
+    return fail(sizeError, UsageError);
+  cost::Sizes sizes(sizeList->begin(), sizeList->end());
   auto checked = checkCakeFile(args["file"].as<std::string>(),
                                args.count("instance") ? args["instance"].as<std::string>() : "");
   if (!checked)

@@ -4,6 +4,8 @@
 #include "cli/Commands.h"
 #include "diagnostics/TextRenderer.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
 
 namespace cake::cli {
@@ -28,5 +30,23 @@ int reportFailure(std::string_view tool, std::string_view message, int code) {
 }
 
 std::string shown(std::string_view text) { return visibleText(text); }
+
+std::optional<std::vector<std::pair<std::string, int64_t>>> sizeArgs(const cxxopts::ParseResult &args,
+                                                                     const std::string &option, std::string &error) {
+  std::vector<std::pair<std::string, int64_t>> out;
+  if (args.count(option))
+    for (const std::string &s : args[option].as<std::vector<std::string>>()) {
+      size_t eq = s.find('=');
+      char *end = nullptr;
+      errno = 0;
+      long long v = eq == std::string::npos ? 0 : std::strtoll(s.c_str() + eq + 1, &end, 10);
+      if (eq == std::string::npos || eq == 0 || !end || *end || v < 1 || errno == ERANGE) {
+        error = "--" + option + " takes NAME=VALUE with a positive integer, not '" + s + "'";
+        return std::nullopt;
+      }
+      out.emplace_back(s.substr(0, eq), v);
+    }
+  return out;
+}
 
 } // namespace cake::cli

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace cake::cli {
 
@@ -19,6 +21,12 @@ std::optional<int> parseCommandLine(cxxopts::Options &options, int argc, char **
 /// and bidirectional overrides in it are shown as '?' (visibleText; issue
 /// #16: a file name's escape sequence reached the terminal raw).
 int reportFailure(std::string_view tool, std::string_view message, int code);
+
+/// The NAME=VALUE pairs given to the repeated option \p option (`--size`),
+/// each VALUE a positive integer that fits int64; nullopt with \p error
+/// saying which one is not.
+std::optional<std::vector<std::pair<std::string, int64_t>>> sizeArgs(const cxxopts::ParseResult &args,
+                                                                     const std::string &option, std::string &error);
 
 /// \p text made safe for a terminal (cake::visibleText), for the messages
 /// that are not a plain failure.

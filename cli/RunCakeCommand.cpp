@@ -564,6 +564,10 @@ int runCake(int argc, char **argv) {
   cxxopts::ParseResult args;
   if (auto done = parseCommandLine(o, argc, argv, args))
     return *done;
+  // first: every failure after this point is reported there too (a workload that does not read was not: the
+  // report was named only after the workload, the sizes and the instantiation had been read; cake tune found it)
+  if (args.count("report"))
+    reportPath = args["report"].as<std::string>();
   CakeRun run;
   run.path = args["file"].as<std::string>();
   // the arguments after the file, for the failure log (what runs the program again); --report is this run's
@@ -601,16 +605,12 @@ int runCake(int argc, char **argv) {
                     "), and workload commands are disabled here; a language server client enables them with "
                     "initializationOptions {\"allowWorkloadCommands\": true}",
                 UsageError);
-  if (args.count("size"))
-    for (const std::string &s : args["size"].as<std::vector<std::string>>()) {
-      size_t eq = s.find('=');
-      char *end = nullptr;
-      errno = 0;
-      long long v = eq == std::string::npos ? 0 : std::strtoll(s.c_str() + eq + 1, &end, 10);
-      if (eq == std::string::npos || eq == 0 || !end || *end || v < 1 || errno == ERANGE)
-        return fail("--size takes NAME=VALUE with a positive integer, not '" + s + "'", UsageError);
-      run.workload.sizes[s.substr(0, eq)] = v;
-    }
+  std::string sizeError;
+  auto given = sizeArgs(args, "size", sizeError);
+  if (!given)
+    return fail(sizeError, UsageError);
+  for (const auto &[name, v] : *given)
+    run.workload.sizes[name] = v;
   if (args.count("seed"))
     run.workload.seed = args["seed"].as<uint64_t>();
   run.check = !args.count("no-check");
@@ -621,8 +621,6 @@ int runCake(int argc, char **argv) {
   run.json = args["format"].as<std::string>() == "json";
   run.color = shouldUseColor(STDERR_FILENO);
   run.device = args["device"].as<int>();
-  if (args.count("report"))
-    reportPath = args["report"].as<std::string>();
   if (run.timing.repetitions < 1 || run.timing.warmup < 0 || !(run.timing.timeoutSeconds > 0))
     return fail("--reps must be at least 1, --warmup at least 0 and --timeout positive", UsageError);
 

@@ -79,17 +79,14 @@ int runTactic(int argc, char **argv) {
       }
     return true;
   };
-  std::map<std::string, std::string> targs, sizeText;
-  if (!pairs("arg", targs) || !pairs("size", sizeText))
-    return reportFailure("cake tactic", "--arg and --size take KEY=VALUE", UsageError);
-  cost::Sizes sizes;
-  for (const auto &[k, v] : sizeText) {
-    char *end = nullptr;
-    long long n = std::strtoll(v.c_str(), &end, 10);
-    if (!end || *end || n < 1)
-      return reportFailure("cake tactic", "--size " + k + "=" + v + ": a size is a positive integer", UsageError);
-    sizes[k] = n;
-  }
+  std::map<std::string, std::string> targs;
+  if (!pairs("arg", targs))
+    return reportFailure("cake tactic", "--arg takes KEY=VALUE", UsageError);
+  std::string sizeError;
+  auto given = sizeArgs(args, "size", sizeError);
+  if (!given)
+    return reportFailure("cake tactic", sizeError, UsageError);
+  cost::Sizes sizes(given->begin(), given->end());
   const std::string path = args["file"].as<std::string>();
   std::string text;
   if (auto error = formats::readInput(path, text); !error)

@@ -24,6 +24,8 @@ constexpr Command kCommands[] = {
     {"corpus", "Run the rule corpus gate", cake::cli::runCorpus},
     {"reduce", "Shrink a file while it keeps a failure signature", cake::cli::runReduce},
     {"tactic", "Named schedule rewrites (stages, param), checked again and costed", cake::cli::runTactic},
+    {"tune", "Rank instantiations by the cost model, run the best on the GPU, keep a tuning database",
+     cake::cli::runTune},
     {"log", "List the project's failure log, or sum it up by rule code", cake::cli::runLog},
     {"evolve", "Proposals from the failure log: recurring rule codes, reduced", cake::cli::runEvolve},
     {"emit", "Lower CAKE IR to CUDA C++", cake::cli::runEmit},

@@ -31,6 +31,11 @@ std::string hashText(std::string_view text) {
 std::string logPathFor(const std::string &file) {
   if (const char *env = std::getenv("CAKE_LOG"); env && *env)
     return std::string(env) == "0" ? std::string() : std::string(env);
+  std::string dir = projectDataDir(file);
+  return dir.empty() ? dir : (fs::path(dir) / "log.jsonl").string();
+}
+
+std::string projectDataDir(const std::string &file) {
   std::error_code ec;
   fs::path parent = file == "-" ? fs::path() : fs::path(file).parent_path();
   fs::path dir = fs::absolute(parent.empty() ? fs::path(".") : parent, ec).lexically_normal();
@@ -40,7 +45,7 @@ std::string logPathFor(const std::string &file) {
     dir = dir.parent_path();
   for (fs::path d = dir; !d.empty(); d = d.parent_path()) {
     if (fs::exists(d / ".git", ec) || fs::exists(d / ".cake", ec))
-      return (d / ".cake" / "log.jsonl").string();
+      return (d / ".cake").string();
     if (d == d.parent_path())
       break;
   }

@@ -60,10 +60,15 @@ struct RunDetails : RunFields {
 std::string hashText(std::string_view text);
 
 /// Where the log of the project holding \p file is ("-": the working
-/// directory): <the nearest folder above with .git or .cake>/.cake/log.jsonl;
-/// "" when no folder above is a project's, or logging is off (CAKE_LOG=0).
-/// CAKE_LOG set to anything else is the path itself.
+/// directory): projectDataDir(file)/log.jsonl; "" when no folder above is a
+/// project's, or logging is off (CAKE_LOG=0). CAKE_LOG set to anything else
+/// is the path itself.
 std::string logPathFor(const std::string &file);
+
+/// The project's own folder for what CAKE keeps (the failure log, the tuning
+/// database): <the nearest folder above \p file with .git or .cake>/.cake;
+/// "" when no folder above is a project's.
+std::string projectDataDir(const std::string &file);
 
 /// Appends \p e to the log at \p path as one line (creating its folder), in
 /// one write so that concurrent commands do not interleave their lines.

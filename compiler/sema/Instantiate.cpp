@@ -728,13 +728,17 @@ std::vector<std::string> domainValues(const syntax::ParamDecl &p, size_t limit) 
   return values;
 }
 
-std::vector<Instantiation> allInstantiations(const syntax::Module &m, size_t limit, bool *truncated) {
+std::vector<Instantiation> allInstantiations(const syntax::Module &m, size_t limit, bool *truncated,
+                                             const std::vector<Binding> &fixed) {
   if (truncated)
     *truncated = false;
   // each parameter's candidate spellings: its set, its range, else its default
   std::vector<std::pair<std::string, std::vector<std::string>>> axes;
   for (const ParamDecl *p : parameters(m)) {
     std::vector<std::string> values = domainValues(*p, limit);
+    for (const Binding &b : fixed)
+      if (b.name == p->name.name)
+        values = {b.value};
     if (values.empty())
       values.push_back(""); // the default (or the error that it has none)
     axes.emplace_back(p->name.name, std::move(values));

@@ -70,7 +70,10 @@ std::vector<std::string> domainValues(const syntax::ParamDecl &p, size_t limit);
 /// Every instantiation the declarations allow: the product of the parameters'
 /// domains (a parameter without a finite domain keeps its default), less
 /// those a `require` rules out, at most \p limit of them (\p truncated says
-/// when more exist). A module without parameters has one: its own.
-std::vector<Instantiation> allInstantiations(const syntax::Module &m, size_t limit, bool *truncated = nullptr);
+/// when more exist). A module without parameters has one: its own. \p fixed
+/// holds parameters at one value each (the problem's D and elem, for `cake
+/// tune`); a binding that names no parameter is instantiate's error, as any.
+std::vector<Instantiation> allInstantiations(const syntax::Module &m, size_t limit, bool *truncated = nullptr,
+                                             const std::vector<Binding> &fixed = {});
 
 } // namespace cake::sema

@@ -1,0 +1,379 @@
+//===- TuneCommand.cpp - `cake tune` --------------------------------------===//
+//
+// `cake tune FILE --size N=V ... [-p P=V ...] [--kernel K] [--measure K]
+// [--run "ARGS"] [--db PATH] [--fresh] [--timeout S] [--format json]` (issue
+// #21): every instantiation the file's parameters allow (sema::allInstantiations;
+// -p holds the problem's parameters, D or elem, at one value; a file without
+// parameters is its own one) is checked and costed at the sizes (the cost
+// model: the kernel --kernel names, else the file's kernels summed). Those that check clean are ranked by the
+// prediction, and the best K (default: a fifth of them, at least one) run on
+// the GPU, each as `cake run FILE -p P=V ... --size N=V ... --report R ARGS`
+// in a child with its own watchdog, against the workload's oracle, so a
+// candidate that computes the wrong answer is a failure, not a time. Each
+// measurement is appended to the tuning database (JSON lines; default
+// <project>/.cake/tune.jsonl), keyed by the file's hash, the targets, the
+// sizes, the bindings and ARGS: a candidate measured there already is not
+// run again (an interrupted tune resumes; --fresh measures anew). Without a
+// GPU the ranking is the model's, and the output says so.
+//
+//===----------------------------------------------------------------------===//
+#include "cli/Commands.h"
+#include "cli/Options.h"
+#include "cli/RunSignature.h"
+#include "compiler/cost/Cost.h"
+#include "compiler/driver/Check.h"
+#include "compiler/syntax/Parser.h"
+#include "compiler/runner/Process.h"
+#include "compiler/target/Target.h"
+#include "formats/CostSupport.h"
+#include "formats/FailureLog.h"
+#include "formats/Input.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cxxopts.hpp>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+namespace cake::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct Candidate {
+  sema::Instantiation inst;
+  std::string label;                ///< "D = 64, WG = 2", or "(its defaults)"
+  std::map<std::string, std::string> params;
+  std::string rejected;             ///< the first error, when it does not check
+  std::optional<double> predictedMs;
+  std::optional<double> measuredMs; ///< the run's median
+  std::string status;               ///< "" (not run), "ok", or the run's failure ("failed", "timeout", ...)
+  std::string message, device;
+  bool fromDb = false;
+  size_t order = 0; ///< allInstantiations' order, the tie-break of the ranking
+};
+
+/// The key of a measurement in the database.
+json keyOf(const std::string &ir, const std::string &targets, const cost::Sizes &sizes,
+           const std::map<std::string, std::string> &params, const std::string &runArgs) {
+  return {{"ir", ir}, {"targets", targets}, {"sizes", sizes}, {"params", params}, {"run", runArgs}};
+}
+
+std::string ms(std::optional<double> v) {
+  if (!v)
+    return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.4g ms", *v);
+  return buffer;
+}
+
+} // namespace
+
+int runTune(int argc, char **argv) {
+  cxxopts::Options o("cake tune",
+                     "Rank a file's instantiations with the cost model and run the best on the GPU, against the "
+                     "workload's oracle; measurements go to the tuning database.\nUsage:\n  cake tune FILE --size "
+                     "N=V... [--measure K] [--run \"ARGS for cake run\"] [--db PATH] [--fresh] [--format json]");
+  o.add_options()("size", "A size NAME=VALUE (repeat): the model's and the runs'",
+                  cxxopts::value<std::vector<std::string>>())(
+      "p,param", "Hold a parameter at a value, NAME=VALUE (repeat): the problem's, not a knob (D, elem)",
+      cxxopts::value<std::vector<std::string>>())(
+      "k,kernel", "The kernel to time (the model's and cake run's; default: the file's kernels, summed)",
+      cxxopts::value<std::string>())(
+      "measure", "How many of the best ranked to run (default: a fifth of those that check, at least one; 0: none)",
+      cxxopts::value<int>())("run", "More arguments for each `cake run` (e.g. \"--workload W --reps 20\")",
+                             cxxopts::value<std::string>()->default_value(""))(
+      "db", "The tuning database (default <project>/.cake/tune.jsonl)", cxxopts::value<std::string>())(
+      "fresh", "Run every chosen candidate, also those the database holds")(
+      "timeout", "Seconds one candidate's run may take", cxxopts::value<double>()->default_value("120"))(
+      "limit", "At most this many instantiations", cxxopts::value<size_t>()->default_value("4096"))(
+      "format", "text or json", cxxopts::value<std::string>()->default_value("text"))("h,help", "Show this help")(
+      "file", "The file", cxxopts::value<std::string>());
+  o.parse_positional({"file"});
+  cxxopts::ParseResult args;
+  if (auto done = parseCommandLine(o, argc, argv, args))
+    return *done;
+  if (!args.count("file"))
+    return reportFailure("cake tune", "expected a file: cake tune FILE --size N=V...", UsageError);
+  const std::string format = args["format"].as<std::string>();
+  if (format != "text" && format != "json")
+    return reportFailure("cake tune", "--format is text or json, not '" + format + "'", UsageError);
+  std::string sizeError;
+  auto given = sizeArgs(args, "size", sizeError);
+  if (!given)
+    return reportFailure("cake tune", sizeError, UsageError);
+  cost::Sizes sizes(given->begin(), given->end());
+  std::vector<sema::Binding> fixed;
+  if (args.count("param"))
+    for (const std::string &kv : args["param"].as<std::vector<std::string>>()) {
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return reportFailure("cake tune", "-p " + kv + ": expected NAME=VALUE", UsageError);
+      fixed.push_back({kv.substr(0, eq), kv.substr(eq + 1), std::nullopt});
+    }
+  const std::string kernel = args.count("kernel") ? args["kernel"].as<std::string>() : "";
+  const std::string path = args["file"].as<std::string>(), runArgs = args["run"].as<std::string>();
+  std::string text;
+  if (auto error = readInput(path, text); !error)
+    return reportFailure("cake tune", error.error().message, UsageError);
+  std::string dbPath = args.count("db") ? args["db"].as<std::string>() : "";
+  if (dbPath.empty()) {
+    std::string dir = projectDataDir(path);
+    if (dir.empty())
+      return reportFailure("cake tune", path + " is in no project (no .git or .cake above it): give --db PATH",
+                           UsageError);
+    dbPath = (std::filesystem::path(dir) / "tune.jsonl").string();
+  }
+
+  // the candidates, checked and costed
+  SourceManager sm;
+  FileId file = sm.addBuffer(path, text);
+  std::vector<Diagnostic> parseDiags;
+  syntax::Module module = syntax::parse(sm, file, parseDiags);
+  if (countErrors(parseDiags))
+    return reportFailure("cake tune", path + " does not parse; fix its syntax errors first (cake check)", InputErrors);
+  bool truncated = false;
+  std::vector<sema::Instantiation> insts = sema::allInstantiations(module, args["limit"].as<size_t>(), &truncated, fixed);
+  std::vector<Candidate> cands;
+  std::string targets;
+  for (sema::Instantiation &inst : insts) {
+    Candidate c;
+    for (const sema::Binding &b : inst.bindings)
+      c.params[b.name] = b.value;
+    CheckOptions options;
+    options.instantiations = {inst};
+    CheckResult r = checkSource(sm, file, options);
+    c.label = r.instance && !r.instance->label().empty() ? r.instance->label() : "(its defaults)";
+    for (const Diagnostic &d : r.diagnostics)
+      if (d.severity == Severity::Error && c.rejected.empty())
+        c.rejected = d.message + " [" + d.code + "]";
+    if (c.rejected.empty() && r.model) {
+      double total = 0;
+      bool all = true, any = false;
+      std::string t;
+      for (const sema::Kernel &k : r.model->kernels) {
+        if (!kernel.empty() && k.decl->name.name != kernel)
+          continue;
+        any = true;
+        std::string note;
+        auto s = cost::estimate(k, sizes, formats::calibrationFor(k.target, std::nullopt, note)).seconds;
+        all = all && s;
+        total += s.value_or(0);
+        t += (t.empty() ? "" : ",") + std::string(targetName(k.target));
+      }
+      if (!any)
+        c.rejected = "it has no kernel '" + kernel + "'";
+      else if (all)
+        c.predictedMs = total * 1e3;
+      if (targets.empty())
+        targets = t;
+    }
+    c.inst = std::move(inst);
+    c.order = cands.size();
+    cands.push_back(std::move(c));
+  }
+  // ranked: those that check, by the prediction (none last), then the rejected
+  std::sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
+    if (a.rejected.empty() != b.rejected.empty())
+      return a.rejected.empty();
+    if (a.predictedMs.has_value() != b.predictedMs.has_value())
+      return a.predictedMs.has_value();
+    if (a.predictedMs && *a.predictedMs != *b.predictedMs)
+      return *a.predictedMs < *b.predictedMs;
+    return a.order < b.order;
+  });
+  const size_t valid = std::count_if(cands.begin(), cands.end(), [](const Candidate &c) { return c.rejected.empty(); });
+  if (!valid) {
+    std::string why = cands.empty() ? "no instantiation" : cands.front().label + ": " + cands.front().rejected;
+    return reportFailure("cake tune", "no candidate of " + path + " checks clean (" + why + ")", InputErrors);
+  }
+  size_t measure = args.count("measure") ? size_t(std::max(0, args["measure"].as<int>()))
+                                          : std::max<size_t>(1, size_t(std::ceil(0.2 * double(valid))));
+  measure = std::min(measure, valid);
+
+  // the database: earlier measurements of these candidates
+  const std::string ir = hashText(text);
+  std::vector<json> db;
+  {
+    std::ifstream in(dbPath);
+    for (std::string line; std::getline(in, line);)
+      if (json j = json::parse(line, nullptr, false); j.is_object() && j.contains("key"))
+        db.push_back(std::move(j));
+  }
+  auto stored = [&](const json &key) -> const json * {
+    for (auto it = db.rbegin(); it != db.rend(); ++it)
+      if ((*it)["key"] == key)
+        return &*it;
+    return nullptr;
+  };
+  if (format == "text")
+    std::cerr << "cake tune: " << cands.size() << " candidates" << (truncated ? " (the first; --limit)" : "") << ", "
+              << valid << " check clean; ranked by the cost model at " << [&] {
+                   std::string s;
+                   for (const auto &[k, v] : sizes)
+                     s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+                   return s.empty() ? std::string("no sizes") : s;
+                 }() << "; running the best " << measure << "\n";
+
+  // the runs
+  namespace fs = std::filesystem;
+  const std::string self = fs::read_symlink("/proc/self/exe").string();
+  char tmpl[] = "/tmp/cake-tune-XXXXXX";
+  const std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
+  const std::string report = tmp.empty() ? "" : (fs::path(tmp) / "report.json").string();
+  bool noGpu = false;
+  for (size_t i = 0; i < measure && !noGpu; ++i) {
+    Candidate &c = cands[i];
+    json key = keyOf(ir, targets, sizes, c.params, runArgs + (kernel.empty() ? "" : " --kernel " + kernel));
+    if (const json *old = args.count("fresh") ? nullptr : stored(key)) {
+      c.fromDb = true;
+      c.status = old->value("status", "");
+      if ((*old)["ms"].is_number())
+        c.measuredMs = (*old)["ms"].get<double>();
+      c.message = old->value("message", "");
+      c.device = old->value("device", "");
+    } else {
+      std::vector<std::string> argv = {self, "run", path};
+      for (const auto &[k, v] : c.params)
+        argv.insert(argv.end(), {"-p", k + "=" + v});
+      for (const auto &[k, v] : sizes)
+        argv.insert(argv.end(), {"--size", k + "=" + std::to_string(v)});
+      if (!kernel.empty())
+        argv.insert(argv.end(), {"--kernel", kernel});
+      argv.insert(argv.end(), {"--report", report});
+      for (const std::string &a : splitArgs(runArgs))
+        argv.push_back(a);
+      std::error_code ec;
+      fs::remove(report, ec);
+      runner::ProcessResult pr = runner::runProcess(argv, args["timeout"].as<double>());
+      std::ifstream in(report);
+      std::stringstream buf;
+      buf << in.rdbuf();
+      json doc = json::parse(buf.str(), nullptr, false);
+      if (pr.timedOut) {
+        c.status = "timeout";
+        c.message = "the run took more than " + std::to_string(int(args["timeout"].as<double>())) + " s";
+      } else if (!doc.is_object()) {
+        c.status = "failed";
+        c.message = "the run wrote no report (exit " + std::to_string(pr.exitCode) + ")";
+      } else if (doc.value("ok", false) && doc.contains("time_ms")) {
+        c.status = "ok";
+        c.measuredMs = doc["time_ms"].value("median", 0.0);
+        c.device = doc.value("device", "");
+      } else {
+        c.status = doc.value("status", "failed");
+        c.message = doc.value("message", "");
+        c.device = doc.value("device", "");
+      }
+      // no GPU, or arguments cake run refuses: every candidate would fail the same, so none is recorded
+      if (c.status == "no-gpu") {
+        noGpu = true;
+        c.status.clear();
+        break;
+      }
+      if (c.status == "usage") {
+        if (!tmp.empty()) {
+          std::error_code ec2;
+          fs::remove_all(tmp, ec2);
+        }
+        return reportFailure("cake tune", "cake run refused the arguments: " + c.message, UsageError);
+      }
+      json entry = {{"key", key},
+                    {"file", path},
+                    {"time", std::chrono::duration_cast<std::chrono::seconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count()},
+                    {"predicted_ms", c.predictedMs ? json(*c.predictedMs) : json()},
+                    {"ms", c.measuredMs ? json(*c.measuredMs) : json()},
+                    {"status", c.status},
+                    {"message", c.message},
+                    {"device", c.device}};
+      fs::create_directories(fs::path(dbPath).parent_path().empty() ? fs::path(".") : fs::path(dbPath).parent_path(),
+                             ec);
+      std::ofstream(dbPath, std::ios::app) << entry.dump() << "\n";
+      db.push_back(std::move(entry));
+    }
+    if (format == "text")
+      std::cerr << "[" << i + 1 << "/" << measure << "] " << c.label << ": "
+                << (c.status == "ok" ? ms(c.measuredMs) : c.status + (c.message.empty() ? "" : " (" + c.message + ")"))
+                << " (predicted " << ms(c.predictedMs) << ")" << (c.fromDb ? ", from the tuning database" : "")
+                << "\n";
+  }
+  if (!tmp.empty()) {
+    std::error_code ec;
+    fs::remove_all(tmp, ec);
+  }
+  const Candidate *best = nullptr;
+  for (const Candidate &c : cands)
+    if (c.status == "ok" && c.measuredMs && (!best || *c.measuredMs < *best->measuredMs))
+      best = &c;
+  auto bindings = [](const Candidate &c) {
+    std::string s;
+    for (const auto &[k, v] : c.params)
+      s += (s.empty() ? "" : " ") + std::string("-p ") + k + "=" + v;
+    return s;
+  };
+
+  if (format == "json") {
+    json out = {{"file", path}, {"sizes", sizes}, {"db", dbPath}, {"gpu", !noGpu}, {"candidates", json::array()}};
+    for (const Candidate &c : cands) {
+      json j = {{"label", c.label}, {"params", c.params}};
+      if (!c.rejected.empty())
+        j["rejected"] = c.rejected;
+      j["predicted_ms"] = c.predictedMs ? json(*c.predictedMs) : json();
+      if (!c.status.empty()) {
+        j["status"] = c.status;
+        j["ms"] = c.measuredMs ? json(*c.measuredMs) : json();
+        j["from_db"] = c.fromDb;
+        if (!c.message.empty())
+          j["message"] = c.message;
+        j["device"] = c.device;
+      }
+      out["candidates"].push_back(std::move(j));
+    }
+    out["best"] = best ? json{{"label", best->label}, {"params", best->params}, {"ms", *best->measuredMs}} : json();
+    std::cout << out.dump(2) << "\n";
+    return Success;
+  }
+  // the ranking: the measured and the next few; then what does not check, a few of them (JSON has all)
+  const size_t shown = std::max<size_t>(measure, 10);
+  size_t rank = 0, rejected = 0;
+  for (const Candidate &c : cands) {
+    ++rank;
+    if (!c.rejected.empty()) {
+      if (rejected++ < 3)
+        std::cout << "  -  " << c.label << ": does not check: " << c.rejected << "\n";
+      continue;
+    }
+    if (rank > shown) {
+      if (rank == shown + 1)
+        std::cout << "  ... " << valid - shown << " more ranked (--format json lists every candidate)\n";
+      continue;
+    }
+    std::cout << "  " << rank << ". " << c.label << ": predicted " << ms(c.predictedMs);
+    if (c.status == "ok")
+      std::cout << ", measured " << ms(c.measuredMs) << (c.device.empty() ? "" : " on " + c.device);
+    else if (!c.status.empty())
+      std::cout << ", " << c.status << (c.message.empty() ? "" : ": " + c.message);
+    std::cout << "\n";
+  }
+  if (rejected > 3)
+    std::cout << "  ... " << rejected - 3 << " more do not check\n";
+  if (noGpu)
+    std::cout << "no GPU: ranked by the cost model only; nothing measured\n";
+  else if (best)
+    std::cout << "best measured: " << best->label << ": " << ms(best->measuredMs) << " (" << bindings(*best)
+              << "); the tuning database: " << dbPath << "\n";
+  else if (measure)
+    std::cout << "no candidate ran cleanly; the tuning database: " << dbPath << "\n";
+  return Success;
+}
+
+} // namespace cake::cli
