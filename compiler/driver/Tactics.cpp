@@ -6,6 +6,7 @@
 #include "compiler/syntax/Walk.h"
 
 #include <algorithm>
+#include <charconv>
 
 namespace cake {
 
@@ -14,7 +15,14 @@ namespace {
 constexpr TacticInfo kTactics[] = {
     {"stages", "ring=NAME to=N", "the ring's pipeline depth: stages(N)"},
     {"param", "name=P to=V", "a parameter's default: the schedule the file builds without a manifest"},
+    {"unroll", "loop=VAR to=full|N|none [line=L]",
+     "a loop's unrolling: unroll, unroll(N) or none (line picks one of several loops over VAR)"},
 };
+
+/// The name of tactic \p name's argument that says what it rewrites.
+std::string_view subjectKey(std::string_view name) {
+  return name == "stages" ? "ring" : name == "unroll" ? "loop" : "name";
+}
 
 Error refused(std::string message) { return Error(Error::InvalidArgument, std::move(message)); }
 
@@ -41,6 +49,56 @@ std::string replace(const std::string &text, SourceRange range, const std::strin
   return text.substr(0, range.begin) + with + text.substr(range.end);
 }
 
+/// `unroll loop=VAR to=full|N|none [line=L]`: the loop's unroll clause set,
+/// replaced or removed (the lowering's `#pragma unroll`; language.md, loop
+/// clauses). Several loops over VAR need line=L.
+Expected<TacticResult> unroll(const std::string &path, const std::string &text, const SourceManager &sm, FileId file,
+                              const syntax::Module &m, const std::string &var, const std::string &to,
+                              const std::string *line) {
+  std::string clause;
+  if (to == "full")
+    clause = "unroll";
+  else if (to != "none") {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(to.data(), to.data() + to.size(), n);
+    if (ec != std::errc() || end != to.data() + to.size() || n < 1)
+      return refused("tactic 'unroll' takes to=full, to=none or to=N with N a positive integer, not '" + to + "'");
+    clause = "unroll(" + to + ")";
+  }
+  std::vector<const syntax::ForStmt *> loops;
+  syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
+    auto *f = syntax::dyn_cast<syntax::ForStmt>(&s);
+    if (f && f->var.name == var && (!line || std::to_string(sm.lineColumn(file, s.range.begin).line) == *line))
+      loops.push_back(f);
+  });
+  if (loops.empty())
+    return refused(path + " has no loop over '" + var + "'" + (line ? " on line " + *line : ""));
+  if (loops.size() > 1) {
+    std::string lines;
+    for (const syntax::ForStmt *f : loops)
+      lines += (lines.empty() ? "" : ", ") + std::to_string(sm.lineColumn(file, f->range.begin).line);
+    return refused(path + " has " + std::to_string(loops.size()) + " loops over '" + var + "' (lines " + lines +
+                   "): say which with line=L");
+  }
+  const syntax::ForStmt &f = *loops.front();
+  const std::string where = "loop '" + var + "' (line " + std::to_string(sm.lineColumn(file, f.range.begin).line) + ")";
+  for (const syntax::Clause &c : f.clauses)
+    if (c.name.name == "unroll") {
+      std::string was(text.substr(c.range.begin, c.range.end - c.range.begin));
+      if (!clause.empty())
+        return checked(path, replace(text, c.range, clause), where + ": " + was + " -> " + clause);
+      // none: the clause and the blank before it
+      SourceRange all = c.range;
+      while (all.begin > 0 && text[all.begin - 1] == ' ')
+        --all.begin;
+      return checked(path, replace(text, all, ""), where + ": " + was + " -> none");
+    }
+  if (clause.empty())
+    return refused(where + " is not unrolled: nothing to remove");
+  uint32_t after = f.clauses.empty() ? f.iterable->range.end : f.clauses.back().range.end;
+  return checked(path, replace(text, SourceRange{file, after, after}, " " + clause), where + ": none -> " + clause);
+}
+
 } // namespace
 
 std::span<const TacticInfo> tactics() { return kTactics; }
@@ -61,7 +119,7 @@ Expected<TacticResult> applyTactic(const std::string &path, const std::string &t
     auto it = args.find(key);
     return it == args.end() || it->second.empty() ? nullptr : &it->second;
   };
-  for (const std::string &key : {std::string(name == "stages" ? "ring" : "name"), std::string("to")})
+  for (const std::string &key : {std::string(subjectKey(name)), std::string("to")})
     if (!arg(key))
       return refused("tactic '" + std::string(name) + "' takes " + std::string(info->args) + "; " + key +
                      " is missing");
@@ -71,7 +129,9 @@ Expected<TacticResult> applyTactic(const std::string &path, const std::string &t
   syntax::Module m = syntax::parse(sm, file, parseDiags);
   if (std::any_of(parseDiags.begin(), parseDiags.end(), [](const Diagnostic &d) { return d.severity == Severity::Error; }))
     return refused(path + " does not parse; fix its syntax errors first (cake check)");
-  const std::string &target = name == "stages" ? *arg("ring") : *arg("name"), &to = *arg("to");
+  const std::string &target = *arg(std::string(subjectKey(name))), &to = *arg("to");
+  if (name == "unroll")
+    return unroll(path, text, sm, file, m, target, to, arg("line"));
   if (name == "stages") {
     const syntax::RingStmt *ring = nullptr;
     syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {

@@ -11,6 +11,9 @@
 //   stages   ring=NAME to=N   the ring's pipeline depth (`stages(N)`)
 //   param    name=P to=V      a parameter's default, the schedule a file
 //                             without a manifest builds (WG, BN, XS, ...)
+//   unroll   loop=VAR to=full|N|none [line=L]
+//                             a loop's unroll clause (line=L when several
+//                             loops run over VAR)
 //
 //===----------------------------------------------------------------------===//
 #pragma once

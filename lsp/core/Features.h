@@ -97,7 +97,8 @@ std::string rulePageUri(const State &state, const std::string &code);
 /// The quick fixes of the findings that touch \p range, then the tactics
 /// (compiler/driver/Tactics.h) that apply where it lies, as refactorings
 /// titled with the cost model's predicted change: one stage more or fewer on
-/// a ring, each other value of a parameter's domain on its declaration. A
+/// a ring, each other value of a parameter's domain on its declaration, the
+/// other unrollings on a loop's header. A
 /// tactic the result refuses is sent disabled, with the reason, to a client
 /// that supports it, else left out. \p only: the kinds asked for (a kind
 /// matches its prefixes, "refactor" takes "refactor.rewrite"); empty: all.

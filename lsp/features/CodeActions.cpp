@@ -3,7 +3,8 @@
 // Quick fixes are the rules' fix-its of the findings under the cursor. The
 // tactics (compiler/driver/Tactics.h, issue #21) are refactorings where they
 // apply: on a ring, one pipeline stage more or fewer; on a parameter's
-// declaration, each other value of its domain. Each is the tactic applied to
+// declaration, each other value of its domain; on a loop's header, the other
+// unrollings (none, full, unroll(2)). Each is the tactic applied to
 // the document and checked again (a refusal says why, with the first error of
 // the result), titled with the cost model's predicted change of the file's
 // kernels at the sizes the estimate hovers use.
@@ -106,6 +107,20 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
             if (to >= 1 && to <= sema::kMaxStages)
               tries.push_back({"stages", {{"ring", ring->name.name}, {"to", std::to_string(to)}}});
   });
+  // a loop whose header (not its body) the range touches: its other unrollings
+  syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
+    auto *f = syntax::dyn_cast<syntax::ForStmt>(&s);
+    if (!f || !(f->range.begin <= end && begin <= f->body.range.begin))
+      return;
+    std::string now = "none";
+    for (const syntax::Clause &c : f->clauses)
+      if (c.name.name == "unroll")
+        now = c.hasArgs ? std::string(text.substr(c.range.begin, c.range.size())) : "full";
+    const std::string line = std::to_string(a.sm.lineColumn(a.file, f->range.begin).line);
+    for (std::string to : {"none", "full", "2"})
+      if (to != now && !(to == "2" && now.starts_with("unroll(")))
+        tries.push_back({"unroll", {{"loop", f->var.name}, {"line", line}, {"to", to}}});
+  });
   for (const syntax::StmtPtr &s : m.items.stmts) {
     auto *p = syntax::dyn_cast<syntax::ParamDecl>(s.get());
     if (!p || !p->defaultValue || !touches(*p))
@@ -129,7 +144,8 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
       if (!state.caps.codeActionDisabled)
         continue;
       std::string what = name == "stages" ? "ring '" + args.at("ring") + "': stages -> " + args.at("to")
-                                          : "param " + args.at("name") + " -> " + args.at("to");
+                         : name == "unroll" ? "loop '" + args.at("loop") + "': unroll -> " + args.at("to")
+                                            : "param " + args.at("name") + " -> " + args.at("to");
       action.title = what + " (refused)";
       action.disabled = applied.error().message;
     } else {

@@ -644,6 +644,14 @@ TEST_F(LspServerTest, TacticsOnAParameterOfferItsOtherValues) {
   json fast = ask("param FAST");
   ASSERT_EQ(fast.size(), 1u) << fast.dump();
   EXPECT_TRUE(fast[0]["title"].get<std::string>().starts_with("param FAST: false -> true (")) << fast.dump();
+  // on a loop's header, its other unrollings (full now: none and unroll(2)); in its body, none
+  json loop = ask("for j in 0 .. BN / 64 unroll");
+  ASSERT_EQ(loop.size(), 2u) << loop.dump();
+  EXPECT_TRUE(loop[0]["title"].get<std::string>().starts_with("loop 'j' (line 47): unroll -> none (")) << loop.dump();
+  EXPECT_TRUE(loop[1]["title"].get<std::string>().starts_with("loop 'j' (line 47): unroll -> unroll(2) ("))
+      << loop.dump();
+  EXPECT_EQ(loop[1]["edit"]["changes"][kUri][0]["newText"], "(2)"); // the one changed span: unroll -> unroll(2)
+  EXPECT_TRUE(ask("st.matrix(").empty());
   // without disabledSupport the refused fifth stage is left out
   json ring = ask("ring ab");
   ASSERT_EQ(ring.size(), 1u) << ring.dump();

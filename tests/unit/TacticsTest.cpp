@@ -60,7 +60,7 @@ TEST(Tactics, RefusedWithTheReason) {
        {std::tuple<std::string, std::map<std::string, std::string>, std::string>{
             "stages", {{"ring", "zz"}, {"to", "3"}}, "has no ring 'zz'"},
         {"stages", {{"ring", "r"}}, "to is missing"},
-        {"unroll", {}, "there is no tactic 'unroll'"},
+        {"swizzle", {}, "there is no tactic 'swizzle'"},
         {"param", {{"name", "Q"}, {"to", "1"}}, "has no parameter 'Q'"}}) {
     auto r = applyTactic("k.cake", kRing, name, args);
     ASSERT_FALSE(r) << name;
@@ -71,6 +71,63 @@ TEST(Tactics, RefusedWithTheReason) {
   auto broken = applyTactic("k.cake", "kernel k( {", "stages", {{"ring", "r"}, {"to", "3"}});
   ASSERT_FALSE(broken);
   EXPECT_NE(broken.error().message.find("does not parse"), std::string::npos);
+}
+
+const char *kLoops = "kernel k(x: global fp32[N]) target(sm_80) grid(1) block(32) {\n"
+                     "  role r warps(0 .. 1) issue(warp) {\n"
+                     "    for i in 0 .. 8 {\n"
+                     "      if i < N {\n"
+                     "        st.global(1.0, x[i])\n"
+                     "      }\n"
+                     "    }\n"
+                     "    for j in 0 .. 4 unroll(2) {\n"
+                     "      if j < N {\n"
+                     "        st.global(2.0, x[j])\n"
+                     "      }\n"
+                     "    }\n"
+                     "    for j in 0 .. N {\n"
+                     "      st.global(3.0, x[j])\n"
+                     "    }\n"
+                     "  }\n"
+                     "}\n";
+
+TEST(Tactics, UnrollSetsReplacesOrRemovesTheClause) {
+  auto full = applyTactic("k.cake", kLoops, "unroll", {{"loop", "i"}, {"to", "full"}});
+  ASSERT_TRUE(full) << full.error().message;
+  std::string want = kLoops;
+  want.replace(want.find("for i in 0 .. 8 {"), 17, "for i in 0 .. 8 unroll {");
+  EXPECT_EQ(full->text, want);
+  EXPECT_EQ(full->description, "loop 'i' (line 3): none -> unroll");
+  auto four = applyTactic("k.cake", kLoops, "unroll", {{"loop", "j"}, {"line", "8"}, {"to", "4"}});
+  ASSERT_TRUE(four) << four.error().message;
+  EXPECT_NE(four->text.find("for j in 0 .. 4 unroll(4) {\n"), std::string::npos);
+  EXPECT_EQ(four->description, "loop 'j' (line 8): unroll(2) -> unroll(4)");
+  auto none = applyTactic("k.cake", kLoops, "unroll", {{"loop", "j"}, {"line", "8"}, {"to", "none"}});
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_NE(none->text.find("for j in 0 .. 4 {\n"), std::string::npos);
+  // the same text back: unroll(2) again
+  auto back = applyTactic("k.cake", none->text, "unroll", {{"loop", "j"}, {"line", "8"}, {"to", "2"}});
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(back->text, kLoops);
+}
+
+TEST(Tactics, UnrollIsRefusedWithTheReason) {
+  for (auto [args, says] : {std::pair<std::map<std::string, std::string>, std::string>{
+                                {{"loop", "j"}, {"to", "full"}}, "has 2 loops over 'j' (lines 8, 13): say which with line=L"},
+                            {{{"loop", "q"}, {"to", "full"}}, "has no loop over 'q'"},
+                            {{{"loop", "i"}, {"to", "0"}}, "to=N with N a positive integer, not '0'"},
+                            {{{"loop", "i"}, {"to", "none"}}, "loop 'i' (line 3) is not unrolled: nothing to remove"}}) {
+    auto r = applyTactic("k.cake", kLoops, "unroll", args);
+    ASSERT_FALSE(r) << says;
+    EXPECT_EQ(r.error().kind, Error::InvalidArgument);
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+  // more copies than unroll(n) may ask for: the checker's kernel.clause, located in the rewritten file
+  auto many = applyTactic("k.cake", kLoops, "unroll", {{"loop", "i"}, {"to", "65"}});
+  ASSERT_FALSE(many);
+  EXPECT_EQ(many.error().kind, Error::Source);
+  EXPECT_NE(many.error().message.find("is refused: the result has"), std::string::npos) << many.error().message;
+  EXPECT_NE(many.error().message.find("[kernel.clause]"), std::string::npos) << many.error().message;
 }
 
 } // namespace
