@@ -57,17 +57,32 @@ int runReduce(int argc, char **argv) {
               << "(the arguments of cake run after the file, e.g. --run \"--workload W --size N=4096\")\n";
     return UsageError;
   }
-  Signature keeps = run ? keepsRun(code, path, splitArgs(args["run"].as<std::string>()), args["run-timeout"].as<double>())
+  auto count = std::make_shared<RunCount>();
+  Signature keeps = run ? keepsRun(code, path, splitArgs(args["run"].as<std::string>()),
+                                   args["run-timeout"].as<double>(), count)
                         : keepsDiagnostic(code, text);
   if (!keeps(text)) {
     std::cerr << "cake reduce: " << shown(path) << " does not show the signature (no " << shown(code)
               << (run ? " when run" : " diagnostic") << "): nothing to keep\n";
     return InputErrors;
   }
-  Reduction r = reduce(text, keeps, args["max-tests"].as<size_t>());
+  // a reduction by runs takes a GPU run a test: its progress is written as it goes (-o after each kept
+  // deletion, and a line of it to stderr), so an interrupted one leaves the smallest program it found
+  std::function<void(const Reduction &)> onKept;
+  if (run)
+    onKept = [&](const Reduction &now) {
+      std::cerr << "cake reduce: " << now.tests << " tried, " << count->runs << " run, " << now.deletions << " kept, "
+                << std::count(now.text.begin(), now.text.end(), '\n') << " lines\n";
+      if (args.count("output"))
+        (void)writeFileAtomically(args["output"].as<std::string>(), now.text);
+    };
+  Reduction r = reduce(text, keeps, args["max-tests"].as<size_t>(), onKept);
   auto lines = [](const std::string &s) { return std::count(s.begin(), s.end(), '\n'); };
   std::cerr << "cake reduce: " << lines(text) << " -> " << lines(r.text) << " lines, " << r.deletions
-            << " deletions kept of " << r.tests << " tried; the result keeps " << code << "\n";
+            << " deletions kept of " << r.tests << " tried";
+  if (run)
+    std::cerr << " (" << count->runs << " runs; " << count->remembered << " the same program as one run before)";
+  std::cerr << "; the result keeps " << code << "\n";
   if (args.count("output")) {
     if (auto error = writeFileAtomically(args["output"].as<std::string>(), r.text); !error) {
       std::cerr << "cake reduce: " << shown(error.error().message) << "\n";

@@ -647,8 +647,15 @@ int runCake(int argc, char **argv) {
   if (!run.kernels.empty() && !args.count("kernel"))
     name = run.kernels.back();
   const lower::LoweredKernel *lk = lowered->module.kernel(name);
-  if (!lk)
-    return fail("which kernel? '" + name + "' is not a kernel of " + run.path, UsageError);
+  if (!lk) {
+    std::string names;
+    for (const lower::LoweredKernel &k : lowered->module.kernels)
+      names += (names.empty() ? "" : ", ") + k.name;
+    return fail(name.empty() ? "which kernel? " + run.path + " has " + std::to_string(lowered->module.kernels.size()) +
+                                   " (" + names + "): name one with --kernel, or give the --workload that names them"
+                             : "which kernel? '" + name + "' is not a kernel of " + run.path + "; it has " + names,
+                UsageError);
+  }
   for (const std::string &k : run.kernels) // the kernels that run before it
     if (k != name) {
       const lower::LoweredKernel *before = lowered->module.kernel(k);

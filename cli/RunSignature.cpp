@@ -3,11 +3,14 @@
 
 #include "compiler/driver/Check.h"
 #include "compiler/runner/Process.h"
+#include "compiler/syntax/Lexer.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unistd.h>
@@ -16,8 +19,25 @@ namespace cake::cli {
 
 bool isRunCode(const std::string &code) { return code.starts_with("run.") || code.starts_with("cuda."); }
 
+namespace {
+
+/// Whether a run's report says \p code ("run.timeout": the watchdog ended the run).
+bool reportHas(const nlohmann::json &doc, const std::string &code) {
+  if (!doc.is_object())
+    return false;
+  if (code == "run.timeout" && doc.value("status", "") == "timeout")
+    return true;
+  if (doc.contains("diagnostics") && doc["diagnostics"].is_array())
+    for (const auto &d : doc["diagnostics"])
+      if (d.is_object() && d.value("code", "") == code)
+        return true;
+  return false;
+}
+
+} // namespace
+
 Signature keepsRun(const std::string &code, const std::string &input, std::vector<std::string> runArgs,
-                   double timeout) {
+                   double timeout, std::shared_ptr<RunCount> count) {
   namespace fs = std::filesystem;
   fs::path in(input);
   std::string self = fs::read_symlink("/proc/self/exe").string();
@@ -37,16 +57,39 @@ Signature keepsRun(const std::string &code, const std::string &input, std::vecto
       if (entry.path().extension() == ".json")
         fs::copy_file(entry.path(), fs::path(*dir) / entry.path().filename(), fs::copy_options::overwrite_existing, ec);
   const std::string file = (fs::path(*dir) / in.filename()).string(), report = (fs::path(*dir) / ".report.json").string();
+  // a run that forces the schedule past the rules (--no-verify, e.g. to watch a hang the rules also see)
+  // has its candidates checked the same way: the front end's errors only
+  CheckOptions options;
+  options.verify = std::find(runArgs.begin(), runArgs.end(), "--no-verify") == runArgs.end();
+  // a candidate with the tokens of one run before (a comment or a blank line deleted) is that program:
+  // its answer is remembered, not run again
+  auto seen = std::make_shared<std::map<std::string, bool>>();
   return [=](const std::string &text) {
     if (dir->empty())
       return false;
+    std::string tokens;
     {
       SourceManager sm;
       FileId f = sm.addBuffer("reduce.cake", text);
-      for (const Diagnostic &d : checkSource(sm, f).diagnostics)
+      for (const Diagnostic &d : checkSource(sm, f, options).diagnostics)
         if (d.severity == Severity::Error)
           return false;
+      std::vector<Diagnostic> ignored;
+      bool lineStart = true; // newlines separate statements; blank lines do not count
+      for (const syntax::Token &t : syntax::lex(sm, f, ignored).tokens) {
+        if (t.kind == syntax::Tok::Newline && lineStart)
+          continue;
+        lineStart = t.kind == syntax::Tok::Newline;
+        tokens.append(t.text(text)).push_back(' ');
+      }
     }
+    if (auto it = seen->find(tokens); it != seen->end()) {
+      if (count)
+        ++count->remembered;
+      return it->second;
+    }
+    if (count)
+      ++count->runs;
     std::ofstream(file, std::ios::trunc) << text;
     std::vector<std::string> argv = {self, "run", file, "--report", report};
     argv.insert(argv.end(), runArgs.begin(), runArgs.end());
@@ -56,16 +99,7 @@ Signature keepsRun(const std::string &code, const std::string &input, std::vecto
     buf << r.rdbuf();
     std::error_code ec;
     fs::remove(report, ec);
-    auto doc = nlohmann::json::parse(buf.str(), nullptr, false);
-    if (!doc.is_object())
-      return false;
-    if (code == "run.timeout" && doc.value("status", "") == "timeout")
-      return true;
-    if (doc.contains("diagnostics") && doc["diagnostics"].is_array())
-      for (const auto &d : doc["diagnostics"])
-        if (d.is_object() && d.value("code", "") == code)
-          return true;
-    return false;
+    return (*seen)[tokens] = reportHas(nlohmann::json::parse(buf.str(), nullptr, false), code);
   };
 }
 

@@ -11,6 +11,7 @@
 
 #include "compiler/driver/Reduce.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,13 +20,22 @@ namespace cake::cli {
 /// Whether \p code is found by running a program (run.*, cuda.*), not by the checks.
 bool isRunCode(const std::string &code);
 
+/// How many candidates keepsRun ran, and how many it answered from a run before (the same tokens: a
+/// comment or a blank line deleted).
+struct RunCount {
+  size_t runs = 0, remembered = 0;
+};
+
 /// The signature "`cake run CANDIDATE ARGS` reports \p code": the candidate is written, under \p input's name,
 /// into a folder of its own holding copies of the JSON files beside \p input (the manifest that names its
 /// instantiation, its workloads; \p args resolve from the working directory as they did), checked first (a candidate with errors is not a program to run), then run as a child with --report; the
 /// report's diagnostics are searched for the code ("run.timeout": the report's status is "timeout", the
 /// watchdog ended the run). The children's runs stay out of the failure log (CAKE_LOG=0 for them).
+/// With --no-verify among \p args the candidates are checked as that run checks them: the front end's errors
+/// reject one, the rules' do not. A candidate with the tokens of one run before is answered as that run
+/// was. \p count, when given, counts the runs and the answers remembered.
 Signature keepsRun(const std::string &code, const std::string &input, std::vector<std::string> args,
-                   double timeoutSeconds);
+                   double timeoutSeconds, std::shared_ptr<RunCount> count = nullptr);
 
 /// \p s split at whitespace (the --run string).
 std::vector<std::string> splitArgs(const std::string &s);

@@ -66,6 +66,91 @@ json keyOf(const std::string &ir, const std::string &targets, const cost::Sizes 
   return {{"ir", ir}, {"targets", targets}, {"sizes", sizes}, {"params", params}, {"run", runArgs}};
 }
 
+/// \p inst checked (its first error rejects it) and costed at \p sizes: the
+/// kernel \p kernel, else the file's kernels summed; \p targets gets their
+/// targets ("sm_90a") from the first that checks.
+Candidate costed(const SourceManager &sm, FileId file, sema::Instantiation inst, const cost::Sizes &sizes,
+                 const std::string &kernel, std::string &targets) {
+  Candidate c;
+  for (const sema::Binding &b : inst.bindings)
+    c.params[b.name] = b.value;
+  CheckOptions options;
+  options.instantiations = {inst};
+  CheckResult r = checkSource(sm, file, options);
+  c.inst = std::move(inst);
+  c.label = r.instance && !r.instance->label().empty() ? r.instance->label() : "(its defaults)";
+  for (const Diagnostic &d : r.diagnostics)
+    if (d.severity == Severity::Error && c.rejected.empty())
+      c.rejected = d.message + " [" + d.code + "]";
+  if (!c.rejected.empty() || !r.model)
+    return c;
+  double total = 0;
+  bool all = true, any = false;
+  std::string t;
+  for (const sema::Kernel &k : r.model->kernels) {
+    if (!kernel.empty() && k.decl->name.name != kernel)
+      continue;
+    any = true;
+    std::string note;
+    auto s = cost::estimate(k, sizes, formats::calibrationFor(k.target, std::nullopt, note)).seconds;
+    all = all && s;
+    total += s.value_or(0);
+    t += (t.empty() ? "" : ",") + std::string(targetName(k.target));
+  }
+  if (!any)
+    c.rejected = "it has no kernel '" + kernel + "'";
+  else if (all)
+    c.predictedMs = total * 1e3;
+  if (targets.empty())
+    targets = t;
+  return c;
+}
+
+/// How the candidates run: `SELF run PATH -p ... --size ... [--kernel K] --report REPORT ARGS`.
+struct RunSetup {
+  std::string self, path, kernel, report;
+  cost::Sizes sizes;
+  std::vector<std::string> args;
+  double timeout = 120;
+};
+
+/// Runs \p c in a child and reads its report into it: "ok" with the median,
+/// or the run's status ("failed", "timeout", "no-gpu", "usage", ...) and
+/// message.
+void runOnce(Candidate &c, const RunSetup &setup) {
+  std::vector<std::string> argv = {setup.self, "run", setup.path};
+  for (const auto &[k, v] : c.params)
+    argv.insert(argv.end(), {"-p", k + "=" + v});
+  for (const auto &[k, v] : setup.sizes)
+    argv.insert(argv.end(), {"--size", k + "=" + std::to_string(v)});
+  if (!setup.kernel.empty())
+    argv.insert(argv.end(), {"--kernel", setup.kernel});
+  argv.insert(argv.end(), {"--report", setup.report});
+  argv.insert(argv.end(), setup.args.begin(), setup.args.end());
+  std::error_code ec;
+  std::filesystem::remove(setup.report, ec);
+  runner::ProcessResult pr = runner::runProcess(argv, setup.timeout);
+  std::ifstream in(setup.report);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  json doc = json::parse(buf.str(), nullptr, false);
+  if (pr.timedOut) {
+    c.status = "timeout";
+    c.message = "the run took more than " + std::to_string(int(setup.timeout)) + " s";
+  } else if (!doc.is_object()) {
+    c.status = "failed";
+    c.message = "the run wrote no report (exit " + std::to_string(pr.exitCode) + ")";
+  } else if (doc.value("ok", false) && doc.contains("time_ms")) {
+    c.status = "ok";
+    c.measuredMs = doc["time_ms"].value("median", 0.0);
+    c.device = doc.value("device", "");
+  } else {
+    c.status = doc.value("status", "failed");
+    c.message = doc.value("message", "");
+    c.device = doc.value("device", "");
+  }
+}
+
 std::string ms(std::optional<double> v) {
   if (!v)
     return "-";
@@ -144,40 +229,8 @@ int runTune(int argc, char **argv) {
   std::vector<Candidate> cands;
   std::string targets;
   for (sema::Instantiation &inst : insts) {
-    Candidate c;
-    for (const sema::Binding &b : inst.bindings)
-      c.params[b.name] = b.value;
-    CheckOptions options;
-    options.instantiations = {inst};
-    CheckResult r = checkSource(sm, file, options);
-    c.label = r.instance && !r.instance->label().empty() ? r.instance->label() : "(its defaults)";
-    for (const Diagnostic &d : r.diagnostics)
-      if (d.severity == Severity::Error && c.rejected.empty())
-        c.rejected = d.message + " [" + d.code + "]";
-    if (c.rejected.empty() && r.model) {
-      double total = 0;
-      bool all = true, any = false;
-      std::string t;
-      for (const sema::Kernel &k : r.model->kernels) {
-        if (!kernel.empty() && k.decl->name.name != kernel)
-          continue;
-        any = true;
-        std::string note;
-        auto s = cost::estimate(k, sizes, formats::calibrationFor(k.target, std::nullopt, note)).seconds;
-        all = all && s;
-        total += s.value_or(0);
-        t += (t.empty() ? "" : ",") + std::string(targetName(k.target));
-      }
-      if (!any)
-        c.rejected = "it has no kernel '" + kernel + "'";
-      else if (all)
-        c.predictedMs = total * 1e3;
-      if (targets.empty())
-        targets = t;
-    }
-    c.inst = std::move(inst);
-    c.order = cands.size();
-    cands.push_back(std::move(c));
+    cands.push_back(costed(sm, file, std::move(inst), sizes, kernel, targets));
+    cands.back().order = cands.size() - 1;
   }
   // ranked: those that check, by the prediction (none last), then the rejected
   std::sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
@@ -228,6 +281,7 @@ int runTune(int argc, char **argv) {
   char tmpl[] = "/tmp/cake-tune-XXXXXX";
   const std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
   const std::string report = tmp.empty() ? "" : (fs::path(tmp) / "report.json").string();
+  RunSetup setup{self, path, kernel, report, sizes, splitArgs(runArgs), args["timeout"].as<double>()};
   bool noGpu = false;
   for (size_t i = 0; i < measure && !noGpu; ++i) {
     Candidate &c = cands[i];
@@ -240,49 +294,17 @@ int runTune(int argc, char **argv) {
       c.message = old->value("message", "");
       c.device = old->value("device", "");
     } else {
-      std::vector<std::string> argv = {self, "run", path};
-      for (const auto &[k, v] : c.params)
-        argv.insert(argv.end(), {"-p", k + "=" + v});
-      for (const auto &[k, v] : sizes)
-        argv.insert(argv.end(), {"--size", k + "=" + std::to_string(v)});
-      if (!kernel.empty())
-        argv.insert(argv.end(), {"--kernel", kernel});
-      argv.insert(argv.end(), {"--report", report});
-      for (const std::string &a : splitArgs(runArgs))
-        argv.push_back(a);
-      std::error_code ec;
-      fs::remove(report, ec);
-      runner::ProcessResult pr = runner::runProcess(argv, args["timeout"].as<double>());
-      std::ifstream in(report);
-      std::stringstream buf;
-      buf << in.rdbuf();
-      json doc = json::parse(buf.str(), nullptr, false);
-      if (pr.timedOut) {
-        c.status = "timeout";
-        c.message = "the run took more than " + std::to_string(int(args["timeout"].as<double>())) + " s";
-      } else if (!doc.is_object()) {
-        c.status = "failed";
-        c.message = "the run wrote no report (exit " + std::to_string(pr.exitCode) + ")";
-      } else if (doc.value("ok", false) && doc.contains("time_ms")) {
-        c.status = "ok";
-        c.measuredMs = doc["time_ms"].value("median", 0.0);
-        c.device = doc.value("device", "");
-      } else {
-        c.status = doc.value("status", "failed");
-        c.message = doc.value("message", "");
-        c.device = doc.value("device", "");
-      }
+      runOnce(c, setup);
       // no GPU, or arguments cake run refuses: every candidate would fail the same, so none is recorded
       if (c.status == "no-gpu") {
         noGpu = true;
         c.status.clear();
         break;
       }
+      std::error_code ec;
       if (c.status == "usage") {
-        if (!tmp.empty()) {
-          std::error_code ec2;
-          fs::remove_all(tmp, ec2);
-        }
+        if (!tmp.empty())
+          fs::remove_all(tmp, ec);
         return reportFailure("cake tune", "cake run refused the arguments: " + c.message, UsageError);
       }
       json entry = {{"key", key},

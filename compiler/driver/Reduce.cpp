@@ -120,7 +120,8 @@ std::vector<std::pair<size_t, size_t>> deletionCandidates(const std::string &tex
   return out;
 }
 
-Reduction reduce(std::string text, const Signature &keeps, size_t maxTests) {
+Reduction reduce(std::string text, const Signature &keeps, size_t maxTests,
+                 const std::function<void(const Reduction &)> &onKept) {
   Reduction r;
   // One pass tries every candidate once, outermost first; a kept deletion changes the offsets, so the
   // pass starts again from the candidate at the same position in the new text. Passes repeat until one
@@ -137,6 +138,10 @@ Reduction reduce(std::string text, const Signature &keeps, size_t maxTests) {
         candidates = deletionCandidates(text);
         ++r.deletions;
         changed = true;
+        if (onKept) {
+          r.text = text;
+          onKept(r);
+        }
       } else {
         ++i;
       }

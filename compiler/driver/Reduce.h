@@ -47,6 +47,9 @@ std::vector<std::pair<size_t, size_t>> deletionCandidates(const std::string &tex
 /// Deletes candidates of \p text while \p keeps holds, until none can go
 /// (1-minimal for the deletions deletionCandidates offers). \p keeps must hold
 /// for \p text itself (the caller checks). At most \p maxTests tests.
-Reduction reduce(std::string text, const Signature &keeps, size_t maxTests = 100000);
+/// \p onKept, when given, sees the text after each kept deletion (a long
+/// reduction, one GPU run per test, saves its progress there).
+Reduction reduce(std::string text, const Signature &keeps, size_t maxTests = 100000,
+                 const std::function<void(const Reduction &)> &onKept = {});
 
 } // namespace cake
