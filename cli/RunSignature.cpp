@@ -11,6 +11,8 @@
 #include <memory>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unistd.h>
@@ -21,17 +23,19 @@ bool isRunCode(const std::string &code) { return code.starts_with("run.") || cod
 
 namespace {
 
-/// Whether a run's report says \p code ("run.timeout": the watchdog ended the run).
-bool reportHas(const nlohmann::json &doc, const std::string &code) {
+/// The findings of \p code a run's report holds, each as the names its message quotes (quotedNames: a
+/// hang's role and ring); "run.timeout": one, unnamed, when the watchdog ended the run.
+std::set<std::vector<std::string>> findingsIn(const nlohmann::json &doc, const std::string &code) {
+  std::set<std::vector<std::string>> out;
   if (!doc.is_object())
-    return false;
+    return out;
   if (code == "run.timeout" && doc.value("status", "") == "timeout")
-    return true;
+    out.insert({});
   if (doc.contains("diagnostics") && doc["diagnostics"].is_array())
     for (const auto &d : doc["diagnostics"])
       if (d.is_object() && d.value("code", "") == code)
-        return true;
-  return false;
+        out.insert(quotedNames(d.value("message", "")));
+  return out;
 }
 
 } // namespace
@@ -64,6 +68,10 @@ Signature keepsRun(const std::string &code, const std::string &input, std::vecto
   // a candidate with the tokens of one run before (a comment or a blank line deleted) is that program:
   // its answer is remembered, not run again
   auto seen = std::make_shared<std::map<std::string, bool>>();
+  // the finding kept is one of the first run's (the original's): the same names quoted, as keepsDiagnostic
+  // asks of the rules' findings (a hung producer of ring 'cs' in role 'load' does not become a consumer of
+  // ring 'xs' waiting for a producer the reduction deleted)
+  auto original = std::make_shared<std::optional<std::set<std::vector<std::string>>>>();
   return [=](const std::string &text) {
     if (dir->empty())
       return false;
@@ -99,7 +107,12 @@ Signature keepsRun(const std::string &code, const std::string &input, std::vecto
     buf << r.rdbuf();
     std::error_code ec;
     fs::remove(report, ec);
-    return (*seen)[tokens] = reportHas(nlohmann::json::parse(buf.str(), nullptr, false), code);
+    auto found = findingsIn(nlohmann::json::parse(buf.str(), nullptr, false), code);
+    if (!*original) {
+      *original = found;
+      return (*seen)[tokens] = !found.empty();
+    }
+    return (*seen)[tokens] = std::any_of(found.begin(), found.end(), [&](const auto &f) { return (*original)->count(f); });
   };
 }
 

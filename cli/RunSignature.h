@@ -30,7 +30,8 @@ struct RunCount {
 /// into a folder of its own holding copies of the JSON files beside \p input (the manifest that names its
 /// instantiation, its workloads; \p args resolve from the working directory as they did), checked first (a candidate with errors is not a program to run), then run as a child with --report; the
 /// report's diagnostics are searched for the code ("run.timeout": the report's status is "timeout", the
-/// watchdog ended the run). The children's runs stay out of the failure log (CAKE_LOG=0 for them).
+/// watchdog ended the run), and the finding must be one of the first run's (the original's, which the caller
+/// tests first): the same names quoted in its message (a hang: the role and the ring it waited on). The children's runs stay out of the failure log (CAKE_LOG=0 for them).
 /// With --no-verify among \p args the candidates are checked as that run checks them: the front end's errors
 /// reject one, the rules' do not. A candidate with the tokens of one run before is answered as that run
 /// was. \p count, when given, counts the runs and the answers remembered.

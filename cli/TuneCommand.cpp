@@ -1,12 +1,15 @@
 //===- TuneCommand.cpp - `cake tune` --------------------------------------===//
 //
 // `cake tune FILE --size N=V ... [-p P=V ...] [--kernel K] [--measure K]
-// [--run "ARGS"] [--db PATH] [--fresh] [--timeout S] [--format json]` (issue
-// #21): every instantiation the file's parameters allow (sema::allInstantiations;
+// [--run "ARGS"] [--db PATH] [--fresh] [--model-only] [--timeout S] [--format json]`
+// (issue #21): every instantiation the file's parameters allow (sema::allInstantiations;
 // -p holds the problem's parameters, D or elem, at one value; a file without
 // parameters is its own one) is checked and costed at the sizes (the cost
-// model: the kernel --kernel names, else the file's kernels summed). Those that check clean are ranked by the
-// prediction, and the best K (default: a fifth of them, at least one) run on
+// model: the kernel --kernel names, else the file's kernels summed). The
+// database corrects each prediction by that schedule's runs at other problems
+// (learnFromDb; --model-only: the model alone). Those that check clean are
+// ranked by the prediction, and the best K (default: a fifth of them, rounded
+// down, at least one) run on
 // the GPU, each as `cake run FILE -p P=V ... --size N=V ... --report R ARGS`
 // in a child with its own watchdog, against the workload's oracle, so a
 // candidate that computes the wrong answer is a failure, not a time. Each
@@ -53,6 +56,10 @@ struct Candidate {
   std::map<std::string, std::string> params;
   std::string rejected;             ///< the first error, when it does not check
   std::optional<double> predictedMs;
+  /// The prediction corrected by the database: times how the same schedule (the searched parameters'
+  /// values) measured against its prediction at other problems (geometric mean over \c learnedFrom runs).
+  std::optional<double> correctedMs;
+  size_t learnedFrom = 0;
   std::optional<double> measuredMs; ///< the run's median
   std::string status;               ///< "" (not run), "ok", or the run's failure ("failed", "timeout", ...)
   std::string message, device;
@@ -151,6 +158,57 @@ void runOnce(Candidate &c, const RunSetup &setup) {
   }
 }
 
+/// What the ranking sorts by: the corrected prediction, else the model's.
+std::optional<double> rankMs(const Candidate &c) { return c.correctedMs ? c.correctedMs : c.predictedMs; }
+
+/// Corrects each candidate's prediction by the database (cake tune learns from its measurements): the runs
+/// of the same file (\p ir) for the same targets and run arguments (\p run) whose searched parameters (those
+/// not in \p fixed) have the candidate's values, at another problem (other sizes, or other values of the
+/// fixed parameters: another D), each a ratio of measured to predicted time; the correction is their
+/// geometric mean. The model ranks how time scales with the problem; the runs say how far each schedule
+/// sits from the model, which the model does not see (pipeline depths it costs alike, a tile width it
+/// overrates). Measured at 7 KMeans shapes on the H200, left out one at a time: the best fifth so ranked held
+/// the exhaustive best at all 7, the model's alone at 2 (bench/results/tune_h200.md).
+void learnFromDb(std::vector<Candidate> &cands, const std::vector<json> &db, const std::string &ir,
+                 const std::string &targets, const std::string &run, const cost::Sizes &sizes,
+                 const std::vector<sema::Binding> &fixed) {
+  auto searched = [&](const std::string &name) {
+    return std::none_of(fixed.begin(), fixed.end(), [&](const sema::Binding &b) { return b.name == name; });
+  };
+  for (Candidate &c : cands) {
+    if (!c.rejected.empty() || !c.predictedMs)
+      continue;
+    double logSum = 0;
+    size_t n = 0;
+    for (const json &e : db) {
+      const json &k = e["key"];
+      if (k.value("ir", "") != ir || k.value("targets", "") != targets || k.value("run", "") != run ||
+          e.value("status", "") != "ok" || !e["ms"].is_number() || !e["predicted_ms"].is_number() ||
+          !k["params"].is_object())
+        continue;
+      const double measured = e["ms"].get<double>(), predicted = e["predicted_ms"].get<double>();
+      if (!(measured > 0) || !(predicted > 0))
+        continue;
+      bool same = true, other = k["sizes"] != json(sizes);
+      for (const auto &[name, value] : c.params) {
+        const std::string there = k["params"].value(name, "");
+        if (searched(name))
+          same = same && there == value;
+        else
+          other = other || there != value;
+      }
+      if (same && other) {
+        logSum += std::log(measured / predicted);
+        ++n;
+      }
+    }
+    if (n) {
+      c.correctedMs = *c.predictedMs * std::exp(logSum / double(n));
+      c.learnedFrom = n;
+    }
+  }
+}
+
 std::string ms(std::optional<double> v) {
   if (!v)
     return "-";
@@ -172,11 +230,14 @@ int runTune(int argc, char **argv) {
       cxxopts::value<std::vector<std::string>>())(
       "k,kernel", "The kernel to time (the model's and cake run's; default: the file's kernels, summed)",
       cxxopts::value<std::string>())(
-      "measure", "How many of the best ranked to run (default: a fifth of those that check, at least one; 0: none)",
+      "measure", "How many of the best ranked to run (default: a fifth of those that check, rounded down, at least "
+                 "one; 0: none)",
       cxxopts::value<int>())("run", "More arguments for each `cake run` (e.g. \"--workload W --reps 20\")",
                              cxxopts::value<std::string>()->default_value(""))(
       "db", "The tuning database (default <project>/.cake/tune.jsonl)", cxxopts::value<std::string>())(
       "fresh", "Run every chosen candidate, also those the database holds")(
+      "model-only", "Rank by the cost model alone (by default its predictions are corrected by the database's "
+                    "runs of the same schedules at other problems)")(
       "timeout", "Seconds one candidate's run may take", cxxopts::value<double>()->default_value("120"))(
       "limit", "At most this many instantiations", cxxopts::value<size_t>()->default_value("4096"))(
       "format", "text or json", cxxopts::value<std::string>()->default_value("text"))("h,help", "Show this help")(
@@ -232,25 +293,6 @@ int runTune(int argc, char **argv) {
     cands.push_back(costed(sm, file, std::move(inst), sizes, kernel, targets));
     cands.back().order = cands.size() - 1;
   }
-  // ranked: those that check, by the prediction (none last), then the rejected
-  std::sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
-    if (a.rejected.empty() != b.rejected.empty())
-      return a.rejected.empty();
-    if (a.predictedMs.has_value() != b.predictedMs.has_value())
-      return a.predictedMs.has_value();
-    if (a.predictedMs && *a.predictedMs != *b.predictedMs)
-      return *a.predictedMs < *b.predictedMs;
-    return a.order < b.order;
-  });
-  const size_t valid = std::count_if(cands.begin(), cands.end(), [](const Candidate &c) { return c.rejected.empty(); });
-  if (!valid) {
-    std::string why = cands.empty() ? "no instantiation" : cands.front().label + ": " + cands.front().rejected;
-    return reportFailure("cake tune", "no candidate of " + path + " checks clean (" + why + ")", InputErrors);
-  }
-  size_t measure = args.count("measure") ? size_t(std::max(0, args["measure"].as<int>()))
-                                          : std::max<size_t>(1, size_t(std::ceil(0.2 * double(valid))));
-  measure = std::min(measure, valid);
-
   // the database: earlier measurements of these candidates
   const std::string ir = hashText(text);
   std::vector<json> db;
@@ -266,6 +308,31 @@ int runTune(int argc, char **argv) {
         return &*it;
     return nullptr;
   };
+  const std::string runKey = runArgs + (kernel.empty() ? "" : " --kernel " + kernel);
+  const bool learn = !args.count("model-only");
+  if (learn)
+    learnFromDb(cands, db, ir, targets, runKey, sizes, fixed);
+  const size_t learned = std::count_if(cands.begin(), cands.end(), [](const Candidate &c) { return c.learnedFrom > 0; });
+  // ranked: those that check, by the (corrected) prediction (none last), then the rejected
+  std::sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
+    if (a.rejected.empty() != b.rejected.empty())
+      return a.rejected.empty();
+    std::optional<double> ra = rankMs(a), rb = rankMs(b);
+    if (ra.has_value() != rb.has_value())
+      return ra.has_value();
+    if (ra && *ra != *rb)
+      return *ra < *rb;
+    return a.order < b.order;
+  });
+  const size_t valid = std::count_if(cands.begin(), cands.end(), [](const Candidate &c) { return c.rejected.empty(); });
+  if (!valid) {
+    std::string why = cands.empty() ? "no instantiation" : cands.front().label + ": " + cands.front().rejected;
+    return reportFailure("cake tune", "no candidate of " + path + " checks clean (" + why + ")", InputErrors);
+  }
+  size_t measure = args.count("measure") ? size_t(std::max(0, args["measure"].as<int>()))
+                                          : std::max<size_t>(1, valid / 5);
+  measure = std::min(measure, valid);
+
   if (format == "text")
     std::cerr << "cake tune: " << cands.size() << " candidates" << (truncated ? " (the first; --limit)" : "") << ", "
               << valid << " check clean; ranked by the cost model at " << [&] {
@@ -273,7 +340,11 @@ int runTune(int argc, char **argv) {
                    for (const auto &[k, v] : sizes)
                      s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
                    return s.empty() ? std::string("no sizes") : s;
-                 }() << "; running the best " << measure << "\n";
+                 }()
+              << (learned ? ", corrected for " + std::to_string(learned) + " by the database's runs of the same "
+                                                                                 "schedules at other problems"
+                          : "")
+              << "; running the best " << measure << "\n";
 
   // the runs
   namespace fs = std::filesystem;
@@ -285,7 +356,7 @@ int runTune(int argc, char **argv) {
   bool noGpu = false;
   for (size_t i = 0; i < measure && !noGpu; ++i) {
     Candidate &c = cands[i];
-    json key = keyOf(ir, targets, sizes, c.params, runArgs + (kernel.empty() ? "" : " --kernel " + kernel));
+    json key = keyOf(ir, targets, sizes, c.params, runKey);
     if (const json *old = args.count("fresh") ? nullptr : stored(key)) {
       c.fromDb = true;
       c.status = old->value("status", "");
@@ -325,7 +396,8 @@ int runTune(int argc, char **argv) {
     if (format == "text")
       std::cerr << "[" << i + 1 << "/" << measure << "] " << c.label << ": "
                 << (c.status == "ok" ? ms(c.measuredMs) : c.status + (c.message.empty() ? "" : " (" + c.message + ")"))
-                << " (predicted " << ms(c.predictedMs) << ")" << (c.fromDb ? ", from the tuning database" : "")
+                << " (predicted " << ms(c.predictedMs) << (c.correctedMs ? ", corrected " + ms(c.correctedMs) : "")
+                << ")" << (c.fromDb ? ", from the tuning database" : "")
                 << "\n";
   }
   if (!tmp.empty()) {
@@ -350,6 +422,10 @@ int runTune(int argc, char **argv) {
       if (!c.rejected.empty())
         j["rejected"] = c.rejected;
       j["predicted_ms"] = c.predictedMs ? json(*c.predictedMs) : json();
+      if (c.correctedMs) {
+        j["corrected_ms"] = *c.correctedMs;
+        j["learned_from"] = c.learnedFrom;
+      }
       if (!c.status.empty()) {
         j["status"] = c.status;
         j["ms"] = c.measuredMs ? json(*c.measuredMs) : json();
@@ -380,6 +456,9 @@ int runTune(int argc, char **argv) {
       continue;
     }
     std::cout << "  " << rank << ". " << c.label << ": predicted " << ms(c.predictedMs);
+    if (c.correctedMs)
+      std::cout << " (" << ms(c.correctedMs) << " corrected by " << c.learnedFrom << " run"
+                << (c.learnedFrom == 1 ? "" : "s") << " at other problems)";
     if (c.status == "ok")
       std::cout << ", measured " << ms(c.measuredMs) << (c.device.empty() ? "" : " on " + c.device);
     else if (!c.status.empty())

@@ -19,8 +19,8 @@ std::vector<Diagnostic> check(const std::string &text) {
   return checkSource(sm, file).diagnostics;
 }
 
-/// The names a message quotes ('xs', 'load', 'compute'): what identifies a finding across reductions, where
-/// its counts and sizes change.
+} // namespace
+
 std::vector<std::string> quotedNames(const std::string &message) {
   std::vector<std::string> out;
   for (size_t at = message.find('\''); at != std::string::npos;) {
@@ -32,8 +32,6 @@ std::vector<std::string> quotedNames(const std::string &message) {
   }
   return out;
 }
-
-} // namespace
 
 Signature keepsDiagnostic(std::string code, const std::string &original) {
   // each error code at most as often as in the original (the kept code at least once), and the kept finding

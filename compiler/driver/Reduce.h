@@ -28,6 +28,10 @@ struct Reduction {
 /// Whether a candidate text still shows the failure.
 using Signature = std::function<bool(const std::string &text)>;
 
+/// The names a message quotes ('xs', 'load', 'compute'): what identifies a
+/// finding across reductions, where its counts, sizes and places change.
+std::vector<std::string> quotedNames(const std::string &message);
+
 /// The signature "checkSource reports a diagnostic with code \p code, and no
 /// more errors of any code than \p original has" (a deletion must not keep the
 /// code through a new failure: a ring left unbalanced by deleting its producer,

@@ -61,7 +61,7 @@ struct KernelArg {
 struct WaitSite {
   SourceRange range;   ///< the IR operation that waits
   std::string role;    ///< the waiting role
-  std::string what;    ///< "ring ab: full barrier (consumer waits for data)"
+  std::string what;    ///< "ring 'ab': full barrier (the consumer waits for data)"
 };
 
 struct LoweredKernel {

@@ -430,7 +430,7 @@ std::optional<Val> lowerMbarrierWait(Lowerer &L, const Expr &call) {
   if (!barrierOperand(L, call, bar) || !p)
     return std::nullopt;
   auto args = positionalArgs(call);
-  L.waitParity(bar, "u32(" + *p + ")", call.range, "barrier " + L.printed(*args[0]) + " (a raw mbarrier wait)");
+  L.waitParity(bar, "u32(" + *p + ")", call.range, "barrier '" + L.printed(*args[0]) + "' (a raw mbarrier wait)");
   return Val{};
 }
 

@@ -98,7 +98,7 @@ std::optional<Val> lowerProduce(Lowerer &L, const Expr &call) {
   const RingLayout &rl = layoutOf(L, *r);
   if (rl.usesBarriers)
     L.waitParity(L.barrierAddress(rl, false, t.stage), cursor(*r, true, "phase") + " ^ 1u", call.range,
-                 "ring " + r->name + ": empty barrier (the producer waits for a free slot)");
+                 "ring '" + r->name + "': empty barrier (the producer waits for a free slot)");
   if (rl.tmemColumns) // the consumers' tcgen05.ld of the slot before this unit's tcgen05.mma
     L.w.line("cake::rt::tcgen05_fence_after_thread_sync();");
   advance(L, *r, true);
@@ -152,7 +152,7 @@ std::optional<Val> lowerConsume(Lowerer &L, const Expr &call) {
   }
   Val t = token(L, *r, false);
   L.waitParity(L.barrierAddress(rl, true, t.stage), cursor(*r, false, "phase"), call.range,
-               "ring " + r->name + ": full barrier (the consumer waits for data)");
+               "ring '" + r->name + "': full barrier (the consumer waits for data)");
   if (rl.tmemColumns)
     L.w.line("cake::rt::tcgen05_fence_after_thread_sync();");
   advance(L, *r, false);
