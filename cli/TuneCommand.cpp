@@ -1,11 +1,15 @@
 //===- TuneCommand.cpp - `cake tune` --------------------------------------===//
 //
 // `cake tune FILE --size N=V ... [-p P=V ...] [--kernel K] [--measure K]
-// [--run "ARGS"] [--db PATH] [--fresh] [--model-only] [--timeout S] [--format json]`
+// [--run "ARGS"] [--db PATH] [--fresh] [--depths LO..HI|none] [--model-only] [--timeout S]
+// [--format json]`
 // (issue #21): every instantiation the file's parameters allow (sema::allInstantiations;
 // -p holds the problem's parameters, D or elem, at one value; a file without
-// parameters is its own one) is checked and costed at the sizes (the cost
-// model: the kernel --kernel names, else the file's kernels summed). The
+// parameters is its own one), for every depth of each ring written with a
+// number (--depths LO..HI: the file rewritten by the stages tactic, so the
+// GEMM, which has no parameters, is searched too), is checked and costed at
+// the sizes (the cost model: the kernel --kernel names, else the file's
+// kernels summed). The
 // database corrects each prediction by that schedule's runs at other problems
 // (learnFromDb; --model-only: the model alone). Those that check clean are
 // ranked by the prediction, and the best K (default: a fifth of them, rounded
@@ -25,6 +29,9 @@
 #include "cli/RunSignature.h"
 #include "compiler/cost/Cost.h"
 #include "compiler/driver/Check.h"
+#include "compiler/driver/Tactics.h"
+#include "compiler/sema/Model.h"
+#include "compiler/syntax/Walk.h"
 #include "compiler/syntax/Parser.h"
 #include "compiler/runner/Process.h"
 #include "compiler/target/Target.h"
@@ -33,6 +40,7 @@
 #include "formats/Input.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -54,6 +62,8 @@ struct Candidate {
   sema::Instantiation inst;
   std::string label;                ///< "D = 64, WG = 2", or "(its defaults)"
   std::map<std::string, std::string> params;
+  std::map<std::string, int64_t> rings; ///< the depths of the rings written with a number (the stages tactic's)
+  size_t text = 0;                      ///< which text it is: 0 the file's, else the ring depths rewritten
   std::string rejected;             ///< the first error, when it does not check
   std::optional<double> predictedMs;
   /// The prediction corrected by the database: times how the same schedule (the searched parameters'
@@ -67,10 +77,79 @@ struct Candidate {
   size_t order = 0; ///< allInstantiations' order, the tie-break of the ranking
 };
 
-/// The key of a measurement in the database.
-json keyOf(const std::string &ir, const std::string &targets, const cost::Sizes &sizes,
-           const std::map<std::string, std::string> &params, const std::string &runArgs) {
-  return {{"ir", ir}, {"targets", targets}, {"sizes", sizes}, {"params", params}, {"run", runArgs}};
+/// The key of a measurement in the database (with the ring depths of a file that has ring axes).
+json keyOf(const std::string &ir, const std::string &targets, const cost::Sizes &sizes, const Candidate &c,
+           const std::string &runArgs) {
+  json key = {{"ir", ir}, {"targets", targets}, {"sizes", sizes}, {"params", c.params}, {"run", runArgs}};
+  if (!c.rings.empty())
+    key["rings"] = c.rings;
+  return key;
+}
+
+/// A ring whose depth is written as a number (`stages(4)`, not `stages(CS)`, which a parameter searches):
+/// an axis of the search, rewritten by the stages tactic. Names written twice are left alone (the tactic
+/// could not tell them apart).
+struct RingAxis {
+  std::string name;
+  int64_t written = 0;
+};
+
+std::vector<RingAxis> ringAxes(const syntax::Module &m) {
+  std::map<std::string, std::optional<int64_t>> seen; // nullopt: not a number, or named twice
+  std::vector<std::string> order;
+  syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
+    auto *r = syntax::dyn_cast<syntax::RingStmt>(&s);
+    if (!r)
+      return;
+    std::optional<int64_t> depth;
+    for (const syntax::Clause &c : r->clauses)
+      if (c.name.name == "stages" && c.args.size() == 1 && c.args[0]->kind == syntax::ExprKind::Number) {
+        int64_t v = 0;
+        const std::string &t = c.args[0]->text;
+        auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+        if (ec == std::errc() && end == t.data() + t.size())
+          depth = v;
+      }
+    auto [it, fresh] = seen.emplace(r->name.name, depth);
+    if (fresh)
+      order.push_back(r->name.name);
+    else
+      it->second.reset();
+  });
+  std::vector<RingAxis> out;
+  for (const std::string &name : order)
+    if (seen[name])
+      out.push_back({name, *seen[name]});
+  return out;
+}
+
+/// Every assignment of the depths \p lo .. \p hi (and each ring's written one) to \p axes, the written
+/// assignment first; one empty assignment without axes.
+std::vector<std::map<std::string, int64_t>> depthAssignments(const std::vector<RingAxis> &axes, int64_t lo,
+                                                             int64_t hi) {
+  std::vector<std::map<std::string, int64_t>> out(1);
+  for (const RingAxis &a : axes)
+    out[0][a.name] = a.written;
+  for (const RingAxis &a : axes) {
+    std::vector<std::map<std::string, int64_t>> next;
+    for (const auto &partial : out) {
+      next.push_back(partial);
+      for (int64_t d = lo; d <= hi; ++d)
+        if (d != a.written) {
+          next.push_back(partial);
+          next.back()[a.name] = d;
+        }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string depthsLabel(const std::map<std::string, int64_t> &rings) {
+  std::string s;
+  for (const auto &[name, d] : rings)
+    s += (s.empty() ? "" : ", ") + std::string("stages ") + name + " = " + std::to_string(d);
+  return s;
 }
 
 /// \p inst checked (its first error rejects it) and costed at \p sizes: the
@@ -115,7 +194,7 @@ Candidate costed(const SourceManager &sm, FileId file, sema::Instantiation inst,
 
 /// How the candidates run: `SELF run PATH -p ... --size ... [--kernel K] --report REPORT ARGS`.
 struct RunSetup {
-  std::string self, path, kernel, report;
+  std::string self, kernel, report;
   cost::Sizes sizes;
   std::vector<std::string> args;
   double timeout = 120;
@@ -124,8 +203,8 @@ struct RunSetup {
 /// Runs \p c in a child and reads its report into it: "ok" with the median,
 /// or the run's status ("failed", "timeout", "no-gpu", "usage", ...) and
 /// message.
-void runOnce(Candidate &c, const RunSetup &setup) {
-  std::vector<std::string> argv = {setup.self, "run", setup.path};
+void runOnce(Candidate &c, const RunSetup &setup, const std::string &path) {
+  std::vector<std::string> argv = {setup.self, "run", path};
   for (const auto &[k, v] : c.params)
     argv.insert(argv.end(), {"-p", k + "=" + v});
   for (const auto &[k, v] : setup.sizes)
@@ -189,7 +268,8 @@ void learnFromDb(std::vector<Candidate> &cands, const std::vector<json> &db, con
       const double measured = e["ms"].get<double>(), predicted = e["predicted_ms"].get<double>();
       if (!(measured > 0) || !(predicted > 0))
         continue;
-      bool same = true, other = k["sizes"] != json(sizes);
+      bool same = k.value("rings", json::object()) == (c.rings.empty() ? json::object() : json(c.rings)),
+           other = k["sizes"] != json(sizes);
       for (const auto &[name, value] : c.params) {
         const std::string there = k["params"].value(name, "");
         if (searched(name))
@@ -236,6 +316,8 @@ int runTune(int argc, char **argv) {
                              cxxopts::value<std::string>()->default_value(""))(
       "db", "The tuning database (default <project>/.cake/tune.jsonl)", cxxopts::value<std::string>())(
       "fresh", "Run every chosen candidate, also those the database holds")(
+      "depths", "The depths each ring written with a number (stages(4)) is searched over, LO..HI (its own is "
+                "kept among them), or none", cxxopts::value<std::string>()->default_value("2..6"))(
       "model-only", "Rank by the cost model alone (by default its predictions are corrected by the database's "
                     "runs of the same schedules at other problems)")(
       "timeout", "Seconds one candidate's run may take", cxxopts::value<double>()->default_value("120"))(
@@ -287,11 +369,60 @@ int runTune(int argc, char **argv) {
     return reportFailure("cake tune", path + " does not parse; fix its syntax errors first (cake check)", InputErrors);
   bool truncated = false;
   std::vector<sema::Instantiation> insts = sema::allInstantiations(module, args["limit"].as<size_t>(), &truncated, fixed);
+  // the ring depths written as numbers are axes too: each assignment is the file rewritten by the stages
+  // tactic (checked again; a refused one is one rejected candidate), then every instantiation of it
+  std::vector<RingAxis> axes = ringAxes(module);
+  int64_t lo = 0, hi = -1;
+  if (std::string d = args["depths"].as<std::string>(); d != "none") {
+    size_t dots = d.find("..");
+    auto num = [](std::string_view t, int64_t &v) {
+      auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+      return ec == std::errc() && end == t.data() + t.size();
+    };
+    if (dots == std::string::npos || !num(std::string_view(d).substr(0, dots), lo) ||
+        !num(std::string_view(d).substr(dots + 2), hi) || lo < 1 || hi < lo || hi > sema::kMaxStages)
+      return reportFailure("cake tune",
+                           "--depths takes LO..HI with 1 <= LO <= HI <= " + std::to_string(sema::kMaxStages) +
+                               ", or none, not '" + d + "'",
+                           UsageError);
+  }
+  std::vector<std::string> texts = {text};
+  std::vector<FileId> files = {file};
   std::vector<Candidate> cands;
   std::string targets;
-  for (sema::Instantiation &inst : insts) {
-    cands.push_back(costed(sm, file, std::move(inst), sizes, kernel, targets));
-    cands.back().order = cands.size() - 1;
+  for (const auto &depths : depthAssignments(axes, lo, hi)) {
+    std::string t = text, refusal;
+    for (const RingAxis &a : axes)
+      if (depths.at(a.name) != a.written) {
+        auto r = applyTactic(path, t, "stages", {{"ring", a.name}, {"to", std::to_string(depths.at(a.name))}});
+        if (!r) {
+          refusal = r.error().message;
+          break;
+        }
+        t = std::move(r->text);
+      }
+    if (!refusal.empty()) {
+      Candidate c;
+      c.rings = depths;
+      c.label = depthsLabel(depths);
+      c.rejected = refusal;
+      c.order = cands.size();
+      cands.push_back(std::move(c));
+      continue;
+    }
+    if (t != text) {
+      texts.push_back(t);
+      files.push_back(sm.addBuffer(path, texts.back()));
+    }
+    for (const sema::Instantiation &inst : insts) {
+      cands.push_back(costed(sm, t == text ? file : files.back(), inst, sizes, kernel, targets));
+      Candidate &c = cands.back();
+      c.order = cands.size() - 1;
+      c.text = t == text ? 0 : texts.size() - 1;
+      c.rings = depths;
+      if (!depths.empty())
+        c.label = (c.label == "(its defaults)" ? "" : c.label + ", ") + depthsLabel(depths);
+    }
   }
   // the database: earlier measurements of these candidates
   const std::string ir = hashText(text);
@@ -352,11 +483,24 @@ int runTune(int argc, char **argv) {
   char tmpl[] = "/tmp/cake-tune-XXXXXX";
   const std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
   const std::string report = tmp.empty() ? "" : (fs::path(tmp) / "report.json").string();
-  RunSetup setup{self, path, kernel, report, sizes, splitArgs(runArgs), args["timeout"].as<double>()};
+  RunSetup setup{self, kernel, report, sizes, splitArgs(runArgs), args["timeout"].as<double>()};
+  // a rewritten text runs from the temporary folder under the file's name, written once
+  std::map<size_t, std::string> written;
+  auto pathOf = [&](size_t t) -> std::string {
+    if (t == 0 || tmp.empty())
+      return path;
+    auto [it, fresh] = written.emplace(t, (fs::path(tmp) / std::to_string(t) / fs::path(path).filename()).string());
+    if (fresh) {
+      std::error_code ec;
+      fs::create_directories(fs::path(it->second).parent_path(), ec);
+      std::ofstream(it->second, std::ios::trunc) << texts[t];
+    }
+    return it->second;
+  };
   bool noGpu = false;
   for (size_t i = 0; i < measure && !noGpu; ++i) {
     Candidate &c = cands[i];
-    json key = keyOf(ir, targets, sizes, c.params, runKey);
+    json key = keyOf(ir, targets, sizes, c, runKey);
     if (const json *old = args.count("fresh") ? nullptr : stored(key)) {
       c.fromDb = true;
       c.status = old->value("status", "");
@@ -365,7 +509,7 @@ int runTune(int argc, char **argv) {
       c.message = old->value("message", "");
       c.device = old->value("device", "");
     } else {
-      runOnce(c, setup);
+      runOnce(c, setup, pathOf(c.text));
       // no GPU, or arguments cake run refuses: every candidate would fail the same, so none is recorded
       if (c.status == "no-gpu") {
         noGpu = true;
@@ -408,17 +552,24 @@ int runTune(int argc, char **argv) {
   for (const Candidate &c : cands)
     if (c.status == "ok" && c.measuredMs && (!best || *c.measuredMs < *best->measuredMs))
       best = &c;
-  auto bindings = [](const Candidate &c) {
+  // how to build the best: its bindings, and the stages tactic for each ring depth it changed
+  auto bindings = [&](const Candidate &c) {
     std::string s;
     for (const auto &[k, v] : c.params)
       s += (s.empty() ? "" : " ") + std::string("-p ") + k + "=" + v;
-    return s;
+    for (const RingAxis &a : axes)
+      if (c.rings.count(a.name) && c.rings.at(a.name) != a.written)
+        s += (s.empty() ? "" : "; ") + std::string("cake tactic apply ") + path + " --tactic stages --arg ring=" +
+             a.name + " --arg to=" + std::to_string(c.rings.at(a.name));
+    return s.empty() ? std::string("the file as written") : s;
   };
 
   if (format == "json") {
     json out = {{"file", path}, {"sizes", sizes}, {"db", dbPath}, {"gpu", !noGpu}, {"candidates", json::array()}};
     for (const Candidate &c : cands) {
       json j = {{"label", c.label}, {"params", c.params}};
+      if (!c.rings.empty())
+        j["rings"] = c.rings;
       if (!c.rejected.empty())
         j["rejected"] = c.rejected;
       j["predicted_ms"] = c.predictedMs ? json(*c.predictedMs) : json();
@@ -437,6 +588,8 @@ int runTune(int argc, char **argv) {
       out["candidates"].push_back(std::move(j));
     }
     out["best"] = best ? json{{"label", best->label}, {"params", best->params}, {"ms", *best->measuredMs}} : json();
+    if (best && !best->rings.empty())
+      out["best"]["rings"] = best->rings;
     std::cout << out.dump(2) << "\n";
     return Success;
   }
