@@ -4,6 +4,10 @@
 //   cake dispatch explain MANIFEST --shape op=assign,dtype=bf16,B=1,N=4096,K=16384,D=64 [--sms 132]
 //     which instantiation the library's dispatcher chooses and why, rule by rule (the same
 //     library::dispatch libcake_kmeans runs, so the answers agree);
+//     With --db PATH (a tuning database; --tuned: the project's), also what cake tune
+//     measured of the chosen file at the sizes the library derives: the chosen instantiation's
+//     time and the fastest schedule measured there, so a manifest whose rule picks a slower
+//     schedule than one measured says so;
 //   cake dispatch list MANIFEST
 //     the instantiations, one per line: name, source, workload, target, kPad, parameters.
 //
@@ -11,8 +15,16 @@
 #include "cli/Commands.h"
 #include "cli/Options.h"
 #include "compiler/target/Target.h"
+#include "formats/FailureLog.h"
+#include "formats/Input.h"
 #include "formats/Manifest.h"
+#include "formats/TuneDb.h"
+#include "compiler/syntax/Parser.h"
 
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
@@ -25,6 +37,108 @@ int usage(const std::string &message) {
   return UsageError;
 }
 
+/// Every parameter of the file at \p text with its value in \p instance: the instance's binding, else the
+/// file's default (the bindings cake tune records).
+std::map<std::string, std::string> bindingsOf(const std::string &path, const std::string &text,
+                                              const library::Instance &instance) {
+  SourceManager sm;
+  FileId file = sm.addBuffer(path, text);
+  std::vector<Diagnostic> ignored;
+  syntax::Module m = syntax::parse(sm, file, ignored);
+  std::map<std::string, std::string> out;
+  for (const syntax::StmtPtr &s : m.items.stmts)
+    if (auto *p = syntax::dyn_cast<syntax::ParamDecl>(s.get()); p && p->defaultValue)
+      out[p->name.name] = std::string(text.substr(p->defaultValue->range.begin, p->defaultValue->range.size()));
+  for (const sema::Binding &b : instance.params)
+    out[b.name] = b.value;
+  return out;
+}
+
+/// What the tuning database at \p db measured of \p source at problem \p p (its IR as it is now): the
+/// chosen instantiation's time and the fastest measured schedule. A run is at the problem when each size it
+/// bound that the problem or the library's derived \p sizes name has that value (and one at least does);
+/// sizes neither names (the library derives them too: KMeans' padded KP) are not compared.
+void explainTuned(const std::string &db, const std::string &source, const library::Instance &chosen,
+                  const library::Problem &p, const std::vector<std::pair<std::string, int64_t>> &sizes) {
+  std::string text;
+  if (auto read = readInput(source, text); !read) {
+    std::cout << "tuning database: " << read.error().message << "\n";
+    return;
+  }
+  if (std::error_code ec; !std::filesystem::exists(db, ec)) {
+    std::cout << "tuning database: " << db << " does not exist (cake tune " << source << " writes it)\n";
+    return;
+  }
+  const std::string ir = formats::hashText(text);
+  std::map<std::string, int64_t> want(sizes.begin(), sizes.end());
+  for (const auto &[name, value] : p.values) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+    if (ec == std::errc() && end == value.data() + value.size())
+      want.emplace(name, v);
+  }
+  const std::map<std::string, std::string> mine = bindingsOf(source, text, chosen);
+  const nlohmann::ordered_json *best = nullptr, *chosenRun = nullptr;
+  size_t runs = 0;
+  const std::vector<nlohmann::ordered_json> entries = formats::readTuneDb(db); // best and chosenRun point into it
+  for (const nlohmann::ordered_json &e : entries) {
+    const auto &k = e["key"];
+    // the sizes the library derives may hold more than the file's (the manifest's own): those a run bound
+    // must agree, and every one it bound must be derived
+    if (k.value("ir", "") != ir || !k["sizes"].is_object() || e.value("status", "") != "ok" || !e["ms"].is_number())
+      continue;
+    bool same = true;
+    size_t compared = 0;
+    for (const auto &[name, value] : k["sizes"].items())
+      if (auto it = want.find(name); it != want.end()) {
+        ++compared;
+        same = same && value.is_number_integer() && value.get<int64_t>() == it->second;
+      }
+    if (!same || !compared)
+      continue;
+    ++runs;
+    if (!best || e["ms"].get<double>() < (*best)["ms"].get<double>())
+      best = &e;
+    bool isChosen = k.value("rings", nlohmann::ordered_json::object()).empty();
+    for (const auto &[name, value] : mine)
+      isChosen = isChosen && k["params"].value(name, "") == value;
+    if (isChosen && (!chosenRun || e.value("time", 0) > chosenRun->value("time", 0)))
+      chosenRun = &e; // the newest run of it
+  }
+  auto label = [](const nlohmann::ordered_json &e) {
+    std::string s;
+    for (const auto &[name, value] : e["key"]["params"].items())
+      s += (s.empty() ? "" : ", ") + name + " = " + value.get<std::string>();
+    if (e["key"].contains("rings"))
+      for (const auto &[name, value] : e["key"]["rings"].items())
+        s += (s.empty() ? "" : ", ") + std::string("stages ") + name + " = " + std::to_string(value.get<int64_t>());
+    return s.empty() ? std::string("the file as written") : s;
+  };
+  std::ostringstream ms;
+  ms << std::setprecision(4);
+  if (!runs) {
+    std::cout << "tuning database (" << db << "): no run of " << source << " as it is now at these sizes (cake tune "
+              << source << " --size ... measures them)\n";
+    return;
+  }
+  std::cout << "tuning database (" << db << "): " << runs << " run" << (runs == 1 ? "" : "s") << " of " << source
+            << " at these sizes; ";
+  if (chosenRun)
+    ms << "the chosen instantiation measured " << (*chosenRun)["ms"].get<double>() << " ms";
+  else
+    ms << "the chosen instantiation was not measured";
+  ms << "; the fastest: " << label(*best) << ", " << (*best)["ms"].get<double>() << " ms";
+  if (chosenRun == best || (chosenRun && (*chosenRun)["ms"] == (*best)["ms"]))
+    ms << " (the chosen one)";
+  else if (chosenRun) {
+    // under 3%: the runs' noise as often as not (bench/results/tune_h200.md), and the tuner's own bar
+    const double less = 100.0 * (1.0 - (*best)["ms"].get<double>() / (*chosenRun)["ms"].get<double>());
+    ms << " (" << std::setprecision(2) << less << "% less than the chosen"
+       << (less < 3 ? ": within 3%, no case for another choice)" : ": a case for the manifest's rules)");
+  }
+  std::cout << ms.str() << "\n";
+}
+
 } // namespace
 
 int runDispatch(int argc, char **argv) {
@@ -35,6 +149,8 @@ int runDispatch(int argc, char **argv) {
                   cxxopts::value<std::vector<std::string>>())(
       "sms", "The GPU's SM count (default: the H200's, which the rules were fitted on)", cxxopts::value<int>())(
       "cc", "The GPU's compute capability, 10 x major + minor (default: any)", cxxopts::value<int>())(
+      "db", "explain: also what this tuning database measured at the problem", cxxopts::value<std::string>())(
+      "tuned", "explain: also what the project's tuning database (.cake/tune.jsonl) measured at the problem")(
       "h,help", "Show this help")("action", "explain or list", cxxopts::value<std::string>())(
       "manifest", "The manifest (*.manifest.json)", cxxopts::value<std::string>());
   o.parse_positional({"action", "manifest"});
@@ -102,6 +218,13 @@ int runDispatch(int argc, char **argv) {
     for (const auto &[name, value] : *sizes)
       std::cout << " " << name << " = " << value;
     std::cout << "\n";
+  }
+  if (args.count("db") || args.count("tuned")) {
+    const std::string source = m.sourcePath(*d.chosen);
+    std::string db = args.count("db") ? args["db"].as<std::string>() : formats::tuneDbPathFor(source);
+    if (db.empty())
+      return usage(source + " is in no project (no .git or .cake above it): give --db PATH");
+    explainTuned(db, source, *d.chosen, p, *sizes);
   }
   return Success;
 }

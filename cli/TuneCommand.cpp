@@ -38,6 +38,7 @@
 #include "formats/CostSupport.h"
 #include "formats/FailureLog.h"
 #include "formats/Input.h"
+#include "formats/TuneDb.h"
 
 #include <algorithm>
 #include <charconv>
@@ -77,13 +78,10 @@ struct Candidate {
   size_t order = 0; ///< allInstantiations' order, the tie-break of the ranking
 };
 
-/// The key of a measurement in the database (with the ring depths of a file that has ring axes).
+/// The key of \p c's measurement in the database (formats/TuneDb.h).
 json keyOf(const std::string &ir, const std::string &targets, const cost::Sizes &sizes, const Candidate &c,
            const std::string &runArgs) {
-  json key = {{"ir", ir}, {"targets", targets}, {"sizes", sizes}, {"params", c.params}, {"run", runArgs}};
-  if (!c.rings.empty())
-    key["rings"] = c.rings;
-  return key;
+  return formats::tuneKey(ir, targets, sizes, c.params, c.rings, runArgs);
 }
 
 /// A ring whose depth is written as a number (`stages(4)`, not `stages(CS)`, which a parameter searches):
@@ -352,13 +350,11 @@ int runTune(int argc, char **argv) {
   if (auto error = readInput(path, text); !error)
     return reportFailure("cake tune", error.error().message, UsageError);
   std::string dbPath = args.count("db") ? args["db"].as<std::string>() : "";
-  if (dbPath.empty()) {
-    std::string dir = projectDataDir(path);
-    if (dir.empty())
-      return reportFailure("cake tune", path + " is in no project (no .git or .cake above it): give --db PATH",
-                           UsageError);
-    dbPath = (std::filesystem::path(dir) / "tune.jsonl").string();
-  }
+  if (dbPath.empty())
+    dbPath = formats::tuneDbPathFor(path);
+  if (dbPath.empty())
+    return reportFailure("cake tune", path + " is in no project (no .git or .cake above it): give --db PATH",
+                         UsageError);
 
   // the candidates, checked and costed
   SourceManager sm;
@@ -426,13 +422,7 @@ int runTune(int argc, char **argv) {
   }
   // the database: earlier measurements of these candidates
   const std::string ir = hashText(text);
-  std::vector<json> db;
-  {
-    std::ifstream in(dbPath);
-    for (std::string line; std::getline(in, line);)
-      if (json j = json::parse(line, nullptr, false); j.is_object() && j.contains("key"))
-        db.push_back(std::move(j));
-  }
+  std::vector<json> db = formats::readTuneDb(dbPath);
   auto stored = [&](const json &key) -> const json * {
     for (auto it = db.rbegin(); it != db.rend(); ++it)
       if ((*it)["key"] == key)

@@ -74,7 +74,9 @@ def main():
         sys.exit(__doc__)
     cake, update_measured = sys.argv[1], "--update-measured" in sys.argv[2:]
     update = update_measured or "--update" in sys.argv[2:]
-    files = sorted(p.relative_to(ROOT).as_posix() for d in ("kernels", "bench") for p in (ROOT / d).rglob("*.cake"))
+    # bench/results holds records (a reduced program a device run kept), not sources
+    files = sorted(p.relative_to(ROOT).as_posix() for d in ("kernels", "bench") for p in (ROOT / d).rglob("*.cake")
+                   if not p.is_relative_to(ROOT / "bench" / "results"))
     if not files:
         sys.exit("emit_goldens: no kernels found")
     insts = instantiations()
