@@ -12,10 +12,13 @@
 //   median error passes --max-error (or a run's passes the mispredict
 //   threshold), a results file `cake calibrate --from` refits, and the error
 //   per family before and after that refit.
+// - Tactics: edits of one schedule axis that the tuning database measured
+//   faster at every problem, at --min problems or more (cli/EvolveTactics.h).
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
+#include "cli/EvolveTactics.h"
 #include "cli/RunSignature.h"
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Corpus.h"
@@ -25,6 +28,7 @@
 #include "formats/CostSupport.h"
 #include "formats/FailureLog.h"
 #include "formats/Input.h"
+#include "formats/TuneDb.h"
 
 #include <algorithm>
 #include <cxxopts.hpp>
@@ -160,7 +164,8 @@ int runEvolve(int argc, char **argv) {
   cxxopts::Options o("cake evolve",
                      "Proposals from the project's failure log: for each rule code that recurs, the newest failing "
                      "program reduced to a minimal one that keeps the code, with the evidence; a cost-model "
-                     "calibration when the logged runs' times disagree with it.\nUsage:\n  cake "
+                     "calibration when the logged runs' times disagree with it; the edits the tuning database measured faster at "
+                     "every problem, as tactics.\nUsage:\n  cake "
                      "evolve [OPTION...]");
   o.add_options()("log", "The log file (default: the project's, from the working directory)",
                   cxxopts::value<std::string>())("min", "Failures that make a code recur",
@@ -171,6 +176,8 @@ int runEvolve(int argc, char **argv) {
       "run-timeout", "Seconds one candidate's run may take", cxxopts::value<double>()->default_value("600"))(
       "max-error", "A calibration is proposed when the cost model's median error on the logged runs passes this",
       cxxopts::value<double>()->default_value("0.15"))(
+      "tune-db", "The tuning database whose measured edits become tactic proposals (default: the project's)",
+      cxxopts::value<std::string>())(
       "h,help", "Show this help");
   cxxopts::ParseResult args;
   if (auto done = parseCommandLine(o, argc, argv, args))
@@ -309,6 +316,9 @@ int runEvolve(int argc, char **argv) {
     ++proposals;
   }
   proposals += calibrationProposal(*events, log, out, args["max-error"].as<double>());
+  const std::string db = args.count("tune-db") ? args["tune-db"].as<std::string>() : formats::tuneDbPathFor("-");
+  if (!db.empty())
+    proposals += tacticProposals(db, out, args["min"].as<size_t>());
   std::cout << proposals << " proposals (" << out.string() << ")\n";
   return Success;
 }

@@ -430,6 +430,9 @@ int runTune(int argc, char **argv) {
     return nullptr;
   };
   const std::string runKey = runArgs + (kernel.empty() ? "" : " --kernel " + kernel);
+  json heldNames = json::array(); // the problem's parameters (-p): cake evolve compares schedules, not problems
+  for (const sema::Binding &b : fixed)
+    heldNames.push_back(b.name);
   const bool learn = !args.count("model-only");
   if (learn)
     learnFromDb(cands, db, ir, targets, runKey, sizes, fixed);
@@ -518,6 +521,7 @@ int runTune(int argc, char **argv) {
                                  std::chrono::system_clock::now().time_since_epoch())
                                  .count()},
                     {"predicted_ms", c.predictedMs ? json(*c.predictedMs) : json()},
+                    {"held", heldNames},
                     {"ms", c.measuredMs ? json(*c.measuredMs) : json()},
                     {"status", c.status},
                     {"message", c.message},

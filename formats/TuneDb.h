@@ -4,10 +4,12 @@
 // in <project>/.cake/tune.jsonl:
 //   {"key": {"ir": HASH, "targets": "sm_90a,...", "sizes": {...}, "params": {...},
 //            "run": "ARGS of cake run", ["rings": {NAME: depth}]},
-//    "file": PATH, "time": UNIX, "predicted_ms": X, "ms": Y, "status": "ok" | ..., "message", "device"}
+//    "file": PATH, "time": UNIX, "predicted_ms": X, "held": [the parameters -p held], "ms": Y,
+//    "status": "ok" | ..., "message", "device"}
 // Written by cake tune (cli/TuneCommand.cpp), read by it (a tune resumes, and
 // learns each schedule's distance from the model) and by `cake dispatch
-// explain --db` (what was measured at the problem the dispatcher chose for).
+// explain --db` (what was measured at the problem the dispatcher chose for)
+// and `cake evolve` (edits that repeatedly improved measured time: cli/EvolveTactics.h).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
