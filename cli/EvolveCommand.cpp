@@ -13,12 +13,14 @@
 //   threshold), a results file `cake calibrate --from` refits, and the error
 //   per family before and after that refit.
 // - Tactics: edits of one schedule axis that the tuning database measured
-//   faster at every problem, at --min problems or more (cli/EvolveTactics.h).
+//   faster at every problem, at --min problems or more (EvolveTactics.cpp).
+// - Primitives: the escape hatches that --min kernels or more of --sources
+//   (default: the files the log names) use alike (EvolvePrimitives.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
-#include "cli/EvolveTactics.h"
+#include "cli/EvolveProposals.h"
 #include "cli/RunSignature.h"
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Corpus.h"
@@ -165,7 +167,7 @@ int runEvolve(int argc, char **argv) {
                      "Proposals from the project's failure log: for each rule code that recurs, the newest failing "
                      "program reduced to a minimal one that keeps the code, with the evidence; a cost-model "
                      "calibration when the logged runs' times disagree with it; the edits the tuning database measured faster at "
-                     "every problem, as tactics.\nUsage:\n  cake "
+                     "every problem, as tactics; escape-hatch patterns that recur across kernels, as primitives.\nUsage:\n  cake "
                      "evolve [OPTION...]");
   o.add_options()("log", "The log file (default: the project's, from the working directory)",
                   cxxopts::value<std::string>())("min", "Failures that make a code recur",
@@ -178,6 +180,8 @@ int runEvolve(int argc, char **argv) {
       cxxopts::value<double>()->default_value("0.15"))(
       "tune-db", "The tuning database whose measured edits become tactic proposals (default: the project's)",
       cxxopts::value<std::string>())(
+      "sources", "Files or folders (their .cake files) searched for escape-hatch patterns (default: the files "
+                 "the log names)", cxxopts::value<std::vector<std::string>>())(
       "h,help", "Show this help");
   cxxopts::ParseResult args;
   if (auto done = parseCommandLine(o, argc, argv, args))
@@ -319,6 +323,25 @@ int runEvolve(int argc, char **argv) {
   const std::string db = args.count("tune-db") ? args["tune-db"].as<std::string>() : formats::tuneDbPathFor("-");
   if (!db.empty())
     proposals += tacticProposals(db, out, args["min"].as<size_t>());
+  std::vector<std::string> sources;
+  if (args.count("sources")) {
+    for (const std::string &s : args["sources"].as<std::vector<std::string>>())
+      if (std::filesystem::is_directory(s, ec)) {
+        for (const auto &entry : std::filesystem::recursive_directory_iterator(s, ec))
+          if (entry.path().extension() == ".cake")
+            sources.push_back(entry.path().string());
+      } else {
+        sources.push_back(s);
+      }
+    std::sort(sources.begin(), sources.end());
+  } else {
+    std::set<std::string> named;
+    for (const formats::LogEvent &e : *events)
+      if (!e.file.empty() && std::filesystem::exists(e.file, ec))
+        named.insert(e.file);
+    sources.assign(named.begin(), named.end());
+  }
+  proposals += primitiveProposals(sources, out, args["min"].as<size_t>());
   std::cout << proposals << " proposals (" << out.string() << ")\n";
   return Success;
 }

@@ -9,7 +9,7 @@
 // --min problems or more, is proposed.
 //
 //===----------------------------------------------------------------------===//
-#include "cli/EvolveTactics.h"
+#include "cli/EvolveProposals.h"
 
 #include "compiler/driver/Tactics.h"
 #include "compiler/syntax/Parser.h"

@@ -155,6 +155,20 @@ const OpInfo *findRingOp(std::string_view member) {
   return nullptr;
 }
 
+bool isEscapeHatch(OpId id) {
+  switch (id) {
+  case OpId::BarSyncId:
+  case OpId::BarArriveId:
+  case OpId::CpAsyncArrive:
+  case OpId::CpAsyncCommit:
+  case OpId::CpAsyncWait:
+  case OpId::Tcgen05Commit:
+    return true;
+  default:
+    return id != OpId::None && opInfo(id).cls == OpClass::Mbarrier;
+  }
+}
+
 bool isOpFamily(std::string_view family) {
   // Rows of one family are contiguous and start with "family."; search for
   // that prefix in a stack buffer (no allocation).

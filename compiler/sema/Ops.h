@@ -141,6 +141,13 @@ const OpInfo *findRingOp(std::string_view member);
 /// Whether \p family ("tma", "wgmma", ...) is the family of some operation.
 bool isOpFamily(std::string_view family);
 
+/// Whether \p id is an escape hatch (language.md section 9): raw synchronization
+/// the author states and the verifier checks, where a ring or a derived
+/// barrier would derive it: the raw mbarrier operations, named barriers by id,
+/// cp.async's raw groups and tcgen05.commit. `cake evolve` proposes primitives
+/// from the patterns of them that recur across kernels.
+bool isEscapeHatch(OpId id);
+
 /// Number of positional operands \p op accepts (SIZE_MAX when variadic).
 size_t maxOperands(const OpInfo &op);
 /// Whether positional operand \p index (clamped to the last for variadic

@@ -49,6 +49,19 @@ TEST(Ops, FindOp) {
   EXPECT_EQ(findOp("TMA.LOAD"), nullptr);
 }
 
+// The escape hatches are language.md section 9's: raw mbarriers, barrier ids, cp.async's raw groups and
+// tcgen05.commit; what rings and derived barriers lower to is not one.
+TEST(Ops, EscapeHatchesAreSectionNine) {
+  for (const char *name : {"mbarrier.wait", "mbarrier.arrive", "mbarrier.arrive_expect_tx", "mbarrier.expect_tx",
+                           "mbarrier.try_wait", "bar.sync_id", "bar.arrive_id", "cp.async_commit", "cp.async_wait",
+                           "cp.async_arrive", "tcgen05.commit"})
+    EXPECT_TRUE(isEscapeHatch(findOp(name)->id)) << name;
+  for (const char *name : {"bar.sync", "bar.arrive", "cp.async", "tma.load", "ring.produce", "ring.release",
+                           "wgmma.wait", "cluster.sync", "tcgen05.mma"})
+    EXPECT_FALSE(isEscapeHatch(findOp(name)->id)) << name;
+  EXPECT_FALSE(isEscapeHatch(OpId::None));
+}
+
 TEST(Ops, OperandCounts) {
   EXPECT_EQ(maxOperands(op("tma.load")), 2u);
   EXPECT_EQ(op("tma.load").minOperands, 2);
