@@ -27,27 +27,27 @@ namespace cake::cli {
 namespace {
 
 /// The primitive that already says what \p op does, or "" (language.md's sections).
-std::string nearestPrimitive(std::string_view op) {
-  if (op.rfind("mbarrier.", 0) == 0)
+std::string nearestPrimitive(sema::OpId op) {
+  if (sema::opInfo(op).cls == sema::OpClass::Mbarrier)
     return "a ring (language.md 4): produce, commit, consume and release carry the same arrive, expect-tx and wait, "
            "and the compiler derives the phases and byte counts the raw barrier leaves to the author";
-  if (op == "bar.sync_id" || op == "bar.arrive_id")
+  if (op == sema::OpId::BarSyncId || op == sema::OpId::BarArriveId)
     return "bar.sync / bar.arrive over roles (language.md 10.12): the compiler derives the barrier id and the "
            "thread count";
-  if (op.rfind("cp.async_", 0) == 0)
+  if (op == sema::OpId::CpAsyncCommit || op == sema::OpId::CpAsyncWait || op == sema::OpId::CpAsyncArrive)
     return "a ring whose producer copies with cp.async (language.md 4): the ring commits and waits the groups";
   return "";
 }
 
 struct Use {
   std::string file, kernel;
-  std::map<std::string, std::vector<unsigned>> lines; ///< op -> the lines it is called on
+  std::map<sema::OpId, std::vector<unsigned>> lines; ///< op -> the lines it is called on
 };
 
 } // namespace
 
 size_t primitiveProposals(const std::vector<std::string> &files, const std::filesystem::path &out, size_t minKernels) {
-  std::map<std::set<std::string>, std::vector<Use>> patterns;
+  std::map<std::set<sema::OpId>, std::vector<Use>> patterns;
   std::map<std::string, size_t> errorsOf; // file -> errors of its check
   for (const std::string &path : files) {
     std::string text;
@@ -65,11 +65,11 @@ size_t primitiveProposals(const std::vector<std::string> &files, const std::file
       syntax::forEachCall(k->body, [&](const syntax::Expr &call) {
         const sema::OpInfo *op = sema::findOp(sema::calleeName(call));
         if (op && sema::isEscapeHatch(op->id))
-          use.lines[std::string(op->name)].push_back(sm.lineColumn(file, call.range.begin).line);
+          use.lines[op->id].push_back(sm.lineColumn(file, call.range.begin).line);
       });
       if (use.lines.empty())
         continue;
-      std::set<std::string> ops;
+      std::set<sema::OpId> ops;
       for (const auto &[op, at] : use.lines)
         ops.insert(op);
       patterns[ops].push_back(std::move(use));
@@ -89,8 +89,8 @@ size_t primitiveProposals(const std::vector<std::string> &files, const std::file
     if (clean < minKernels)
       continue;
     std::string name, list;
-    for (const std::string &op : ops) {
-      std::string part = op;
+    for (sema::OpId id : ops) {
+      std::string op(sema::opIdName(id)), part = op;
       for (char &c : part)
         if (c == '.')
           c = '_';
@@ -104,7 +104,7 @@ size_t primitiveProposals(const std::vector<std::string> &files, const std::file
     for (const Use &u : uses) {
       std::string where;
       for (const auto &[op, at] : u.lines) {
-        where += (where.empty() ? "" : "; ") + op + " at";
+        where += (where.empty() ? "" : "; ") + std::string(sema::opIdName(op)) + " at";
         for (unsigned line : at)
           where += " " + std::to_string(line);
       }
@@ -121,11 +121,11 @@ size_t primitiveProposals(const std::vector<std::string> &files, const std::file
     md << "The nearest primitives:\n\n";
     bool none = true;
     std::map<std::string, std::string> byPrimitive; // the suggestion -> the operations it covers
-    for (const std::string &op : ops) {
+    for (sema::OpId op : ops) {
       std::string near = nearestPrimitive(op);
       none = none && near.empty();
       std::string &covered = byPrimitive[near.empty() ? "none says it yet: the case for a new one" : near];
-      covered += (covered.empty() ? "`" : ", `") + op + "`";
+      covered += (covered.empty() ? "`" : ", `") + std::string(sema::opIdName(op)) + "`";
     }
     for (const auto &[near, covered] : byPrimitive)
       md << "- " << covered << ": " << near << "\n";
