@@ -6,6 +6,9 @@
 // times. A kernel whose name contains "hang" never finishes: stream and event
 // queries answer CUDA_ERROR_NOT_READY forever, which is how the runner's
 // timeout and `cake run`'s exit code 3 are tested on a machine without a GPU.
+// With CAKE_FAKE_HANG_SITE=N such a launch also fills the run's hang record
+// (the 40-byte mapped host allocation `cake run --watch-hangs` makes) as a
+// watched wait at site N would, so run.hang and what it names are tested too.
 //
 // Loaded by `cake run` through CAKE_LIBCUDA (tests/lit/runner/fake-driver.test),
 // and by libcake_kmeans.so in its host-path test (tests/unit/KMeansLibTest.cpp):
@@ -28,6 +31,7 @@
 namespace {
 
 std::atomic<bool> hung{false};
+void *hangRecord = nullptr; // the newest mapped host allocation the size of cake::rt::HangRecord
 std::atomic<int> eventsTimed{0};
 
 struct FakeModule {
@@ -205,8 +209,16 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction) {
 CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
 
 static CUresult launch(CUfunction f) {
-  if (reinterpret_cast<FakeFunction *>(f)->name.find("hang") != std::string::npos)
-    hung = true;
+  if (reinterpret_cast<FakeFunction *>(f)->name.find("hang") == std::string::npos)
+    return CUDA_SUCCESS;
+  hung = true;
+  if (const char *site = std::getenv("CAKE_FAKE_HANG_SITE"); site && hangRecord) {
+    // cake::rt::HangRecord: hung, site, parity, block x/y/z, thread, barrier (u32), then waited ns (u64)
+    uint32_t fields[8] = {1, uint32_t(std::atoi(site)), 0, 0, 0, 0, 0, 0};
+    uint64_t waited = 200000000;
+    std::memcpy(hangRecord, fields, sizeof(fields));
+    std::memcpy(static_cast<char *>(hangRecord) + sizeof(fields), &waited, sizeof(waited));
+  }
   return CUDA_SUCCESS;
 }
 CUresult cuLaunchKernel(CUfunction f, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
@@ -225,6 +237,8 @@ CUresult cuMemFree(CUdeviceptr p) {
 }
 CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned int) {
   *p = allocate(bytes, true);
+  if (*p && bytes == 8 * sizeof(uint32_t) + sizeof(uint64_t))
+    hangRecord = *p;
   return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 CUresult cuMemHostGetDevicePointer(CUdeviceptr *d, void *p, unsigned int) {
