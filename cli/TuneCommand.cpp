@@ -1,6 +1,6 @@
 //===- TuneCommand.cpp - `cake tune` --------------------------------------===//
 //
-// `cake tune FILE --size N=V ... [-p P=V ...] [--kernel K] [--measure K]
+// `cake tune FILE... --size N=V ... [-p P=V ...] [--kernel K] [--measure K]
 // [--run "ARGS"] [--db PATH] [--fresh] [--depths LO..HI|none] [--model-only] [--timeout S]
 // [--format json]`
 // (issue #21): every instantiation the file's parameters allow (sema::allInstantiations;
@@ -9,7 +9,8 @@
 // number (--depths LO..HI: the file rewritten by the stages tactic, so the
 // GEMM, which has no parameters, is searched too), is checked and costed at
 // the sizes (the cost model: the kernel --kernel names, else the file's
-// kernels summed). The
+// kernels summed). Several files are one search: each its own candidates (a
+// kernel's variants, e.g. the GEMM's tile shapes), keyed by its own IR. The
 // database corrects each prediction by that schedule's runs at other problems
 // (learnFromDb; --model-only: the model alone). Those that check clean are
 // ranked by the prediction, and the best K (default: a fifth of them, rounded
@@ -64,7 +65,8 @@ struct Candidate {
   std::string label;                ///< "D = 64, WG = 2", or "(its defaults)"
   std::map<std::string, std::string> params;
   std::map<std::string, int64_t> rings; ///< the depths of the rings written with a number (the stages tactic's)
-  size_t text = 0;                      ///< which text it is: 0 the file's, else the ring depths rewritten
+  size_t source = 0;                    ///< which of the files given it is an instantiation of
+  size_t text = 0;                      ///< which text: its file's as written, or the ring depths rewritten
   std::string rejected;             ///< the first error, when it does not check
   std::optional<double> predictedMs;
   /// The prediction corrected by the database: times how the same schedule (the searched parameters'
@@ -235,6 +237,13 @@ void runOnce(Candidate &c, const RunSetup &setup, const std::string &path) {
   }
 }
 
+/// One file given to tune: its text, the IR hash the database keys it by, its kernels' targets (from the
+/// first instantiation that checks), and its ring axes.
+struct Source {
+  std::string path, text, ir, targets;
+  std::vector<RingAxis> axes;
+};
+
 /// What the ranking sorts by: the corrected prediction, else the model's.
 std::optional<double> rankMs(const Candidate &c) { return c.correctedMs ? c.correctedMs : c.predictedMs; }
 
@@ -246,15 +255,15 @@ std::optional<double> rankMs(const Candidate &c) { return c.correctedMs ? c.corr
 /// sits from the model, which the model does not see (pipeline depths it costs alike, a tile width it
 /// overrates). Measured at 7 KMeans shapes on the H200, left out one at a time: the best fifth so ranked held
 /// the exhaustive best at all 7, the model's alone at 2 (bench/results/tune_h200.md).
-void learnFromDb(std::vector<Candidate> &cands, const std::vector<json> &db, const std::string &ir,
-                 const std::string &targets, const std::string &run, const cost::Sizes &sizes,
-                 const std::vector<sema::Binding> &fixed) {
+void learnFromDb(std::vector<Candidate> &cands, const std::vector<json> &db, const std::vector<Source> &sources,
+                 const std::string &run, const cost::Sizes &sizes, const std::vector<sema::Binding> &fixed) {
   auto searched = [&](const std::string &name) {
     return std::none_of(fixed.begin(), fixed.end(), [&](const sema::Binding &b) { return b.name == name; });
   };
   for (Candidate &c : cands) {
     if (!c.rejected.empty() || !c.predictedMs)
       continue;
+    const std::string &ir = sources[c.source].ir, &targets = sources[c.source].targets;
     double logSum = 0;
     size_t n = 0;
     for (const json &e : db) {
@@ -299,8 +308,9 @@ std::string ms(std::optional<double> v) {
 
 int runTune(int argc, char **argv) {
   cxxopts::Options o("cake tune",
-                     "Rank a file's instantiations with the cost model and run the best on the GPU, against the "
-                     "workload's oracle; measurements go to the tuning database.\nUsage:\n  cake tune FILE --size "
+                     "Rank a file's instantiations (or several files': variants of one kernel) with the cost model "
+                     "and run the best on the GPU, against the workload's oracle; measurements go to the tuning "
+                     "database.\nUsage:\n  cake tune FILE... --size "
                      "N=V... [--measure K] [--run \"ARGS for cake run\"] [--db PATH] [--fresh] [--format json]");
   o.add_options()("size", "A size NAME=VALUE (repeat): the model's and the runs'",
                   cxxopts::value<std::vector<std::string>>())(
@@ -321,13 +331,14 @@ int runTune(int argc, char **argv) {
       "timeout", "Seconds one candidate's run may take", cxxopts::value<double>()->default_value("120"))(
       "limit", "At most this many instantiations", cxxopts::value<size_t>()->default_value("4096"))(
       "format", "text or json", cxxopts::value<std::string>()->default_value("text"))("h,help", "Show this help")(
-      "file", "The file", cxxopts::value<std::string>());
-  o.parse_positional({"file"});
+      "files", "The file (several: each a candidate schedule of the same problem, e.g. a kernel's variants)",
+      cxxopts::value<std::vector<std::string>>());
+  o.parse_positional({"files"});
   cxxopts::ParseResult args;
   if (auto done = parseCommandLine(o, argc, argv, args))
     return *done;
-  if (!args.count("file"))
-    return reportFailure("cake tune", "expected a file: cake tune FILE --size N=V...", UsageError);
+  if (!args.count("files"))
+    return reportFailure("cake tune", "expected a file: cake tune FILE... --size N=V...", UsageError);
   const std::string format = args["format"].as<std::string>();
   if (format != "text" && format != "json")
     return reportFailure("cake tune", "--format is text or json, not '" + format + "'", UsageError);
@@ -345,29 +356,23 @@ int runTune(int argc, char **argv) {
       fixed.push_back({kv.substr(0, eq), kv.substr(eq + 1), std::nullopt});
     }
   const std::string kernel = args.count("kernel") ? args["kernel"].as<std::string>() : "";
-  const std::string path = args["file"].as<std::string>(), runArgs = args["run"].as<std::string>();
-  std::string text;
-  if (auto error = readInput(path, text); !error)
-    return reportFailure("cake tune", error.error().message, UsageError);
+  const std::string runArgs = args["run"].as<std::string>();
+  std::vector<Source> sources;
+  for (const std::string &path : args["files"].as<std::vector<std::string>>()) {
+    Source src;
+    src.path = path;
+    if (auto error = readInput(path, src.text); !error)
+      return reportFailure("cake tune", error.error().message, UsageError);
+    src.ir = hashText(src.text);
+    sources.push_back(std::move(src));
+  }
+  const std::string &path = sources[0].path; // the database's project, and the messages' file
   std::string dbPath = args.count("db") ? args["db"].as<std::string>() : "";
   if (dbPath.empty())
     dbPath = formats::tuneDbPathFor(path);
   if (dbPath.empty())
     return reportFailure("cake tune", path + " is in no project (no .git or .cake above it): give --db PATH",
                          UsageError);
-
-  // the candidates, checked and costed
-  SourceManager sm;
-  FileId file = sm.addBuffer(path, text);
-  std::vector<Diagnostic> parseDiags;
-  syntax::Module module = syntax::parse(sm, file, parseDiags);
-  if (countErrors(parseDiags))
-    return reportFailure("cake tune", path + " does not parse; fix its syntax errors first (cake check)", InputErrors);
-  bool truncated = false;
-  std::vector<sema::Instantiation> insts = sema::allInstantiations(module, args["limit"].as<size_t>(), &truncated, fixed);
-  // the ring depths written as numbers are axes too: each assignment is the file rewritten by the stages
-  // tactic (checked again; a refused one is one rejected candidate), then every instantiation of it
-  std::vector<RingAxis> axes = ringAxes(module);
   int64_t lo = 0, hi = -1;
   if (std::string d = args["depths"].as<std::string>(); d != "none") {
     size_t dots = d.find("..");
@@ -382,46 +387,74 @@ int runTune(int argc, char **argv) {
                                ", or none, not '" + d + "'",
                            UsageError);
   }
-  std::vector<std::string> texts = {text};
-  std::vector<FileId> files = {file};
+
+  // the candidates, checked and costed: of each file, every instantiation the parameters allow, for every
+  // depth of its rings written as numbers (each assignment the file rewritten by the stages tactic and
+  // checked again; a refused one is one rejected candidate)
+  SourceManager sm;
+  bool truncated = false;
+  std::vector<std::pair<size_t, std::string>> texts; // (source, text): the files as written and rewritten
   std::vector<Candidate> cands;
-  std::string targets;
-  for (const auto &depths : depthAssignments(axes, lo, hi)) {
-    std::string t = text, refusal;
-    for (const RingAxis &a : axes)
-      if (depths.at(a.name) != a.written) {
-        auto r = applyTactic(path, t, "stages", {{"ring", a.name}, {"to", std::to_string(depths.at(a.name))}});
-        if (!r) {
-          refusal = r.error().message;
-          break;
+  for (size_t si = 0; si < sources.size(); ++si) {
+    Source &src = sources[si];
+    const std::string stem = sources.size() > 1 ? std::filesystem::path(src.path).stem().string() : "";
+    FileId file = sm.addBuffer(src.path, src.text);
+    std::vector<Diagnostic> parseDiags;
+    syntax::Module module = syntax::parse(sm, file, parseDiags);
+    if (countErrors(parseDiags))
+      return reportFailure("cake tune", src.path + " does not parse; fix its syntax errors first (cake check)",
+                           InputErrors);
+    bool cut = false;
+    std::vector<sema::Instantiation> insts = sema::allInstantiations(module, args["limit"].as<size_t>(), &cut, fixed);
+    truncated = truncated || cut;
+    src.axes = ringAxes(module);
+    texts.push_back({si, src.text});
+    const size_t written = texts.size() - 1;
+    for (const auto &depths : depthAssignments(src.axes, lo, hi)) {
+      std::string t = src.text, refusal;
+      for (const RingAxis &a : src.axes)
+        if (depths.at(a.name) != a.written) {
+          auto r = applyTactic(src.path, t, "stages", {{"ring", a.name}, {"to", std::to_string(depths.at(a.name))}});
+          if (!r) {
+            refusal = r.error().message;
+            break;
+          }
+          t = std::move(r->text);
         }
-        t = std::move(r->text);
+      auto labelled = [&](std::string label) {
+        if (!depths.empty())
+          label = (label.empty() || label == "(its defaults)" ? "" : label + ", ") + depthsLabel(depths);
+        return stem.empty() ? label : stem + (label.empty() || label == "(its defaults)" ? "" : ": " + label);
+      };
+      if (!refusal.empty()) {
+        Candidate c;
+        c.source = si;
+        c.rings = depths;
+        c.label = labelled("");
+        c.rejected = refusal;
+        c.order = cands.size();
+        cands.push_back(std::move(c));
+        continue;
       }
-    if (!refusal.empty()) {
-      Candidate c;
-      c.rings = depths;
-      c.label = depthsLabel(depths);
-      c.rejected = refusal;
-      c.order = cands.size();
-      cands.push_back(std::move(c));
-      continue;
-    }
-    if (t != text) {
-      texts.push_back(t);
-      files.push_back(sm.addBuffer(path, texts.back()));
-    }
-    for (const sema::Instantiation &inst : insts) {
-      cands.push_back(costed(sm, t == text ? file : files.back(), inst, sizes, kernel, targets));
-      Candidate &c = cands.back();
-      c.order = cands.size() - 1;
-      c.text = t == text ? 0 : texts.size() - 1;
-      c.rings = depths;
-      if (!depths.empty())
-        c.label = (c.label == "(its defaults)" ? "" : c.label + ", ") + depthsLabel(depths);
+      FileId f = file;
+      size_t textIndex = written;
+      if (t != src.text) {
+        texts.push_back({si, t});
+        textIndex = texts.size() - 1;
+        f = sm.addBuffer(src.path, texts.back().second);
+      }
+      for (const sema::Instantiation &inst : insts) {
+        cands.push_back(costed(sm, f, inst, sizes, kernel, src.targets));
+        Candidate &c = cands.back();
+        c.order = cands.size() - 1;
+        c.source = si;
+        c.text = textIndex;
+        c.rings = depths;
+        c.label = labelled(c.label);
+      }
     }
   }
   // the database: earlier measurements of these candidates
-  const std::string ir = hashText(text);
   std::vector<json> db = formats::readTuneDb(dbPath);
   auto stored = [&](const json &key) -> const json * {
     for (auto it = db.rbegin(); it != db.rend(); ++it)
@@ -435,7 +468,7 @@ int runTune(int argc, char **argv) {
     heldNames.push_back(b.name);
   const bool learn = !args.count("model-only");
   if (learn)
-    learnFromDb(cands, db, ir, targets, runKey, sizes, fixed);
+    learnFromDb(cands, db, sources, runKey, sizes, fixed);
   const size_t learned = std::count_if(cands.begin(), cands.end(), [](const Candidate &c) { return c.learnedFrom > 0; });
   // ranked: those that check, by the (corrected) prediction (none last), then the rejected
   std::sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
@@ -451,7 +484,9 @@ int runTune(int argc, char **argv) {
   const size_t valid = std::count_if(cands.begin(), cands.end(), [](const Candidate &c) { return c.rejected.empty(); });
   if (!valid) {
     std::string why = cands.empty() ? "no instantiation" : cands.front().label + ": " + cands.front().rejected;
-    return reportFailure("cake tune", "no candidate of " + path + " checks clean (" + why + ")", InputErrors);
+    return reportFailure("cake tune", "no candidate of " + path + (sources.size() > 1 ? " and the other files" : "") +
+                                          " checks clean (" + why + ")",
+                         InputErrors);
   }
   size_t measure = args.count("measure") ? size_t(std::max(0, args["measure"].as<int>()))
                                           : std::max<size_t>(1, valid / 5);
@@ -477,23 +512,24 @@ int runTune(int argc, char **argv) {
   const std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
   const std::string report = tmp.empty() ? "" : (fs::path(tmp) / "report.json").string();
   RunSetup setup{self, kernel, report, sizes, splitArgs(runArgs), args["timeout"].as<double>()};
-  // a rewritten text runs from the temporary folder under the file's name, written once
+  // a file runs where it is; a rewritten text from the temporary folder under its file's name, written once
   std::map<size_t, std::string> written;
   auto pathOf = [&](size_t t) -> std::string {
-    if (t == 0 || tmp.empty())
-      return path;
-    auto [it, fresh] = written.emplace(t, (fs::path(tmp) / std::to_string(t) / fs::path(path).filename()).string());
+    const Source &src = sources[texts[t].first];
+    if (texts[t].second == src.text || tmp.empty())
+      return src.path;
+    auto [it, fresh] = written.emplace(t, (fs::path(tmp) / std::to_string(t) / fs::path(src.path).filename()).string());
     if (fresh) {
       std::error_code ec;
       fs::create_directories(fs::path(it->second).parent_path(), ec);
-      std::ofstream(it->second, std::ios::trunc) << texts[t];
+      std::ofstream(it->second, std::ios::trunc) << texts[t].second;
     }
     return it->second;
   };
   bool noGpu = false;
   for (size_t i = 0; i < measure && !noGpu; ++i) {
     Candidate &c = cands[i];
-    json key = keyOf(ir, targets, sizes, c, runKey);
+    json key = keyOf(sources[c.source].ir, sources[c.source].targets, sizes, c, runKey);
     if (const json *old = args.count("fresh") ? nullptr : stored(key)) {
       c.fromDb = true;
       c.status = old->value("status", "");
@@ -516,7 +552,7 @@ int runTune(int argc, char **argv) {
         return reportFailure("cake tune", "cake run refused the arguments: " + c.message, UsageError);
       }
       json entry = {{"key", key},
-                    {"file", path},
+                    {"file", sources[c.source].path},
                     {"time", std::chrono::duration_cast<std::chrono::seconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
                                  .count()},
@@ -551,17 +587,23 @@ int runTune(int argc, char **argv) {
     std::string s;
     for (const auto &[k, v] : c.params)
       s += (s.empty() ? "" : " ") + std::string("-p ") + k + "=" + v;
-    for (const RingAxis &a : axes)
+    const Source &src = sources[c.source];
+    for (const RingAxis &a : src.axes)
       if (c.rings.count(a.name) && c.rings.at(a.name) != a.written)
-        s += (s.empty() ? "" : "; ") + std::string("cake tactic apply ") + path + " --tactic stages --arg ring=" +
+        s += (s.empty() ? "" : "; ") + std::string("cake tactic apply ") + src.path + " --tactic stages --arg ring=" +
              a.name + " --arg to=" + std::to_string(c.rings.at(a.name));
+    if (sources.size() > 1)
+      return src.path + (s.empty() ? "" : ": " + s);
     return s.empty() ? std::string("the file as written") : s;
   };
 
   if (format == "json") {
-    json out = {{"file", path}, {"sizes", sizes}, {"db", dbPath}, {"gpu", !noGpu}, {"candidates", json::array()}};
+    json out = {{"file", path}, {"files", json::array()}, {"sizes", sizes}, {"db", dbPath}, {"gpu", !noGpu},
+                {"candidates", json::array()}};
+    for (const Source &src : sources)
+      out["files"].push_back(src.path);
     for (const Candidate &c : cands) {
-      json j = {{"label", c.label}, {"params", c.params}};
+      json j = {{"label", c.label}, {"file", sources[c.source].path}, {"params", c.params}};
       if (!c.rings.empty())
         j["rings"] = c.rings;
       if (!c.rejected.empty())
@@ -581,7 +623,11 @@ int runTune(int argc, char **argv) {
       }
       out["candidates"].push_back(std::move(j));
     }
-    out["best"] = best ? json{{"label", best->label}, {"params", best->params}, {"ms", *best->measuredMs}} : json();
+    out["best"] = best ? json{{"label", best->label},
+                              {"file", sources[best->source].path},
+                              {"params", best->params},
+                              {"ms", *best->measuredMs}}
+                       : json();
     if (best && !best->rings.empty())
       out["best"]["rings"] = best->rings;
     std::cout << out.dump(2) << "\n";

@@ -5,6 +5,8 @@ the same candidates (no GPU: --measure 0, the ranking only) with a tuning databa
 sweeps, so the shape is one it was not tuned on; the tuner's default measures the best fifth of that ranking
 (rounded down, at least one), and its pick is the fastest of those by the sweep's own measurement. Also
 ranked with --model-only (the cost model alone). No new GPU runs: the tuner's runs are the sweep's.
+Works for any sweep the tuner wrote (kmeans_exhaustive.sh, gemm_exhaustive.sh): the files, the held
+parameters (the run's "held", else D, elem and S as the KMeans sweeps held them) and the sizes come from it.
 Usage: leave_one_out.py CAKE DB.jsonl... [--json OUT] (a file named *.partial.jsonl is training data only)"""
 import json
 import os
@@ -12,13 +14,16 @@ import subprocess
 import sys
 import tempfile
 
-FILE = "kernels/kmeans/assign_sm90.cake"
+def schedule(file, params, rings):
+    return json.dumps({"file": file, "params": params, "rings": rings or {}}, sort_keys=True)
 
 
-def rank(cake, first, db, model_only):
-    k = first["key"]
-    cmd = [cake, "tune", FILE, "--measure", "0", "--format", "json", "--db", db, "--run", k["run"]]
-    for name in ("D", "elem", "S"):
+def rank(cake, entries, db, model_only):
+    k = entries[0]["key"]
+    files = list(dict.fromkeys(e["file"] for e in entries))
+    held = entries[0].get("held", [n for n in ("D", "elem", "S") if n in k["params"]])
+    cmd = [cake, "tune", *files, "--measure", "0", "--format", "json", "--db", db, "--run", k["run"]]
+    for name in held:
         cmd += ["-p", f"{name}={k['params'][name]}"]
     for name, value in k["sizes"].items():
         cmd += ["--size", f"{name}={value}"]
@@ -42,30 +47,33 @@ def main():
     for held, entries in sweeps.items():
         if held.endswith(".partial.jsonl"):
             continue
-        measured = {json.dumps(e["key"]["params"], sort_keys=True): e for e in entries}
+        measured = {schedule(e["file"], e["key"]["params"], e["key"].get("rings")): e for e in entries}
+        if not any(e["status"] == "ok" for e in entries):
+            print(f"{held}: no run ok (left out)", file=sys.stderr)
+            continue
         best = min((e for e in entries if e["status"] == "ok"), key=lambda e: e["ms"])
-        row = {"shape": {**entries[0]["key"]["sizes"], "D": entries[0]["key"]["params"]["D"],
-                         "elem": entries[0]["key"]["params"]["elem"]},
+        row = {"shape": {**entries[0]["key"]["sizes"],
+                         **{n: entries[0]["key"]["params"][n] for n in ("D", "elem") if n in entries[0]["key"]["params"]}},
                "candidates": len(entries), "best_ms": best["ms"], "best": best["key"]["params"]}
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as db:
             for other, es in sweeps.items():
                 if other != held:
                     db.writelines(json.dumps(e) + "\n" for e in es)
         for mode in ("learned", "model_only"):
-            ranked = rank(cake, entries[0], db.name, mode == "model_only")
+            ranked = rank(cake, entries, db.name, mode == "model_only")
             k = max(1, len(ranked) // 5)
-            runs = [measured[json.dumps(c["params"], sort_keys=True)] for c in ranked[:k]]
+            runs = [measured[schedule(c["file"], c["params"], c.get("rings"))] for c in ranked[:k]]
             pick = min((e for e in runs if e["status"] == "ok"), key=lambda e: e["ms"])
             row[mode] = {"measured": k, "pick": pick["key"]["params"], "ms": pick["ms"],
                          "over_best": pick["ms"] / best["ms"], "first_over_best": runs[0]["ms"] / best["ms"]}
         os.unlink(db.name)
         rows.append(row)
-    print("| B, N, K, D, elem | candidates | measured | exhaustive best ms | tuner's pick / best | its first / best "
+    print("| shape | candidates | measured | exhaustive best ms | tuner's pick / best | its first / best "
           "| model alone: pick / best |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        s = r["shape"]
-        print(f"| {s['B']}, {s['N']}, {s['K']}, {s['D']}, {s['elem']} | {r['candidates']} | {r['learned']['measured']} "
+        shape = ", ".join(f"{n}={v}" for n, v in r["shape"].items())
+        print(f"| {shape} | {r['candidates']} | {r['learned']['measured']} "
               f"| {r['best_ms']:.4f} | {r['learned']['over_best']:.3f} | {r['learned']['first_over_best']:.3f} "
               f"| {r['model_only']['over_best']:.3f} |")
     for mode in ("learned", "model_only"):
