@@ -38,7 +38,7 @@ int fitFamilies(const Results &results, cost::Calibration cal, bool haveBase, do
     // start from the calibration the runs were estimated with
     std::string note;
     for (const ResultRun &r : results.runs) {
-      if (auto f = checkCakeFile(r.file, r.instance); f)
+      if (auto f = checkCakeFile(r.file, r.instance, r.params, r.rings); f)
         for (const sema::Kernel &k : (*f)->check.model->kernels)
           if (k.decl->name.name == r.kernel) {
             cal = calibrationFor(k.target, given, note);

@@ -74,6 +74,7 @@ struct Candidate {
   std::optional<double> correctedMs;
   size_t learnedFrom = 0;
   std::optional<double> measuredMs; ///< the run's median
+  std::map<std::string, double> kernelMs; ///< each kernel's median (the pipeline's), for the calibration
   std::string status;               ///< "" (not run), "ok", or the run's failure ("failed", "timeout", ...)
   std::string message, device;
   bool fromDb = false;
@@ -230,6 +231,13 @@ void runOnce(Candidate &c, const RunSetup &setup, const std::string &path) {
     c.status = "ok";
     c.measuredMs = doc["time_ms"].value("median", 0.0);
     c.device = doc.value("device", "");
+    if (doc.contains("pipeline") && doc["pipeline"].is_array()) {
+      for (const json &l : doc["pipeline"])
+        if (l.is_object() && l["median_ms"].is_number())
+          c.kernelMs[l.value("kernel", "")] = l["median_ms"].get<double>();
+    } else if (doc.contains("kernel")) {
+      c.kernelMs[doc.value("kernel", "")] = *c.measuredMs;
+    }
   } else {
     c.status = doc.value("status", "failed");
     c.message = doc.value("message", "");
@@ -559,6 +567,7 @@ int runTune(int argc, char **argv) {
                     {"predicted_ms", c.predictedMs ? json(*c.predictedMs) : json()},
                     {"held", heldNames},
                     {"ms", c.measuredMs ? json(*c.measuredMs) : json()},
+                    {"kernels", c.kernelMs},
                     {"status", c.status},
                     {"message", c.message},
                     {"device", c.device}};

@@ -1,6 +1,9 @@
 //===- CostSupport.cpp - Calibration and results files ----------------------===//
 #include "formats/CostSupport.h"
 
+#include "compiler/driver/Tactics.h"
+#include "formats/TuneDb.h"
+
 #include "formats/Input.h"
 #include "formats/Manifest.h"
 
@@ -136,7 +139,49 @@ cost::Calibration calibrationFor(Target target, const std::optional<cost::Calibr
   return cost::defaultCalibration(target);
 }
 
+namespace {
+
+/// A tuning database as results: each run that passed and recorded its kernels' own times, one result per
+/// kernel (its family: the kernel's, cost::kernelFamily), with the run's bindings and ring depths.
+Status readTuneResults(const std::string &path, Results &out) {
+  if (!std::filesystem::exists(path))
+    return Error(Error::Io, path + ": no such file");
+  for (const json &e : readTuneDb(path)) {
+    const json &k = e["key"];
+    if (e.value("status", "") != "ok" || !e.contains("kernels") || !e["kernels"].is_object() ||
+        !k["sizes"].is_object())
+      continue;
+    if (out.device.empty())
+      out.device = e.value("device", "");
+    for (const auto &[kernel, ms] : e["kernels"].items()) {
+      if (!ms.is_number())
+        continue;
+      ResultRun run;
+      run.file = e.value("file", "");
+      run.kernel = kernel;
+      for (const auto &[name, value] : k["sizes"].items())
+        if (value.is_number_integer())
+          run.sizes[name] = value.get<int64_t>();
+      if (k["params"].is_object())
+        for (const auto &[name, value] : k["params"].items())
+          if (value.is_string())
+            run.params[name] = value.get<std::string>();
+      if (k.contains("rings") && k["rings"].is_object())
+        for (const auto &[name, value] : k["rings"].items())
+          if (value.is_number_integer())
+            run.rings[name] = value.get<int64_t>();
+      run.medianMs = ms.get<double>();
+      out.runs.push_back(std::move(run));
+    }
+  }
+  return Ok{};
+}
+
+} // namespace
+
 Status readResults(const std::string &path, Results &out) {
+  if (std::filesystem::path(path).extension() == ".jsonl")
+    return readTuneResults(path, out);
   std::string text;
   if (auto error = readJsonInput(path, text); !error)
     return error;
@@ -169,17 +214,31 @@ Status readResults(const std::string &path, Results &out) {
   return Ok{};
 }
 
-Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path, const std::string &instance) {
+Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path, const std::string &instance,
+                                                     const std::map<std::string, std::string> &params,
+                                                     const std::map<std::string, int64_t> &rings) {
   std::string where = path;
   if (!std::filesystem::exists(where) && std::filesystem::exists(std::string(CAKE_SOURCE_DIR) + "/" + path))
     where = std::string(CAKE_SOURCE_DIR) + "/" + path;
   std::string text;
   if (auto e = readInput(where, text); !e)
     return e.takeError();
+  for (const auto &[ring, depth] : rings) {
+    auto r = applyTactic(path, text, "stages", {{"ring", ring}, {"to", std::to_string(depth)}});
+    if (!r)
+      return r.takeError();
+    text = std::move(r->text);
+  }
   auto f = std::make_unique<CheckedFile>();
   f->file = f->sm.addBuffer(path, std::move(text));
   CheckOptions options;
-  if (!instance.empty()) {
+  if (!params.empty()) {
+    sema::Instantiation inst;
+    for (const auto &[name, value] : params)
+      inst.bindings.push_back({name, value, std::nullopt});
+    options.instantiations.push_back(std::move(inst));
+    f->check = checkSource(f->sm, f->file, options);
+  } else if (!instance.empty()) {
     std::vector<std::string> errors;
     const library::Instance *found = nullptr;
     std::vector<library::Manifest> manifests = manifestsFor(f->sm, where, errors);
@@ -213,9 +272,13 @@ std::vector<cost::Run> estimateRuns(const Results &results, const std::optional<
     run.sizes = r.sizes;
     run.measuredSeconds = r.medianMs / 1e3;
     run.ok = r.ok;
-    const std::string key = r.file + (r.instance.empty() ? "" : "@" + r.instance);
+    std::string key = r.file + (r.instance.empty() ? "" : "@" + r.instance);
+    for (const auto &[name, value] : r.params)
+      key += " " + name + "=" + value;
+    for (const auto &[name, depth] : r.rings)
+      key += " stages " + name + "=" + std::to_string(depth);
     if (!files.count(key)) {
-      auto checked = checkCakeFile(r.file, r.instance);
+      auto checked = checkCakeFile(r.file, r.instance, r.params, r.rings);
       errors[key] = checked ? std::string() : checked.error().message;
       files[key] = checked ? std::move(*checked) : nullptr;
     }

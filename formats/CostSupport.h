@@ -13,6 +13,7 @@
 
 #include "diagnostics/Expected.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,8 @@ cost::Calibration calibrationFor(Target target, const std::optional<cost::Calibr
 struct ResultRun {
   std::string file, kernel, family, problem;
   std::string instance; ///< the manifest instantiation of a file with parameters ("" = its defaults)
+  std::map<std::string, std::string> params; ///< or the parameters bound directly (a tuning database's runs)
+  std::map<std::string, int64_t> rings;       ///< ring depths the stages tactic rewrote (a tuning database's)
   cost::Sizes sizes;
   double medianMs = 0;
   bool ok = true;
@@ -42,6 +45,8 @@ struct Results {
   std::string device, commit;
   std::vector<ResultRun> runs;
 };
+/// A results file (`cake bench`'s), or a tuning database (a .jsonl: `cake tune`'s runs, one result per kernel
+/// of each run that passed and recorded the kernels' own times).
 Status readResults(const std::string &path, Results &out);
 
 /// A checked .cake file, kept alive for its model.
@@ -53,9 +58,13 @@ struct CheckedFile {
 /// Reads and checks \p path (as given, else relative to the source tree); an
 /// Io or Source error when it cannot be read or has errors.
 /// With \p instance, the manifest beside the file names the instantiation
-/// checked (formats/Manifest.h); else a file with parameters takes its defaults.
+/// checked (formats/Manifest.h); with \p params, they are bound directly; else
+/// a file with parameters takes its defaults. \p rings: depths the stages
+/// tactic writes first (a tuning database's runs of rewritten depths).
 [[nodiscard]] Expected<std::unique_ptr<CheckedFile>> checkCakeFile(const std::string &path,
-                                                                   const std::string &instance = "");
+                                                                   const std::string &instance = "",
+                                                                   const std::map<std::string, std::string> &params = {},
+                                                                   const std::map<std::string, int64_t> &rings = {});
 
 /// Estimates every run of \p results (each file checked once) with the
 /// calibration for its target, \p withCorrections or without them.
