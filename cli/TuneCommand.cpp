@@ -312,6 +312,100 @@ std::string ms(std::optional<double> v) {
   return buffer;
 }
 
+/// \p c as `cake tune --format json` lists it (\p file: its file's path).
+json candidateJson(const Candidate &c, const std::string &file) {
+  json j = {{"label", c.label}, {"file", file}, {"params", c.params}};
+  if (!c.rings.empty())
+    j["rings"] = c.rings;
+  if (!c.rejected.empty())
+    j["rejected"] = c.rejected;
+  j["predicted_ms"] = c.predictedMs ? json(*c.predictedMs) : json();
+  if (c.correctedMs) {
+    j["corrected_ms"] = *c.correctedMs;
+    j["learned_from"] = c.learnedFrom;
+  }
+  if (!c.status.empty()) {
+    j["status"] = c.status;
+    j["ms"] = c.measuredMs ? json(*c.measuredMs) : json();
+    j["from_db"] = c.fromDb;
+    if (!c.message.empty())
+      j["message"] = c.message;
+    j["device"] = c.device;
+  }
+  return j;
+}
+
+/// The candidates, checked and costed at \p sizes: of each of \p sources, every instantiation the parameters
+/// allow (\p fixed held, at most \p limit; \p truncated when cut), for every depth \p lo .. \p hi of its rings
+/// written as numbers (each assignment the file rewritten by the stages tactic and checked again; a refused
+/// one is one rejected candidate). \p texts gets the texts they are instantiations of, \p sm their buffers.
+/// The reason, when a file does not parse.
+std::optional<std::string> buildCandidates(std::vector<Source> &sources, const cost::Sizes &sizes,
+                                           const std::vector<sema::Binding> &fixed, const std::string &kernel,
+                                           int64_t lo, int64_t hi, size_t limit, SourceManager &sm,
+                                           std::vector<std::pair<size_t, std::string>> &texts,
+                                           std::vector<Candidate> &cands, bool &truncated) {
+  for (size_t si = 0; si < sources.size(); ++si) {
+    Source &src = sources[si];
+    const std::string stem = sources.size() > 1 ? std::filesystem::path(src.path).stem().string() : "";
+    FileId file = sm.addBuffer(src.path, src.text);
+    std::vector<Diagnostic> parseDiags;
+    syntax::Module module = syntax::parse(sm, file, parseDiags);
+    if (countErrors(parseDiags))
+      return src.path + " does not parse; fix its syntax errors first (cake check)";
+    bool cut = false;
+    std::vector<sema::Instantiation> insts = sema::allInstantiations(module, limit, &cut, fixed);
+    truncated = truncated || cut;
+    src.axes = ringAxes(module);
+    texts.push_back({si, src.text});
+    const size_t written = texts.size() - 1;
+    for (const auto &depths : depthAssignments(src.axes, lo, hi)) {
+      std::string t = src.text, refusal;
+      for (const RingAxis &a : src.axes)
+        if (depths.at(a.name) != a.written) {
+          auto r = applyTactic(src.path, t, "stages", {{"ring", a.name}, {"to", std::to_string(depths.at(a.name))}});
+          if (!r) {
+            refusal = r.error().message;
+            break;
+          }
+          t = std::move(r->text);
+        }
+      auto labelled = [&](std::string label) {
+        if (!depths.empty())
+          label = (label.empty() || label == "(its defaults)" ? "" : label + ", ") + depthsLabel(depths);
+        return stem.empty() ? label : stem + (label.empty() || label == "(its defaults)" ? "" : ": " + label);
+      };
+      if (!refusal.empty()) {
+        Candidate c;
+        c.source = si;
+        c.rings = depths;
+        c.label = labelled("");
+        c.rejected = refusal;
+        c.order = cands.size();
+        cands.push_back(std::move(c));
+        continue;
+      }
+      FileId f = file;
+      size_t textIndex = written;
+      if (t != src.text) {
+        texts.push_back({si, t});
+        textIndex = texts.size() - 1;
+        f = sm.addBuffer(src.path, texts.back().second);
+      }
+      for (const sema::Instantiation &inst : insts) {
+        cands.push_back(costed(sm, f, inst, sizes, kernel, src.targets));
+        Candidate &c = cands.back();
+        c.order = cands.size() - 1;
+        c.source = si;
+        c.text = textIndex;
+        c.rings = depths;
+        c.label = labelled(c.label);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 int runTune(int argc, char **argv) {
@@ -396,72 +490,14 @@ int runTune(int argc, char **argv) {
                            UsageError);
   }
 
-  // the candidates, checked and costed: of each file, every instantiation the parameters allow, for every
-  // depth of its rings written as numbers (each assignment the file rewritten by the stages tactic and
-  // checked again; a refused one is one rejected candidate)
+  // the candidates, checked and costed
   SourceManager sm;
   bool truncated = false;
   std::vector<std::pair<size_t, std::string>> texts; // (source, text): the files as written and rewritten
   std::vector<Candidate> cands;
-  for (size_t si = 0; si < sources.size(); ++si) {
-    Source &src = sources[si];
-    const std::string stem = sources.size() > 1 ? std::filesystem::path(src.path).stem().string() : "";
-    FileId file = sm.addBuffer(src.path, src.text);
-    std::vector<Diagnostic> parseDiags;
-    syntax::Module module = syntax::parse(sm, file, parseDiags);
-    if (countErrors(parseDiags))
-      return reportFailure("cake tune", src.path + " does not parse; fix its syntax errors first (cake check)",
-                           InputErrors);
-    bool cut = false;
-    std::vector<sema::Instantiation> insts = sema::allInstantiations(module, args["limit"].as<size_t>(), &cut, fixed);
-    truncated = truncated || cut;
-    src.axes = ringAxes(module);
-    texts.push_back({si, src.text});
-    const size_t written = texts.size() - 1;
-    for (const auto &depths : depthAssignments(src.axes, lo, hi)) {
-      std::string t = src.text, refusal;
-      for (const RingAxis &a : src.axes)
-        if (depths.at(a.name) != a.written) {
-          auto r = applyTactic(src.path, t, "stages", {{"ring", a.name}, {"to", std::to_string(depths.at(a.name))}});
-          if (!r) {
-            refusal = r.error().message;
-            break;
-          }
-          t = std::move(r->text);
-        }
-      auto labelled = [&](std::string label) {
-        if (!depths.empty())
-          label = (label.empty() || label == "(its defaults)" ? "" : label + ", ") + depthsLabel(depths);
-        return stem.empty() ? label : stem + (label.empty() || label == "(its defaults)" ? "" : ": " + label);
-      };
-      if (!refusal.empty()) {
-        Candidate c;
-        c.source = si;
-        c.rings = depths;
-        c.label = labelled("");
-        c.rejected = refusal;
-        c.order = cands.size();
-        cands.push_back(std::move(c));
-        continue;
-      }
-      FileId f = file;
-      size_t textIndex = written;
-      if (t != src.text) {
-        texts.push_back({si, t});
-        textIndex = texts.size() - 1;
-        f = sm.addBuffer(src.path, texts.back().second);
-      }
-      for (const sema::Instantiation &inst : insts) {
-        cands.push_back(costed(sm, f, inst, sizes, kernel, src.targets));
-        Candidate &c = cands.back();
-        c.order = cands.size() - 1;
-        c.source = si;
-        c.text = textIndex;
-        c.rings = depths;
-        c.label = labelled(c.label);
-      }
-    }
-  }
+  if (auto failed = buildCandidates(sources, sizes, fixed, kernel, lo, hi, args["limit"].as<size_t>(), sm, texts,
+                                    cands, truncated))
+    return reportFailure("cake tune", *failed, InputErrors);
   // the database: earlier measurements of these candidates
   std::vector<json> db = formats::readTuneDb(dbPath);
   auto stored = [&](const json &key) -> const json * {
@@ -611,27 +647,8 @@ int runTune(int argc, char **argv) {
                 {"candidates", json::array()}};
     for (const Source &src : sources)
       out["files"].push_back(src.path);
-    for (const Candidate &c : cands) {
-      json j = {{"label", c.label}, {"file", sources[c.source].path}, {"params", c.params}};
-      if (!c.rings.empty())
-        j["rings"] = c.rings;
-      if (!c.rejected.empty())
-        j["rejected"] = c.rejected;
-      j["predicted_ms"] = c.predictedMs ? json(*c.predictedMs) : json();
-      if (c.correctedMs) {
-        j["corrected_ms"] = *c.correctedMs;
-        j["learned_from"] = c.learnedFrom;
-      }
-      if (!c.status.empty()) {
-        j["status"] = c.status;
-        j["ms"] = c.measuredMs ? json(*c.measuredMs) : json();
-        j["from_db"] = c.fromDb;
-        if (!c.message.empty())
-          j["message"] = c.message;
-        j["device"] = c.device;
-      }
-      out["candidates"].push_back(std::move(j));
-    }
+    for (const Candidate &c : cands)
+      out["candidates"].push_back(candidateJson(c, sources[c.source].path));
     out["best"] = best ? json{{"label", best->label},
                               {"file", sources[best->source].path},
                               {"params", best->params},
