@@ -2,6 +2,8 @@
 #include "compiler/driver/Tactics.h"
 
 #include "compiler/driver/Check.h"
+#include "compiler/sema/Model.h"
+#include "compiler/sema/Ops.h"
 #include "compiler/syntax/Parser.h"
 #include "compiler/syntax/Walk.h"
 
@@ -17,11 +19,13 @@ constexpr TacticInfo kTactics[] = {
     {"param", "name=P to=V", "a parameter's default: the schedule the file builds without a manifest"},
     {"unroll", "loop=VAR to=full|N|none [line=L]",
      "a loop's unrolling: unroll, unroll(N) or none (line picks one of several loops over VAR)"},
+    {"tile", "name=C to=N",
+     "a tile size: the const C written as a number, and the MMA shapes whose N was its value"},
 };
 
 /// The name of tactic \p name's argument that says what it rewrites.
 std::string_view subjectKey(std::string_view name) {
-  return name == "stages" ? "ring" : name == "unroll" ? "loop" : "name";
+  return name == "stages" ? "ring" : name == "unroll" ? "loop" : "name"; // param, tile: name
 }
 
 Error refused(std::string message) { return Error(Error::InvalidArgument, std::move(message)); }
@@ -47,6 +51,56 @@ Expected<TacticResult> checked(const std::string &path, std::string text, std::s
 
 std::string replace(const std::string &text, SourceRange range, const std::string &with) {
   return text.substr(0, range.begin) + with + text.substr(range.end);
+}
+
+/// `tile name=C to=N`: a tile size written as a module-level const (`const BN
+/// = 256`) set to N, and every MMA's `shape = mMnNkK` whose N was the old
+/// value rewritten with the new one (the instruction spans the tile's N in the
+/// library's schedules: wgmma m64n256k16 under a 256-wide tile); everything
+/// else that depends on C (ring slots, accumulators, loop bounds) reads it by
+/// name. Checked again like every tactic: an N no MMA takes is refused
+/// (mma.shape), a tile that does not fit is refused (res.smem).
+Expected<TacticResult> tile(const std::string &path, const std::string &text, const syntax::Module &m,
+                            const std::string &name, const std::string &to) {
+  int64_t next = 0;
+  if (auto [end, ec] = std::from_chars(to.data(), to.data() + to.size(), next);
+      ec != std::errc() || end != to.data() + to.size() || next < 1)
+    return refused("tactic 'tile' takes to=N with N a positive integer, not '" + to + "'");
+  const syntax::ConstDecl *c = nullptr;
+  for (const syntax::StmtPtr &st : m.items.stmts)
+    if (auto *d = syntax::dyn_cast<syntax::ConstDecl>(st.get()); d && d->name.name == name)
+      c = d;
+  int64_t was = 0;
+  if (!c || !c->value || c->value->kind != syntax::ExprKind::Number ||
+      std::from_chars(c->value->text.data(), c->value->text.data() + c->value->text.size(), was).ec != std::errc())
+    return refused(path + " has no const '" + name + "' written as a number (a parameter's default: tactic 'param')");
+  // the edits, back to front: the const, then each MMA shape whose N was the old value
+  std::vector<std::pair<SourceRange, std::string>> edits = {{c->value->range, to}};
+  size_t shapes = 0;
+  syntax::forEachCall(m.items, [&](const syntax::Expr &call) {
+    const sema::OpInfo *op = sema::findOp(sema::calleeName(call));
+    if (!op || op->cls != sema::OpClass::Mma)
+      return;
+    for (const syntax::ExprPtr &arg : call.operands)
+      if (arg && arg->kind == syntax::ExprKind::Keyword && arg->text == "shape" && arg->operand(0) &&
+          arg->operand(0)->kind == syntax::ExprKind::Name) {
+        const std::string &shape = arg->operand(0)->text; // m64n256k16
+        size_t n = shape.find('n'), k = shape.find('k');
+        if (shape.empty() || shape[0] != 'm' || n == std::string::npos || k == std::string::npos || k < n)
+          continue;
+        if (shape.substr(n + 1, k - n - 1) == std::to_string(was)) {
+          edits.push_back({arg->operand(0)->range, shape.substr(0, n + 1) + to + shape.substr(k)});
+          ++shapes;
+        }
+      }
+  });
+  std::sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) { return a.first.begin > b.first.begin; });
+  std::string out = text;
+  for (const auto &[range, with] : edits)
+    out = replace(out, range, with);
+  return checked(path, std::move(out),
+                 "const " + name + ": " + std::to_string(was) + " -> " + to +
+                     (shapes ? " (and " + std::to_string(shapes) + " MMA shape" + (shapes == 1 ? "" : "s") + ")" : ""));
 }
 
 /// `unroll loop=VAR to=full|N|none [line=L]`: the loop's unroll clause set,
@@ -132,6 +186,8 @@ Expected<TacticResult> applyTactic(const std::string &path, const std::string &t
   const std::string &target = *arg(std::string(subjectKey(name))), &to = *arg("to");
   if (name == "unroll")
     return unroll(path, text, sm, file, m, target, to, arg("line"));
+  if (name == "tile")
+    return tile(path, text, m, target, to);
   if (name == "stages") {
     const syntax::RingStmt *ring = nullptr;
     syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {

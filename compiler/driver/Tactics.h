@@ -14,6 +14,8 @@
 //   unroll   loop=VAR to=full|N|none [line=L]
 //                             a loop's unroll clause (line=L when several
 //                             loops run over VAR)
+//   tile     name=C to=N      a tile size written as a const, and the MMA
+//                             shapes whose N was its value
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/driver/Tactics.h"
+#include "tests/unit/TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -131,3 +132,31 @@ TEST(Tactics, UnrollIsRefusedWithTheReason) {
 }
 
 } // namespace
+
+// tile: the GEMM's 256-wide tile made 128 wide; the one MMA shape whose N was 256 follows, nothing else moves.
+TEST(Tactics, TileSetsTheConstAndTheMmaShapes) {
+  const std::string gemm = cake::test::readRepoFile("kernels/gemm/gemm_sm90_ws.cake");
+  auto r = applyTactic("gemm.cake", gemm, "tile", {{"name", "BN"}, {"to", "128"}});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->description, "const BN: 256 -> 128 (and 1 MMA shape)");
+  std::string want = gemm;
+  want.replace(want.find("const BN = 256"), 14, "const BN = 128");
+  want.replace(want.find("shape = m64n256k16"), 18, "shape = m64n128k16");
+  EXPECT_EQ(r->text, want);
+}
+
+TEST(Tactics, TileIsRefusedWithTheReason) {
+  const std::string gemm = cake::test::readRepoFile("kernels/gemm/gemm_sm90_ws.cake");
+  // no wgmma is 512 wide: the checker's finding, located
+  auto wide = applyTactic("gemm.cake", gemm, "tile", {{"name", "BN"}, {"to", "512"}});
+  ASSERT_FALSE(wide);
+  EXPECT_EQ(wide.error().kind, Error::Source);
+  EXPECT_NE(wide.error().message.find("is refused"), std::string::npos) << wide.error().message;
+  for (auto [args, says] : {std::pair<std::map<std::string, std::string>, std::string>{
+                                {{"name", "BX"}, {"to", "64"}}, "has no const 'BX' written as a number"},
+                            {{{"name", "BN"}, {"to", "0"}}, "to=N with N a positive integer"}}) {
+    auto r = applyTactic("gemm.cake", gemm, "tile", args);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+}
