@@ -133,6 +133,15 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
       if (v != now && (!nowValue || v != std::to_string(*nowValue)) && offered++ < 8)
         tries.push_back({"param", {{"name", p->name.name}, {"to", v}}});
   }
+  // a tile size written as a const: half and twice it (tactic tile: the MMA shapes whose N it was follow)
+  for (const syntax::StmtPtr &s : m.items.stmts) {
+    auto *c = syntax::dyn_cast<syntax::ConstDecl>(s.get());
+    if (!c || !c->value || c->value->kind != syntax::ExprKind::Number || !touches(*c))
+      continue;
+    if (auto n = sema::evalInt(*c->value, {}); n && *n >= 2 && *n % 2 == 0 && *n <= (int64_t(1) << 20))
+      for (int64_t to : {*n / 2, *n * 2})
+        tries.push_back({"tile", {{"name", c->name.name}, {"to", std::to_string(to)}}});
+  }
   if (tries.empty())
     return;
   std::optional<double> before = predictedSeconds(path, text);
@@ -143,8 +152,9 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
     if (!applied) {
       if (!state.caps.codeActionDisabled)
         continue;
-      std::string what = name == "stages" ? "ring '" + args.at("ring") + "': stages -> " + args.at("to")
+      std::string what = name == "stages"   ? "ring '" + args.at("ring") + "': stages -> " + args.at("to")
                          : name == "unroll" ? "loop '" + args.at("loop") + "': unroll -> " + args.at("to")
+                         : name == "tile"   ? "const " + args.at("name") + " -> " + args.at("to")
                                             : "param " + args.at("name") + " -> " + args.at("to");
       action.title = what + " (refused)";
       action.disabled = applied.error().message;

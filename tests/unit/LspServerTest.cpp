@@ -656,6 +656,10 @@ TEST_F(LspServerTest, TacticsOnAParameterOfferItsOtherValues) {
   json ring = ask("ring ab");
   ASSERT_EQ(ring.size(), 1u) << ring.dump();
   EXPECT_TRUE(ring[0]["title"].get<std::string>().starts_with("ring 'ab': stages(4) -> stages(3)"));
+  // on a tile size written as a const: half of it (the MMA shape follows); twice it, 512, no wgmma takes
+  json tile = ask("const BN");
+  ASSERT_EQ(tile.size(), 1u) << tile.dump();
+  EXPECT_TRUE(tile[0]["title"].get<std::string>().starts_with("const BN: 256 -> 128 (and 1 MMA shape) (")) << tile.dump();
 }
 
 //===-- Features -------------------------------------------------------------------===//
