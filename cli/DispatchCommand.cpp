@@ -19,6 +19,7 @@
 #include "formats/Input.h"
 #include "formats/Manifest.h"
 #include "formats/TuneDb.h"
+#include "compiler/sema/Instantiate.h"
 #include "compiler/syntax/Parser.h"
 
 #include <algorithm>
@@ -37,20 +38,18 @@ int usage(const std::string &message) {
   return UsageError;
 }
 
-/// Every parameter of the file at \p text with its value in \p instance: the instance's binding, else the
-/// file's default (the bindings cake tune records).
+/// Every parameter of the file at \p text with its value in \p instance (sema's instantiation: the instance's
+/// binding, else the file's default), as cake tune records the bindings; empty when it does not instantiate.
 std::map<std::string, std::string> bindingsOf(const std::string &path, const std::string &text,
                                               const library::Instance &instance) {
   SourceManager sm;
   FileId file = sm.addBuffer(path, text);
-  std::vector<Diagnostic> ignored;
-  syntax::Module m = syntax::parse(sm, file, ignored);
+  std::vector<Diagnostic> diagnostics;
+  syntax::Module m = syntax::parse(sm, file, diagnostics);
+  DiagnosticSink sink(diagnostics);
   std::map<std::string, std::string> out;
-  for (const syntax::StmtPtr &s : m.items.stmts)
-    if (auto *p = syntax::dyn_cast<syntax::ParamDecl>(s.get()); p && p->defaultValue)
-      out[p->name.name] = std::string(text.substr(p->defaultValue->range.begin, p->defaultValue->range.size()));
-  for (const sema::Binding &b : instance.params)
-    out[b.name] = b.value;
+  if (auto inst = sema::instantiate(m, instance.instantiation(), sink))
+    out.insert(inst->values.begin(), inst->values.end());
   return out;
 }
 

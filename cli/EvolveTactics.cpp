@@ -12,8 +12,6 @@
 #include "cli/EvolveProposals.h"
 
 #include "compiler/driver/Tactics.h"
-#include "compiler/syntax/Parser.h"
-#include "compiler/syntax/Walk.h"
 #include "formats/FailureLog.h"
 #include "formats/Input.h"
 #include "formats/TuneDb.h"
@@ -45,30 +43,6 @@ struct AtProblem {
   double logMeasured = 0, logPredicted = 0;
   size_t pairs = 0, predictedPairs = 0;
 };
-
-/// The value the file gives \p axis as written: a parameter's default, or a ring's depth ("stages NAME");
-/// "" when it has none (a parameter a manifest binds, a depth written as an expression).
-std::string writtenValue(const std::string &path, const std::string &text, const std::string &axis) {
-  SourceManager sm;
-  FileId file = sm.addBuffer(path, text);
-  std::vector<Diagnostic> ignored;
-  syntax::Module m = syntax::parse(sm, file, ignored);
-  std::string out;
-  auto spelled = [&](const syntax::Expr &e) { return text.substr(e.range.begin, e.range.size()); };
-  if (axis.rfind("stages ", 0) == 0) {
-    syntax::forEachStmt(m.items, [&](const syntax::Stmt &st) {
-      if (auto *r = syntax::dyn_cast<syntax::RingStmt>(&st); r && r->name.name == axis.substr(7))
-        for (const syntax::Clause &c : r->clauses)
-          if (c.name.name == "stages" && c.args.size() == 1)
-            out = spelled(*c.args[0]);
-    });
-    return out;
-  }
-  for (const syntax::StmtPtr &st : m.items.stmts)
-    if (auto *p = syntax::dyn_cast<syntax::ParamDecl>(st.get()); p && p->name.name == axis && p->defaultValue)
-      out = spelled(*p->defaultValue);
-  return out;
-}
 
 std::string fmt(double v, int precision = 3) {
   std::ostringstream s;
@@ -176,15 +150,13 @@ size_t tacticProposals(const std::string &dbPath, const std::filesystem::path &o
       stale = true;
       gate = "the file has changed since these runs (its IR hash is not theirs): measure again first";
     }
-    std::string tactic, command;
-    if (k.axis.rfind("stages ", 0) == 0) {
-      tactic = "stages";
-      command = "cake tactic apply " + file + " --tactic stages --arg ring=" + k.axis.substr(7) + " --arg to=" + to;
-    } else {
-      tactic = "param";
-      command = "cake tactic apply " + file + " --tactic param --arg name=" + k.axis + " --arg to=" + to;
-    }
-    const std::string current = gate.empty() ? writtenValue(file, text, k.axis) : "";
+    // the axis as a tactic: "stages NAME" is a ring's depth, anything else a parameter
+    const bool depth = k.axis.rfind("stages ", 0) == 0;
+    const std::string tactic = depth ? "stages" : "param", subject = depth ? k.axis.substr(7) : k.axis,
+                      key = depth ? "ring" : "name";
+    const std::string command =
+        "cake tactic apply " + file + " --tactic " + tactic + " --arg " + key + "=" + subject + " --arg to=" + to;
+    const std::string current = gate.empty() ? writtenValue(text, tactic, subject).value_or("") : "";
     if (!gate.empty()) {
     } else if (current == to) {
       gate = "the file already has " + k.axis + " = " + to + " (a manifest's instantiations may not)";
@@ -193,9 +165,7 @@ size_t tacticProposals(const std::string &dbPath, const std::filesystem::path &o
              ", neither: the edit is for the schedules that use " + from + " (a manifest's instantiations), "
              "not the file's";
     } else {
-      std::map<std::string, std::string> targs = {{"to", to}};
-      targs[tactic == "stages" ? "ring" : "name"] = tactic == "stages" ? k.axis.substr(7) : k.axis;
-      auto applied = applyTactic(file, text, tactic, targs);
+      auto applied = applyTactic(file, text, tactic, {{key, subject}, {"to", to}});
       gate = applied ? "applies, and the result checks clean: " + applied->description
                      : "refused: " + applied.error().message;
     }

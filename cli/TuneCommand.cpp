@@ -81,12 +81,6 @@ struct Candidate {
   size_t order = 0; ///< allInstantiations' order, the tie-break of the ranking
 };
 
-/// The key of \p c's measurement in the database (formats/TuneDb.h).
-json keyOf(const std::string &ir, const std::string &targets, const cost::Sizes &sizes, const Candidate &c,
-           const std::string &runArgs) {
-  return formats::tuneKey(ir, targets, sizes, c.params, c.rings, runArgs);
-}
-
 /// A ring whose depth is written as a number (`stages(4)`, not `stages(CS)`, which a parameter searches):
 /// an axis of the search, rewritten by the stages tactic. Names written twice are left alone (the tactic
 /// could not tell them apart).
@@ -104,13 +98,8 @@ std::vector<RingAxis> ringAxes(const syntax::Module &m) {
       return;
     std::optional<int64_t> depth;
     for (const syntax::Clause &c : r->clauses)
-      if (c.name.name == "stages" && c.args.size() == 1 && c.args[0]->kind == syntax::ExprKind::Number) {
-        int64_t v = 0;
-        const std::string &t = c.args[0]->text;
-        auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
-        if (ec == std::errc() && end == t.data() + t.size())
-          depth = v;
-      }
+      if (c.name.name == "stages" && c.args.size() == 1 && c.args[0]->kind == syntax::ExprKind::Number)
+        depth = sema::evalInt(*c.args[0], {});
     auto [it, fresh] = seen.emplace(r->name.name, depth);
     if (fresh)
       order.push_back(r->name.name);
@@ -573,7 +562,7 @@ int runTune(int argc, char **argv) {
   bool noGpu = false;
   for (size_t i = 0; i < measure && !noGpu; ++i) {
     Candidate &c = cands[i];
-    json key = keyOf(sources[c.source].ir, sources[c.source].targets, sizes, c, runKey);
+    json key = formats::tuneKey(sources[c.source].ir, sources[c.source].targets, sizes, c.params, c.rings, runKey);
     if (const json *old = args.count("fresh") ? nullptr : stored(key)) {
       c.fromDb = true;
       c.status = old->value("status", "");

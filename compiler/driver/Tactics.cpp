@@ -53,6 +53,50 @@ std::string replace(const std::string &text, SourceRange range, const std::strin
   return text.substr(0, range.begin) + with + text.substr(range.end);
 }
 
+/// \p to as a positive integer (a depth, an unrolling, a tile size).
+std::optional<int64_t> positive(const std::string &to) {
+  int64_t n = 0;
+  auto [end, ec] = std::from_chars(to.data(), to.data() + to.size(), n);
+  return ec == std::errc() && end == to.data() + to.size() && n >= 1 ? std::optional(n) : std::nullopt;
+}
+
+/// What tactic \p tactic rewrites of \p subject in \p m, as an expression: the ring's `stages(...)`
+/// argument (the last ring of that name), the parameter's default, the module-level const's value; nullptr
+/// when \p m has none (\p why says what is missing).
+const syntax::Expr *subjectExpr(const syntax::Module &m, std::string_view tactic, const std::string &subject,
+                                std::string *why = nullptr) {
+  auto missing = [&](std::string message) -> const syntax::Expr * {
+    if (why)
+      *why = std::move(message);
+    return nullptr;
+  };
+  if (tactic == "stages") {
+    const syntax::RingStmt *ring = nullptr;
+    syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
+      if (auto *r = syntax::dyn_cast<syntax::RingStmt>(&s); r && r->name.name == subject)
+        ring = r;
+    });
+    if (!ring)
+      return missing("has no ring '" + subject + "'");
+    for (const syntax::Clause &c : ring->clauses)
+      if (c.name.name == "stages" && c.args.size() == 1)
+        return c.args[0].get();
+    return missing("ring '" + subject + "' has no stages(...) clause to change");
+  }
+  for (const syntax::StmtPtr &s : m.items.stmts) {
+    if (auto *p = syntax::dyn_cast<syntax::ParamDecl>(s.get()); p && tactic == "param" && p->name.name == subject)
+      return p->defaultValue ? p->defaultValue.get()
+                             : missing("parameter '" + subject + "' has no default to change (a manifest binds it)");
+    if (auto *c = syntax::dyn_cast<syntax::ConstDecl>(s.get()); c && tactic == "tile" && c->name.name == subject)
+      return c->value && c->value->kind == syntax::ExprKind::Number
+                 ? c->value.get()
+                 : missing("has no const '" + subject + "' written as a number (a parameter's default: tactic 'param')");
+  }
+  return missing(tactic == "tile" ? "has no const '" + subject + "' written as a number (a parameter's default: tactic "
+                                                               "'param')"
+                                  : "has no parameter '" + subject + "'");
+}
+
 /// `tile name=C to=N`: a tile size written as a module-level const (`const BN
 /// = 256`) set to N, and every MMA's `shape = mMnNkK` whose N was the old
 /// value rewritten with the new one (the instruction spans the tile's N in the
@@ -62,20 +106,15 @@ std::string replace(const std::string &text, SourceRange range, const std::strin
 /// (mma.shape), a tile that does not fit is refused (res.smem).
 Expected<TacticResult> tile(const std::string &path, const std::string &text, const syntax::Module &m,
                             const std::string &name, const std::string &to) {
-  int64_t next = 0;
-  if (auto [end, ec] = std::from_chars(to.data(), to.data() + to.size(), next);
-      ec != std::errc() || end != to.data() + to.size() || next < 1)
+  if (!positive(to))
     return refused("tactic 'tile' takes to=N with N a positive integer, not '" + to + "'");
-  const syntax::ConstDecl *c = nullptr;
-  for (const syntax::StmtPtr &st : m.items.stmts)
-    if (auto *d = syntax::dyn_cast<syntax::ConstDecl>(st.get()); d && d->name.name == name)
-      c = d;
-  int64_t was = 0;
-  if (!c || !c->value || c->value->kind != syntax::ExprKind::Number ||
-      std::from_chars(c->value->text.data(), c->value->text.data() + c->value->text.size(), was).ec != std::errc())
-    return refused(path + " has no const '" + name + "' written as a number (a parameter's default: tactic 'param')");
+  std::string why;
+  const syntax::Expr *value = subjectExpr(m, "tile", name, &why);
+  std::optional<int64_t> was = value ? sema::evalInt(*value, {}) : std::nullopt;
+  if (!was)
+    return refused(path + " " + (value ? "has no const '" + name + "' written as a number" : why));
   // the edits, back to front: the const, then each MMA shape whose N was the old value
-  std::vector<std::pair<SourceRange, std::string>> edits = {{c->value->range, to}};
+  std::vector<std::pair<SourceRange, std::string>> edits = {{value->range, to}};
   size_t shapes = 0;
   syntax::forEachCall(m.items, [&](const syntax::Expr &call) {
     const sema::OpInfo *op = sema::findOp(sema::calleeName(call));
@@ -88,7 +127,7 @@ Expected<TacticResult> tile(const std::string &path, const std::string &text, co
         size_t n = shape.find('n'), k = shape.find('k');
         if (shape.empty() || shape[0] != 'm' || n == std::string::npos || k == std::string::npos || k < n)
           continue;
-        if (shape.substr(n + 1, k - n - 1) == std::to_string(was)) {
+        if (shape.substr(n + 1, k - n - 1) == std::to_string(*was)) {
           edits.push_back({arg->operand(0)->range, shape.substr(0, n + 1) + to + shape.substr(k)});
           ++shapes;
         }
@@ -99,7 +138,7 @@ Expected<TacticResult> tile(const std::string &path, const std::string &text, co
   for (const auto &[range, with] : edits)
     out = replace(out, range, with);
   return checked(path, std::move(out),
-                 "const " + name + ": " + std::to_string(was) + " -> " + to +
+                 "const " + name + ": " + std::to_string(*was) + " -> " + to +
                      (shapes ? " (and " + std::to_string(shapes) + " MMA shape" + (shapes == 1 ? "" : "s") + ")" : ""));
 }
 
@@ -113,9 +152,7 @@ Expected<TacticResult> unroll(const std::string &path, const std::string &text, 
   if (to == "full")
     clause = "unroll";
   else if (to != "none") {
-    int64_t n = 0;
-    auto [end, ec] = std::from_chars(to.data(), to.data() + to.size(), n);
-    if (ec != std::errc() || end != to.data() + to.size() || n < 1)
+    if (!positive(to))
       return refused("tactic 'unroll' takes to=full, to=none or to=N with N a positive integer, not '" + to + "'");
     clause = "unroll(" + to + ")";
   }
@@ -188,33 +225,24 @@ Expected<TacticResult> applyTactic(const std::string &path, const std::string &t
     return unroll(path, text, sm, file, m, target, to, arg("line"));
   if (name == "tile")
     return tile(path, text, m, target, to);
-  if (name == "stages") {
-    const syntax::RingStmt *ring = nullptr;
-    syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
-      if (auto *r = syntax::dyn_cast<syntax::RingStmt>(&s); r && r->name.name == target)
-        ring = r;
-    });
-    if (!ring)
-      return refused(path + " has no ring '" + target + "'");
-    for (const syntax::Clause &c : ring->clauses)
-      if (c.name.name == "stages" && c.args.size() == 1) {
-        std::string was(text.substr(c.args[0]->range.begin, c.args[0]->range.end - c.args[0]->range.begin));
-        return checked(path, replace(text, c.args[0]->range, to),
-                       "ring '" + target + "': stages(" + was + ") -> stages(" + to + ")");
-      }
-    return refused("ring '" + target + "' has no stages(...) clause to change");
-  }
-  const syntax::ParamDecl *param = nullptr;
-  for (const syntax::StmtPtr &s : m.items.stmts)
-    if (auto *p = syntax::dyn_cast<syntax::ParamDecl>(s.get()); p && p->name.name == target)
-      param = p;
-  if (!param)
-    return refused(path + " has no parameter '" + target + "'");
-  if (!param->defaultValue)
-    return refused("parameter '" + target + "' has no default to change (a manifest binds it)");
-  SourceRange r = param->defaultValue->range;
-  std::string was(text.substr(r.begin, r.end - r.begin));
-  return checked(path, replace(text, r, to), "param " + target + ": " + was + " -> " + to);
+  // stages, param: the subject's expression replaced (a ring's depth, a parameter's default)
+  std::string why;
+  const syntax::Expr *value = subjectExpr(m, name, target, &why);
+  if (!value)
+    return refused(why.starts_with("has ") ? path + " " + why : why);
+  const std::string was(text.substr(value->range.begin, value->range.size()));
+  return checked(path, replace(text, value->range, to),
+                 name == "stages" ? "ring '" + target + "': stages(" + was + ") -> stages(" + to + ")"
+                                  : "param " + target + ": " + was + " -> " + to);
+}
+
+std::optional<std::string> writtenValue(const std::string &text, std::string_view tactic, const std::string &subject) {
+  SourceManager sm;
+  FileId file = sm.addBuffer("written.cake", text);
+  std::vector<Diagnostic> ignored;
+  syntax::Module m = syntax::parse(sm, file, ignored);
+  const syntax::Expr *value = subjectExpr(m, tactic, subject);
+  return value ? std::optional(text.substr(value->range.begin, value->range.size())) : std::nullopt;
 }
 
 } // namespace cake

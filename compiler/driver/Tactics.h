@@ -24,6 +24,7 @@
 #include "diagnostics/Expected.h"
 
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,5 +53,9 @@ struct TacticResult {
 /// rewrite does not apply or the result has errors.
 Expected<TacticResult> applyTactic(const std::string &path, const std::string &text, std::string_view name,
                                    const std::map<std::string, std::string> &args);
+
+/// What tactic \p tactic (stages, param or tile) would rewrite of \p subject in \p text, as written: a
+/// ring's depth, a parameter's default, a tile const's value; nullopt when the file has none.
+std::optional<std::string> writtenValue(const std::string &text, std::string_view tactic, const std::string &subject);
 
 } // namespace cake

@@ -4,7 +4,8 @@
 // tactics (compiler/driver/Tactics.h, issue #21) are refactorings where they
 // apply: on a ring, one pipeline stage more or fewer; on a parameter's
 // declaration, each other value of its domain; on a loop's header, the other
-// unrollings (none, full, unroll(2)). Each is the tactic applied to
+// unrollings (none, full, unroll(2)); on a const written as an even number (a
+// tile size), half and twice it. Each is the tactic applied to
 // the document and checked again (a refusal says why, with the first error of
 // the result), titled with the cost model's predicted change of the file's
 // kernels at the sizes the estimate hovers use.
