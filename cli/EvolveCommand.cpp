@@ -264,7 +264,7 @@ int runEvolve(int argc, char **argv) {
           << " failures in " << g.files.size() << " files; the next change of the file fixed " << g.fixed
           << " of them.\n\n`" << name << "`: the newest failing program (" << from << ", IR " << hash
           << ") reduced from " << lines(text) << " to " << lines(r.text) << " lines (" << r.tests
-          << " candidates run, 1-minimal for statement deletion); `" << command << "` (in " << ranIn
+          << " candidates run, 1-minimal for the reducer's edits); `" << command << "` (in " << ranIn
           << ", the file replaced by this one) still reports " << code
           << ".\n\nThe verifier does not catch it: a proposal for a rule that would (this program its first bad "
              "case, when a static reason can be named), or a bug of the lowering or the runtime.\n";
@@ -295,7 +295,7 @@ int runEvolve(int argc, char **argv) {
               " of them.\n\n";
     readme += "`" + name + "`: the newest failing program (" + from + ", IR " + hash + ") reduced from " +
               std::to_string(lines(text)) + " to " + std::to_string(lines(r.text)) + " lines (" +
-              std::to_string(r.tests) + " tests, 1-minimal for statement deletion); it still has " + code +
+              std::to_string(r.tests) + " tests, 1-minimal for the reducer's edits); it still has " + code +
               ", and its diagnostics are written out as the corpus's expectations.\n\n";
     if (gate.passed)
       readme += "The corpus gate accepts it as a bad case of " + code + (gate.fixesApplied ? " (its fix-its repair it)" : "") +

@@ -15,7 +15,8 @@ namespace {
 cxxopts::Options makeOptions() {
   cxxopts::Options o("cake reduce",
                      "Shrink a CAKE IR file while it keeps a failure signature: deletes statements (outermost\n"
-                     "first) and comment lines until no single deletion keeps the signature. The signature\n"
+                     "first), names with their uses, branches of ifs, constants (written where they are used)\n"
+                     "and comment lines until no single such edit keeps the signature. The signature\n"
                      "is a diagnostic code the file must keep, with no more errors of any code than the input;\n"
                      "a code of a run (run.hang, run.mismatch, run.unwritten, run.launch, run.timeout, cuda.error)\n"
                      "is kept when `cake run FILE RUN-ARGS` reports it (--run: the workload, the sizes, --watch-hangs;\n"

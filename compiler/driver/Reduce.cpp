@@ -2,11 +2,13 @@
 #include "compiler/driver/Reduce.h"
 
 #include "compiler/driver/Check.h"
+#include "compiler/syntax/Lexer.h"
 #include "compiler/syntax/Parser.h"
 #include "compiler/syntax/Walk.h"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace cake {
@@ -33,24 +35,40 @@ std::vector<std::string> quotedNames(const std::string &message) {
   return out;
 }
 
+namespace {
+
+/// A finding's identity across reductions: the names its message and its notes quote. A ring.balance of the
+/// ring 'xs' between 'load' and 'compute' does not become one of another ring whose consumer the reduction
+/// deleted, nor one of the same ring whose producer it deleted (no "role 'load' produces 'xs' here" note).
+std::vector<std::string> identity(const Diagnostic &d) {
+  std::vector<std::string> out = quotedNames(d.message);
+  for (const Note &n : d.notes)
+    if (auto names = quotedNames(n.message); !names.empty()) { // not "in instantiation WG = 3", which may go
+      out.push_back("|");
+      out.insert(out.end(), names.begin(), names.end());
+    }
+  return out;
+}
+
+} // namespace
+
 Signature keepsDiagnostic(std::string code, const std::string &original) {
   // each error code at most as often as in the original (the kept code at least once), and the kept finding
-  // one of the original's: the same names quoted (a ring.balance of the ring 'xs' between 'load' and 'compute'
-  // does not become one of another ring whose consumer the reduction deleted)
+  // one of the original's (identity: the same names quoted)
   std::map<std::string, size_t> allowed;
   std::set<std::vector<std::string>> findings;
   for (const Diagnostic &d : check(original)) {
     if (d.severity == Severity::Error)
       ++allowed[d.code];
     if (d.code == code)
-      findings.insert(quotedNames(d.message));
+      findings.insert(identity(d));
   }
   allowed[code] = std::max<size_t>(allowed[code], 1);
   return [code = std::move(code), allowed = std::move(allowed), findings = std::move(findings)](const std::string &text) {
     bool kept = false;
     std::map<std::string, size_t> seen;
     for (const Diagnostic &d : check(text)) {
-      kept |= d.code == code && (findings.empty() || findings.count(quotedNames(d.message)));
+      kept |= d.code == code && (findings.empty() || findings.count(identity(d)));
       if (d.severity != Severity::Error)
         continue;
       auto it = allowed.find(d.code);
@@ -83,57 +101,300 @@ std::pair<size_t, size_t> wholeLines(const std::string &text, size_t begin, size
 
 } // namespace
 
-std::vector<std::pair<size_t, size_t>> deletionCandidates(const std::string &text) {
-  SourceManager sm;
-  FileId file = sm.addBuffer("reduce.cake", text);
-  std::vector<Diagnostic> diags;
-  syntax::Module module = syntax::parse(sm, file, diags);
-  std::vector<std::pair<size_t, size_t>> out;
-  if (countErrors(diags))
-    return out;
-  auto add = [&](SourceRange r) {
-    if (r.end > r.begin && r.end <= text.size())
-      out.push_back(wholeLines(text, r.begin, r.end));
-  };
-  syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) { add(s.range); });
-  // then a kernel's parameters and a ring's slots, each on its own line(s)
-  syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) {
-    if (auto *k = dyn_cast<syntax::KernelDecl>(&s))
-      for (const syntax::Field &f : k->params)
-        add(f.range);
-    if (auto *r = dyn_cast<syntax::RingStmt>(&s))
-      for (const syntax::Field &f : r->slots)
-        add(f.range);
-  });
-  // lines that hold only a comment, and blank lines
-  for (size_t at = 0; at < text.size();) {
-    size_t nl = text.find('\n', at);
-    size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    size_t first = text.find_first_not_of(" \t\r", at);
-    if (first == std::string::npos || first >= end - (nl == std::string::npos ? 0 : 1) ||
-        (first + 1 < end && text.compare(first, 2, "//") == 0))
-      out.push_back({at, end});
-    at = end;
+std::string Edit::apply(const std::string &text) const {
+  std::string out;
+  size_t at = 0;
+  for (const Part &p : parts) { // sorted and disjoint
+    out.append(text, at, p.begin - at).append(p.with);
+    at = p.end;
   }
-  return out;
+  return out.append(text, at, std::string::npos);
 }
+
+namespace {
+
+/// What one parse of a text offers the candidates: its statements, its tokens, and where a name is declared
+/// (a declared name is not a use of it).
+class Candidates {
+public:
+  explicit Candidates(const std::string &text) : text(text) {
+    file = sm.addBuffer("reduce.cake", text);
+    module = syntax::parse(sm, file, diags);
+    std::vector<Diagnostic> ignored;
+    tokens = syntax::lex(sm, file, ignored).tokens;
+    syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) { declare(s); });
+  }
+
+  std::vector<Edit> all() {
+    std::vector<Edit> out;
+    if (countErrors(diags))
+      return out;
+    auto deletion = [&](SourceRange r) {
+      if (r.end > r.begin && r.end <= text.size()) {
+        auto [b, e] = wholeLines(text, r.begin, r.end);
+        out.push_back(Edit{{{b, e, ""}}});
+      }
+    };
+    // every statement, outermost first
+    syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) { deletion(s.range); });
+    // every name declared, with every statement that uses it (and the names those declare, transitively)
+    syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) {
+      for (const syntax::Ident *name : declaredBy(s))
+        if (auto e = withoutName(s, name->name); e.parts.size() > 1)
+          out.push_back(std::move(e));
+    });
+    // an if by the statements of one branch
+    syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) {
+      if (auto *i = dyn_cast<syntax::IfStmt>(&s)) {
+        if (auto e = flattened(s, i->thenBody))
+          out.push_back(std::move(*e));
+        if (i->elseBody)
+          if (auto e = flattened(s, *i->elseBody))
+            out.push_back(std::move(*e));
+      }
+    });
+    // a const, a parameter's default or a single let written where the name is used
+    syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) {
+      if (auto e = inlined(s))
+        out.push_back(std::move(*e));
+    });
+    // a kernel's parameters and a ring's slots, each on its own line(s)
+    syntax::forEachStmt(module.items, [&](const syntax::Stmt &s) {
+      if (auto *k = dyn_cast<syntax::KernelDecl>(&s))
+        for (const syntax::Field &f : k->params)
+          deletion(f.range);
+      if (auto *r = dyn_cast<syntax::RingStmt>(&s))
+        for (const syntax::Field &f : r->slots)
+          deletion(f.range);
+    });
+    // lines that hold only a comment, and blank lines
+    for (size_t at = 0; at < text.size();) {
+      size_t nl = text.find('\n', at);
+      size_t end = nl == std::string::npos ? text.size() : nl + 1;
+      size_t first = text.find_first_not_of(" \t\r", at);
+      if (first == std::string::npos || first >= end - (nl == std::string::npos ? 0 : 1) ||
+          (first + 1 < end && text.compare(first, 2, "//") == 0))
+        out.push_back(Edit{{{at, end, ""}}});
+      at = end;
+    }
+    return out;
+  }
+
+private:
+  const std::string &text;
+  SourceManager sm;
+  FileId file;
+  std::vector<Diagnostic> diags;
+  syntax::Module module;
+  std::vector<syntax::Token> tokens;
+  std::set<size_t> declarations; ///< where each declared name's token begins
+
+  static std::vector<const syntax::Ident *> declaredBy(const syntax::Stmt &s) {
+    using namespace syntax;
+    std::vector<const Ident *> out;
+    if (auto *c = dyn_cast<ConstDecl>(&s))
+      out.push_back(&c->name);
+    if (auto *p = dyn_cast<ParamDecl>(&s))
+      out.push_back(&p->name);
+    if (auto *l = dyn_cast<LetStmt>(&s))
+      for (const Ident &n : l->names)
+        out.push_back(&n);
+    if (auto *v = dyn_cast<VarStmt>(&s))
+      out.push_back(&v->name);
+    if (auto *r = dyn_cast<RingStmt>(&s))
+      out.push_back(&r->name);
+    return out;
+  }
+
+  void declare(const syntax::Stmt &s) {
+    using namespace syntax;
+    for (const Ident *n : declaredBy(s))
+      declarations.insert(n->range.begin);
+    if (auto *k = dyn_cast<KernelDecl>(&s)) {
+      declarations.insert(k->name.range.begin);
+      for (const Field &f : k->params)
+        declarations.insert(f.name.range.begin);
+    }
+    if (auto *r = dyn_cast<RingStmt>(&s))
+      for (const Field &f : r->slots)
+        declarations.insert(f.name.range.begin);
+    if (auto *r = dyn_cast<RoleStmt>(&s))
+      declarations.insert(r->name.range.begin);
+    if (auto *f = dyn_cast<ForStmt>(&s))
+      declarations.insert(f->var.range.begin);
+  }
+
+  /// The uses of names among the tokens in [begin, end): identifiers that are not declared there, not a
+  /// member after '.', not the key of a named argument (`shape = MMA`).
+  template <typename Fn> void forEachUse(size_t begin, size_t end, Fn fn) const {
+    for (size_t i = 0; i < tokens.size(); ++i) {
+      const syntax::Token &t = tokens[i];
+      if (t.kind != syntax::Tok::Identifier || t.range.begin < begin || t.range.end > end ||
+          declarations.count(t.range.begin))
+        continue;
+      if (i > 0 && tokens[i - 1].kind == syntax::Tok::Dot)
+        continue;
+      if (i + 1 < tokens.size() && tokens[i + 1].kind == syntax::Tok::Assign && i > 0 &&
+          (tokens[i - 1].kind == syntax::Tok::LParen || tokens[i - 1].kind == syntax::Tok::Comma))
+        continue;
+      fn(t);
+    }
+  }
+
+  /// The parts of \p s that are its own, not of the blocks (and else-ifs) nested in it.
+  static std::vector<SourceRange> nested(const syntax::Stmt &s) {
+    using namespace syntax;
+    std::vector<SourceRange> out;
+    if (auto *k = dyn_cast<KernelDecl>(&s)) {
+      out.push_back(k->body.range);
+      for (const Field &f : k->params)
+        out.push_back(f.range);
+    }
+    if (auto *r = dyn_cast<RoleStmt>(&s))
+      out.push_back(r->body.range);
+    if (auto *f = dyn_cast<ForStmt>(&s))
+      out.push_back(f->body.range);
+    if (auto *i = dyn_cast<IfStmt>(&s)) {
+      out.push_back(i->thenBody.range);
+      if (i->elseBody)
+        out.push_back(i->elseBody->range);
+      if (i->elseIf) // an else-if's condition is the if's own; its branches are nested
+        for (SourceRange r : nested(*i->elseIf))
+          out.push_back(r);
+    }
+    return out;
+  }
+
+  bool mentions(SourceRange r, const std::vector<SourceRange> &except, const std::set<std::string> &names) const {
+    bool found = false;
+    forEachUse(r.begin, r.end, [&](const syntax::Token &t) {
+      for (SourceRange x : except)
+        if (t.range.begin >= x.begin && t.range.end <= x.end)
+          return;
+      found |= names.count(std::string(t.text(text))) > 0;
+    });
+    return found;
+  }
+
+  /// The deletion of \p decl's statement with every statement and kernel parameter that uses \p name, and
+  /// with the uses of the names those statements declare.
+  Edit withoutName(const syntax::Stmt &decl, const std::string &name) const {
+    Edit e;
+    std::set<std::string> names = {name};
+    auto drop = [&](SourceRange r) {
+      auto [b, en] = wholeLines(text, r.begin, r.end);
+      e.parts.push_back({b, en, ""});
+    };
+    std::function<void(const syntax::Block &)> walk = [&](const syntax::Block &block) {
+      for (const syntax::StmtPtr &p : block.stmts) {
+        const syntax::Stmt &s = *p;
+        if (&s == &decl || mentions(s.range, nested(s), names)) {
+          drop(s.range);
+          for (const syntax::Ident *n : declaredBy(s))
+            names.insert(n->name);
+          continue;
+        }
+        if (auto *k = dyn_cast<syntax::KernelDecl>(&s))
+          for (const syntax::Field &f : k->params)
+            if (mentions(f.range, {}, names))
+              drop(f.range);
+        visitNested(s, walk);
+      }
+    };
+    walk(module.items);
+    std::sort(e.parts.begin(), e.parts.end(), [](const Edit::Part &a, const Edit::Part &b) { return a.begin < b.begin; });
+    return e;
+  }
+
+  static void visitNested(const syntax::Stmt &s, const std::function<void(const syntax::Block &)> &fn) {
+    using namespace syntax;
+    if (auto *k = dyn_cast<KernelDecl>(&s))
+      fn(k->body);
+    if (auto *r = dyn_cast<RoleStmt>(&s))
+      fn(r->body);
+    if (auto *f = dyn_cast<ForStmt>(&s))
+      fn(f->body);
+    if (auto *i = dyn_cast<IfStmt>(&s)) {
+      fn(i->thenBody);
+      if (i->elseBody)
+        fn(*i->elseBody);
+      if (i->elseIf)
+        visitNested(*i->elseIf, fn);
+    }
+  }
+
+  /// \p s (an if filling its lines) replaced by the statements of \p branch, one indentation level out.
+  std::optional<Edit> flattened(const syntax::Stmt &s, const syntax::Block &branch) const {
+    auto [b, e] = wholeLines(text, s.range.begin, s.range.end);
+    if (b == s.range.begin && (b > 0 && text[b - 1] != '\n'))
+      return std::nullopt;
+    if (branch.stmts.empty() || branch.range.end <= branch.range.begin + 1)
+      return std::nullopt;
+    std::string inner = text.substr(branch.range.begin + 1, branch.range.end - 1 - (branch.range.begin + 1));
+    std::string with;
+    for (size_t at = 0; at < inner.size();) {
+      size_t nl = inner.find('\n', at);
+      std::string line = inner.substr(at, nl == std::string::npos ? std::string::npos : nl - at);
+      at = nl == std::string::npos ? inner.size() : nl + 1;
+      if (line.find_first_not_of(" \t\r") == std::string::npos)
+        continue;
+      with += (line.compare(0, 2, "  ") == 0 ? line.substr(2) : line) + "\n";
+    }
+    if (e == s.range.end) // not whole lines: the branch on the if's line
+      with.pop_back();
+    return Edit{{{b, e, with}}};
+  }
+
+  /// A const, a parameter with a default or a let of one name deleted, its value written at each use.
+  std::optional<Edit> inlined(const syntax::Stmt &s) const {
+    using namespace syntax;
+    const Ident *name = nullptr;
+    const Expr *value = nullptr;
+    if (auto *c = dyn_cast<ConstDecl>(&s))
+      name = &c->name, value = c->value.get();
+    if (auto *p = dyn_cast<ParamDecl>(&s))
+      name = &p->name, value = p->defaultValue.get();
+    if (auto *l = dyn_cast<LetStmt>(&s); l && l->names.size() == 1 && !l->type)
+      name = &l->names[0], value = l->value.get();
+    if (!name || !value || value->range.end <= value->range.begin)
+      return std::nullopt;
+    std::string with = text.substr(value->range.begin, value->range.size());
+    if (value->kind == ExprKind::Binary || value->kind == ExprKind::Unary)
+      with = "(" + with + ")";
+    auto [b, e] = wholeLines(text, s.range.begin, s.range.end);
+    Edit edit{{{b, e, ""}}};
+    forEachUse(0, text.size(), [&](const Token &t) {
+      if (t.text(text) == name->name && (t.range.begin < b || t.range.begin >= e))
+        edit.parts.push_back({t.range.begin, t.range.end, with});
+    });
+    if (edit.parts.size() == 1)
+      return std::nullopt; // unused: its deletion is a candidate already
+    std::sort(edit.parts.begin(), edit.parts.end(),
+              [](const Edit::Part &x, const Edit::Part &y) { return x.begin < y.begin; });
+    return edit;
+  }
+};
+
+} // namespace
+
+std::vector<Edit> reductionCandidates(const std::string &text) { return Candidates(text).all(); }
 
 Reduction reduce(std::string text, const Signature &keeps, size_t maxTests,
                  const std::function<void(const Reduction &)> &onKept) {
   Reduction r;
-  // One pass tries every candidate once, outermost first; a kept deletion changes the offsets, so the
-  // pass starts again from the candidate at the same position in the new text. Passes repeat until one
-  // keeps nothing: then no single deletion of the final text keeps the signature.
+  // One pass tries every candidate once, largest kinds first; a kept edit changes the offsets, so the pass
+  // starts again from the candidate at the same position in the new text. Passes repeat until one keeps
+  // nothing: then no single candidate edit of the final text keeps the signature.
   for (bool changed = true; changed && r.tests < maxTests;) {
     changed = false;
-    auto candidates = deletionCandidates(text);
+    auto candidates = reductionCandidates(text);
     for (size_t i = 0; i < candidates.size() && r.tests < maxTests;) {
-      auto [b, e] = candidates[i];
-      std::string trial = text.substr(0, b) + text.substr(e);
+      std::string trial = candidates[i].apply(text);
       ++r.tests;
-      if (trial != text && keeps(trial)) {
+      // a candidate must make the text shorter: an inlined name longer than its declaration could cycle
+      if (trial.size() < text.size() && keeps(trial)) {
         text = std::move(trial);
-        candidates = deletionCandidates(text);
+        candidates = reductionCandidates(text);
         ++r.deletions;
         changed = true;
         if (onKept) {

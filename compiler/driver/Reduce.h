@@ -2,8 +2,9 @@
 //
 // Part of CAKE (issue #21). `cake reduce` in the spirit of llvm-reduce and
 // creduce: deletes statements (outermost first, so a whole kernel or role goes
-// in one test) and comment lines while a predicate, the failure signature,
-// still holds, until no single deletion keeps it. The core knows nothing of
+// in one test), names with their uses, branches of ifs, constants written in
+// place and comment lines while a predicate, the failure signature, still
+// holds, until no single such edit keeps it. The core knows nothing of
 // the CLI or of GPUs: a signature is any predicate on the text (a rule code
 // here; a run.hang or run.mismatch on a GPU can be another).
 //
@@ -37,22 +38,39 @@ std::vector<std::string> quotedNames(const std::string &message);
 /// code through a new failure: a ring left unbalanced by deleting its producer,
 /// or a second token left unreleased, is not the ring.linear being reduced),
 /// and the finding kept is one of the original's: the same names quoted in its
-/// message (a ring.balance of another ring, whose consumer the reduction
-/// deleted, is not the odd trip count being reduced).
+/// message and its notes (a ring.balance of another ring, whose consumer the
+/// reduction deleted, or of the same ring with its producer deleted, is not the
+/// odd trip count being reduced).
 Signature keepsDiagnostic(std::string code, const std::string &original);
 
-/// The byte ranges [begin, end) that one deletion may remove from \p text,
-/// outermost first: every statement, then every kernel parameter and ring
-/// slot (each with the rest of its lines, and its comma, when they
-/// hold nothing else), every line that holds only a comment and every blank
-/// line. Empty when the text does not parse.
-std::vector<std::pair<size_t, size_t>> deletionCandidates(const std::string &text);
+/// One candidate change of a text: byte ranges [begin, end) replaced, sorted
+/// and disjoint (a deletion replaces with nothing).
+struct Edit {
+  struct Part {
+    size_t begin, end;
+    std::string with;
+  };
+  std::vector<Part> parts;
+  std::string apply(const std::string &text) const;
+};
 
-/// Deletes candidates of \p text while \p keeps holds, until none can go
-/// (1-minimal for the deletions deletionCandidates offers). \p keeps must hold
-/// for \p text itself (the caller checks). At most \p maxTests tests.
-/// \p onKept, when given, sees the text after each kept deletion (a long
-/// reduction, one GPU run per test, saves its progress there).
+/// The edits one reduction step may make to \p text, largest kinds first:
+/// every statement deleted (outermost first); every declared name (const,
+/// param, let, var, ring) deleted with every statement and kernel parameter
+/// that uses it, and with the uses of the names those declare; every if
+/// replaced by the statements of one of its branches; every const, parameter
+/// default and single let written where its name is used and its declaration
+/// deleted; every kernel parameter and ring slot deleted (each with the rest of
+/// its lines, and its comma, when they hold nothing else); every line that
+/// holds only a comment and every blank line deleted. Empty when the text does
+/// not parse.
+std::vector<Edit> reductionCandidates(const std::string &text);
+
+/// Applies candidates of \p text that make it shorter while \p keeps holds,
+/// until none can (1-minimal for the edits reductionCandidates offers).
+/// \p keeps must hold for \p text itself (the caller checks). At most
+/// \p maxTests tests. \p onKept, when given, sees the text after each kept
+/// edit (a long reduction, one GPU run per test, saves its progress there).
 Reduction reduce(std::string text, const Signature &keeps, size_t maxTests = 100000,
                  const std::function<void(const Reduction &)> &onKept = {});
 
