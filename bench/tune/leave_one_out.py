@@ -18,6 +18,11 @@ def schedule(file, params, rings):
     return json.dumps({"file": file, "params": params, "rings": rings or {}}, sort_keys=True)
 
 
+def chosen(entry):
+    """What a run measured: its file, its parameters and its rings' depths."""
+    return {"file": entry["file"], "params": entry["key"]["params"], "rings": entry["key"].get("rings", {})}
+
+
 def rank(cake, entries, db, model_only):
     k = entries[0]["key"]
     files = list(dict.fromkeys(e["file"] for e in entries))
@@ -54,7 +59,7 @@ def main():
         best = min((e for e in entries if e["status"] == "ok"), key=lambda e: e["ms"])
         row = {"shape": {**entries[0]["key"]["sizes"],
                          **{n: entries[0]["key"]["params"][n] for n in ("D", "elem") if n in entries[0]["key"]["params"]}},
-               "candidates": len(entries), "best_ms": best["ms"], "best": best["key"]["params"]}
+               "candidates": len(entries), "best_ms": best["ms"], "best": chosen(best)}
         with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as db:
             for other, es in sweeps.items():
                 if other != held:
@@ -64,7 +69,7 @@ def main():
             k = max(1, len(ranked) // 5)
             runs = [measured[schedule(c["file"], c["params"], c.get("rings"))] for c in ranked[:k]]
             pick = min((e for e in runs if e["status"] == "ok"), key=lambda e: e["ms"])
-            row[mode] = {"measured": k, "pick": pick["key"]["params"], "ms": pick["ms"],
+            row[mode] = {"measured": k, "pick": chosen(pick), "ms": pick["ms"],
                          "over_best": pick["ms"] / best["ms"], "first_over_best": runs[0]["ms"] / best["ms"]}
         os.unlink(db.name)
         rows.append(row)
