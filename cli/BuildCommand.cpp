@@ -99,7 +99,21 @@ int runBuild(int argc, char **argv) {
     file = lowered->cuda;
   }
   runner::BuildResult result = compileCuda(sm, file, cuda);
-  logOutcome("build", path, sm.text(source), result.diagnostics, "build");
+  // the arguments after the file that say how it was compiled (not where the result went or how it was
+  // printed), and the folder: what builds it again (cake evolve reduces a build's finding with them)
+  formats::RunDetails again;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "-o" || a == "--output" || a == "--format" || a == "--color") {
+      ++i;
+      continue;
+    }
+    if (a == path || a.starts_with("--output=") || a.starts_with("--format=") || a.starts_with("--color=") ||
+        (a.starts_with("-o") && a.size() > 2))
+      continue;
+    again.args.push_back(std::move(a));
+  }
+  logOutcome("build", path, sm.text(source), result.diagnostics, "build", again);
 
   if (result.success && !output.empty()) {
     const std::string &bytes = output.ends_with(".ptx") ? result.ptx : result.cubin;

@@ -208,7 +208,7 @@ int runEvolve(int argc, char **argv) {
   };
   std::map<std::string, Group> groups;
   for (size_t i = 0; i < events->size(); ++i)
-    for (const std::string &code : (*events)[i].errors) {
+    for (const std::string &code : formats::findingsOf((*events)[i])) {
       Group &g = groups[code];
       g.failures.push_back(i);
       g.files.insert((*events)[i].file);
@@ -218,33 +218,40 @@ int runEvolve(int argc, char **argv) {
   for (const auto &[code, g] : groups) {
     if (g.failures.size() < args["min"].as<size_t>())
       continue;
-    // a code only a run finds is reduced by running each candidate (the GPU's time: only with --run)
-    const bool run = isRunCode(code);
+    // a code the build found (its newest failure a `cake build`'s) is reduced by building each candidate (no
+    // GPU); a code only a run finds, by running each candidate (the GPU's time: only with --run)
+    const bool build = isBuildCode(code) && (*events)[g.failures.back()].command == "build";
+    const bool run = !build && isRunCode(code);
     if (run && !args.count("run")) {
       std::cout << code << ": " << g.failures.size() << " failures at run time in " << g.files.size()
                 << " files (cake evolve --run reduces them, running each candidate on the GPU)\n";
       continue;
     }
     // the newest failing IR the log kept that still has the code (its signature, made once, reduces it); a
-    // run's in the folder it ran in, with its arguments
+    // run's or a build's in the folder it ran in, with its arguments
     std::string text, from, hash, ranIn;
     std::vector<std::string> ranWith;
     Signature keeps;
     for (auto it = g.failures.rbegin(); it != g.failures.rend() && text.empty(); ++it) {
       const formats::LogEvent &e = (*events)[*it];
       std::string ir;
-      if (!formats::readInput(formats::irPathFor(log, e.irHash), ir) || (run && e.args.empty()))
+      if (!formats::readInput(formats::irPathFor(log, e.irHash), ir) || (run && e.args.empty()) ||
+          (build && e.command != "build"))
         continue;
-      if (run && !e.cwd.empty())
+      if ((run || build) && !e.cwd.empty())
         std::filesystem::current_path(e.cwd, ec); // back to `home` after the group
-      Signature s = run ? keepsRun(code, e.file, e.args, args["run-timeout"].as<double>()) : keepsDiagnostic(code, ir);
+      const double timeout = args["run-timeout"].as<double>();
+      Signature s = build ? keepsBuild(code, e.file, e.args, timeout)
+                    : run ? keepsRun(code, e.file, e.args, timeout)
+                          : keepsDiagnostic(code, ir);
       if (s(ir))
         text = std::move(ir), from = e.file, hash = e.irHash, keeps = std::move(s), ranIn = e.cwd, ranWith = e.args;
     }
     if (text.empty()) {
       std::filesystem::current_path(home, ec);
       std::cout << code << ": " << g.failures.size()
-                << (run ? " failures, but no kept program still has it when run again"
+                << (build ? " failures, but no kept program still has it when built again"
+                    : run ? " failures, but no kept program still has it when run again"
                         : " failures, but no kept program still has it (a stage past the verifier's, or IR no longer "
                           "kept)")
                 << "\n";
@@ -252,24 +259,41 @@ int runEvolve(int argc, char **argv) {
     }
     Reduction r = reduce(text, keeps);
     std::filesystem::current_path(home, ec); // the events' files resolve from where evolve was started
-    if (run) {
+    if (run || build) {
       std::filesystem::path dir = out / code;
       std::filesystem::create_directories(dir, ec);
-      std::string name = "bad_" + hash.substr(0, 8) + ".cake", command = "cake run " + from;
+      std::string name = "bad_" + hash.substr(0, 8) + ".cake", command = std::string("cake ") + (build ? "build " : "run ") + from;
       for (const std::string &a : ranWith)
         command += " " + a;
       std::ofstream(dir / name, std::ios::trunc) << r.text;
+      // the gate of a finding past the verifier: what `cake check` says of the reduced program (nothing: no
+      // rule catches it yet, the case is a new rule's; a code: the rule that should have caught it earlier)
+      SourceManager sm;
+      FileId f = sm.addBuffer(name, r.text);
+      std::set<std::string> statics;
+      for (const Diagnostic &d : checkSource(sm, f).diagnostics)
+        statics.insert(d.code);
+      std::string gate;
+      for (const std::string &c : statics)
+        gate += (gate.empty() ? "" : ", ") + c;
       std::ofstream(dir / "README.md", std::ios::trunc)
-          << "# Proposal: " << code << " (found at run time)\n\nEvidence (" << log << "): " << g.failures.size()
-          << " failures in " << g.files.size() << " files; the next change of the file fixed " << g.fixed
-          << " of them.\n\n`" << name << "`: the newest failing program (" << from << ", IR " << hash
-          << ") reduced from " << lines(text) << " to " << lines(r.text) << " lines (" << r.tests
-          << " candidates run, 1-minimal for the reducer's edits); `" << command << "` (in " << ranIn
-          << ", the file replaced by this one) still reports " << code
-          << ".\n\nThe verifier does not catch it: a proposal for a rule that would (this program its first bad "
-             "case, when a static reason can be named), or a bug of the lowering or the runtime.\n";
+          << "# Proposal: " << code << (build ? " (found by building)" : " (found at run time)") << "\n\nEvidence ("
+          << log << "): " << g.failures.size() << " failures in " << g.files.size()
+          << " files; the next change of the file fixed " << g.fixed << " of them.\n\n`" << name
+          << "`: the newest failing program (" << from << ", IR " << hash << ") reduced from " << lines(text)
+          << " to " << lines(r.text) << " lines (" << r.tests << " candidates " << (build ? "built" : "run")
+          << ", 1-minimal for the reducer's edits); `" << command << "` (in " << ranIn
+          << ", the file replaced by this one) still reports " << code << ".\n\n"
+          << (statics.empty() ? "`cake check` finds nothing in it: no rule catches it yet. A proposal for a new rule "
+                                "(this program its first bad case, when a static reason can be named), or a change of "
+                                "the lowering or the runtime.\n"
+                              : "`cake check` reports " + gate + " in it: a corpus case of that rule if it names the "
+                                "cause (it saw the failure before the " + std::string(build ? "build" : "run") +
+                                    "), else a new rule's, as above.\n");
       std::cout << code << ": " << g.failures.size() << " failures in " << g.files.size() << " files; "
-                << (dir / name).string() << " (" << lines(r.text) << " lines, reduced by running it)\n";
+                << (dir / name).string() << " (" << lines(r.text) << " lines, reduced by "
+                << (build ? "building" : "running") << " it; "
+                << (statics.empty() ? std::string("no rule catches it yet") : "cake check: " + gate) << ")\n";
       ++proposals;
       continue;
     }

@@ -21,6 +21,8 @@ namespace cake::cli {
 
 bool isRunCode(const std::string &code) { return code.starts_with("run.") || code.starts_with("cuda."); }
 
+bool isBuildCode(const std::string &code) { return code.starts_with("ptxas.") || code.starts_with("cuda."); }
+
 namespace {
 
 /// The findings of \p code a run's report holds, each as the names its message quotes (quotedNames: a
@@ -34,14 +36,25 @@ std::set<std::vector<std::string>> findingsIn(const nlohmann::json &doc, const s
   if (doc.contains("diagnostics") && doc["diagnostics"].is_array())
     for (const auto &d : doc["diagnostics"])
       if (d.is_object() && d.value("code", "") == code)
-        out.insert(quotedNames(d.value("message", "")));
+        out.insert(findingIdentity(d.value("message", "")));
   return out;
+}
+
+/// The JSON document \p output holds (`cake build --format json` prints one; what else the child wrote to
+/// its merged stdout and stderr comes before it).
+nlohmann::json documentIn(const std::string &output) {
+  size_t at = output.rfind("\n{\n");
+  at = output.starts_with("{") ? 0 : at == std::string::npos ? std::string::npos : at + 1;
+  return at == std::string::npos ? nlohmann::json() : nlohmann::json::parse(output.substr(at), nullptr, false);
 }
 
 } // namespace
 
-Signature keepsRun(const std::string &code, const std::string &input, std::vector<std::string> runArgs,
-                   double timeout, std::shared_ptr<RunCount> count) {
+namespace {
+
+/// keepsRun and keepsBuild: \p command is "run" (its report written to a file) or "build" (its JSON printed).
+Signature keepsCommand(const std::string &command, const std::string &code, const std::string &input,
+                       std::vector<std::string> runArgs, double timeout, std::shared_ptr<RunCount> count) {
   namespace fs = std::filesystem;
   fs::path in(input);
   std::string self = fs::read_symlink("/proc/self/exe").string();
@@ -99,21 +112,43 @@ Signature keepsRun(const std::string &code, const std::string &input, std::vecto
     if (count)
       ++count->runs;
     std::ofstream(file, std::ios::trunc) << text;
-    std::vector<std::string> argv = {self, "run", file, "--report", report};
+    std::vector<std::string> argv = {self, command, file};
+    if (command == "run")
+      argv.insert(argv.end(), {"--report", report});
+    else
+      argv.insert(argv.end(), {"--format", "json"});
     argv.insert(argv.end(), runArgs.begin(), runArgs.end());
-    runner::runProcess(argv, timeout);
-    std::ifstream r(report);
-    std::stringstream buf;
-    buf << r.rdbuf();
-    std::error_code ec;
-    fs::remove(report, ec);
-    auto found = findingsIn(nlohmann::json::parse(buf.str(), nullptr, false), code);
+    runner::ProcessResult child = runner::runProcess(argv, timeout);
+    nlohmann::json doc;
+    if (command == "run") {
+      std::ifstream r(report);
+      std::stringstream buf;
+      buf << r.rdbuf();
+      std::error_code ec;
+      fs::remove(report, ec);
+      doc = nlohmann::json::parse(buf.str(), nullptr, false);
+    } else {
+      doc = documentIn(child.output);
+    }
+    auto found = findingsIn(doc, code);
     if (!*original) {
       *original = found;
       return (*seen)[tokens] = !found.empty();
     }
     return (*seen)[tokens] = std::any_of(found.begin(), found.end(), [&](const auto &f) { return (*original)->count(f); });
   };
+}
+
+} // namespace
+
+Signature keepsRun(const std::string &code, const std::string &input, std::vector<std::string> args, double timeout,
+                   std::shared_ptr<RunCount> count) {
+  return keepsCommand("run", code, input, std::move(args), timeout, std::move(count));
+}
+
+Signature keepsBuild(const std::string &code, const std::string &input, std::vector<std::string> args,
+                     double timeout, std::shared_ptr<RunCount> count) {
+  return keepsCommand("build", code, input, std::move(args), timeout, std::move(count));
 }
 
 std::vector<std::string> splitArgs(const std::string &s) {

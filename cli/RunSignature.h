@@ -1,10 +1,11 @@
 //===- RunSignature.h - A failure found by running the program --*- C++ -*-===//
 //
 // Part of CAKE (issue #21). The reducer's signature for a code that only a run
-// finds (compiler/driver/Reduce.h keeps the core free of GPUs and of the CLI):
-// each candidate is checked, then built and run by this cake (`cake run FILE
-// ARGS --report R` in a child process, with its own watchdog), and kept when
-// the run reports the code. Used by `cake reduce --run` and `cake evolve --run`.
+// or a build finds (compiler/driver/Reduce.h keeps the core free of GPUs and
+// of the CLI): each candidate is checked, then built and run by this cake
+// (`cake run FILE ARGS --report R` in a child process, with its own watchdog),
+// or built (`cake build FILE --format json ARGS`), and kept when the child
+// reports the code. Used by `cake reduce --run/--build` and `cake evolve`.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -19,6 +20,8 @@ namespace cake::cli {
 
 /// Whether \p code is found by running a program (run.*, cuda.*), not by the checks.
 bool isRunCode(const std::string &code);
+/// Whether \p code can be found by building a program (ptxas.*, cuda.*: the tool chain's findings).
+bool isBuildCode(const std::string &code);
 
 /// How many candidates keepsRun ran, and how many it answered from a run before (the same tokens: a
 /// comment or a blank line deleted).
@@ -37,6 +40,12 @@ struct RunCount {
 /// was. \p count, when given, counts the runs and the answers remembered.
 Signature keepsRun(const std::string &code, const std::string &input, std::vector<std::string> args,
                    double timeoutSeconds, std::shared_ptr<RunCount> count = nullptr);
+
+/// The same for a code the build finds (ptxas.wgmma-serialized, ptxas.spill, cuda.error): each candidate
+/// compiled by `cake build CANDIDATE --format json ARGS` (NVRTC and ptxas; no GPU), the finding one of the
+/// first build's (the same names and ptxas codes: C7518 does not become C7514).
+Signature keepsBuild(const std::string &code, const std::string &input, std::vector<std::string> args,
+                     double timeoutSeconds, std::shared_ptr<RunCount> count = nullptr);
 
 /// \p s split at whitespace (the --run string).
 std::vector<std::string> splitArgs(const std::string &s);

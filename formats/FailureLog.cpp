@@ -172,6 +172,16 @@ Status keepIr(const std::string &log, const std::string &hash, std::string_view 
   return Ok{};
 }
 
+bool isToolFinding(std::string_view code) { return code.starts_with("ptxas."); }
+
+std::vector<std::string> findingsOf(const LogEvent &e) {
+  std::vector<std::string> out = e.errors;
+  for (const std::string &w : e.warnings)
+    if (isToolFinding(w))
+      out.push_back(w);
+  return out;
+}
+
 void logOutcome(std::string_view command, const std::string &path, std::string_view ir,
                 const std::vector<Diagnostic> &found, std::string stage, const RunDetails &run) {
   if (path == "-")
@@ -200,14 +210,14 @@ void logOutcome(std::string_view command, const std::string &path, std::string_v
                 : "static";
   e.stage = std::move(stage);
   static_cast<RunFields &>(e) = run;
-  if (!run.args.empty()) {
+  if (!run.args.empty() || command == "build") {
     std::error_code ec;
     e.cwd = fs::current_path(ec).string();
   }
   if (!e.ok)
     e.ms.reset();
-  // a failing IR is kept beside the log, for `cake evolve` to reduce
-  if (!e.ok)
+  // a failing IR (or one the tool chain found wanting) is kept beside the log, for `cake evolve` to reduce
+  if (!e.ok || std::any_of(e.warnings.begin(), e.warnings.end(), [](const std::string &w) { return isToolFinding(w); }))
     (void)keepIr(log, e.irHash, ir);
   (void)appendEvent(run.eventPath.empty() ? log : run.eventPath, e);
 }

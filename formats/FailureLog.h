@@ -94,7 +94,16 @@ Status keepIr(const std::string &log, const std::string &hash, std::string_view 
 /// written never fails the command): \p command ("check", "build", "lsp")
 /// on \p path (its IR \p ir, what it found). The stage is \p stage, or, when
 /// empty, "lower" when an error is the lowering's and "static" otherwise. A
-/// failing IR is kept beside the log (keepIr). Nothing for stdin ("-").
+/// failing IR, or one with a tool-chain finding, is kept beside the log
+/// (keepIr). Nothing for stdin ("-").
+/// Whether warning \p code is a finding of the tool chain that `cake evolve`
+/// proposes from as it does from errors (ptxas.*: a serialized wgmma pipeline,
+/// a spill, an ignored setmaxnreg); the generic cuda.warning is not.
+bool isToolFinding(std::string_view code);
+
+/// What of \p e `cake evolve` groups: its errors and its tool-chain findings.
+std::vector<std::string> findingsOf(const LogEvent &e);
+
 void logOutcome(std::string_view command, const std::string &path, std::string_view ir,
                 const std::vector<Diagnostic> &found, std::string stage = "", const RunDetails &run = {});
 

@@ -7,6 +7,7 @@
 #include "compiler/syntax/Walk.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <set>
@@ -41,7 +42,7 @@ namespace {
 /// ring 'xs' between 'load' and 'compute' does not become one of another ring whose consumer the reduction
 /// deleted, nor one of the same ring whose producer it deleted (no "role 'load' produces 'xs' here" note).
 std::vector<std::string> identity(const Diagnostic &d) {
-  std::vector<std::string> out = quotedNames(d.message);
+  std::vector<std::string> out = findingIdentity(d.message);
   for (const Note &n : d.notes)
     if (auto names = quotedNames(n.message); !names.empty()) { // not "in instantiation WG = 3", which may go
       out.push_back("|");
@@ -51,6 +52,18 @@ std::vector<std::string> identity(const Diagnostic &d) {
 }
 
 } // namespace
+
+std::vector<std::string> findingIdentity(const std::string &message) {
+  std::vector<std::string> out = quotedNames(message);
+  for (size_t at = message.find("(C"); at != std::string::npos; at = message.find("(C", at + 1)) {
+    size_t end = at + 2;
+    while (end < message.size() && std::isdigit(static_cast<unsigned char>(message[end])))
+      ++end;
+    if (end > at + 2 && end < message.size() && message[end] == ')')
+      out.push_back(message.substr(at + 1, end - at - 1));
+  }
+  return out;
+}
 
 Signature keepsDiagnostic(std::string code, const std::string &original) {
   // each error code at most as often as in the original (the kept code at least once), and the kept finding

@@ -33,6 +33,11 @@ using Signature = std::function<bool(const std::string &text)>;
 /// finding across reductions, where its counts, sizes and places change.
 std::vector<std::string> quotedNames(const std::string &message);
 
+/// What identifies a finding's message across reductions: the names it quotes,
+/// then the tool's codes it cites in parentheses ("(C7518)": ptxas's reason
+/// for serializing a wgmma pipeline, which another edit may change to C7514).
+std::vector<std::string> findingIdentity(const std::string &message);
+
 /// The signature "checkSource reports a diagnostic with code \p code, and no
 /// more errors of any code than \p original has" (a deletion must not keep the
 /// code through a new failure: a ring left unbalanced by deleting its producer,

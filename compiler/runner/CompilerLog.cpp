@@ -811,6 +811,22 @@ std::vector<Diagnostic> LogMapper::mapPtxas(const PtxasReport &report, std::stri
     }
     d.code = m.severity == Severity::Error ? "cuda.error" : "cuda.warning";
     d.message = "ptxas: " + text + id;
+    // "wgmma.mma_async instructions are serialized due to REASON in (for) the function 'K'" (C7510-C7520): the
+    // pipeline the schedule was written for runs one MMA at a time; its own code, at the kernel it names
+    const std::string_view serialized = "wgmma.mma_async instructions are serialized due to ";
+    if (size_t at = text.find(serialized); at != std::string::npos && m.severity != Severity::Error) {
+      std::string reason = text.substr(at + serialized.size());
+      std::string kernel;
+      for (const std::string fn : {" in the function '", " for the function '"})
+        if (size_t f = reason.find(fn); f != std::string::npos && kernel.empty()) {
+          size_t end = reason.find('\'', f + fn.size());
+          kernel = baseName(reason.substr(f + fn.size(), end == std::string::npos ? std::string::npos : end - f - fn.size()));
+          reason.resize(f);
+        }
+      d.code = "ptxas.wgmma-serialized";
+      d.message = "ptxas serializes the wgmma pipeline" + (kernel.empty() ? std::string() : " of kernel '" + kernel + "'") +
+                  ": " + std::string(trim(reason)) + id;
+    }
     if (m.ptxLine == 0)
       locateUnlined(d, text, cuda, cudaText);
     if (m.ptxLine > 0) {

@@ -148,4 +148,15 @@ TEST(FailureLog, TheLogIsTheNearestProjectsUnlessCakeLogSaysOtherwise) {
   EXPECT_EQ(logPathFor(file), (d.path / "repo" / "kernels" / ".cake" / "log.jsonl").string());
 }
 
+// What cake evolve groups: an event's errors and its tool-chain findings (ptxas.*), not the generic
+// cuda.warning nor a rule's warning.
+TEST(FailureLog, EvolveGroupsErrorsAndToolChainFindings) {
+  LogEvent e;
+  e.errors = {"cuda.error"};
+  e.warnings = {"cuda.warning", "perf.stages", "ptxas.spill", "ptxas.wgmma-serialized"};
+  EXPECT_EQ(findingsOf(e), (std::vector<std::string>{"cuda.error", "ptxas.spill", "ptxas.wgmma-serialized"}));
+  EXPECT_TRUE(isToolFinding("ptxas.setmaxnreg"));
+  EXPECT_FALSE(isToolFinding("cuda.warning"));
+}
+
 } // namespace

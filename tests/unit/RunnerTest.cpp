@@ -399,7 +399,8 @@ TEST(LogMapper, PtxasRegisterAllocationFailureAtTheRole) {
   std::vector<Diagnostic> d = mapper.mapPtxas(r, "", s.cu);
   sortDiagnostics(d);
   ASSERT_EQ(d.size(), 2u) << s.render(d);
-  EXPECT_EQ(d[0].code, "cuda.warning"); // the C7512 remark, at the kernel it names
+  EXPECT_EQ(d[0].code, "ptxas.wgmma-serialized"); // the C7512 remark, at the kernel it names
+  EXPECT_EQ(d[0].message, "ptxas serializes the wgmma pipeline of kernel 'sp': insufficient register resources (C7512)");
   EXPECT_EQ(s.sm.lineColumn(s.ir, d[0].range.begin).line, 4u);
   EXPECT_EQ(d[1].code, "cuda.error");
   EXPECT_NE(d[1].message.find("(C7600)"), std::string::npos);
