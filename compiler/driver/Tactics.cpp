@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <regex>
+#include <set>
 
 namespace cake {
 
@@ -21,11 +23,14 @@ constexpr TacticInfo kTactics[] = {
      "a loop's unrolling: unroll, unroll(N) or none (line picks one of several loops over VAR)"},
     {"tile", "name=C to=N",
      "a tile size: the const C written as a number, and the MMA shapes whose N was its value"},
+    {"persistent", "kernel=K to=G",
+     "a persistent grid with a raster swizzle: grid(persistent), every role looping over sched.tiles of the old "
+     "grid's extents in groups of G (1: row by row); on a persistent kernel, its tiles' group"},
 };
 
 /// The name of tactic \p name's argument that says what it rewrites.
 std::string_view subjectKey(std::string_view name) {
-  return name == "stages" ? "ring" : name == "unroll" ? "loop" : "name"; // param, tile: name
+  return name == "stages" ? "ring" : name == "unroll" ? "loop" : name == "persistent" ? "kernel" : "name"; // param, tile
 }
 
 Error refused(std::string message) { return Error(Error::InvalidArgument, std::move(message)); }
@@ -190,6 +195,171 @@ Expected<TacticResult> unroll(const std::string &path, const std::string &text, 
   return checked(path, replace(text, SourceRange{file, after, after}, " " + clause), where + ": none -> " + clause);
 }
 
+
+/// `persistent kernel=K to=G`: a kernel with an explicit grid, `grid(E0, E1, E2)`, made persistent: the grid
+/// becomes `grid(persistent)`, the kernel declares `let tiles = sched.tiles(z = E2, y = E1, x = E0, group = G)`
+/// (the outermost first, as blockIdx.z is; group only with two or more extents, and only when G > 1), every
+/// role's body runs once per tile in `for t in tiles { ... }`, and `cta.id(d)` reads the tile (`t.x`, `t.y`,
+/// `t.z`); kernel-level lets that read the CTA's index (directly or through another such let) move into each
+/// role's loop. Each role then does per tile what it did per CTA, so the rings stay balanced. A kernel that
+/// reads cta.count() (its grid's size) or the CTA's index outside lets and roles is refused. On a kernel
+/// that is persistent already: its sched.tiles calls' group set to G (the raster swizzle alone).
+Expected<TacticResult> persistent(const std::string &path, const std::string &text, const syntax::Module &m,
+                                  const std::string &name, const std::string &to) {
+  auto group = positive(to);
+  if (!group)
+    return refused("tactic 'persistent' takes to=G with G a positive integer (the raster group; 1: row by row), not '" +
+                   to + "'");
+  const syntax::KernelDecl *kernel = nullptr;
+  for (const syntax::StmtPtr &s : m.items.stmts)
+    if (auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get()); k && k->name.name == name)
+      kernel = k;
+  if (!kernel)
+    return refused(path + " has no kernel '" + name + "'");
+  const syntax::Clause *grid = nullptr;
+  for (const syntax::Clause &c : kernel->clauses)
+    if (c.name.name == "grid")
+      grid = &c;
+  if (!grid || grid->args.empty() || grid->args.size() > 3)
+    return refused("kernel '" + name + "' has no grid(...) clause of one to three extents");
+  auto source = [&](SourceRange r) { return std::string(text.substr(r.begin, r.size())); };
+  std::vector<std::pair<SourceRange, std::string>> edits;
+  const bool already = grid->args[0]->kind == syntax::ExprKind::Name && grid->args[0]->text == "persistent";
+  if (already) {
+    // the raster swizzle alone: each sched.tiles call's group
+    size_t calls = 0;
+    syntax::forEachCall(kernel->body, [&](const syntax::Expr &call) {
+      if (sema::calleeName(call) != "sched.tiles")
+        return;
+      ++calls;
+      for (const syntax::ExprPtr &arg : call.operands)
+        if (arg && arg->kind == syntax::ExprKind::Keyword && arg->text == "group" && arg->operand(0)) {
+          edits.push_back({arg->operand(0)->range, to});
+          return;
+        }
+      edits.push_back({SourceRange{call.range.file, call.range.end - 1, call.range.end - 1}, ", group = " + to});
+    });
+    if (!calls)
+      return refused("kernel '" + name + "' is persistent but walks no sched.tiles to swizzle");
+  } else {
+    const char *axes[] = {"x", "y", "z"};
+    const std::string body = source(kernel->body.range);
+    for (const char *used : {"tiles", "t"})
+      if (std::regex_search(body, std::regex(std::string("\\b") + used + "\\b")))
+        return refused("kernel '" + name + "' already uses the name '" + used + "' that the tile loop needs");
+    if (body.find("cta.count") != std::string::npos)
+      return refused("kernel '" + name + "' reads cta.count(), the size of the grid a persistent kernel no longer has");
+    // the CTA's index, read as the tile's: cta.id(d) -> t.<axis>
+    const std::regex ctaId("cta\\.id\\(\\s*([0-2])\\s*\\)");
+    auto retile = [&](const std::string &s) { return std::regex_replace(s, ctaId, "t.$1"); };
+    auto axisNames = [&](std::string s) {
+      for (int d = 0; d < 3; ++d)
+        s = std::regex_replace(s, std::regex("\\bt\\." + std::to_string(d) + "\\b"), std::string("t.") + axes[d]);
+      return s;
+    };
+    // kernel-level lets that read the CTA's index (or such a let) move into the roles' loops
+    std::set<std::string> tainted;
+    std::string moved;
+    std::optional<uint32_t> tilesAt;
+    auto reads = [&](const std::string &s) {
+      if (s.find("cta.id") != std::string::npos)
+        return true;
+      for (const std::string &n : tainted)
+        if (std::regex_search(s, std::regex("\\b" + n + "\\b")))
+          return true;
+      return false;
+    };
+    for (const syntax::StmtPtr &sp : kernel->body.stmts) {
+      const syntax::Stmt &st = *sp;
+      if (st.kind == syntax::StmtKind::Role)
+        continue;
+      std::string own = source(st.range);
+      if (!reads(own))
+        continue;
+      auto *let = syntax::dyn_cast<syntax::LetStmt>(&st);
+      auto *c = syntax::dyn_cast<syntax::ConstDecl>(&st);
+      if (!let && !c)
+        return refused("kernel '" + name + "' reads the CTA's index outside a let or a role (" + own.substr(0, own.find('\n')) +
+                       "): make it a let or move it into the roles first");
+      if (let)
+        for (const syntax::Ident &n : let->names)
+          tainted.insert(n.name);
+      else
+        tainted.insert(c->name.name);
+      moved += axisNames(retile(own)) + "\n";
+      size_t b = st.range.begin, e = st.range.end;
+      while (b > 0 && text[b - 1] == ' ')
+        --b;
+      if (e < text.size() && text[e] == '\n')
+        ++e;
+      if (!tilesAt)
+        tilesAt = uint32_t(b);
+      edits.push_back({SourceRange{st.range.file, uint32_t(b), uint32_t(e)}, ""});
+    }
+    // the schedule, outermost extent first; where the first moved let was, else before the first role
+    std::string extents;
+    for (size_t d = grid->args.size(); d-- > 0;)
+      extents += (extents.empty() ? "" : ", ") + std::string(axes[d]) + " = " + source(grid->args[d]->range);
+    if (grid->args.size() > 1 && *group > 1)
+      extents += ", group = " + to;
+    const syntax::RoleStmt *firstRole = nullptr;
+    for (const syntax::StmtPtr &sp : kernel->body.stmts)
+      if (auto *r = syntax::dyn_cast<syntax::RoleStmt>(sp.get()); r && !firstRole)
+        firstRole = r;
+    if (!firstRole)
+      return refused("kernel '" + name + "' has no role to run per tile");
+    uint32_t at = tilesAt ? *tilesAt : firstRole->range.begin;
+    std::string indent = "  ";
+    if (!tilesAt) { // the role's own indentation: insert at its line's start
+      uint32_t lineStart = at;
+      while (lineStart > 0 && text[lineStart - 1] == ' ')
+        --lineStart;
+      indent = text.substr(lineStart, at - lineStart);
+      at = lineStart;
+    }
+    edits.push_back({SourceRange{grid->range.file, at, at}, indent + "let tiles = sched.tiles(" + extents + ")\n"});
+    // every role's body once per tile, one level deeper
+    for (const syntax::StmtPtr &sp : kernel->body.stmts) {
+      auto *role = syntax::dyn_cast<syntax::RoleStmt>(sp.get());
+      if (!role)
+        continue;
+      uint32_t lineStart = role->range.begin;
+      while (lineStart > 0 && text[lineStart - 1] == ' ')
+        --lineStart;
+      const std::string roleIndent = text.substr(lineStart, role->range.begin - lineStart), in = roleIndent + "  ";
+      std::string inner = source(SourceRange{role->body.range.file, role->body.range.begin + 1, role->body.range.end - 1});
+      std::string loop = "{\n" + in + "for t in tiles {\n";
+      std::string lets = moved;
+      for (size_t a = 0; a < lets.size();) { // the moved lets, at the loop body's indentation
+        size_t nl = lets.find('\n', a);
+        std::string line = lets.substr(a, nl - a);
+        line.erase(0, line.find_first_not_of(' '));
+        loop += in + "  " + line + "\n";
+        a = nl + 1;
+      }
+      std::string renamed = axisNames(retile(inner));
+      for (size_t a = 0; a < renamed.size();) {
+        size_t nl = renamed.find('\n', a);
+        std::string line = renamed.substr(a, nl == std::string::npos ? std::string::npos : nl - a);
+        a = nl == std::string::npos ? renamed.size() : nl + 1;
+        if (line.find_first_not_of(" \t\r") == std::string::npos)
+          continue;
+        loop += "  " + line + "\n";
+      }
+      loop += in + "}\n" + roleIndent + "}";
+      edits.push_back({role->body.range, loop});
+    }
+    edits.push_back({grid->range, "grid(persistent)"});
+  }
+  std::sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) { return a.first.begin > b.first.begin; });
+  std::string out = text;
+  for (const auto &[range, with] : edits)
+    out = replace(out, range, with);
+  return checked(path, std::move(out),
+                 already ? "kernel '" + name + "': tiles in groups of " + to
+                         : "kernel '" + name + "': " + source(grid->range) + " -> grid(persistent)" +
+                               (grid->args.size() > 1 && *group > 1 ? ", tiles in groups of " + to : ""));
+}
 } // namespace
 
 std::span<const TacticInfo> tactics() { return kTactics; }
@@ -225,6 +395,8 @@ Expected<TacticResult> applyTactic(const std::string &path, const std::string &t
     return unroll(path, text, sm, file, m, target, to, arg("line"));
   if (name == "tile")
     return tile(path, text, m, target, to);
+  if (name == "persistent")
+    return persistent(path, text, m, target, to);
   // stages, param: the subject's expression replaced (a ring's depth, a parameter's default)
   std::string why;
   const syntax::Expr *value = subjectExpr(m, name, target, &why);

@@ -16,6 +16,9 @@
 //                             loops run over VAR)
 //   tile     name=C to=N      a tile size written as a const, and the MMA
 //                             shapes whose N was its value
+//   persistent kernel=K to=G  an explicit grid made persistent (every role
+//                             loops over sched.tiles of its extents in
+//                             groups of G), or a persistent kernel's group
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -319,6 +319,11 @@ std::optional<int64_t> Lowerer::produceAhead(const RoleStmt &decl, const Ring &r
         }
         continue;
       }
+      // the first consume is in a loop (a persistent kernel's tile loop around the prologue and the main
+      // loop): what counts is what its first iteration produces before it; the ring's cursors carry on
+      // across iterations, so each later one starts the same distance ahead
+      if (s->kind == StmtKind::For)
+        return walk(static_cast<const ForStmt &>(*s).body, times);
       return true; // reached the first consume
     }
     return false;

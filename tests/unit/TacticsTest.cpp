@@ -131,6 +131,84 @@ TEST(Tactics, UnrollIsRefusedWithTheReason) {
   EXPECT_NE(many.error().message.find("[kernel.clause]"), std::string::npos) << many.error().message;
 }
 
+// persistent: an explicit grid becomes grid(persistent) with a sched.tiles of its extents (the outermost
+// first), each role's body runs once per tile one level deeper, and the CTA's index reads the tile's.
+TEST(Tactics, PersistentLoopsEveryRoleOverTheOldGridsTiles) {
+  const char *grid = "kernel k(\n"
+                     "  x: global fp32[M, N] align(16),\n"
+                     ") target(sm_90a) grid(math.cdiv(N, 32), M) block(32) {\n"
+                     "  assume N % 32 == 0\n"
+                     "  let row = cta.id(1)\n"
+                     "  let col = cta.id(0) * 32 + 0\n"
+                     "  role r warps(0 .. 1) issue(warp) {\n"
+                     "    // one row of 32 columns\n"
+                     "    let v = ld.global(x[row, col:col + 32])\n"
+                     "    st.global(v, x[row, col:col + 32])\n"
+                     "  }\n"
+                     "}\n";
+  auto r = applyTactic("k.cake", grid, "persistent", {{"kernel", "k"}, {"to", "8"}});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->description, "kernel 'k': grid(math.cdiv(N, 32), M) -> grid(persistent), tiles in groups of 8");
+  EXPECT_EQ(r->text, "kernel k(\n"
+                     "  x: global fp32[M, N] align(16),\n"
+                     ") target(sm_90a) grid(persistent) block(32) {\n"
+                     "  assume N % 32 == 0\n"
+                     "  let tiles = sched.tiles(y = M, x = math.cdiv(N, 32), group = 8)\n"
+                     "  role r warps(0 .. 1) issue(warp) {\n"
+                     "    for t in tiles {\n"
+                     "      let row = t.y\n"
+                     "      let col = t.x * 32 + 0\n"
+                     "      // one row of 32 columns\n"
+                     "      let v = ld.global(x[row, col:col + 32])\n"
+                     "      st.global(v, x[row, col:col + 32])\n"
+                     "    }\n"
+                     "  }\n"
+                     "}\n");
+  // group 1: tiles row by row, no group written
+  auto rows = applyTactic("k.cake", grid, "persistent", {{"kernel", "k"}, {"to", "1"}});
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_NE(rows->text.find("let tiles = sched.tiles(y = M, x = math.cdiv(N, 32))\n"), std::string::npos);
+}
+
+// On a persistent kernel the tactic is the raster swizzle alone: its schedule's group, written or added.
+TEST(Tactics, PersistentSetsARasterGroup) {
+  const std::string gemm = cake::test::readRepoFile("kernels/gemm/gemm_sm90_ws.cake");
+  auto r = applyTactic("gemm.cake", gemm, "persistent", {{"kernel", "gemm_sm90_ws"}, {"to", "16"}});
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->description, "kernel 'gemm_sm90_ws': tiles in groups of 16");
+  std::string want = gemm;
+  want.replace(want.find("group = 8)"), 10, "group = 16)");
+  EXPECT_EQ(r->text, want);
+  std::string noGroup = gemm;
+  noGroup.replace(noGroup.find(", group = 8)"), 12, ")");
+  auto added = applyTactic("gemm.cake", noGroup, "persistent", {{"kernel", "gemm_sm90_ws"}, {"to", "4"}});
+  ASSERT_TRUE(added) << added.error().message;
+  EXPECT_EQ(added->text, want.replace(want.find("group = 16)"), 11, "group = 4)"));
+}
+
+TEST(Tactics, PersistentIsRefusedWithTheReason) {
+  const std::string base = "kernel k(\n"
+                           "  x: global fp32[M, N] align(16),\n"
+                           ") target(sm_90a) grid(M) block(32) {\n"
+                           "  role r warps(0 .. 1) issue(warp) {\n"
+                           "    st.global(1.0, x[BODY, 0])\n"
+                           "  }\n"
+                           "}\n";
+  auto with = [&](const std::string &index) {
+    std::string text = base;
+    return text.replace(text.find("BODY"), 4, index);
+  };
+  for (auto [text, args, says] :
+       {std::tuple<std::string, std::map<std::string, std::string>, std::string>{
+            with("cta.id(0)"), {{"kernel", "q"}, {"to", "8"}}, "has no kernel 'q'"},
+        {with("cta.id(0)"), {{"kernel", "k"}, {"to", "0"}}, "to=G with G a positive integer"},
+        {with("cta.id(0) % cta.count()"), {{"kernel", "k"}, {"to", "8"}}, "reads cta.count()"}}) {
+    auto r = applyTactic("k.cake", text, "persistent", args);
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+}
+
 } // namespace
 
 // tile: the GEMM's 256-wide tile made 128 wide; the one MMA shape whose N was 256 follows, nothing else moves.
