@@ -143,6 +143,35 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
       for (int64_t to : {*n / 2, *n * 2})
         tries.push_back({"tile", {{"name", c->name.name}, {"to", std::to_string(to)}}});
   }
+  // a kernel whose header (name and clauses, not its body) the range touches: a persistent one's raster
+  // group halved and doubled; one with an explicit grid made persistent, in groups of 8 (its grid has two
+  // extents or more) or row by row
+  for (const syntax::StmtPtr &s : m.items.stmts) {
+    auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get());
+    if (!k || !(k->range.begin <= end && begin <= k->body.range.begin))
+      continue;
+    for (const syntax::Clause &c : k->clauses) {
+      if (c.name.name != "grid" || c.args.empty())
+        continue;
+      if (c.args[0]->kind != syntax::ExprKind::Name || c.args[0]->text != "persistent") {
+        tries.push_back({"persistent", {{"kernel", k->name.name}, {"to", c.args.size() > 1 ? "8" : "1"}}});
+        continue;
+      }
+      std::optional<int64_t> group;
+      syntax::forEachCall(k->body, [&](const syntax::Expr &call) {
+        if (sema::calleeName(call) != "sched.tiles" || group)
+          return;
+        group = 1;
+        for (const syntax::ExprPtr &arg : call.operands)
+          if (arg && arg->kind == syntax::ExprKind::Keyword && arg->text == "group" && arg->operand(0))
+            group = sema::evalInt(*arg->operand(0), {});
+      });
+      if (group && *group >= 1)
+        for (int64_t to : {*group * 2, *group / 2})
+          if (to >= 1 && to != *group && to <= 64)
+            tries.push_back({"persistent", {{"kernel", k->name.name}, {"to", std::to_string(to)}}});
+    }
+  }
   if (tries.empty())
     return;
   std::optional<double> before = predictedSeconds(path, text);
@@ -156,6 +185,7 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
       std::string what = name == "stages"   ? "ring '" + args.at("ring") + "': stages -> " + args.at("to")
                          : name == "unroll" ? "loop '" + args.at("loop") + "': unroll -> " + args.at("to")
                          : name == "tile"   ? "const " + args.at("name") + " -> " + args.at("to")
+                         : name == "persistent" ? "kernel '" + args.at("kernel") + "': persistent, groups of " + args.at("to")
                                             : "param " + args.at("name") + " -> " + args.at("to");
       action.title = what + " (refused)";
       action.disabled = applied.error().message;

@@ -660,6 +660,29 @@ TEST_F(LspServerTest, TacticsOnAParameterOfferItsOtherValues) {
   json tile = ask("const BN");
   ASSERT_EQ(tile.size(), 1u) << tile.dump();
   EXPECT_TRUE(tile[0]["title"].get<std::string>().starts_with("const BN: 256 -> 128 (and 1 MMA shape) (")) << tile.dump();
+  // on a persistent kernel's header: its raster group doubled and halved (the edit: the group's number)
+  json raster = ask("kernel gemm");
+  ASSERT_EQ(raster.size(), 2u) << raster.dump();
+  EXPECT_TRUE(raster[0]["title"].get<std::string>().starts_with("kernel 'gemm': tiles in groups of 16 (")) << raster.dump();
+  EXPECT_TRUE(raster[1]["title"].get<std::string>().starts_with("kernel 'gemm': tiles in groups of 4 (")) << raster.dump();
+  EXPECT_EQ(raster[0]["edit"]["changes"][kUri][0]["newText"], "16");
+}
+
+// On the header of a kernel with an explicit grid: the persistent tactic, its tiles in groups of 8.
+TEST_F(LspServerTest, TacticsOnAKernelWithAGridOfferPersistence) {
+  initialize();
+  const std::string source = "kernel k(\n  x: global fp32[M, N] align(16),\n) target(sm_90a) grid(math.cdiv(N, 32), M) "
+                             "block(32) {\n  assume N % 32 == 0\n  let row = cta.id(1)\n  role r warps(0 .. 1) issue(warp) "
+                             "{\n    st.global(1.0, x[row, cta.id(0) * 32])\n  }\n}\n";
+  open(source);
+  json pos = positionOf(source, "grid(math");
+  json actions = result("textDocument/codeAction", {{"textDocument", {{"uri", kUri}}},
+                                                    {"range", {{"start", pos}, {"end", pos}}},
+                                                    {"context", {{"diagnostics", json::array()}}}});
+  ASSERT_EQ(actions.size(), 1u) << actions.dump();
+  EXPECT_TRUE(actions[0]["title"].get<std::string>().starts_with(
+      "kernel 'k': grid(math.cdiv(N, 32), M) -> grid(persistent), tiles in groups of 8 ("))
+      << actions.dump();
 }
 
 //===-- Features -------------------------------------------------------------------===//
