@@ -229,7 +229,7 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
     // the raster swizzle alone: each sched.tiles call's group
     size_t calls = 0;
     syntax::forEachCall(kernel->body, [&](const syntax::Expr &call) {
-      if (sema::calleeName(call) != "sched.tiles")
+      if (sema::calleeOp(call) != sema::OpId::SchedTiles)
         return;
       ++calls;
       for (const syntax::ExprPtr &arg : call.operands)
@@ -247,25 +247,54 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
     for (const char *used : {"tiles", "t"})
       if (std::regex_search(body, std::regex(std::string("\\b") + used + "\\b")))
         return refused("kernel '" + name + "' already uses the name '" + used + "' that the tile loop needs");
-    if (body.find("cta.count") != std::string::npos)
+    // the CTA's index, read as the tile's: each cta.id(d) call (d a literal) -> t.<axis>
+    std::vector<std::pair<SourceRange, std::string>> ids;
+    bool count = false, unknownAxis = false;
+    syntax::forEachCall(kernel->body, [&](const syntax::Expr &call) {
+      const sema::OpId op = sema::calleeOp(call);
+      count |= op == sema::OpId::CtaCount;
+      if (op != sema::OpId::CtaId)
+        return;
+      std::optional<int64_t> d;
+      for (const syntax::ExprPtr &arg : call.operands)
+        if (arg && arg->kind == syntax::ExprKind::Number)
+          d = sema::evalInt(*arg, {});
+      if (!d || *d < 0 || *d >= int64_t(grid->args.size()))
+        unknownAxis = true;
+      else
+        ids.push_back({call.range, std::string("t.") + axes[*d]});
+    });
+    if (count)
       return refused("kernel '" + name + "' reads cta.count(), the size of the grid a persistent kernel no longer has");
-    // the CTA's index, read as the tile's: cta.id(d) -> t.<axis>
-    const std::regex ctaId("cta\\.id\\(\\s*([0-2])\\s*\\)");
-    auto retile = [&](const std::string &s) { return std::regex_replace(s, ctaId, "t.$1"); };
-    auto axisNames = [&](std::string s) {
-      for (int d = 0; d < 3; ++d)
-        s = std::regex_replace(s, std::regex("\\bt\\." + std::to_string(d) + "\\b"), std::string("t.") + axes[d]);
-      return s;
+    std::sort(ids.begin(), ids.end(), [](const auto &a, const auto &b) { return a.first.begin < b.first.begin; });
+    if (unknownAxis)
+      return refused("kernel '" + name + "' reads cta.id(d) with d not one of its grid's " +
+                     std::to_string(grid->args.size()) + " dimensions written as a number");
+    // \p r's text with the CTA's index read as the tile's
+    auto retiled = [&](SourceRange r) {
+      std::string out;
+      uint32_t at = r.begin;
+      for (const auto &[range, with] : ids) // source order (forEachCall's)
+        if (range.begin >= r.begin && range.end <= r.end) {
+          out += text.substr(at, range.begin - at) + with;
+          at = range.end;
+        }
+      return out + text.substr(at, r.end - at);
+    };
+    auto readsIndex = [&](SourceRange r) {
+      return std::any_of(ids.begin(), ids.end(),
+                         [&](const auto &id) { return id.first.begin >= r.begin && id.first.end <= r.end; });
     };
     // kernel-level lets that read the CTA's index (or such a let) move into the roles' loops
     std::set<std::string> tainted;
     std::string moved;
     std::optional<uint32_t> tilesAt;
-    auto reads = [&](const std::string &s) {
-      if (s.find("cta.id") != std::string::npos)
+    auto reads = [&](const syntax::Stmt &st) {
+      if (readsIndex(st.range))
         return true;
+      const std::string own = source(st.range);
       for (const std::string &n : tainted)
-        if (std::regex_search(s, std::regex("\\b" + n + "\\b")))
+        if (std::regex_search(own, std::regex("\\b" + n + "\\b")))
           return true;
       return false;
     };
@@ -273,9 +302,9 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
       const syntax::Stmt &st = *sp;
       if (st.kind == syntax::StmtKind::Role)
         continue;
-      std::string own = source(st.range);
-      if (!reads(own))
+      if (!reads(st))
         continue;
+      const std::string own = source(st.range);
       auto *let = syntax::dyn_cast<syntax::LetStmt>(&st);
       auto *c = syntax::dyn_cast<syntax::ConstDecl>(&st);
       if (!let && !c)
@@ -286,7 +315,7 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
           tainted.insert(n.name);
       else
         tainted.insert(c->name.name);
-      moved += axisNames(retile(own)) + "\n";
+      moved += retiled(st.range) + "\n";
       size_t b = st.range.begin, e = st.range.end;
       while (b > 0 && text[b - 1] == ' ')
         --b;
@@ -327,7 +356,7 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
       while (lineStart > 0 && text[lineStart - 1] == ' ')
         --lineStart;
       const std::string roleIndent = text.substr(lineStart, role->range.begin - lineStart), in = roleIndent + "  ";
-      std::string inner = source(SourceRange{role->body.range.file, role->body.range.begin + 1, role->body.range.end - 1});
+      std::string inner = retiled(SourceRange{role->body.range.file, role->body.range.begin + 1, role->body.range.end - 1});
       std::string loop = "{\n" + in + "for t in tiles {\n";
       std::string lets = moved;
       for (size_t a = 0; a < lets.size();) { // the moved lets, at the loop body's indentation
@@ -337,7 +366,7 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
         loop += in + "  " + line + "\n";
         a = nl + 1;
       }
-      std::string renamed = axisNames(retile(inner));
+      const std::string &renamed = inner;
       for (size_t a = 0; a < renamed.size();) {
         size_t nl = renamed.find('\n', a);
         std::string line = renamed.substr(a, nl == std::string::npos ? std::string::npos : nl - a);

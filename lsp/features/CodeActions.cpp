@@ -159,7 +159,7 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
       }
       std::optional<int64_t> group;
       syntax::forEachCall(k->body, [&](const syntax::Expr &call) {
-        if (sema::calleeName(call) != "sched.tiles" || group)
+        if (sema::calleeOp(call) != sema::OpId::SchedTiles || group)
           return;
         group = 1;
         for (const syntax::ExprPtr &arg : call.operands)

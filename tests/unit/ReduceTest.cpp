@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 
 using namespace cake;
 using cake::test::readRepoFile;
@@ -88,4 +89,33 @@ TEST(Reduce, ParametersGoWithTheirCommas) {
       pieces.push_back(text.substr(e.parts[0].begin, e.parts[0].end - e.parts[0].begin));
   EXPECT_NE(std::find(pieces.begin(), pieces.end(), "  a: global fp32[M],\n"), pieces.end());
   EXPECT_NE(std::find(pieces.begin(), pieces.end(), "  b: global fp32[M],\n"), pieces.end());
+}
+
+// Every edit offered on the library's kernels and the corpus's cases is well formed: its parts in the
+// text, sorted and disjoint; applied, it changes the text. A reduction that keeps anything deletes a whole
+// kernel file down to nothing and ends (each kept edit shortens the text).
+TEST(Reduce, EveryOfferedEditIsWellFormedAndAReductionEnds) {
+  size_t files = 0, edits = 0;
+  for (const char *dir : {"kernels", "tests/corpus"})
+    for (const auto &e : std::filesystem::recursive_directory_iterator(std::filesystem::path(CAKE_SOURCE_DIR) / dir)) {
+      if (e.path().extension() != ".cake")
+        continue;
+      const std::string text = readRepoFile(std::filesystem::relative(e.path(), CAKE_SOURCE_DIR).string());
+      ++files;
+      for (const Edit &edit : reductionCandidates(text)) {
+        ++edits;
+        ASSERT_FALSE(edit.parts.empty()) << e.path();
+        for (size_t i = 0; i < edit.parts.size(); ++i) {
+          ASSERT_LE(edit.parts[i].begin, edit.parts[i].end) << e.path();
+          ASSERT_LE(edit.parts[i].end, text.size()) << e.path();
+          if (i > 0)
+            ASSERT_LE(edit.parts[i - 1].end, edit.parts[i].begin) << e.path();
+        }
+        EXPECT_NE(edit.apply(text), text) << e.path();
+      }
+    }
+  EXPECT_GT(files, 50u);
+  EXPECT_GT(edits, 5000u);
+  Reduction r = reduce(readRepoFile("kernels/gemm/gemm_sm90_ws.cake"), [](const std::string &) { return true; });
+  EXPECT_EQ(r.text, "");
 }

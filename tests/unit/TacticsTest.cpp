@@ -202,7 +202,8 @@ TEST(Tactics, PersistentIsRefusedWithTheReason) {
        {std::tuple<std::string, std::map<std::string, std::string>, std::string>{
             with("cta.id(0)"), {{"kernel", "q"}, {"to", "8"}}, "has no kernel 'q'"},
         {with("cta.id(0)"), {{"kernel", "k"}, {"to", "0"}}, "to=G with G a positive integer"},
-        {with("cta.id(0) % cta.count()"), {{"kernel", "k"}, {"to", "8"}}, "reads cta.count()"}}) {
+        {with("cta.id(0) % cta.count()"), {{"kernel", "k"}, {"to", "8"}}, "reads cta.count()"},
+        {with("cta.id(1)"), {{"kernel", "k"}, {"to", "8"}}, "reads cta.id(d) with d not one of its grid's 1"}}) {
     auto r = applyTactic("k.cake", text, "persistent", args);
     ASSERT_FALSE(r) << text;
     EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
