@@ -98,7 +98,8 @@ void explainTuned(const std::string &db, const std::string &source, const librar
     ++runs;
     if (!best || e["ms"].get<double>() < (*best)["ms"].get<double>())
       best = &e;
-    bool isChosen = k.value("rings", nlohmann::ordered_json::object()).empty();
+    bool isChosen = k.value("rings", nlohmann::ordered_json::object()).empty() &&
+                    k.value("groups", nlohmann::ordered_json::object()).empty();
     for (const auto &[name, value] : mine)
       isChosen = isChosen && k["params"].value(name, "") == value;
     if (isChosen && (!chosenRun || e.value("time", 0) > chosenRun->value("time", 0)))
@@ -111,6 +112,9 @@ void explainTuned(const std::string &db, const std::string &source, const librar
     if (e["key"].contains("rings"))
       for (const auto &[name, value] : e["key"]["rings"].items())
         s += (s.empty() ? "" : ", ") + std::string("stages ") + name + " = " + std::to_string(value.get<int64_t>());
+    if (e["key"].contains("groups"))
+      for (const auto &[name, value] : e["key"]["groups"].items())
+        s += (s.empty() ? "" : ", ") + std::string("group ") + name + " = " + std::to_string(value.get<int64_t>());
     return s.empty() ? std::string("the file as written") : s;
   };
   std::ostringstream ms;

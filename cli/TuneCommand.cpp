@@ -1,13 +1,15 @@
 //===- TuneCommand.cpp - `cake tune` --------------------------------------===//
 //
 // `cake tune FILE... --size N=V ... [-p P=V ...] [--kernel K] [--measure K]
-// [--run "ARGS"] [--db PATH] [--fresh] [--depths LO..HI|none] [--model-only] [--timeout S]
+// [--run "ARGS"] [--db PATH] [--fresh] [--depths LO..HI|none] [--groups G,...|none] [--model-only] [--timeout S]
 // [--format json]`
 // (issue #21): every instantiation the file's parameters allow (sema::allInstantiations;
 // -p holds the problem's parameters, D or elem, at one value; a file without
 // parameters is its own one), for every depth of each ring written with a
 // number (--depths LO..HI: the file rewritten by the stages tactic, so the
-// GEMM, which has no parameters, is searched too), is checked and costed at
+// GEMM, which has no parameters, is searched too) and every raster group of
+// each persistent kernel whose schedule names one (--groups G,...: the
+// persistent tactic; default 1, 4, 8, 16), is checked and costed at
 // the sizes (the cost model: the kernel --kernel names, else the file's
 // kernels summed). Several files are one search: each its own candidates (a
 // kernel's variants, e.g. the GEMM's tile shapes), keyed by its own IR. The
@@ -65,6 +67,7 @@ struct Candidate {
   std::string label;                ///< "D = 64, WG = 2", or "(its defaults)"
   std::map<std::string, std::string> params;
   std::map<std::string, int64_t> rings; ///< the depths of the rings written with a number (the stages tactic's)
+  std::map<std::string, int64_t> groups; ///< the raster group of each persistent kernel searched (the persistent tactic's)
   size_t source = 0;                    ///< which of the files given it is an instantiation of
   size_t text = 0;                      ///< which text: its file's as written, or the ring depths rewritten
   std::string rejected;             ///< the first error, when it does not check
@@ -139,6 +142,66 @@ std::string depthsLabel(const std::map<std::string, int64_t> &rings) {
   std::string s;
   for (const auto &[name, d] : rings)
     s += (s.empty() ? "" : ", ") + std::string("stages ") + name + " = " + std::to_string(d);
+  return s;
+}
+
+/// A persistent kernel whose schedule names its raster group as a number (`sched.tiles(..., group = 8)`):
+/// an axis of the search, rewritten by the persistent tactic. A schedule without a group written is left
+/// alone (its author did not ask for a raster: the KMeans assignment's batch by row tiles).
+struct GroupAxis {
+  std::string kernel;
+  int64_t written = 0;
+};
+
+std::vector<GroupAxis> groupAxes(const syntax::Module &m) {
+  std::vector<GroupAxis> out;
+  for (const syntax::StmtPtr &s : m.items.stmts) {
+    auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get());
+    if (!k)
+      continue;
+    std::optional<int64_t> group;
+    size_t schedules = 0;
+    syntax::forEachCall(k->body, [&](const syntax::Expr &call) {
+      if (sema::calleeOp(call) != sema::OpId::SchedTiles)
+        return;
+      ++schedules;
+      for (const syntax::ExprPtr &arg : call.operands)
+        if (arg && arg->kind == syntax::ExprKind::Keyword && arg->text == "group" && arg->operand(0) &&
+            arg->operand(0)->kind == syntax::ExprKind::Number)
+          group = sema::evalInt(*arg->operand(0), {});
+    });
+    if (schedules == 1 && group && *group >= 1)
+      out.push_back({k->name.name, *group});
+  }
+  return out;
+}
+
+/// Every assignment of \p values (and each kernel's written group) to \p axes, the written assignment
+/// first; one empty assignment without axes.
+std::vector<std::map<std::string, int64_t>> groupAssignments(const std::vector<GroupAxis> &axes,
+                                                             const std::vector<int64_t> &values) {
+  std::vector<std::map<std::string, int64_t>> out(1);
+  for (const GroupAxis &a : axes)
+    out[0][a.kernel] = a.written;
+  for (const GroupAxis &a : axes) {
+    std::vector<std::map<std::string, int64_t>> next;
+    for (const auto &partial : out) {
+      next.push_back(partial);
+      for (int64_t g : values)
+        if (g != a.written) {
+          next.push_back(partial);
+          next.back()[a.kernel] = g;
+        }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+std::string groupsLabel(const std::map<std::string, int64_t> &groups) {
+  std::string s;
+  for (const auto &[kernel, g] : groups)
+    s += (s.empty() ? "" : ", ") + std::string("group ") + kernel + " = " + std::to_string(g);
   return s;
 }
 
@@ -239,6 +302,7 @@ void runOnce(Candidate &c, const RunSetup &setup, const std::string &path) {
 struct Source {
   std::string path, text, ir, targets;
   std::vector<RingAxis> axes;
+  std::vector<GroupAxis> groupAxes;
 };
 
 /// What the ranking sorts by: the corrected prediction, else the model's.
@@ -272,7 +336,8 @@ void learnFromDb(std::vector<Candidate> &cands, const std::vector<json> &db, con
       const double measured = e["ms"].get<double>(), predicted = e["predicted_ms"].get<double>();
       if (!(measured > 0) || !(predicted > 0))
         continue;
-      bool same = k.value("rings", json::object()) == (c.rings.empty() ? json::object() : json(c.rings)),
+      bool same = k.value("rings", json::object()) == (c.rings.empty() ? json::object() : json(c.rings)) &&
+                  k.value("groups", json::object()) == (c.groups.empty() ? json::object() : json(c.groups)),
            other = k["sizes"] != json(sizes);
       for (const auto &[name, value] : c.params) {
         const std::string there = k["params"].value(name, "");
@@ -306,6 +371,8 @@ json candidateJson(const Candidate &c, const std::string &file) {
   json j = {{"label", c.label}, {"file", file}, {"params", c.params}};
   if (!c.rings.empty())
     j["rings"] = c.rings;
+  if (!c.groups.empty())
+    j["groups"] = c.groups;
   if (!c.rejected.empty())
     j["rejected"] = c.rejected;
   j["predicted_ms"] = c.predictedMs ? json(*c.predictedMs) : json();
@@ -326,12 +393,14 @@ json candidateJson(const Candidate &c, const std::string &file) {
 
 /// The candidates, checked and costed at \p sizes: of each of \p sources, every instantiation the parameters
 /// allow (\p fixed held, at most \p limit; \p truncated when cut), for every depth \p lo .. \p hi of its rings
-/// written as numbers (each assignment the file rewritten by the stages tactic and checked again; a refused
-/// one is one rejected candidate). \p texts gets the texts they are instantiations of, \p sm their buffers.
+/// written as numbers and every raster group of \p groups (and the written one) of each persistent kernel
+/// whose schedule names a group (each assignment the file rewritten by the stages and persistent tactics
+/// and checked again; a refused one is one rejected candidate). \p texts gets the texts they are instantiations of, \p sm their buffers.
 /// The reason, when a file does not parse.
 std::optional<std::string> buildCandidates(std::vector<Source> &sources, const cost::Sizes &sizes,
                                            const std::vector<sema::Binding> &fixed, const std::string &kernel,
-                                           int64_t lo, int64_t hi, size_t limit, SourceManager &sm,
+                                           int64_t lo, int64_t hi, const std::vector<int64_t> &groups,
+                                           size_t limit, SourceManager &sm,
                                            std::vector<std::pair<size_t, std::string>> &texts,
                                            std::vector<Candidate> &cands, bool &truncated) {
   for (size_t si = 0; si < sources.size(); ++si) {
@@ -346,49 +415,72 @@ std::optional<std::string> buildCandidates(std::vector<Source> &sources, const c
     std::vector<sema::Instantiation> insts = sema::allInstantiations(module, limit, &cut, fixed);
     truncated = truncated || cut;
     src.axes = ringAxes(module);
+    src.groupAxes = groups.empty() ? std::vector<GroupAxis>{} : groupAxes(module);
     texts.push_back({si, src.text});
     const size_t written = texts.size() - 1;
     for (const auto &depths : depthAssignments(src.axes, lo, hi)) {
-      std::string t = src.text, refusal;
+      // the file rewritten: each ring's depth (stages); a refused one is one rejected candidate
+      std::string staged = src.text, refusal;
       for (const RingAxis &a : src.axes)
-        if (depths.at(a.name) != a.written) {
-          auto r = applyTactic(src.path, t, "stages", {{"ring", a.name}, {"to", std::to_string(depths.at(a.name))}});
-          if (!r) {
+        if (refusal.empty() && depths.at(a.name) != a.written) {
+          auto r = applyTactic(src.path, staged, "stages", {{"ring", a.name}, {"to", std::to_string(depths.at(a.name))}});
+          if (!r)
             refusal = r.error().message;
-            break;
-          }
-          t = std::move(r->text);
+          else
+            staged = std::move(r->text);
         }
-      auto labelled = [&](std::string label) {
-        if (!depths.empty())
-          label = (label.empty() || label == "(its defaults)" ? "" : label + ", ") + depthsLabel(depths);
-        return stem.empty() ? label : stem + (label.empty() || label == "(its defaults)" ? "" : ": " + label);
-      };
-      if (!refusal.empty()) {
-        Candidate c;
-        c.source = si;
-        c.rings = depths;
-        c.label = labelled("");
-        c.rejected = refusal;
-        c.order = cands.size();
-        cands.push_back(std::move(c));
-        continue;
-      }
-      FileId f = file;
-      size_t textIndex = written;
-      if (t != src.text) {
-        texts.push_back({si, t});
-        textIndex = texts.size() - 1;
-        f = sm.addBuffer(src.path, texts.back().second);
-      }
-      for (const sema::Instantiation &inst : insts) {
-        cands.push_back(costed(sm, f, inst, sizes, kernel, src.targets));
-        Candidate &c = cands.back();
-        c.order = cands.size() - 1;
-        c.source = si;
-        c.text = textIndex;
-        c.rings = depths;
-        c.label = labelled(c.label);
+      for (const auto &all : groupAssignments(src.groupAxes, groups)) {
+        // then each kernel's raster group (persistent); only the changed ones are the candidate's (the
+        // written ones are the file's IR, as the database's earlier runs of it have them)
+        std::map<std::string, int64_t> rasters;
+        for (const GroupAxis &a : src.groupAxes)
+          if (all.at(a.kernel) != a.written)
+            rasters[a.kernel] = all.at(a.kernel);
+        if (!refusal.empty() && !rasters.empty())
+          continue; // the depth is refused whatever the group
+        std::string t = staged;
+        for (const auto &[k, g] : rasters)
+          if (refusal.empty()) {
+            auto r = applyTactic(src.path, t, "persistent", {{"kernel", k}, {"to", std::to_string(g)}});
+            if (!r)
+              refusal = r.error().message;
+            else
+              t = std::move(r->text);
+          }
+        auto labelled = [&](std::string label) {
+          for (const std::string &axis : {depthsLabel(depths), groupsLabel(rasters)})
+            if (!axis.empty())
+              label = (label.empty() || label == "(its defaults)" ? "" : label + ", ") + axis;
+          return stem.empty() ? label : stem + (label.empty() || label == "(its defaults)" ? "" : ": " + label);
+        };
+        if (!refusal.empty()) {
+          Candidate c;
+          c.source = si;
+          c.rings = depths;
+          c.groups = rasters;
+          c.label = labelled("");
+          c.rejected = refusal;
+          c.order = cands.size();
+          cands.push_back(std::move(c));
+          continue;
+        }
+        FileId f = file;
+        size_t textIndex = written;
+        if (t != src.text) {
+          texts.push_back({si, t});
+          textIndex = texts.size() - 1;
+          f = sm.addBuffer(src.path, texts.back().second);
+        }
+        for (const sema::Instantiation &inst : insts) {
+          cands.push_back(costed(sm, f, inst, sizes, kernel, src.targets));
+          Candidate &c = cands.back();
+          c.order = cands.size() - 1;
+          c.source = si;
+          c.text = textIndex;
+          c.rings = depths;
+          c.groups = rasters;
+          c.label = labelled(c.label);
+        }
       }
     }
   }
@@ -417,6 +509,9 @@ int runTune(int argc, char **argv) {
       "fresh", "Run every chosen candidate, also those the database holds")(
       "depths", "The depths each ring written with a number (stages(4)) is searched over, LO..HI (its own is "
                 "kept among them), or none", cxxopts::value<std::string>()->default_value("2..6"))(
+      "groups", "The raster groups each persistent kernel whose schedule names one (sched.tiles(..., group = 8)) "
+                "is searched over, G,G,... (its own is kept among them), or none",
+      cxxopts::value<std::string>()->default_value("1,4,8,16"))(
       "model-only", "Rank by the cost model alone (by default its predictions are corrected by the database's "
                     "runs of the same schedules at other problems)")(
       "timeout", "Seconds one candidate's run may take", cxxopts::value<double>()->default_value("120"))(
@@ -479,13 +574,26 @@ int runTune(int argc, char **argv) {
                            UsageError);
   }
 
+  std::vector<int64_t> groups;
+  if (std::string g = args["groups"].as<std::string>(); g != "none") {
+    std::stringstream list(g);
+    for (std::string item; std::getline(list, item, ',');) {
+      int64_t v = 0;
+      auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+      if (ec != std::errc() || end != item.data() + item.size() || v < 1 || v > 1024)
+        return reportFailure("cake tune", "--groups takes positive groups G,G,... (at most 1024), or none, not '" + g + "'",
+                             UsageError);
+      groups.push_back(v);
+    }
+  }
+
   // the candidates, checked and costed
   SourceManager sm;
   bool truncated = false;
   std::vector<std::pair<size_t, std::string>> texts; // (source, text): the files as written and rewritten
   std::vector<Candidate> cands;
-  if (auto failed = buildCandidates(sources, sizes, fixed, kernel, lo, hi, args["limit"].as<size_t>(), sm, texts,
-                                    cands, truncated))
+  if (auto failed = buildCandidates(sources, sizes, fixed, kernel, lo, hi, groups, args["limit"].as<size_t>(), sm,
+                                    texts, cands, truncated))
     return reportFailure("cake tune", *failed, InputErrors);
   // the database: earlier measurements of these candidates
   std::vector<json> db = formats::readTuneDb(dbPath);
@@ -562,7 +670,8 @@ int runTune(int argc, char **argv) {
   bool noGpu = false;
   for (size_t i = 0; i < measure && !noGpu; ++i) {
     Candidate &c = cands[i];
-    json key = formats::tuneKey(sources[c.source].ir, sources[c.source].targets, sizes, c.params, c.rings, runKey);
+    json key =
+        formats::tuneKey(sources[c.source].ir, sources[c.source].targets, sizes, c.params, c.rings, runKey, c.groups);
     if (const json *old = args.count("fresh") ? nullptr : stored(key)) {
       c.fromDb = true;
       c.status = old->value("status", "");
@@ -626,6 +735,10 @@ int runTune(int argc, char **argv) {
       if (c.rings.count(a.name) && c.rings.at(a.name) != a.written)
         s += (s.empty() ? "" : "; ") + std::string("cake tactic apply ") + src.path + " --tactic stages --arg ring=" +
              a.name + " --arg to=" + std::to_string(c.rings.at(a.name));
+    for (const GroupAxis &a : src.groupAxes)
+      if (c.groups.count(a.kernel) && c.groups.at(a.kernel) != a.written)
+        s += (s.empty() ? "" : "; ") + std::string("cake tactic apply ") + src.path +
+             " --tactic persistent --arg kernel=" + a.kernel + " --arg to=" + std::to_string(c.groups.at(a.kernel));
     if (sources.size() > 1)
       return src.path + (s.empty() ? "" : ": " + s);
     return s.empty() ? std::string("the file as written") : s;
@@ -645,6 +758,8 @@ int runTune(int argc, char **argv) {
                        : json();
     if (best && !best->rings.empty())
       out["best"]["rings"] = best->rings;
+    if (best && !best->groups.empty())
+      out["best"]["groups"] = best->groups;
     std::cout << out.dump(2) << "\n";
     return Success;
   }

@@ -10,10 +10,13 @@ namespace cake::formats {
 
 nlohmann::ordered_json tuneKey(const std::string &ir, const std::string &targets, const cost::Sizes &sizes,
                                const std::map<std::string, std::string> &params,
-                               const std::map<std::string, int64_t> &rings, const std::string &run) {
+                               const std::map<std::string, int64_t> &rings, const std::string &run,
+                               const std::map<std::string, int64_t> &groups) {
   nlohmann::ordered_json key = {{"ir", ir}, {"targets", targets}, {"sizes", sizes}, {"params", params}, {"run", run}};
   if (!rings.empty())
     key["rings"] = rings;
+  if (!groups.empty())
+    key["groups"] = groups;
   return key;
 }
 

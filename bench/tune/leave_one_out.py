@@ -14,13 +14,14 @@ import subprocess
 import sys
 import tempfile
 
-def schedule(file, params, rings):
-    return json.dumps({"file": file, "params": params, "rings": rings or {}}, sort_keys=True)
+def schedule(file, params, rings, groups=None):
+    return json.dumps({"file": file, "params": params, "rings": rings or {}, "groups": groups or {}}, sort_keys=True)
 
 
 def chosen(entry):
     """What a run measured: its file, its parameters and its rings' depths."""
-    return {"file": entry["file"], "params": entry["key"]["params"], "rings": entry["key"].get("rings", {})}
+    return {"file": entry["file"], "params": entry["key"]["params"], "rings": entry["key"].get("rings", {}),
+            "groups": entry["key"].get("groups", {})}
 
 
 def rank(cake, entries, db, model_only):
@@ -28,6 +29,8 @@ def rank(cake, entries, db, model_only):
     files = list(dict.fromkeys(e["file"] for e in entries))
     held = entries[0].get("held", [n for n in ("D", "elem", "S") if n in k["params"]])
     cmd = [cake, "tune", *files, "--measure", "0", "--format", "json", "--db", db, "--run", k["run"]]
+    if not any("groups" in e["key"] for e in entries):  # a sweep without raster groups: rank what it measured
+        cmd += ["--groups", "none"]
     for name in held:
         cmd += ["-p", f"{name}={k['params'][name]}"]
     for name, value in k["sizes"].items():
@@ -52,7 +55,8 @@ def main():
     for held, entries in sweeps.items():
         if held.endswith(".partial.jsonl"):
             continue
-        measured = {schedule(e["file"], e["key"]["params"], e["key"].get("rings")): e for e in entries}
+        measured = {schedule(e["file"], e["key"]["params"], e["key"].get("rings"), e["key"].get("groups")): e
+                    for e in entries}
         if not any(e["status"] == "ok" for e in entries):
             print(f"{held}: no run ok (left out)", file=sys.stderr)
             continue
@@ -67,7 +71,7 @@ def main():
         for mode in ("learned", "model_only"):
             ranked = rank(cake, entries, db.name, mode == "model_only")
             k = max(1, len(ranked) // 5)
-            runs = [measured[schedule(c["file"], c["params"], c.get("rings"))] for c in ranked[:k]]
+            runs = [measured[schedule(c["file"], c["params"], c.get("rings"), c.get("groups"))] for c in ranked[:k]]
             pick = min((e for e in runs if e["status"] == "ok"), key=lambda e: e["ms"])
             row[mode] = {"measured": k, "pick": chosen(pick), "ms": pick["ms"],
                          "over_best": pick["ms"] / best["ms"], "first_over_best": runs[0]["ms"] / best["ms"]}
