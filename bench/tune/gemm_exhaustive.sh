@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Issue #21's tuner acceptance, GEMM half, on the device: for each shape of SHAPES (a JSON list of [M, N, K]),
 # every candidate of `cake tune` over the GEMM and its variants (kernels/gemm/gemm_sm90_ws.cake and
-# kernels/gemm/variants/*.cake: tile shapes, and each file's ring depths 2..6 through the stages tactic) is
+# kernels/gemm/variants/*.cake: tile shapes, each file's ring depths 2..6 through the stages tactic, and since
+# 99f9c2a its raster groups 1, 4, 8, 16 through the persistent tactic: 60 candidates where the 2026-12-04 sweeps,
+# made before, had 15) is
 # measured (--measure all, each run checked by the gemm oracle), in the tuner's ranking order, into
 # $OUT/tune/gemm_I.jsonl; bench/tune/leave_one_out.py reads them as it reads the KMeans sweeps. Stops starting
 # shapes after DEADLINE seconds; everything goes back as one tarball ($OUT/tune.tgz: the device returns at most
