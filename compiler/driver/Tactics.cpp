@@ -23,6 +23,9 @@ constexpr TacticInfo kTactics[] = {
      "a loop's unrolling: unroll, unroll(N) or none (line picks one of several loops over VAR)"},
     {"tile", "name=C to=N",
      "a tile size: the const C written as a number, and the MMA shapes whose N was its value"},
+    {"epilogue", "acc=ACC to=W",
+     "a TMA-store epilogue: the accumulator's st.global through shared memory, W columns a chunk, two buffers "
+     "per warpgroup, each chunk stored by TMA after a proxy fence, the stores waited before reuse and at the end"},
     {"persistent", "kernel=K to=G",
      "a persistent grid with a raster swizzle: grid(persistent), every role looping over sched.tiles of the old "
      "grid's extents in groups of G (1: row by row); on a persistent kernel, its tiles' group"},
@@ -30,7 +33,11 @@ constexpr TacticInfo kTactics[] = {
 
 /// The name of tactic \p name's argument that says what it rewrites.
 std::string_view subjectKey(std::string_view name) {
-  return name == "stages" ? "ring" : name == "unroll" ? "loop" : name == "persistent" ? "kernel" : "name"; // param, tile
+  return name == "stages"       ? "ring"
+         : name == "unroll"     ? "loop"
+         : name == "persistent" ? "kernel"
+         : name == "epilogue"   ? "acc"
+                                : "name"; // param, tile
 }
 
 Error refused(std::string message) { return Error(Error::InvalidArgument, std::move(message)); }
@@ -195,6 +202,155 @@ Expected<TacticResult> unroll(const std::string &path, const std::string &text, 
   return checked(path, replace(text, SourceRange{file, after, after}, " " + clause), where + ": none -> " + clause);
 }
 
+
+/// The statement's indentation: the blanks from its line's start.
+std::string indentOf(const std::string &text, uint32_t at) {
+  uint32_t b = at;
+  while (b > 0 && text[b - 1] == ' ')
+    --b;
+  return text.substr(b, at - b);
+}
+
+/// `epilogue acc=ACC to=W`: in a warpgroup role, `st.global(math.cast(ACC, T), G[ROW, COL])` of a register
+/// accumulator `var ACC: reg fp32[64, N]` (which the lowering has no direct store for) becomes the TMA-store
+/// epilogue of the library's Hopper GEMM: a kernel-level staging buffer `var epi: shared T[NWG, 2, 64, W]
+/// swizzle(W x sizeof(T) B)` after the last ring, and per chunk j of N / W: the buffer of chunk j - 2
+/// waited (tma.store_wait(1)), st.matrix of the chunk, fence.proxy_async, and one elected tma.store to
+/// G[ROW, COL + j * W]; the role waits for its stores before it ends (tma.store_wait(0)). Refused when the
+/// pattern is not there, or when W does not divide N or is not a swizzle's width.
+Expected<TacticResult> epilogue(const std::string &path, const std::string &text, const syntax::Module &m,
+                                const std::string &acc, const std::string &to) {
+  auto w = positive(to);
+  if (!w)
+    return refused("tactic 'epilogue' takes to=W with W a positive integer (the chunk's columns), not '" + to + "'");
+  auto source = [&](SourceRange r) { return std::string(text.substr(r.begin, r.size())); };
+  // the role that declares the accumulator, and the store of it
+  const syntax::KernelDecl *kernel = nullptr;
+  const syntax::RoleStmt *role = nullptr;
+  const syntax::VarStmt *var = nullptr;
+  for (const syntax::StmtPtr &s : m.items.stmts)
+    if (auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get()))
+      for (const syntax::StmtPtr &r : k->body.stmts)
+        if (auto *ro = syntax::dyn_cast<syntax::RoleStmt>(r.get()))
+          syntax::forEachStmt(ro->body, [&](const syntax::Stmt &st) {
+            if (auto *v = syntax::dyn_cast<syntax::VarStmt>(&st); v && v->name.name == acc && !var)
+              var = v, role = ro, kernel = k;
+          });
+  if (!var)
+    return refused(path + " has no role that declares 'var " + acc + "'");
+  if (!var->type.space || var->type.space->name != "reg" || var->type.dims.size() != 2 ||
+      sema::evalInt(*var->type.dims[0], {}) != 64)
+    return refused("'" + acc + "' is not a warpgroup's register accumulator reg fp32[64, N]");
+  // N: a number, or a module-level const written as one
+  std::optional<int64_t> n = sema::evalInt(*var->type.dims[1], {});
+  if (!n && var->type.dims[1]->kind == syntax::ExprKind::Name)
+    for (const syntax::StmtPtr &s : m.items.stmts)
+      if (auto *c = syntax::dyn_cast<syntax::ConstDecl>(s.get()); c && c->name.name == var->type.dims[1]->text && c->value)
+        n = sema::evalInt(*c->value, {});
+  if (!n || *n % *w != 0)
+    return refused("the chunk width " + to + " does not divide the accumulator's " + source(var->type.dims[1]->range) +
+                   (n ? " (" + std::to_string(*n) + ")" : std::string(" (not a number)")) + " columns");
+  int64_t warpgroups = 0;
+  bool warpgroupIssue = false;
+  for (const syntax::Clause &c : role->clauses) {
+    if (c.name.name == "issue" && c.args.size() == 1 && c.args[0]->text == "warpgroup")
+      warpgroupIssue = true;
+    if (c.name.name == "warpgroups" && c.args.size() == 1 && c.args[0]->kind == syntax::ExprKind::Binary) {
+      auto lo = sema::evalInt(*c.args[0]->operand(0), {}), hi = sema::evalInt(*c.args[0]->operand(1), {});
+      if (lo && hi)
+        warpgroups = *hi - *lo;
+    }
+  }
+  if (!warpgroupIssue || warpgroups < 1)
+    return refused("role '" + role->name.name + "' is not issue(warpgroup) over warpgroups(LO .. HI) written as numbers");
+  const syntax::Stmt *store = nullptr;
+  const syntax::Expr *target = nullptr;
+  std::string elem;
+  syntax::forEachStmt(role->body, [&](const syntax::Stmt &st) {
+    auto *e = syntax::dyn_cast<syntax::ExprStmt>(&st);
+    if (!e || !e->expr || sema::calleeOp(*e->expr) != sema::OpId::StGlobal)
+      return;
+    std::vector<const syntax::Expr *> args;
+    for (const syntax::ExprPtr &a : e->expr->operands)
+      if (a && a->kind != syntax::ExprKind::Keyword)
+        args.push_back(a.get());
+    // operand 0 is the callee
+    if (args.size() != 3 || sema::calleeOp(*args[1]) != sema::OpId::MathCast || args[2]->kind != syntax::ExprKind::Index)
+      return;
+    std::vector<const syntax::Expr *> cast;
+    for (const syntax::ExprPtr &a : args[1]->operands)
+      if (a && a->kind != syntax::ExprKind::Keyword)
+        cast.push_back(a.get());
+    if (cast.size() == 3 && cast[1]->kind == syntax::ExprKind::Name && cast[1]->text == acc &&
+        cast[2]->kind == syntax::ExprKind::Name)
+      store = &st, target = args[2], elem = cast[2]->text;
+  });
+  if (!store)
+    return refused("role '" + role->name.name + "' has no st.global(math.cast(" + acc + ", T), G[ROW, COL])");
+  auto e = sema::parseElem(elem);
+  const int64_t bytes = e ? int64_t(sema::elemBytes(*e)) * *w : 0;
+  if (bytes != 32 && bytes != 64 && bytes != 128)
+    return refused("a chunk of " + to + " " + elem + " columns is " + std::to_string(bytes) +
+                   " bytes, not a swizzle's width (32, 64 or 128)");
+  if (target->operands.size() != 3)
+    return refused("the store's target is not G[ROW, COL]");
+  const std::string g = source(target->operand(0)->range), row = source(target->operand(1)->range),
+                    col = source(target->operand(2)->range), ws = std::to_string(*w), sw = std::to_string(bytes) + "B";
+  // the warpgroup's index within the role: a let of it, else the call
+  std::string wg = "self.warpgroup()";
+  syntax::forEachStmt(role->body, [&](const syntax::Stmt &st) {
+    if (auto *l = syntax::dyn_cast<syntax::LetStmt>(&st);
+        l && l->names.size() == 1 && l->value && sema::calleeOp(*l->value) == sema::OpId::SelfWarpgroup &&
+        wg == "self.warpgroup()")
+      wg = l->names[0].name;
+  });
+  std::vector<std::pair<SourceRange, std::string>> edits;
+  // the staging buffer, after the kernel's last statement before its first role
+  const syntax::Stmt *last = nullptr;
+  for (const syntax::StmtPtr &s : kernel->body.stmts) {
+    if (s->kind == syntax::StmtKind::Role)
+      break;
+    last = s.get();
+  }
+  const std::string kin = indentOf(text, role->range.begin);
+  uint32_t at = last ? last->range.end : kernel->body.range.begin + 1;
+  while (at < text.size() && text[at] != '\n')
+    ++at;
+  at = at < text.size() ? at + 1 : at;
+  edits.push_back({SourceRange{kernel->range.file, at, at},
+                   kin + "// epilogue staging: [consumer warpgroup, buffer] -> a 64 x " + ws + " box of " + g + "\n" + kin +
+                       "var epi: shared " + elem + "[" + std::to_string(warpgroups) + ", 2, 64, " + ws + "] swizzle(" +
+                       sw + ")\n"});
+  // the store: chunk by chunk through the buffers
+  const std::string in = indentOf(text, store->range.begin), n2 = source(var->type.dims[1]->range);
+  std::string loop = "// " + std::to_string(*n / *w) + " column chunks of " + ws +
+                     ", double-buffered: chunk j reuses the buffer of chunk j - 2\n" + in + "for j in 0 .. " + n2 +
+                     " / " + ws + " unroll {\n";
+  for (const std::string &line :
+       {"let buf = epi[" + wg + ", j % 2]", std::string("if elect.one() {"), std::string("  tma.store_wait(1)"),
+        std::string("}"), std::string("bar.sync(warpgroup)"),
+        "st.matrix(math.cast(" + acc + "[:, j * " + ws + ":j * " + ws + " + " + ws + "], " + elem + "), buf)",
+        std::string("fence.proxy_async(buf)"), std::string("bar.sync(warpgroup)"), std::string("if elect.one() {"),
+        "  tma.store(buf, " + g + "[" + row + ", " + col + " + j * " + ws + "])", std::string("}")})
+    loop += in + "  " + line + "\n";
+  loop += in + "}";
+  edits.push_back({store->range, loop});
+  // the role waits for its stores before it ends
+  uint32_t close = role->body.range.end - 1; // the role's '}'
+  uint32_t lineStart = close;
+  while (lineStart > 0 && text[lineStart - 1] == ' ')
+    --lineStart;
+  const std::string rin = indentOf(text, role->range.begin) + "  ";
+  edits.push_back({SourceRange{kernel->range.file, lineStart, lineStart},
+                   rin + "if elect.one() {\n" + rin + "  tma.store_wait(0)\n" + rin + "}\n"});
+  std::sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) { return a.first.begin > b.first.begin; });
+  std::string out = text;
+  for (const auto &[range, with] : edits)
+    out = replace(out, range, with);
+  return checked(path, std::move(out),
+                 "'" + acc + "': st.global -> a TMA-store epilogue in " + std::to_string(*n / *w) + " chunks of " + ws +
+                     " columns");
+}
 
 /// `persistent kernel=K to=G`: a kernel with an explicit grid, `grid(E0, E1, E2)`, made persistent: the grid
 /// becomes `grid(persistent)`, the kernel declares `let tiles = sched.tiles(z = E2, y = E1, x = E0, group = G)`
@@ -426,6 +582,8 @@ Expected<TacticResult> applyTactic(const std::string &path, const std::string &t
     return tile(path, text, m, target, to);
   if (name == "persistent")
     return persistent(path, text, m, target, to);
+  if (name == "epilogue")
+    return epilogue(path, text, m, target, to);
   // stages, param: the subject's expression replaced (a ring's depth, a parameter's default)
   std::string why;
   const syntax::Expr *value = subjectExpr(m, name, target, &why);

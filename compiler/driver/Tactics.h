@@ -16,6 +16,9 @@
 //                             loops run over VAR)
 //   tile     name=C to=N      a tile size written as a const, and the MMA
 //                             shapes whose N was its value
+//   epilogue acc=ACC to=W     a warpgroup accumulator's st.global made a
+//                             TMA-store epilogue (W-column chunks, two
+//                             staging buffers per warpgroup)
 //   persistent kernel=K to=G  an explicit grid made persistent (every role
 //                             loops over sched.tiles of its extents in
 //                             groups of G), or a persistent kernel's group

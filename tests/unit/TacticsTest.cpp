@@ -210,6 +210,26 @@ TEST(Tactics, PersistentIsRefusedWithTheReason) {
   }
 }
 
+// epilogue: refused with the reason when the pattern is not there or the chunk is not a swizzle's width.
+TEST(Tactics, EpilogueIsRefusedWithTheReason) {
+  const std::string gemm = cake::test::readRepoFile("tests/lit/cli/Inputs/epilogue/gemm_sm90_stglobal.cake");
+  for (auto [args, says] :
+       {std::pair<std::map<std::string, std::string>, std::string>{{{"acc", "sum"}, {"to", "64"}},
+                                                                   "has no role that declares 'var sum'"},
+        {{{"acc", "acc"}, {"to", "0"}}, "to=W with W a positive integer"},
+        {{{"acc", "acc"}, {"to", "8"}}, "a chunk of 8 bf16 columns is 16 bytes, not a swizzle's width"}}) {
+    auto r = applyTactic("gemm.cake", gemm, "epilogue", args);
+    ASSERT_FALSE(r);
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+  // the library's GEMM stores through TMA already: no st.global of its accumulator to rewrite
+  auto done = applyTactic("gemm.cake", cake::test::readRepoFile("kernels/gemm/gemm_sm90_ws.cake"), "epilogue",
+                          {{"acc", "acc"}, {"to", "64"}});
+  ASSERT_FALSE(done);
+  EXPECT_NE(done.error().message.find("has no st.global(math.cast(acc, T), G[ROW, COL])"), std::string::npos)
+      << done.error().message;
+}
+
 } // namespace
 
 // tile: the GEMM's 256-wide tile made 128 wide; the one MMA shape whose N was 256 follows, nothing else moves.
