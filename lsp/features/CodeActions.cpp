@@ -143,6 +143,19 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
       for (int64_t to : {*n / 2, *n * 2})
         tries.push_back({"tile", {{"name", c->name.name}, {"to", std::to_string(to)}}});
   }
+  // a store of a warpgroup's accumulator the range touches (st.global(math.cast(ACC, T), G[...])): the TMA-store
+  // epilogue, in chunks as wide as the widest swizzle (128 bytes)
+  syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
+    auto *e = syntax::dyn_cast<syntax::ExprStmt>(&s);
+    if (!e || !e->expr || !touches(s) || sema::calleeOp(*e->expr) != sema::OpId::StGlobal)
+      return;
+    const syntax::Expr *cast = e->expr->operands.size() > 1 ? e->expr->operand(1) : nullptr;
+    if (!cast || sema::calleeOp(*cast) != sema::OpId::MathCast || cast->operands.size() < 3 || !cast->operand(1) ||
+        cast->operand(1)->kind != syntax::ExprKind::Name || !cast->operand(2))
+      return;
+    if (auto elem = sema::parseElem(cast->operand(2)->text); elem && sema::elemBytes(*elem) <= 128)
+      tries.push_back({"epilogue", {{"acc", cast->operand(1)->text}, {"to", std::to_string(128 / sema::elemBytes(*elem))}}});
+  });
   // a kernel whose header (name and clauses, not its body) the range touches: a persistent one's raster
   // group halved and doubled; one with an explicit grid made persistent, in groups of 8 (its grid has two
   // extents or more) or row by row
@@ -186,6 +199,7 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
                          : name == "unroll" ? "loop '" + args.at("loop") + "': unroll -> " + args.at("to")
                          : name == "tile"   ? "const " + args.at("name") + " -> " + args.at("to")
                          : name == "persistent" ? "kernel '" + args.at("kernel") + "': persistent, groups of " + args.at("to")
+                         : name == "epilogue" ? "'" + args.at("acc") + "': TMA-store epilogue, chunks of " + args.at("to")
                                             : "param " + args.at("name") + " -> " + args.at("to");
       action.title = what + " (refused)";
       action.disabled = applied.error().message;

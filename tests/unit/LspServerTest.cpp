@@ -13,6 +13,7 @@
 #include "lsp/Transport.h"
 #include "lsp/core/Documents.h"
 #include "formats/FailureLog.h"
+#include "tests/unit/TestUtil.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -666,6 +667,38 @@ TEST_F(LspServerTest, TacticsOnAParameterOfferItsOtherValues) {
   EXPECT_TRUE(raster[0]["title"].get<std::string>().starts_with("kernel 'gemm': tiles in groups of 16 (")) << raster.dump();
   EXPECT_TRUE(raster[1]["title"].get<std::string>().starts_with("kernel 'gemm': tiles in groups of 4 (")) << raster.dump();
   EXPECT_EQ(raster[0]["edit"]["changes"][kUri][0]["newText"], "16");
+}
+
+// On a direct store of a warpgroup's accumulator: the TMA-store epilogue, 64 bf16 columns a chunk (the
+// 128-byte swizzle), whose edit makes the document the library's GEMM.
+TEST_F(LspServerTest, TacticsOnAnAccumulatorStoreOfferATmaStoreEpilogue) {
+  initialize();
+  const std::string source = cake::test::readRepoFile("tests/lit/cli/Inputs/epilogue/gemm_sm90_stglobal.cake");
+  open(source);
+  json pos = positionOf(source, "st.global(");
+  json actions = result("textDocument/codeAction", {{"textDocument", {{"uri", kUri}}},
+                                                    {"range", {{"start", pos}, {"end", pos}}},
+                                                    {"context", {{"diagnostics", json::array()}}}});
+  ASSERT_EQ(actions.size(), 1u) << actions.dump();
+  EXPECT_TRUE(actions[0]["title"].get<std::string>().starts_with(
+      "'acc': st.global -> a TMA-store epilogue in 4 chunks of 64 columns ("))
+      << actions.dump();
+  json edits = actions[0]["edit"]["changes"][kUri];
+  ASSERT_EQ(edits.size(), 1u) << actions.dump();
+  auto offset = [&](const json &p) { // the file is ASCII: a character is a byte
+    size_t at = 0;
+    for (int line = 0; line < p["line"].get<int>(); ++line)
+      at = source.find('\n', at) + 1;
+    return at + p["character"].get<size_t>();
+  };
+  std::string edited = source;
+  const size_t b = offset(edits[0]["range"]["start"]), e = offset(edits[0]["range"]["end"]);
+  edited.replace(b, e - b, edits[0]["newText"].get<std::string>());
+  EXPECT_EQ(edited, cake::test::readRepoFile("kernels/gemm/gemm_sm90_ws.cake"));
+  notify("textDocument/didChange",
+         {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+          {"contentChanges", json::array({{{"range", edits[0]["range"]}, {"text", edits[0]["newText"]}}})}});
+  EXPECT_TRUE(result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"].empty());
 }
 
 // On the header of a kernel with an explicit grid: the persistent tactic, its tiles in groups of 8.
