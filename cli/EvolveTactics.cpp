@@ -76,6 +76,10 @@ size_t tacticProposals(const std::string &dbPath, const std::filesystem::path &o
       for (const auto &[name, value] : k["rings"].items())
         if (value.is_number_integer())
           schedule["stages " + name] = std::to_string(value.get<int64_t>());
+    if (k.contains("groups") && k["groups"].is_object()) // a raster group the tune changed (the persistent tactic)
+      for (const auto &[name, value] : k["groups"].items())
+        if (value.is_number_integer())
+          schedule["persistent " + name] = std::to_string(value.get<int64_t>());
     json pk = {{"ir", k.value("ir", "")}, {"targets", k.value("targets", "")}, {"sizes", k["sizes"]},
                {"run", k.value("run", "")}, {"held", heldValues}};
     Problem &p = problems[pk.dump()];
@@ -90,6 +94,35 @@ size_t tacticProposals(const std::string &dbPath, const std::filesystem::path &o
     Measured &m = p.schedules[schedule]; // later lines are newer: the last one stays
     m.ms = e["ms"].get<double>();
     m.predicted = e["predicted_ms"].is_number() ? e["predicted_ms"].get<double>() : 0;
+  }
+
+  // a raster group the tune left as written is not in its key: the file's own (when the file is still the
+  // runs' IR), so that the schedules with and without a changed group compare on that axis
+  std::map<std::string, std::optional<std::string>> texts; // file -> its text when its hash is the runs' IR
+  for (auto &[key, p] : problems) {
+    std::set<std::string> axes;
+    for (const auto &[s, m] : p.schedules)
+      for (const auto &[axis, value] : s)
+        if (axis.rfind("persistent ", 0) == 0)
+          axes.insert(axis);
+    if (axes.empty())
+      continue;
+    auto [it, fresh] = texts.emplace(p.file, std::nullopt);
+    if (fresh)
+      if (std::string text; formats::readInput(p.file, text) && formats::hashText(text) == p.ir)
+        it->second = std::move(text);
+    if (!it->second)
+      continue;
+    std::map<std::map<std::string, std::string>, Measured> filled;
+    for (const auto &[written, m] : p.schedules) {
+      std::map<std::string, std::string> s = written;
+      for (const std::string &axis : axes)
+        if (!s.count(axis))
+          if (auto own = writtenValue(*it->second, "persistent", axis.substr(11)))
+            s[axis] = *own;
+      filled[s] = m;
+    }
+    p.schedules = std::move(filled);
   }
 
   // (ir, axis, from, to) -> per problem, with from < to as strings; the direction is chosen after
@@ -150,10 +183,12 @@ size_t tacticProposals(const std::string &dbPath, const std::filesystem::path &o
       stale = true;
       gate = "the file has changed since these runs (its IR hash is not theirs): measure again first";
     }
-    // the axis as a tactic: "stages NAME" is a ring's depth, anything else a parameter
-    const bool depth = k.axis.rfind("stages ", 0) == 0;
-    const std::string tactic = depth ? "stages" : "param", subject = depth ? k.axis.substr(7) : k.axis,
-                      key = depth ? "ring" : "name";
+    // the axis as a tactic: "stages NAME" is a ring's depth, "persistent KERNEL" a raster group, anything else
+    // a parameter
+    const bool depth = k.axis.rfind("stages ", 0) == 0, raster = k.axis.rfind("persistent ", 0) == 0;
+    const std::string tactic = depth ? "stages" : raster ? "persistent" : "param",
+                      subject = depth ? k.axis.substr(7) : raster ? k.axis.substr(11) : k.axis,
+                      key = depth ? "ring" : raster ? "kernel" : "name";
     const std::string command =
         "cake tactic apply " + file + " --tactic " + tactic + " --arg " + key + "=" + subject + " --arg to=" + to;
     const std::string current = gate.empty() ? writtenValue(text, tactic, subject).value_or("") : "";

@@ -95,6 +95,20 @@ const syntax::Expr *subjectExpr(const syntax::Module &m, std::string_view tactic
         return c.args[0].get();
     return missing("ring '" + subject + "' has no stages(...) clause to change");
   }
+  if (tactic == "persistent") { // the raster group written in the kernel's schedule
+    for (const syntax::StmtPtr &s : m.items.stmts)
+      if (auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get()); k && k->name.name == subject) {
+        const syntax::Expr *group = nullptr;
+        syntax::forEachCall(k->body, [&](const syntax::Expr &call) {
+          if (sema::calleeOp(call) == sema::OpId::SchedTiles)
+            for (const syntax::ExprPtr &arg : call.operands)
+              if (arg && arg->kind == syntax::ExprKind::Keyword && arg->text == "group" && arg->operand(0) && !group)
+                group = arg->operand(0);
+        });
+        return group ? group : missing("kernel '" + subject + "' has no raster group written in its schedule");
+      }
+    return missing("has no kernel '" + subject + "'");
+  }
   for (const syntax::StmtPtr &s : m.items.stmts) {
     if (auto *p = syntax::dyn_cast<syntax::ParamDecl>(s.get()); p && tactic == "param" && p->name.name == subject)
       return p->defaultValue ? p->defaultValue.get()

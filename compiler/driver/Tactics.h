@@ -60,8 +60,9 @@ struct TacticResult {
 Expected<TacticResult> applyTactic(const std::string &path, const std::string &text, std::string_view name,
                                    const std::map<std::string, std::string> &args);
 
-/// What tactic \p tactic (stages, param or tile) would rewrite of \p subject in \p text, as written: a
-/// ring's depth, a parameter's default, a tile const's value; nullopt when the file has none.
+/// What tactic \p tactic (stages, param, tile or persistent) would rewrite of \p subject in \p text, as
+/// written: a ring's depth, a parameter's default, a tile const's value, a kernel's raster group; nullopt
+/// when the file has none.
 std::optional<std::string> writtenValue(const std::string &text, std::string_view tactic, const std::string &subject);
 
 } // namespace cake
