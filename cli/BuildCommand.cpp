@@ -40,7 +40,9 @@ int runBuild(int argc, char **argv) {
   o.add_options()("o,output", "Write the result: FILE.ptx (PTX) or FILE.cubin (ELF)", cxxopts::value<std::string>())(
       "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
-      "no-verify", "CAKE IR: skip the verifier's rules")("h,help", "Show this help")(
+      "no-verify", "CAKE IR: skip the verifier's rules")(
+      "report", "Also write the result as the JSON document --format json prints to this file",
+      cxxopts::value<std::string>())("h,help", "Show this help")(
       "file", "Input file", cxxopts::value<std::string>());
   addCudaOptions(o);
   addInstanceOptions(o, /*forCheck=*/false);
@@ -99,20 +101,10 @@ int runBuild(int argc, char **argv) {
     file = lowered->cuda;
   }
   runner::BuildResult result = compileCuda(sm, file, cuda);
-  // the arguments after the file that say how it was compiled (not where the result went or how it was
-  // printed), and the folder: what builds it again (cake evolve reduces a build's finding with them)
+  // the arguments that say how it was compiled (not where the result went or how it was printed), and the
+  // folder: what builds it again (cake evolve reduces a build's finding with them)
   formats::RunDetails again;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-o" || a == "--output" || a == "--format" || a == "--color") {
-      ++i;
-      continue;
-    }
-    if (a == path || a.starts_with("--output=") || a.starts_with("--format=") || a.starts_with("--color=") ||
-        (a.starts_with("-o") && a.size() > 2))
-      continue;
-    again.args.push_back(std::move(a));
-  }
+  again.args = argumentsAgain(argc, argv, path, {"-o", "--output", "--format", "--color", "--report"});
   logOutcome("build", path, sm.text(source), result.diagnostics, "build", again);
 
   if (result.success && !output.empty()) {
@@ -122,7 +114,7 @@ int runBuild(int argc, char **argv) {
       return usage(output + ": cannot write");
   }
 
-  if (format == "json") {
+  if (format == "json" || args.count("report")) {
     nlohmann::ordered_json doc = diagnosticsToJson(sm, result.diagnostics);
     nlohmann::ordered_json out;
     out["version"] = doc["version"];
@@ -132,8 +124,13 @@ int runBuild(int argc, char **argv) {
     out["diagnostics"] = doc["diagnostics"];
     out["summary"] = doc["summary"];
     out["kernels"] = ptxasToJson(result.report);
-    std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
-  } else {
+    const std::string json = out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    if (args.count("report"))
+      std::ofstream(args["report"].as<std::string>(), std::ios::trunc) << json;
+    if (format == "json")
+      std::cout << json;
+  }
+  if (format == "text") {
     bool useColor = color == "always" || (color == "auto" && shouldUseColor(STDERR_FILENO));
     renderText(std::cerr, sm, result.diagnostics, TextStyle{useColor});
     renderSummary(std::cerr, result.diagnostics);

@@ -31,6 +31,31 @@ int reportFailure(std::string_view tool, std::string_view message, int code) {
 
 std::string shown(std::string_view text) { return visibleText(text); }
 
+std::vector<std::string> argumentsAgain(int argc, char **argv, const std::string &file,
+                                        std::initializer_list<std::string_view> dropped) {
+  std::vector<std::string> out;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == file)
+      continue;
+    bool drop = false;
+    for (std::string_view d : dropped) {
+      if (a == d) { // its value follows
+        drop = true;
+        ++i;
+        break;
+      }
+      // --long=VALUE, or a short option with its value attached (-oVALUE)
+      drop = (a.starts_with(d) && a.size() > d.size() && (a[d.size()] == '=' || !d.starts_with("--")));
+      if (drop)
+        break;
+    }
+    if (!drop)
+      out.emplace_back(a);
+  }
+  return out;
+}
+
 std::optional<std::vector<std::pair<std::string, int64_t>>> sizeArgs(const cxxopts::ParseResult &args,
                                                                      const std::string &option, std::string &error) {
   std::vector<std::pair<std::string, int64_t>> out;

@@ -28,6 +28,12 @@ int reportFailure(std::string_view tool, std::string_view message, int code);
 std::optional<std::vector<std::pair<std::string, int64_t>>> sizeArgs(const cxxopts::ParseResult &args,
                                                                      const std::string &option, std::string &error);
 
+/// The arguments after the command name (argv[1..]) that run it on \p file again, for the failure log:
+/// without \p file itself and without the options of \p dropped, each with its value ("--report R",
+/// "--report=R", "-o R", "-oR"): where the result went or how it was printed.
+std::vector<std::string> argumentsAgain(int argc, char **argv, const std::string &file,
+                                        std::initializer_list<std::string_view> dropped);
+
 /// \p text made safe for a terminal (cake::visibleText), for the messages
 /// that are not a plain failure.
 std::string shown(std::string_view text);

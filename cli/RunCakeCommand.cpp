@@ -571,16 +571,7 @@ int runCake(int argc, char **argv) {
   CakeRun run;
   run.path = args["file"].as<std::string>();
   // the arguments after the file, for the failure log (what runs the program again); --report is this run's
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--report") {
-      ++i;
-      continue;
-    }
-    if (a == run.path || a.starts_with("--report="))
-      continue;
-    run.log.args.push_back(std::move(a));
-  }
+  run.log.args = argumentsAgain(argc, argv, run.path, {"--report"});
   // the instantiation (a file with parameters), whose manifest may name the workload
   SourceManager sm;
   std::string text;

@@ -40,19 +40,7 @@ std::set<std::vector<std::string>> findingsIn(const nlohmann::json &doc, const s
   return out;
 }
 
-/// The JSON document \p output holds (`cake build --format json` prints one; what else the child wrote to
-/// its merged stdout and stderr comes before it).
-nlohmann::json documentIn(const std::string &output) {
-  size_t at = output.rfind("\n{\n");
-  at = output.starts_with("{") ? 0 : at == std::string::npos ? std::string::npos : at + 1;
-  return at == std::string::npos ? nlohmann::json() : nlohmann::json::parse(output.substr(at), nullptr, false);
-}
-
-} // namespace
-
-namespace {
-
-/// keepsRun and keepsBuild: \p command is "run" (its report written to a file) or "build" (its JSON printed).
+/// keepsRun and keepsBuild: \p command is "run" or "build", each writing its result to --report.
 Signature keepsCommand(const std::string &command, const std::string &code, const std::string &input,
                        std::vector<std::string> runArgs, double timeout, std::shared_ptr<RunCount> count) {
   namespace fs = std::filesystem;
@@ -112,25 +100,15 @@ Signature keepsCommand(const std::string &command, const std::string &code, cons
     if (count)
       ++count->runs;
     std::ofstream(file, std::ios::trunc) << text;
-    std::vector<std::string> argv = {self, command, file};
-    if (command == "run")
-      argv.insert(argv.end(), {"--report", report});
-    else
-      argv.insert(argv.end(), {"--format", "json"});
+    std::vector<std::string> argv = {self, command, file, "--report", report};
     argv.insert(argv.end(), runArgs.begin(), runArgs.end());
-    runner::ProcessResult child = runner::runProcess(argv, timeout);
-    nlohmann::json doc;
-    if (command == "run") {
-      std::ifstream r(report);
-      std::stringstream buf;
-      buf << r.rdbuf();
-      std::error_code ec;
-      fs::remove(report, ec);
-      doc = nlohmann::json::parse(buf.str(), nullptr, false);
-    } else {
-      doc = documentIn(child.output);
-    }
-    auto found = findingsIn(doc, code);
+    runner::runProcess(argv, timeout);
+    std::ifstream r(report);
+    std::stringstream buf;
+    buf << r.rdbuf();
+    std::error_code ec;
+    fs::remove(report, ec);
+    auto found = findingsIn(nlohmann::json::parse(buf.str(), nullptr, false), code);
     if (!*original) {
       *original = found;
       return (*seen)[tokens] = !found.empty();

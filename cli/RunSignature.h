@@ -4,7 +4,7 @@
 // or a build finds (compiler/driver/Reduce.h keeps the core free of GPUs and
 // of the CLI): each candidate is checked, then built and run by this cake
 // (`cake run FILE ARGS --report R` in a child process, with its own watchdog),
-// or built (`cake build FILE --format json ARGS`), and kept when the child
+// or built (`cake build FILE ARGS --report R`), and kept when the child
 // reports the code. Used by `cake reduce --run/--build` and `cake evolve`.
 //
 //===----------------------------------------------------------------------===//
@@ -42,7 +42,7 @@ Signature keepsRun(const std::string &code, const std::string &input, std::vecto
                    double timeoutSeconds, std::shared_ptr<RunCount> count = nullptr);
 
 /// The same for a code the build finds (ptxas.wgmma-serialized, ptxas.spill, cuda.error): each candidate
-/// compiled by `cake build CANDIDATE --format json ARGS` (NVRTC and ptxas; no GPU), the finding one of the
+/// compiled by `cake build CANDIDATE --report R ARGS` (NVRTC and ptxas; no GPU), the finding one of the
 /// first build's (the same names and ptxas codes: C7518 does not become C7514).
 Signature keepsBuild(const std::string &code, const std::string &input, std::vector<std::string> args,
                      double timeoutSeconds, std::shared_ptr<RunCount> count = nullptr);

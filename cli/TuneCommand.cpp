@@ -84,15 +84,17 @@ struct Candidate {
   size_t order = 0; ///< allInstantiations' order, the tie-break of the ranking
 };
 
-/// A ring whose depth is written as a number (`stages(4)`, not `stages(CS)`, which a parameter searches):
-/// an axis of the search, rewritten by the stages tactic. Names written twice are left alone (the tactic
-/// could not tell them apart).
-struct RingAxis {
+/// An axis of the search that a tactic rewrites: its subject (a ring, a kernel) and the value the file
+/// has written.
+struct Axis {
   std::string name;
   int64_t written = 0;
 };
 
-std::vector<RingAxis> ringAxes(const syntax::Module &m) {
+/// The rings whose depth is written as a number (`stages(4)`, not `stages(CS)`, which a parameter
+/// searches), each an axis of the stages tactic. Names written twice are left alone (the tactic could not
+/// tell them apart).
+std::vector<Axis> ringAxes(const syntax::Module &m) {
   std::map<std::string, std::optional<int64_t>> seen; // nullopt: not a number, or named twice
   std::vector<std::string> order;
   syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
@@ -109,28 +111,28 @@ std::vector<RingAxis> ringAxes(const syntax::Module &m) {
     else
       it->second.reset();
   });
-  std::vector<RingAxis> out;
+  std::vector<Axis> out;
   for (const std::string &name : order)
     if (seen[name])
       out.push_back({name, *seen[name]});
   return out;
 }
 
-/// Every assignment of the depths \p lo .. \p hi (and each ring's written one) to \p axes, the written
-/// assignment first; one empty assignment without axes.
-std::vector<std::map<std::string, int64_t>> depthAssignments(const std::vector<RingAxis> &axes, int64_t lo,
-                                                             int64_t hi) {
+/// Every assignment of \p values (and each axis's written one) to \p axes, the written assignment first;
+/// one empty assignment without axes.
+std::vector<std::map<std::string, int64_t>> assignments(const std::vector<Axis> &axes,
+                                                        const std::vector<int64_t> &values) {
   std::vector<std::map<std::string, int64_t>> out(1);
-  for (const RingAxis &a : axes)
+  for (const Axis &a : axes)
     out[0][a.name] = a.written;
-  for (const RingAxis &a : axes) {
+  for (const Axis &a : axes) {
     std::vector<std::map<std::string, int64_t>> next;
     for (const auto &partial : out) {
       next.push_back(partial);
-      for (int64_t d = lo; d <= hi; ++d)
-        if (d != a.written) {
+      for (int64_t v : values)
+        if (v != a.written) {
           next.push_back(partial);
-          next.back()[a.name] = d;
+          next.back()[a.name] = v;
         }
     }
     out = std::move(next);
@@ -138,70 +140,57 @@ std::vector<std::map<std::string, int64_t>> depthAssignments(const std::vector<R
   return out;
 }
 
-std::string depthsLabel(const std::map<std::string, int64_t> &rings) {
+/// "stages ab = 4, stages cn = 2": \p values of an axis, each after \p word.
+std::string axesLabel(std::string_view word, const std::map<std::string, int64_t> &values) {
   std::string s;
-  for (const auto &[name, d] : rings)
-    s += (s.empty() ? "" : ", ") + std::string("stages ") + name + " = " + std::to_string(d);
+  for (const auto &[name, v] : values)
+    s += (s.empty() ? "" : ", ") + std::string(word) + " " + name + " = " + std::to_string(v);
   return s;
 }
 
-/// A persistent kernel whose schedule names its raster group as a number (`sched.tiles(..., group = 8)`):
-/// an axis of the search, rewritten by the persistent tactic. A schedule without a group written is left
-/// alone (its author did not ask for a raster: the KMeans assignment's batch by row tiles).
-struct GroupAxis {
-  std::string kernel;
-  int64_t written = 0;
-};
-
-std::vector<GroupAxis> groupAxes(const syntax::Module &m) {
-  std::vector<GroupAxis> out;
+/// The persistent kernels whose one schedule names its raster group as a number (`sched.tiles(...,
+/// group = 8)`), each an axis of the persistent tactic. A schedule without a group written is left alone
+/// (its author did not ask for a raster: the KMeans assignment's batch by row tiles).
+std::vector<Axis> groupAxes(const syntax::Module &m) {
+  std::vector<Axis> out;
   for (const syntax::StmtPtr &s : m.items.stmts) {
     auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get());
     if (!k)
       continue;
-    std::optional<int64_t> group;
     size_t schedules = 0;
-    syntax::forEachCall(k->body, [&](const syntax::Expr &call) {
-      if (sema::calleeOp(call) != sema::OpId::SchedTiles)
-        return;
-      ++schedules;
-      for (const syntax::ExprPtr &arg : call.operands)
-        if (arg && arg->kind == syntax::ExprKind::Keyword && arg->text == "group" && arg->operand(0) &&
-            arg->operand(0)->kind == syntax::ExprKind::Number)
-          group = sema::evalInt(*arg->operand(0), {});
-    });
+    const syntax::Expr *written = rasterGroup(*k, &schedules);
+    std::optional<int64_t> group =
+        written && written->kind == syntax::ExprKind::Number ? sema::evalInt(*written, {}) : std::nullopt;
     if (schedules == 1 && group && *group >= 1)
       out.push_back({k->name.name, *group});
   }
   return out;
 }
 
-/// Every assignment of \p values (and each kernel's written group) to \p axes, the written assignment
-/// first; one empty assignment without axes.
-std::vector<std::map<std::string, int64_t>> groupAssignments(const std::vector<GroupAxis> &axes,
-                                                             const std::vector<int64_t> &values) {
-  std::vector<std::map<std::string, int64_t>> out(1);
-  for (const GroupAxis &a : axes)
-    out[0][a.kernel] = a.written;
-  for (const GroupAxis &a : axes) {
-    std::vector<std::map<std::string, int64_t>> next;
-    for (const auto &partial : out) {
-      next.push_back(partial);
-      for (int64_t g : values)
-        if (g != a.written) {
-          next.push_back(partial);
-          next.back()[a.kernel] = g;
-        }
+/// \p text rewritten by \p tactic (its subject argument \p key) for each of \p axes whose value in \p values
+/// is not the written one; \p refusal gets the first refusal's reason (the text is then as far as it got).
+std::string rewritten(const std::string &path, std::string text, std::string_view tactic, const std::string &key,
+                      const std::vector<Axis> &axes, const std::map<std::string, int64_t> &values,
+                      std::string &refusal) {
+  for (const Axis &a : axes)
+    if (auto it = values.find(a.name); refusal.empty() && it != values.end() && it->second != a.written) {
+      auto r = applyTactic(path, text, tactic, {{key, a.name}, {"to", std::to_string(it->second)}});
+      if (!r)
+        refusal = r.error().message;
+      else
+        text = std::move(r->text);
     }
-    out = std::move(next);
-  }
-  return out;
+  return text;
 }
 
-std::string groupsLabel(const std::map<std::string, int64_t> &groups) {
+/// The commands that rewrite \p path as \p values says (what `rewritten` did), joined by "; ".
+std::string rewriteCommands(const std::string &path, std::string_view tactic, const std::string &key,
+                            const std::vector<Axis> &axes, const std::map<std::string, int64_t> &values) {
   std::string s;
-  for (const auto &[kernel, g] : groups)
-    s += (s.empty() ? "" : ", ") + std::string("group ") + kernel + " = " + std::to_string(g);
+  for (const Axis &a : axes)
+    if (auto it = values.find(a.name); it != values.end() && it->second != a.written)
+      s += (s.empty() ? "" : "; ") + std::string("cake tactic apply ") + path + " --tactic " + std::string(tactic) +
+           " --arg " + key + "=" + a.name + " --arg to=" + std::to_string(it->second);
   return s;
 }
 
@@ -301,8 +290,8 @@ void runOnce(Candidate &c, const RunSetup &setup, const std::string &path) {
 /// first instantiation that checks), and its ring axes.
 struct Source {
   std::string path, text, ir, targets;
-  std::vector<RingAxis> axes;
-  std::vector<GroupAxis> groupAxes;
+  std::vector<Axis> axes;      ///< its rings written with a number
+  std::vector<Axis> groupAxes; ///< its persistent kernels' raster groups
 };
 
 /// What the ranking sorts by: the corrected prediction, else the model's.
@@ -392,14 +381,14 @@ json candidateJson(const Candidate &c, const std::string &file) {
 }
 
 /// The candidates, checked and costed at \p sizes: of each of \p sources, every instantiation the parameters
-/// allow (\p fixed held, at most \p limit; \p truncated when cut), for every depth \p lo .. \p hi of its rings
+/// allow (\p fixed held, at most \p limit; \p truncated when cut), for every depth of \p depthValues of its rings
 /// written as numbers and every raster group of \p groups (and the written one) of each persistent kernel
 /// whose schedule names a group (each assignment the file rewritten by the stages and persistent tactics
 /// and checked again; a refused one is one rejected candidate). \p texts gets the texts they are instantiations of, \p sm their buffers.
 /// The reason, when a file does not parse.
 std::optional<std::string> buildCandidates(std::vector<Source> &sources, const cost::Sizes &sizes,
                                            const std::vector<sema::Binding> &fixed, const std::string &kernel,
-                                           int64_t lo, int64_t hi, const std::vector<int64_t> &groups,
+                                           const std::vector<int64_t> &depthValues, const std::vector<int64_t> &groups,
                                            size_t limit, SourceManager &sm,
                                            std::vector<std::pair<size_t, std::string>> &texts,
                                            std::vector<Candidate> &cands, bool &truncated) {
@@ -415,40 +404,26 @@ std::optional<std::string> buildCandidates(std::vector<Source> &sources, const c
     std::vector<sema::Instantiation> insts = sema::allInstantiations(module, limit, &cut, fixed);
     truncated = truncated || cut;
     src.axes = ringAxes(module);
-    src.groupAxes = groups.empty() ? std::vector<GroupAxis>{} : groupAxes(module);
+    src.groupAxes = groups.empty() ? std::vector<Axis>{} : groupAxes(module);
     texts.push_back({si, src.text});
     const size_t written = texts.size() - 1;
-    for (const auto &depths : depthAssignments(src.axes, lo, hi)) {
+    for (const auto &depths : assignments(src.axes, depthValues)) {
       // the file rewritten: each ring's depth (stages); a refused one is one rejected candidate
-      std::string staged = src.text, refusal;
-      for (const RingAxis &a : src.axes)
-        if (refusal.empty() && depths.at(a.name) != a.written) {
-          auto r = applyTactic(src.path, staged, "stages", {{"ring", a.name}, {"to", std::to_string(depths.at(a.name))}});
-          if (!r)
-            refusal = r.error().message;
-          else
-            staged = std::move(r->text);
-        }
-      for (const auto &all : groupAssignments(src.groupAxes, groups)) {
+      std::string stagedRefusal;
+      const std::string staged = rewritten(src.path, src.text, "stages", "ring", src.axes, depths, stagedRefusal);
+      for (const auto &all : assignments(src.groupAxes, groups)) {
         // then each kernel's raster group (persistent); only the changed ones are the candidate's (the
         // written ones are the file's IR, as the database's earlier runs of it have them)
         std::map<std::string, int64_t> rasters;
-        for (const GroupAxis &a : src.groupAxes)
-          if (all.at(a.kernel) != a.written)
-            rasters[a.kernel] = all.at(a.kernel);
-        if (!refusal.empty() && !rasters.empty())
+        for (const Axis &a : src.groupAxes)
+          if (all.at(a.name) != a.written)
+            rasters[a.name] = all.at(a.name);
+        if (!stagedRefusal.empty() && !rasters.empty())
           continue; // the depth is refused whatever the group
-        std::string t = staged;
-        for (const auto &[k, g] : rasters)
-          if (refusal.empty()) {
-            auto r = applyTactic(src.path, t, "persistent", {{"kernel", k}, {"to", std::to_string(g)}});
-            if (!r)
-              refusal = r.error().message;
-            else
-              t = std::move(r->text);
-          }
+        std::string refusal = stagedRefusal; // this assignment's: a refused group refuses only itself
+        const std::string t = rewritten(src.path, staged, "persistent", "kernel", src.groupAxes, rasters, refusal);
         auto labelled = [&](std::string label) {
-          for (const std::string &axis : {depthsLabel(depths), groupsLabel(rasters)})
+          for (const std::string &axis : {axesLabel("stages", depths), axesLabel("group", rasters)})
             if (!axis.empty())
               label = (label.empty() || label == "(its defaults)" ? "" : label + ", ") + axis;
           return stem.empty() ? label : stem + (label.empty() || label == "(its defaults)" ? "" : ": " + label);
@@ -592,7 +567,10 @@ int runTune(int argc, char **argv) {
   bool truncated = false;
   std::vector<std::pair<size_t, std::string>> texts; // (source, text): the files as written and rewritten
   std::vector<Candidate> cands;
-  if (auto failed = buildCandidates(sources, sizes, fixed, kernel, lo, hi, groups, args["limit"].as<size_t>(), sm,
+  std::vector<int64_t> depthValues;
+  for (int64_t d = lo; d <= hi; ++d)
+    depthValues.push_back(d);
+  if (auto failed = buildCandidates(sources, sizes, fixed, kernel, depthValues, groups, args["limit"].as<size_t>(), sm,
                                     texts, cands, truncated))
     return reportFailure("cake tune", *failed, InputErrors);
   // the database: earlier measurements of these candidates
@@ -731,14 +709,10 @@ int runTune(int argc, char **argv) {
     for (const auto &[k, v] : c.params)
       s += (s.empty() ? "" : " ") + std::string("-p ") + k + "=" + v;
     const Source &src = sources[c.source];
-    for (const RingAxis &a : src.axes)
-      if (c.rings.count(a.name) && c.rings.at(a.name) != a.written)
-        s += (s.empty() ? "" : "; ") + std::string("cake tactic apply ") + src.path + " --tactic stages --arg ring=" +
-             a.name + " --arg to=" + std::to_string(c.rings.at(a.name));
-    for (const GroupAxis &a : src.groupAxes)
-      if (c.groups.count(a.kernel) && c.groups.at(a.kernel) != a.written)
-        s += (s.empty() ? "" : "; ") + std::string("cake tactic apply ") + src.path +
-             " --tactic persistent --arg kernel=" + a.kernel + " --arg to=" + std::to_string(c.groups.at(a.kernel));
+    for (const std::string &commands : {rewriteCommands(src.path, "stages", "ring", src.axes, c.rings),
+                                        rewriteCommands(src.path, "persistent", "kernel", src.groupAxes, c.groups)})
+      if (!commands.empty())
+        s += (s.empty() ? "" : "; ") + commands;
     if (sources.size() > 1)
       return src.path + (s.empty() ? "" : ": " + s);
     return s.empty() ? std::string("the file as written") : s;

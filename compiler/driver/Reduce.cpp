@@ -240,10 +240,12 @@ private:
   /// The uses of names among the tokens in [begin, end): identifiers that are not declared there, not a
   /// member after '.', not the key of a named argument (`shape = MMA`).
   template <typename Fn> void forEachUse(size_t begin, size_t end, Fn fn) const {
-    for (size_t i = 0; i < tokens.size(); ++i) {
+    // the tokens are in source order: from the first at or after begin, until one passes end
+    auto first = std::lower_bound(tokens.begin(), tokens.end(), begin,
+                                  [](const syntax::Token &t, size_t at) { return t.range.begin < at; });
+    for (size_t i = size_t(first - tokens.begin()); i < tokens.size() && tokens[i].range.end <= end; ++i) {
       const syntax::Token &t = tokens[i];
-      if (t.kind != syntax::Tok::Identifier || t.range.begin < begin || t.range.end > end ||
-          declarations.count(t.range.begin))
+      if (t.kind != syntax::Tok::Identifier || declarations.count(t.range.begin))
         continue;
       if (i > 0 && tokens[i - 1].kind == syntax::Tok::Dot)
         continue;
@@ -254,27 +256,14 @@ private:
     }
   }
 
-  /// The parts of \p s that are its own, not of the blocks (and else-ifs) nested in it.
+  /// The parts of \p s that are not its own: the blocks nested in it (an else-if's condition is the if's
+  /// own) and a kernel's parameters.
   static std::vector<SourceRange> nested(const syntax::Stmt &s) {
-    using namespace syntax;
     std::vector<SourceRange> out;
-    if (auto *k = dyn_cast<KernelDecl>(&s)) {
-      out.push_back(k->body.range);
-      for (const Field &f : k->params)
+    syntax::forEachBlockOf(s, [&](const syntax::Block &b) { out.push_back(b.range); });
+    if (auto *k = syntax::dyn_cast<syntax::KernelDecl>(&s))
+      for (const syntax::Field &f : k->params)
         out.push_back(f.range);
-    }
-    if (auto *r = dyn_cast<RoleStmt>(&s))
-      out.push_back(r->body.range);
-    if (auto *f = dyn_cast<ForStmt>(&s))
-      out.push_back(f->body.range);
-    if (auto *i = dyn_cast<IfStmt>(&s)) {
-      out.push_back(i->thenBody.range);
-      if (i->elseBody)
-        out.push_back(i->elseBody->range);
-      if (i->elseIf) // an else-if's condition is the if's own; its branches are nested
-        for (SourceRange r : nested(*i->elseIf))
-          out.push_back(r);
-    }
     return out;
   }
 
@@ -311,29 +300,12 @@ private:
           for (const syntax::Field &f : k->params)
             if (mentions(f.range, {}, names))
               drop(f.range);
-        visitNested(s, walk);
+        syntax::forEachBlockOf(s, walk);
       }
     };
     walk(module.items);
     std::sort(e.parts.begin(), e.parts.end(), [](const Edit::Part &a, const Edit::Part &b) { return a.begin < b.begin; });
     return e;
-  }
-
-  static void visitNested(const syntax::Stmt &s, const std::function<void(const syntax::Block &)> &fn) {
-    using namespace syntax;
-    if (auto *k = dyn_cast<KernelDecl>(&s))
-      fn(k->body);
-    if (auto *r = dyn_cast<RoleStmt>(&s))
-      fn(r->body);
-    if (auto *f = dyn_cast<ForStmt>(&s))
-      fn(f->body);
-    if (auto *i = dyn_cast<IfStmt>(&s)) {
-      fn(i->thenBody);
-      if (i->elseBody)
-        fn(*i->elseBody);
-      if (i->elseIf)
-        visitNested(*i->elseIf, fn);
-    }
   }
 
   /// \p s (an if filling its lines) replaced by the statements of \p branch, one indentation level out.

@@ -6,15 +6,19 @@
 #include "compiler/sema/Ops.h"
 #include "compiler/syntax/Parser.h"
 #include "compiler/syntax/Walk.h"
+#include "compiler/verify/Util.h"
 
 #include <algorithm>
 #include <charconv>
 #include <regex>
 #include <set>
+#include <sstream>
 
 namespace cake {
 
 namespace {
+
+using verify::indentAt;
 
 constexpr TacticInfo kTactics[] = {
     {"stages", "ring=NAME to=N", "the ring's pipeline depth: stages(N)"},
@@ -65,6 +69,14 @@ std::string replace(const std::string &text, SourceRange range, const std::strin
   return text.substr(0, range.begin) + with + text.substr(range.end);
 }
 
+/// \p text with each of \p edits (disjoint ranges) replaced, back to front so the offsets hold.
+std::string applied(std::string text, std::vector<std::pair<SourceRange, std::string>> edits) {
+  std::sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) { return a.first.begin > b.first.begin; });
+  for (const auto &[range, with] : edits)
+    text = replace(text, range, with);
+  return text;
+}
+
 /// \p to as a positive integer (a depth, an unrolling, a tile size).
 std::optional<int64_t> positive(const std::string &to) {
   int64_t n = 0;
@@ -98,13 +110,7 @@ const syntax::Expr *subjectExpr(const syntax::Module &m, std::string_view tactic
   if (tactic == "persistent") { // the raster group written in the kernel's schedule
     for (const syntax::StmtPtr &s : m.items.stmts)
       if (auto *k = syntax::dyn_cast<syntax::KernelDecl>(s.get()); k && k->name.name == subject) {
-        const syntax::Expr *group = nullptr;
-        syntax::forEachCall(k->body, [&](const syntax::Expr &call) {
-          if (sema::calleeOp(call) == sema::OpId::SchedTiles)
-            for (const syntax::ExprPtr &arg : call.operands)
-              if (arg && arg->kind == syntax::ExprKind::Keyword && arg->text == "group" && arg->operand(0) && !group)
-                group = arg->operand(0);
-        });
+        const syntax::Expr *group = rasterGroup(*k);
         return group ? group : missing("kernel '" + subject + "' has no raster group written in its schedule");
       }
     return missing("has no kernel '" + subject + "'");
@@ -159,11 +165,7 @@ Expected<TacticResult> tile(const std::string &path, const std::string &text, co
         }
       }
   });
-  std::sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) { return a.first.begin > b.first.begin; });
-  std::string out = text;
-  for (const auto &[range, with] : edits)
-    out = replace(out, range, with);
-  return checked(path, std::move(out),
+  return checked(path, applied(text, std::move(edits)),
                  "const " + name + ": " + std::to_string(*was) + " -> " + to +
                      (shapes ? " (and " + std::to_string(shapes) + " MMA shape" + (shapes == 1 ? "" : "s") + ")" : ""));
 }
@@ -217,14 +219,6 @@ Expected<TacticResult> unroll(const std::string &path, const std::string &text, 
 }
 
 
-/// The statement's indentation: the blanks from its line's start.
-std::string indentOf(const std::string &text, uint32_t at) {
-  uint32_t b = at;
-  while (b > 0 && text[b - 1] == ' ')
-    --b;
-  return text.substr(b, at - b);
-}
-
 /// `epilogue acc=ACC to=W`: in a warpgroup role, `st.global(math.cast(ACC, T), G[ROW, COL])` of a register
 /// accumulator `var ACC: reg fp32[64, N]` (which the lowering has no direct store for) becomes the TMA-store
 /// epilogue of the library's Hopper GEMM: a kernel-level staging buffer `var epi: shared T[NWG, 2, 64, W]
@@ -232,8 +226,8 @@ std::string indentOf(const std::string &text, uint32_t at) {
 /// waited (tma.store_wait(1)), st.matrix of the chunk, fence.proxy_async, and one elected tma.store to
 /// G[ROW, COL + j * W]; the role waits for its stores before it ends (tma.store_wait(0)). Refused when the
 /// pattern is not there, or when W does not divide N or is not a swizzle's width.
-Expected<TacticResult> epilogue(const std::string &path, const std::string &text, const syntax::Module &m,
-                                const std::string &acc, const std::string &to) {
+Expected<TacticResult> epilogue(const std::string &path, const std::string &text, const SourceManager &sm,
+                                const syntax::Module &m, const std::string &acc, const std::string &to) {
   auto w = positive(to);
   if (!w)
     return refused("tactic 'epilogue' takes to=W with W a positive integer (the chunk's columns), not '" + to + "'");
@@ -258,9 +252,8 @@ Expected<TacticResult> epilogue(const std::string &path, const std::string &text
   // N: a number, or a module-level const written as one
   std::optional<int64_t> n = sema::evalInt(*var->type.dims[1], {});
   if (!n && var->type.dims[1]->kind == syntax::ExprKind::Name)
-    for (const syntax::StmtPtr &s : m.items.stmts)
-      if (auto *c = syntax::dyn_cast<syntax::ConstDecl>(s.get()); c && c->name.name == var->type.dims[1]->text && c->value)
-        n = sema::evalInt(*c->value, {});
+    if (const syntax::Expr *value = subjectExpr(m, "tile", var->type.dims[1]->text))
+      n = sema::evalInt(*value, {});
   if (!n || *n % *w != 0)
     return refused("the chunk width " + to + " does not divide the accumulator's " + source(var->type.dims[1]->range) +
                    (n ? " (" + std::to_string(*n) + ")" : std::string(" (not a number)")) + " columns");
@@ -326,7 +319,7 @@ Expected<TacticResult> epilogue(const std::string &path, const std::string &text
       break;
     last = s.get();
   }
-  const std::string kin = indentOf(text, role->range.begin);
+  const std::string kin = indentAt(sm, role->range);
   uint32_t at = last ? last->range.end : kernel->body.range.begin + 1;
   while (at < text.size() && text[at] != '\n')
     ++at;
@@ -336,7 +329,7 @@ Expected<TacticResult> epilogue(const std::string &path, const std::string &text
                        "var epi: shared " + elem + "[" + std::to_string(warpgroups) + ", 2, 64, " + ws + "] swizzle(" +
                        sw + ")\n"});
   // the store: chunk by chunk through the buffers
-  const std::string in = indentOf(text, store->range.begin), n2 = source(var->type.dims[1]->range);
+  const std::string in = indentAt(sm, store->range), n2 = source(var->type.dims[1]->range);
   std::string loop = "// " + std::to_string(*n / *w) + " column chunks of " + ws +
                      ", double-buffered: chunk j reuses the buffer of chunk j - 2\n" + in + "for j in 0 .. " + n2 +
                      " / " + ws + " unroll {\n";
@@ -350,18 +343,12 @@ Expected<TacticResult> epilogue(const std::string &path, const std::string &text
   loop += in + "}";
   edits.push_back({store->range, loop});
   // the role waits for its stores before it ends
-  uint32_t close = role->body.range.end - 1; // the role's '}'
-  uint32_t lineStart = close;
-  while (lineStart > 0 && text[lineStart - 1] == ' ')
-    --lineStart;
-  const std::string rin = indentOf(text, role->range.begin) + "  ";
+  const uint32_t lineStart = // of the role's '}'
+      sm.lineStart(role->range.file, sm.lineColumn(role->range.file, role->body.range.end - 1).line);
+  const std::string rin = indentAt(sm, role->range) + "  ";
   edits.push_back({SourceRange{kernel->range.file, lineStart, lineStart},
                    rin + "if elect.one() {\n" + rin + "  tma.store_wait(0)\n" + rin + "}\n"});
-  std::sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) { return a.first.begin > b.first.begin; });
-  std::string out = text;
-  for (const auto &[range, with] : edits)
-    out = replace(out, range, with);
-  return checked(path, std::move(out),
+  return checked(path, applied(text, std::move(edits)),
                  "'" + acc + "': st.global -> a TMA-store epilogue in " + std::to_string(*n / *w) + " chunks of " + ws +
                      " columns");
 }
@@ -374,8 +361,8 @@ Expected<TacticResult> epilogue(const std::string &path, const std::string &text
 /// role's loop. Each role then does per tile what it did per CTA, so the rings stay balanced. A kernel that
 /// reads cta.count() (its grid's size) or the CTA's index outside lets and roles is refused. On a kernel
 /// that is persistent already: its sched.tiles calls' group set to G (the raster swizzle alone).
-Expected<TacticResult> persistent(const std::string &path, const std::string &text, const syntax::Module &m,
-                                  const std::string &name, const std::string &to) {
+Expected<TacticResult> persistent(const std::string &path, const std::string &text, const SourceManager &sm,
+                                  const syntax::Module &m, const std::string &name, const std::string &to) {
   auto group = positive(to);
   if (!group)
     return refused("tactic 'persistent' takes to=G with G a positive integer (the raster group; 1: row by row), not '" +
@@ -457,7 +444,7 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
     };
     // kernel-level lets that read the CTA's index (or such a let) move into the roles' loops
     std::set<std::string> tainted;
-    std::string moved;
+    std::vector<std::string> moved; // the lets, as the tile loops read them
     std::optional<uint32_t> tilesAt;
     auto reads = [&](const syntax::Stmt &st) {
       if (readsIndex(st.range))
@@ -485,15 +472,13 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
           tainted.insert(n.name);
       else
         tainted.insert(c->name.name);
-      moved += retiled(st.range) + "\n";
-      size_t b = st.range.begin, e = st.range.end;
-      while (b > 0 && text[b - 1] == ' ')
-        --b;
+      moved.push_back(retiled(st.range));
+      uint32_t b = sm.lineStart(st.range.file, sm.lineColumn(st.range.file, st.range.begin).line), e = st.range.end;
       if (e < text.size() && text[e] == '\n')
         ++e;
       if (!tilesAt)
-        tilesAt = uint32_t(b);
-      edits.push_back({SourceRange{st.range.file, uint32_t(b), uint32_t(e)}, ""});
+        tilesAt = b;
+      edits.push_back({SourceRange{st.range.file, b, e}, ""});
     }
     // the schedule, outermost extent first; where the first moved let was, else before the first role
     std::string extents;
@@ -507,54 +492,30 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
         firstRole = r;
     if (!firstRole)
       return refused("kernel '" + name + "' has no role to run per tile");
-    uint32_t at = tilesAt ? *tilesAt : firstRole->range.begin;
-    std::string indent = "  ";
-    if (!tilesAt) { // the role's own indentation: insert at its line's start
-      uint32_t lineStart = at;
-      while (lineStart > 0 && text[lineStart - 1] == ' ')
-        --lineStart;
-      indent = text.substr(lineStart, at - lineStart);
-      at = lineStart;
-    }
-    edits.push_back({SourceRange{grid->range.file, at, at}, indent + "let tiles = sched.tiles(" + extents + ")\n"});
+    const uint32_t at =
+        tilesAt ? *tilesAt : sm.lineStart(firstRole->range.file, sm.lineColumn(firstRole->range.file, firstRole->range.begin).line);
+    edits.push_back({SourceRange{grid->range.file, at, at},
+                     indentAt(sm, firstRole->range) + "let tiles = sched.tiles(" + extents + ")\n"});
     // every role's body once per tile, one level deeper
     for (const syntax::StmtPtr &sp : kernel->body.stmts) {
       auto *role = syntax::dyn_cast<syntax::RoleStmt>(sp.get());
       if (!role)
         continue;
-      uint32_t lineStart = role->range.begin;
-      while (lineStart > 0 && text[lineStart - 1] == ' ')
-        --lineStart;
-      const std::string roleIndent = text.substr(lineStart, role->range.begin - lineStart), in = roleIndent + "  ";
-      std::string inner = retiled(SourceRange{role->body.range.file, role->body.range.begin + 1, role->body.range.end - 1});
+      const std::string roleIndent = indentAt(sm, role->range), in = roleIndent + "  ";
       std::string loop = "{\n" + in + "for t in tiles {\n";
-      std::string lets = moved;
-      for (size_t a = 0; a < lets.size();) { // the moved lets, at the loop body's indentation
-        size_t nl = lets.find('\n', a);
-        std::string line = lets.substr(a, nl - a);
-        line.erase(0, line.find_first_not_of(' '));
-        loop += in + "  " + line + "\n";
-        a = nl + 1;
-      }
-      const std::string &renamed = inner;
-      for (size_t a = 0; a < renamed.size();) {
-        size_t nl = renamed.find('\n', a);
-        std::string line = renamed.substr(a, nl == std::string::npos ? std::string::npos : nl - a);
-        a = nl == std::string::npos ? renamed.size() : nl + 1;
-        if (line.find_first_not_of(" \t\r") == std::string::npos)
-          continue;
-        loop += "  " + line + "\n";
-      }
+      for (const std::string &let : moved) // at the loop body's indentation
+        loop += in + "  " + let + "\n";
+      // the body's lines one level deeper, blank ones dropped
+      std::istringstream body(retiled(SourceRange{role->body.range.file, role->body.range.begin + 1, role->body.range.end - 1}));
+      for (std::string line; std::getline(body, line);)
+        if (line.find_first_not_of(" \t\r") != std::string::npos)
+          loop += "  " + line + "\n";
       loop += in + "}\n" + roleIndent + "}";
       edits.push_back({role->body.range, loop});
     }
     edits.push_back({grid->range, "grid(persistent)"});
   }
-  std::sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) { return a.first.begin > b.first.begin; });
-  std::string out = text;
-  for (const auto &[range, with] : edits)
-    out = replace(out, range, with);
-  return checked(path, std::move(out),
+  return checked(path, applied(text, std::move(edits)),
                  already ? "kernel '" + name + "': tiles in groups of " + to
                          : "kernel '" + name + "': " + source(grid->range) + " -> grid(persistent)" +
                                (grid->args.size() > 1 && *group > 1 ? ", tiles in groups of " + to : ""));
@@ -562,6 +523,22 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
 } // namespace
 
 std::span<const TacticInfo> tactics() { return kTactics; }
+
+const syntax::Expr *rasterGroup(const syntax::KernelDecl &kernel, size_t *schedules) {
+  const syntax::Expr *group = nullptr;
+  size_t calls = 0;
+  syntax::forEachCall(kernel.body, [&](const syntax::Expr &call) {
+    if (sema::calleeOp(call) != sema::OpId::SchedTiles)
+      return;
+    ++calls;
+    for (const syntax::ExprPtr &arg : call.operands)
+      if (arg && arg->kind == syntax::ExprKind::Keyword && arg->text == "group" && arg->operand(0) && !group)
+        group = arg->operand(0);
+  });
+  if (schedules)
+    *schedules = calls;
+  return group;
+}
 
 Expected<TacticResult> applyTactic(const std::string &path, const std::string &text, std::string_view name,
                                    const std::map<std::string, std::string> &args) {
@@ -595,9 +572,9 @@ Expected<TacticResult> applyTactic(const std::string &path, const std::string &t
   if (name == "tile")
     return tile(path, text, m, target, to);
   if (name == "persistent")
-    return persistent(path, text, m, target, to);
+    return persistent(path, text, sm, m, target, to);
   if (name == "epilogue")
-    return epilogue(path, text, m, target, to);
+    return epilogue(path, text, sm, m, target, to);
   // stages, param: the subject's expression replaced (a ring's depth, a parameter's default)
   std::string why;
   const syntax::Expr *value = subjectExpr(m, name, target, &why);

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "compiler/syntax/AST.h"
 #include "diagnostics/Diagnostic.h"
 #include "diagnostics/Expected.h"
 
@@ -59,6 +60,11 @@ struct TacticResult {
 /// rewrite does not apply or the result has errors.
 Expected<TacticResult> applyTactic(const std::string &path, const std::string &text, std::string_view name,
                                    const std::map<std::string, std::string> &args);
+
+/// The raster group written in \p kernel's schedule (the first sched.tiles(..., group = G) that names one),
+/// the persistent tactic's subject; nullptr when none names one. \p schedules, when given, gets how many
+/// sched.tiles calls the kernel makes.
+const syntax::Expr *rasterGroup(const syntax::KernelDecl &kernel, size_t *schedules = nullptr);
 
 /// What tactic \p tactic (stages, param, tile or persistent) would rewrite of \p subject in \p text, as
 /// written: a ring's depth, a parameter's default, a tile const's value, a kernel's raster group; nullopt

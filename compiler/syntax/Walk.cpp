@@ -51,6 +51,12 @@ void forEachStmt(const Block &block, const std::function<void(const Stmt &)> &fn
 
 void forEachStmt(const Stmt &stmt, const std::function<void(const Stmt &)> &fn) { visitStmt(stmt, fn); }
 
+void forEachBlockOf(const Stmt &stmt, const std::function<void(const Block &)> &fn) {
+  visitBlocks(stmt, fn);
+  if (auto *i = dyn_cast<IfStmt>(&stmt); i && i->elseIf)
+    forEachBlockOf(*i->elseIf, fn);
+}
+
 void forEachCallShallow(const Stmt &s, const std::function<void(const Expr &)> &fn) {
   switch (s.kind) {
   case StmtKind::Let:

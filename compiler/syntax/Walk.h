@@ -21,6 +21,11 @@ void forEachStmt(const Block &block, const std::function<void(const Stmt &)> &fn
 /// included).
 void forEachStmt(const Stmt &stmt, const std::function<void(const Stmt &)> &fn);
 
+/// Visits the blocks nested directly in \p stmt (a kernel's, a role's or a
+/// loop's body, an if's branches and those of its else-if chain), in source
+/// order; not the blocks nested in those.
+void forEachBlockOf(const Stmt &stmt, const std::function<void(const Block &)> &fn);
+
 /// Visits every call in \p stmt (and in statements nested in it), in source
 /// order, innermost calls of an expression first.
 void forEachCall(const Stmt &stmt, const std::function<void(const Expr &call)> &fn);

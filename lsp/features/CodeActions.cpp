@@ -170,15 +170,9 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
         tries.push_back({"persistent", {{"kernel", k->name.name}, {"to", c.args.size() > 1 ? "8" : "1"}}});
         continue;
       }
-      std::optional<int64_t> group;
-      syntax::forEachCall(k->body, [&](const syntax::Expr &call) {
-        if (sema::calleeOp(call) != sema::OpId::SchedTiles || group)
-          return;
-        group = 1;
-        for (const syntax::ExprPtr &arg : call.operands)
-          if (arg && arg->kind == syntax::ExprKind::Keyword && arg->text == "group" && arg->operand(0))
-            group = sema::evalInt(*arg->operand(0), {});
-      });
+      size_t schedules = 0;
+      const syntax::Expr *written = rasterGroup(*k, &schedules);
+      std::optional<int64_t> group = written ? sema::evalInt(*written, {}) : schedules ? std::optional<int64_t>(1) : std::nullopt;
       if (group && *group >= 1)
         for (int64_t to : {*group * 2, *group / 2})
           if (to >= 1 && to != *group && to <= 64)
