@@ -9,6 +9,7 @@
 #include "formats/SarifRenderer.h"
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Fixes.h"
+#include "compiler/driver/Tactics.h"
 #include "compiler/driver/Verify.h"
 #include "diagnostics/TextRenderer.h"
 
@@ -133,7 +134,17 @@ int runCheck(int argc, char **argv) {
         for (std::string &m : verifyDiagnostics(sm, file, result.diagnostics))
           mismatches.push_back(std::move(m));
       diags.insert(diags.end(), result.diagnostics.begin(), result.diagnostics.end());
-      logged += piece;
+      // a check of one instantiation keeps the program as that instantiation sees it: its bindings made the
+      // parameters' defaults (what cake evolve reduces checks the same)
+      const auto &checked = checkOptions.instantiations;
+      if (checked.size() == 1 && !checked.front().bindings.empty()) {
+        std::vector<std::pair<std::string, std::string>> bound;
+        for (const sema::Binding &b : checked.front().bindings)
+          bound.emplace_back(b.name, b.value);
+        logged += pinParameters(piece, bound);
+      } else {
+        logged += piece;
+      }
     }
     // the failure log (formats/FailureLog.h): a file's outcome, not a test's (--verify) or stdin's
     if (path != "-" && !args.count("verify"))

@@ -586,6 +586,28 @@ Expected<TacticResult> applyTactic(const std::string &path, const std::string &t
                                   : "param " + target + ": " + was + " -> " + to);
 }
 
+std::string pinParameters(const std::string &text, const std::vector<std::pair<std::string, std::string>> &bindings) {
+  SourceManager sm;
+  FileId file = sm.addBuffer("pinned.cake", text);
+  std::vector<Diagnostic> parseDiags;
+  syntax::Module m = syntax::parse(sm, file, parseDiags);
+  if (std::any_of(parseDiags.begin(), parseDiags.end(), [](const Diagnostic &d) { return d.severity == Severity::Error; }))
+    return text;
+  // edits from the end, so that the ranges before them stay valid
+  std::vector<std::pair<SourceRange, std::string>> edits;
+  for (const syntax::StmtPtr &s : m.items.stmts)
+    if (auto *p = syntax::dyn_cast<syntax::ParamDecl>(s.get()))
+      for (const auto &[name, value] : bindings)
+        if (name == p->name.name)
+          edits.push_back(p->defaultValue ? std::pair(p->defaultValue->range, value)
+                                          : std::pair(SourceRange{file, p->range.end, p->range.end}, " = " + value));
+  std::sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) { return a.first.begin > b.first.begin; });
+  std::string out = text;
+  for (const auto &[range, with] : edits)
+    out = replace(out, range, with);
+  return out;
+}
+
 std::optional<std::string> writtenValue(const std::string &text, std::string_view tactic, const std::string &subject) {
   SourceManager sm;
   FileId file = sm.addBuffer("written.cake", text);

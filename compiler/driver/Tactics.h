@@ -71,4 +71,11 @@ const syntax::Expr *rasterGroup(const syntax::KernelDecl &kernel, size_t *schedu
 /// when the file has none.
 std::optional<std::string> writtenValue(const std::string &text, std::string_view tactic, const std::string &subject);
 
+/// \p text with the value of each binding of \p bindings made its parameter's default (the param tactic's
+/// edit, unchecked; ` = V` added to a parameter without a default): the file that checks as that
+/// instantiation does without naming it. What the failure log keeps of a check of one instantiation, so
+/// that cake evolve reduces the program that failed (`cake check F -p S=4` found fold.offset only at S = 4).
+/// A binding of no parameter, or a text that does not parse, leaves the text as it is.
+std::string pinParameters(const std::string &text, const std::vector<std::pair<std::string, std::string>> &bindings);
+
 } // namespace cake

@@ -730,6 +730,10 @@ private:
       resolveExpr(*l.value, k);
       for (const Ident &id : l.names)
         declare(id, SymbolKind::Let, l.range, letDetail(l));
+      // `let p = ab.produce()`: p's members are ab's slots (slotField checks them)
+      if (std::string ring = ringTokenOf(*l.value, k); !ring.empty() && l.names.size() == 1)
+        if (auto symbol = lookup(l.names[0].name))
+          tokenRings_[*symbol] = ring;
       return;
     }
     case StmtKind::Var: {
@@ -913,7 +917,8 @@ private:
         unknownName(e);
       return;
     case ExprKind::Member:
-      return resolveExpr(*e.operands[0], k); // members are checked by the rules that use them
+      slotField(e, k);
+      return resolveExpr(*e.operands[0], k); // other members are checked by the rules that use them
     case ExprKind::Call:
       return resolveCall(e, k);
     case ExprKind::Keyword:
@@ -923,6 +928,49 @@ private:
         if (o)
           resolveExpr(*o, k);
     }
+  }
+
+  /// The ring of `ab.produce()` or `ab.consume()` (a token whose members are its slots), else "".
+  static std::string ringTokenOf(const Expr &call, const Kernel &k) {
+    if (call.kind != ExprKind::Call || !call.operands[0] || call.operands[0]->kind != ExprKind::Member)
+      return "";
+    const Expr &callee = *call.operands[0];
+    const OpInfo *op = findRingOp(callee.text);
+    bool token = op && (op->id == OpId::RingProduce || op->id == OpId::RingConsume);
+    return token && k.ring(rootName(callee)) ? rootName(callee) : "";
+  }
+
+  /// `p.x` of a ring token (`let p = ab.produce()`): x must be one of ab's slots. Unchecked, a copy into a
+  /// slot the ring does not have checked clean and failed only in the lowering (a reduced program kept
+  /// `sx.x` after its ring lost the slot x).
+  void slotField(const Expr &member, const Kernel &k) {
+    const Expr *base = member.operands[0].get();
+    std::string ringName;
+    if (base && base->kind == ExprKind::Name) {
+      auto symbol = lookup(base->text);
+      if (auto token = symbol ? tokenRings_.find(*symbol) : tokenRings_.end(); token != tokenRings_.end())
+        ringName = token->second;
+    } else if (base && base->kind == ExprKind::Call) { // `ab.consume().a`
+      ringName = ringTokenOf(*base, k);
+    }
+    const Ring *ring = ringName.empty() ? nullptr : k.ring(ringName);
+    if (!ring || ring->slot(member.text))
+      return;
+    std::vector<std::string_view> slots;
+    std::string names;
+    for (const Slot &slot : ring->slots) {
+      slots.push_back(slot.name);
+      names += (names.empty() ? "'" : ", '") + slot.name + "'";
+    }
+    std::string_view suggestion = closestMatch(member.text, slots);
+    uint32_t nameBegin = member.range.end - static_cast<uint32_t>(member.text.size());
+    SourceRange at{member.range.file, nameBegin, member.range.end};
+    Diagnostic &d = sink_.report("name.unknown", at,
+                                 "ring '" + ring->name + "' has no slot '" + member.text + "' (" +
+                                     (names.empty() ? "it has none" : "its slots: " + names) + ")" +
+                                     didYouMean(suggestion));
+    if (!suggestion.empty())
+      d.fixes.push_back(replaceFix("replace with '" + std::string(suggestion) + "'", at, std::string(suggestion)));
   }
 
   /// The operation a call invokes, after reporting an unknown one.
@@ -1093,6 +1141,7 @@ private:
   int deadBranch_ = 0;         ///< inside if-branches whose compile-time condition rules them out
   std::map<std::string, size_t, std::less<>> moduleNames_;     ///< name -> symbol
   std::vector<std::map<std::string, size_t, std::less<>>> scopes_; ///< name -> symbol
+  std::map<size_t, std::string> tokenRings_; ///< symbol of a ring token (let p = ab.produce()) -> its ring
   /// (kernel, operation) -> index of its target.capability finding.
   std::map<std::pair<const KernelDecl *, std::string_view>, size_t> capabilityReported_;
 };

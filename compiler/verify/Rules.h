@@ -14,6 +14,7 @@
 //   Copies.cpp     tma.align tma.box copy.extent mbar.expect-tx mbar.count
 //   Mma.cpp        mma.shape mma.dtype mma.operand-major perf.bank-conflict
 //   Accumulators.cpp mma.uninit
+//   Folds.cpp      fold.offset
 //   Bounds.cpp     bounds.global bounds.coverage smem.bounds smem.layout tcgen05.lanes mbar.access
 //
 //===----------------------------------------------------------------------===//
@@ -31,6 +32,7 @@ void checkAsync(const sema::Kernel &kernel, RuleContext &ctx);
 void checkCopies(const sema::Kernel &kernel, RuleContext &ctx);
 void checkMma(const sema::Kernel &kernel, RuleContext &ctx);
 void checkAccumulators(const sema::Kernel &kernel, RuleContext &ctx);
+void checkFolds(const sema::Kernel &kernel, RuleContext &ctx);
 void checkBounds(const sema::Kernel &kernel, RuleContext &ctx);
 
 } // namespace cake::verify

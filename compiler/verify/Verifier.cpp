@@ -25,6 +25,7 @@ void checkKernel(const sema::Kernel &kernel, RuleContext &ctx) {
   checkCopies(kernel, ctx);
   checkMma(kernel, ctx);
   checkAccumulators(kernel, ctx);
+  checkFolds(kernel, ctx);
   checkBounds(kernel, ctx);
 }
 
