@@ -41,6 +41,8 @@ int runBuild(int argc, char **argv) {
       "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
       "no-verify", "CAKE IR: skip the verifier's rules")(
+      "watch-hangs", "CAKE IR: build the hang watchdog's kernels (every barrier wait bounded), as cake run "
+                     "--watch-hangs does")(
       "report", "Also write the result as the JSON document --format json prints to this file",
       cxxopts::value<std::string>())("h,help", "Show this help")(
       "file", "Input file", cxxopts::value<std::string>());
@@ -86,7 +88,9 @@ int runBuild(int argc, char **argv) {
     check.verify = !args.count("no-verify");
     check.target = cuda.targetGiven ? std::optional<Target>(cuda.build.target) : std::nullopt;
     check.instantiations = std::move(*insts);
-    auto loweredFile = pipeline::lowerFile(sm, file, lower::LowerOptions{}, check);
+    lower::LowerOptions lowering;
+    lowering.boundedWaits = args.count("watch-hangs") > 0;
+    auto loweredFile = pipeline::lowerFile(sm, file, lowering, check);
     if (!loweredFile) {
       logOutcome("build", path, sm.text(file), loweredFile.error().diagnostics);
       bool useColor = color == "always" || (color == "auto" && shouldUseColor(STDERR_FILENO));
