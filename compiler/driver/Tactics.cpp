@@ -33,11 +33,15 @@ constexpr TacticInfo kTactics[] = {
     {"persistent", "kernel=K to=G",
      "a persistent grid with a raster swizzle: grid(persistent), every role looping over sched.tiles of the old "
      "grid's extents in groups of G (1: row by row); on a persistent kernel, its tiles' group"},
+    {"warp-specialize", "ring=NAME to=ROLE [regs=P]",
+     "a ring its role both produces and consumes split between roles: its produces (with their copies and the "
+     "loops around them) move to a new producer warpgroup ROLE (issue(elect), regs(P), default 40) before the "
+     "others, which keep the consumes and take the registers it leaves"},
 };
 
 /// The name of tactic \p name's argument that says what it rewrites.
 std::string_view subjectKey(std::string_view name) {
-  return name == "stages"       ? "ring"
+  return name == "stages" || name == "warp-specialize" ? "ring"
          : name == "unroll"     ? "loop"
          : name == "persistent" ? "kernel"
          : name == "epilogue"   ? "acc"
@@ -520,6 +524,313 @@ Expected<TacticResult> persistent(const std::string &path, const std::string &te
                          : "kernel '" + name + "': " + source(grid->range) + " -> grid(persistent)" +
                                (grid->args.size() > 1 && *group > 1 ? ", tiles in groups of " + to : ""));
 }
+/// `warp-specialize ring=R to=ROLE [regs=P]`: ring R's producer and consumer are one role X, which produces
+/// each slot (`let p = R.produce()`, copies into p, possibly under `if elect.one()`, `R.commit(p)`) and then
+/// consumes it. The produces move to a new role ROLE, warpgroup 0, issue(elect), regs(P): its body is X's
+/// projection onto them (the loops around each produce, in X's order, so the slots are produced in the order X
+/// consumes them; a produce under an `if`, or one that reads a value of X's own, is refused). Every role moves
+/// one warpgroup up, the block grows by 128 threads, and X, when it names no budget, takes the registers the
+/// producer leaves (the largest setmaxnreg budget that fits the SM's register file).
+Expected<TacticResult> warpSpecialize(const std::string &path, const std::string &text, const SourceManager &sm,
+                                      const syntax::Module &m, const std::string &ringName, const std::string &to,
+                                      const std::string *regsArg) {
+  using namespace syntax;
+  constexpr int64_t kWarpsPerWarpgroup = 4; // a warpgroup: four consecutive warps (PTX ISA 9.7.15)
+  const int64_t producerRegs = regsArg ? positive(*regsArg).value_or(0) : 40;
+  if (!producerRegs)
+    return refused("tactic 'warp-specialize' takes regs=P with P a positive integer (the producer's budget), not '" +
+                   *regsArg + "'");
+  if (!std::regex_match(to, std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+    return refused("tactic 'warp-specialize' takes to=ROLE, the new role's name, not '" + to + "'");
+  const KernelDecl *kernel = nullptr;
+  const RingStmt *ring = nullptr;
+  for (const StmtPtr &s : m.items.stmts)
+    if (auto *k = dyn_cast<KernelDecl>(s.get()))
+      forEachStmt(k->body, [&](const Stmt &st) {
+        if (auto *r = dyn_cast<RingStmt>(&st); r && r->name.name == ringName)
+          kernel = k, ring = r;
+      });
+  if (!ring)
+    return refused(path + " has no ring '" + ringName + "'");
+  auto clause = [](const std::vector<Clause> &cs, std::string_view name) -> const Clause * {
+    for (const Clause &c : cs)
+      if (c.name.name == name)
+        return &c;
+    return nullptr;
+  };
+  auto source = [&](SourceRange r) { return std::string(text.substr(r.begin, r.size())); };
+  const Clause *producer = clause(ring->clauses, "producer"), *consumer = clause(ring->clauses, "consumer");
+  if (!producer || !consumer || producer->args.size() != 1 || consumer->args.size() != 1)
+    return refused("ring '" + ringName + "' does not name its producer and consumer roles");
+  const std::string roleName = source(producer->args[0]->range);
+  if (roleName != source(consumer->args[0]->range))
+    return refused("ring '" + ringName + "' is produced by role '" + roleName + "' and consumed by role '" +
+                   source(consumer->args[0]->range) + "' already: nothing to specialize");
+  const Clause *target = clause(kernel->clauses, "target");
+  std::optional<Target> t = target && target->args.size() == 1 ? parseTarget(source(target->args[0]->range))
+                                                                : std::nullopt;
+  if (!t || targetDesc(*t).setmaxnregMax == 0)
+    return refused("kernel '" + kernel->name.name + "' targets no GPU with setmaxnreg (sm_90a, sm_100a): a producer "
+                   "warpgroup could not give its registers to the others");
+  const TargetDesc &desc = targetDesc(*t);
+  std::vector<const RoleStmt *> roles;
+  const RoleStmt *role = nullptr;
+  for (const StmtPtr &s : kernel->body.stmts)
+    if (auto *r = dyn_cast<RoleStmt>(s.get())) {
+      roles.push_back(r);
+      if (r->name.name == roleName)
+        role = r;
+      if (r->name.name == to)
+        return refused("kernel '" + kernel->name.name + "' has a role '" + to + "' already");
+    }
+  if (!role)
+    return refused("kernel '" + kernel->name.name + "' has no role '" + roleName + "'");
+  bool taken = false; // a name the kernel declares (a role's is refused above)
+  for (const Field &f : kernel->params)
+    taken |= f.name.name == to;
+  forEachStmt(kernel->body, [&](const Stmt &st) {
+    if (auto *l = dyn_cast<LetStmt>(&st))
+      for (const Ident &n : l->names)
+        taken |= n.name == to;
+    if (auto *v = dyn_cast<VarStmt>(&st))
+      taken |= v->name.name == to;
+    if (auto *r = dyn_cast<RingStmt>(&st))
+      taken |= r->name.name == to;
+    if (auto *f = dyn_cast<ForStmt>(&st))
+      taken |= f->var.name == to;
+  });
+  if (taken)
+    return refused("kernel '" + kernel->name.name + "' already declares the name '" + to + "'");
+
+  // the produces: `let p = R.produce()` ... `R.commit(p)` in one block
+  struct Produce {
+    const Block *block;
+    size_t first, last; // statement indices
+  };
+  std::vector<Produce> produced;
+  std::optional<std::string> why;
+  std::set<std::string> own; // the role's own values (lets and vars)
+  forEachStmt(role->body, [&](const Stmt &st) {
+    if (auto *l = dyn_cast<LetStmt>(&st))
+      for (const Ident &n : l->names)
+        own.insert(n.name);
+    if (auto *v = dyn_cast<VarStmt>(&st))
+      own.insert(v->name.name);
+  });
+  auto isProduce = [&](const Stmt &st) -> const LetStmt * {
+    auto *l = dyn_cast<LetStmt>(&st);
+    return l && l->names.size() == 1 && l->value && sema::calleeName(*l->value) == ringName + ".produce" ? l : nullptr;
+  };
+  // X's statements, projected: the text of the new role's body, at depth 2 (the role's own body)
+  std::function<bool(const Block &, const std::string &, std::string &, std::set<std::string> &)> project =
+      [&](const Block &b, const std::string &indent, std::string &out, std::set<std::string> &loopVars) -> bool {
+    bool any = false;
+    for (size_t i = 0; i < b.stmts.size(); ++i) {
+      const Stmt &st = *b.stmts[i];
+      if (const LetStmt *l = isProduce(st)) {
+        const std::string tok = l->names[0].name;
+        size_t j = i + 1;
+        std::vector<const Stmt *> body{&st};
+        for (; j < b.stmts.size(); ++j) {
+          const Stmt &next = *b.stmts[j];
+          body.push_back(&next);
+          auto *e = dyn_cast<ExprStmt>(&next);
+          if (e && e->expr && sema::calleeName(*e->expr) == ringName + ".commit")
+            break;
+          auto *elect = dyn_cast<IfStmt>(&next);
+          bool copies = (e && e->expr) ||
+                        (elect && elect->cond && sema::calleeOp(*elect->cond) == sema::OpId::ElectOne &&
+                         !elect->elseBody && !elect->elseIf &&
+                         std::all_of(elect->thenBody.stmts.begin(), elect->thenBody.stmts.end(),
+                                     [](const StmtPtr &x) { return x->kind == StmtKind::Expr; }));
+          if (!copies) {
+            LineColumn lc = sm.lineColumn(next.range.file, next.range.begin);
+            why = "the produce of ring '" + ringName + "' at line " + std::to_string(lc.line) +
+                  " runs more than copies before its commit ('" + source(next.range).substr(0, 40) +
+                  "'): only copies move to a producer role";
+            return false;
+          }
+        }
+        if (j == b.stmts.size()) {
+          why = "the produce of ring '" + ringName + "' (token '" + tok + "') has no commit in its block";
+          return false;
+        }
+        // the statements, elect wrappers unwrapped, each line re-indented
+        for (const Stmt *x : body) {
+          std::vector<const Stmt *> lines{x};
+          if (auto *elect = dyn_cast<IfStmt>(x)) {
+            lines.clear();
+            for (const StmtPtr &y : elect->thenBody.stmts)
+              lines.push_back(y.get());
+          }
+          for (const Stmt *y : lines) {
+            const std::string stmtText = source(y->range);
+            for (const std::string &n : own)
+              if (n != tok && !loopVars.count(n) && std::regex_search(stmtText, std::regex("\\b" + n + "\\b"))) {
+                why = "the produce of ring '" + ringName + "' reads '" + n + "', a value of role '" + roleName +
+                      "': a producer role would not have it";
+                return false;
+              }
+            std::string was = indentAt(sm, y->range), line;
+            std::istringstream in(stmtText);
+            for (bool first = true; std::getline(in, line); first = false)
+              out += indent + (first ? line : (line.starts_with(was) ? line.substr(was.size()) : line)) + "\n";
+          }
+        }
+        produced.push_back({&b, i, j});
+        i = j;
+        any = true;
+        continue;
+      }
+      if (auto *f = dyn_cast<ForStmt>(&st)) {
+        std::string inner;
+        loopVars.insert(f->var.name);
+        bool found = project(f->body, indent + "  ", inner, loopVars);
+        loopVars.erase(f->var.name);
+        if (why)
+          return false;
+        if (found) {
+          const std::string header = source(SourceRange{f->range.file, f->range.begin, f->body.range.begin + 1});
+          for (const std::string &n : own)
+            if (!loopVars.count(n) && std::regex_search(header, std::regex("\\b" + n + "\\b"))) {
+              why = "a loop around the produces of ring '" + ringName + "' reads '" + n + "', a value of role '" +
+                    roleName + "'";
+              return false;
+            }
+          out += indent + header + "\n" + inner + indent + "}\n";
+          any = true;
+        }
+        continue;
+      }
+      bool nested = false;
+      forEachStmt(st, [&](const Stmt &x) { nested |= isProduce(x) != nullptr; });
+      if (nested) {
+        LineColumn lc = sm.lineColumn(st.range.file, st.range.begin);
+        why = "a produce of ring '" + ringName + "' is under the statement at line " + std::to_string(lc.line) +
+              " ('" + source(st.range).substr(0, source(st.range).find('\n')) +
+              "'), which a producer role cannot repeat: only loops may enclose the produces";
+        return false;
+      }
+    }
+    return any;
+  };
+  produced.clear();
+  const std::string roleIndent = indentAt(sm, role->range);
+  std::string body;
+  std::set<std::string> loopVars;
+  bool found = project(role->body, roleIndent + "  ", body, loopVars);
+  if (why)
+    return refused(*why);
+  if (!found)
+    return refused("role '" + roleName + "' never produces ring '" + ringName + "'");
+
+  std::vector<std::pair<SourceRange, std::string>> edits;
+  // the produces leave X: their whole lines, and loops left empty with them
+  std::set<const Stmt *> gone;
+  for (const auto &p : produced)
+    for (size_t k = p.first; k <= p.last; ++k)
+      gone.insert(p.block->stmts[k].get());
+  std::function<bool(const Stmt &)> empties = [&](const Stmt &st) {
+    if (gone.count(&st))
+      return true;
+    auto *f = dyn_cast<ForStmt>(&st);
+    return f && !f->body.stmts.empty() &&
+           std::all_of(f->body.stmts.begin(), f->body.stmts.end(), [&](const StmtPtr &x) { return empties(*x); });
+  };
+  auto wholeLines = [&](SourceRange r) {
+    uint32_t b = sm.lineStart(r.file, sm.lineColumn(r.file, r.begin).line), e = r.end;
+    if (e < text.size() && text[e] == '\n')
+      ++e;
+    return SourceRange{r.file, b, e};
+  };
+  std::function<void(const Block &)> remove = [&](const Block &b) {
+    for (const StmtPtr &x : b.stmts) {
+      if (empties(*x))
+        edits.push_back({wholeLines(x->range), ""});
+      else if (auto *f = dyn_cast<ForStmt>(x.get()))
+        remove(f->body);
+    }
+  };
+  remove(role->body);
+  // every role one warpgroup up, and the block a warpgroup larger
+  auto plus = [&](const Expr &e, int64_t n) {
+    std::optional<int64_t> v = sema::evalInt(e, {});
+    return v ? std::to_string(*v + n) : source(e.range) + " + " + std::to_string(n);
+  };
+  int64_t threads = 0; // X's, when its warps are written as numbers
+  for (const RoleStmt *r : roles) {
+    const Clause *wgs = clause(r->clauses, "warpgroups");
+    const Clause *warps = clause(r->clauses, "warps");
+    const Clause *c = wgs ? wgs : warps;
+    if (!c || c->args.size() != 1)
+      return refused("role '" + r->name.name + "' has no warps(...) or warpgroups(...) clause to move");
+    const Expr &a = *c->args[0];
+    const int64_t step = wgs ? 1 : kWarpsPerWarpgroup;
+    if (a.kind == ExprKind::Binary && a.operands.size() == 2 && a.op == Tok::DotDot) {
+      edits.push_back({a.operand(0)->range, plus(*a.operand(0), step)});
+      edits.push_back({a.operand(1)->range, plus(*a.operand(1), step)});
+      std::optional<int64_t> lo = sema::evalInt(*a.operand(0), {}), hi = sema::evalInt(*a.operand(1), {});
+      if (r == role && lo && hi)
+        threads = (*hi - *lo) * (wgs ? kWarpsPerWarpgroup : 1) * desc.warpSize;
+    } else {
+      edits.push_back({a.range, plus(a, step)});
+      if (r == role && wgs)
+        threads = kWarpsPerWarpgroup * desc.warpSize;
+      else if (r == role)
+        threads = desc.warpSize;
+    }
+  }
+  const Clause *block = clause(kernel->clauses, "block");
+  if (!block || block->args.size() != 1)
+    return refused("kernel '" + kernel->name.name + "' has no block(...) clause to grow");
+  const int64_t warpgroup = kWarpsPerWarpgroup * desc.warpSize;
+  edits.push_back({block->args[0]->range, plus(*block->args[0], warpgroup)});
+  edits.push_back({producer->args[0]->range, to});
+  // X takes what the producer leaves: the largest budget that fits beside the other roles'
+  std::string regsNote;
+  if (!clause(role->clauses, "regs") && threads > 0) {
+    int64_t others = warpgroup * producerRegs;
+    bool known = true;
+    for (const RoleStmt *r : roles) {
+      if (r == role)
+        continue;
+      const Clause *rc = clause(r->clauses, "regs");
+      std::optional<int64_t> v = rc && rc->args.size() == 1 ? sema::evalInt(*rc->args[0], {}) : std::nullopt;
+      known &= v.has_value(); // a role without a budget keeps the launch share, unknown here
+      // its threads
+      const Clause *wgs = clause(r->clauses, "warpgroups");
+      const Clause *c = wgs ? wgs : clause(r->clauses, "warps");
+      const Expr &a = *c->args[0];
+      std::optional<int64_t> lo = a.kind == ExprKind::Binary && a.op == Tok::DotDot ? sema::evalInt(*a.operand(0), {})
+                                                                               : std::optional<int64_t>(0);
+      std::optional<int64_t> hi = a.kind == ExprKind::Binary && a.op == Tok::DotDot ? sema::evalInt(*a.operand(1), {})
+                                                                               : std::optional<int64_t>(1);
+      known &= lo && hi;
+      if (known)
+        others += (*hi - *lo) * (wgs ? kWarpsPerWarpgroup : 1) * desc.warpSize * *v;
+    }
+    if (known) {
+      int64_t fit = (int64_t(desc.registersPerSm) - others) / threads / desc.setmaxnregStep * desc.setmaxnregStep;
+      fit = std::min<int64_t>(fit, desc.setmaxnregMax);
+      if (fit >= desc.setmaxnregMin) {
+        const Clause *warpsClause = clause(role->clauses, "warpgroups") ? clause(role->clauses, "warpgroups")
+                                                                        : clause(role->clauses, "warps");
+        edits.push_back({SourceRange{warpsClause->range.file, warpsClause->range.end, warpsClause->range.end},
+                         " regs(" + std::to_string(fit) + ")"});
+        regsNote = "; '" + roleName + "' regs(" + std::to_string(fit) + ")";
+      }
+    }
+  }
+  // the producer role, before X
+  const uint32_t at = sm.lineStart(role->range.file, sm.lineColumn(role->range.file, role->range.begin).line);
+  edits.push_back({SourceRange{role->range.file, at, at},
+                   roleIndent + "role " + to + " warpgroups(0) regs(" + std::to_string(producerRegs) +
+                       ") issue(elect) {\n" + body + roleIndent + "}\n\n"});
+  return checked(path, applied(text, std::move(edits)),
+                 "ring '" + ringName + "': produced by a new role '" + to + "' (warpgroup 0, regs(" +
+                     std::to_string(producerRegs) + "), issue(elect)), consumed by '" + roleName + "'" + regsNote);
+}
+
 } // namespace
 
 std::span<const TacticInfo> tactics() { return kTactics; }
@@ -575,6 +886,8 @@ Expected<TacticResult> applyTactic(const std::string &path, const std::string &t
     return persistent(path, text, sm, m, target, to);
   if (name == "epilogue")
     return epilogue(path, text, sm, m, target, to);
+  if (name == "warp-specialize")
+    return warpSpecialize(path, text, sm, m, target, to, arg("regs"));
   // stages, param: the subject's expression replaced (a ring's depth, a parameter's default)
   std::string why;
   const syntax::Expr *value = subjectExpr(m, name, target, &why);

@@ -22,6 +22,10 @@
 //   persistent kernel=K to=G  an explicit grid made persistent (every role
 //                             loops over sched.tiles of its extents in
 //                             groups of G), or a persistent kernel's group
+//   warp-specialize ring=R to=ROLE [regs=P]
+//                             a ring one role produces and consumes: its
+//                             produces (and the loops around them) moved
+//                             to a new producer warpgroup ROLE
 //
 //===----------------------------------------------------------------------===//
 #pragma once

@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/verify/Rules.h"
 
+#include "compiler/sema/Facts.h"
 #include "compiler/sema/Shapes.h"
 
 #include <algorithm>
@@ -171,6 +172,45 @@ struct RingCall {
 /// ring.roles: produce/commit only in the producer role, consume/release only
 /// in the consumer role. When every call of one side is in a single other
 /// role, the clause is what is wrong: one finding at its argument, with a fix.
+/// A ring with barriers takes one commit a stage (one arrive.expect_tx on its full barrier), made by one
+/// thread of each issue unit of the role that commits it: a producer role of several units (issue(warpgroup)
+/// over two warpgroups, issue(warp) over several warps) commits every stage once per unit, and the copies under
+/// its `elect.one()` fill the slot once per unit too. The lowering counted one arrival: the second went to
+/// the next phase (found by the warp-specialize tactic's base, a two-warpgroup role producing and consuming
+/// its TMA ring). Reported at the first commit.
+void producerUnits(const Kernel &kernel, const Ring &ring, const std::vector<RingCall> &calls,
+                   std::vector<Finding> &findings) {
+  if (calls.empty() || !sema::ringUsesBarriers(ring, kernel))
+    return;
+  const Role *role = calls.front().role;
+  std::optional<int64_t> warps = role->warps();
+  int64_t units = !warps ? 1
+                  : role->issue == sema::IssueMode::Warpgroup ? *warps / 4
+                  : role->issue == sema::IssueMode::Warp      ? *warps
+                                                              : 1;
+  if (units <= 1)
+    return;
+  const RingCall *commit = nullptr;
+  for (const RingCall &c : calls)
+    if (opIdOf(*c.call, kernel) == OpId::RingCommit && !commit)
+      commit = &c;
+  if (!commit)
+    return;
+  std::string unit = role->issue == sema::IssueMode::Warpgroup ? "warpgroup" : "warp";
+  Finding f{"ring.roles",
+            commit->call->range,
+            "role '" + role->name + "' commits ring '" + ring.name + "' once per " + unit + " (" +
+                std::to_string(units) + " commits a stage), but a stage of a ring with barriers takes one: the " +
+                "producer must be one " + unit + " or issue(elect) (a producer role of its own: cake tactic apply "
+                "--tactic warp-specialize --arg ring=" + ring.name + " --arg to=ROLE)",
+            {},
+            {}};
+  f.notes.push_back({role->warpsClause ? role->warpsClause->range : role->decl->name.range,
+                     "role '" + role->name + "' is " + std::to_string(units) + " " + unit + "s, each issuing the "
+                     "produce on its own"});
+  findings.push_back(std::move(f));
+}
+
 void checkRoles(const Kernel &kernel, RuleContext &ctx, std::set<const Ring *> &misplaced) {
   std::vector<Finding> findings;
   for (const Ring &ring : kernel.rings) {
@@ -197,8 +237,11 @@ void checkRoles(const Kernel &kernel, RuleContext &ctx, std::set<const Ring *> &
         if (c.role->name != declared)
           wrong.push_back(c);
       }
-      if (wrong.empty())
+      if (wrong.empty()) {
+        if (producerSide)
+          producerUnits(kernel, ring, calls, findings);
         continue;
+      }
       misplaced.insert(&ring);
       std::string side = producerSide ? "produced" : "consumed";
       std::string clauseName = producerSide ? "producer" : "consumer";

@@ -101,12 +101,19 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
     auto *ring = syntax::dyn_cast<syntax::RingStmt>(&s);
     if (!ring || !touches(s))
       return;
-    for (const syntax::Clause &c : ring->clauses)
+    std::string producer, consumer;
+    for (const syntax::Clause &c : ring->clauses) {
       if (c.name.name == "stages" && c.args.size() == 1)
         if (auto n = sema::evalInt(*c.args[0], {}); n && *n >= 1 && *n <= sema::kMaxStages)
           for (int64_t to : {*n + 1, *n - 1})
             if (to >= 1 && to <= sema::kMaxStages)
               tries.push_back({"stages", {{"ring", ring->name.name}, {"to", std::to_string(to)}}});
+      if ((c.name.name == "producer" || c.name.name == "consumer") && c.args.size() == 1)
+        (c.name.name == "producer" ? producer : consumer) = c.args[0]->text;
+    }
+    // a ring its role both produces and consumes: a producer warpgroup of its own
+    if (!producer.empty() && producer == consumer)
+      tries.push_back({"warp-specialize", {{"ring", ring->name.name}, {"to", "load"}}});
   });
   // a loop whose header (not its body) the range touches: its other unrollings
   syntax::forEachStmt(m.items, [&](const syntax::Stmt &s) {
@@ -194,6 +201,7 @@ void tacticActions(State &state, const std::string &uri, const Analysis &a, uint
                          : name == "tile"   ? "const " + args.at("name") + " -> " + args.at("to")
                          : name == "persistent" ? "kernel '" + args.at("kernel") + "': persistent, groups of " + args.at("to")
                          : name == "epilogue" ? "'" + args.at("acc") + "': TMA-store epilogue, chunks of " + args.at("to")
+                         : name == "warp-specialize" ? "ring '" + args.at("ring") + "': producer role '" + args.at("to") + "'"
                                             : "param " + args.at("name") + " -> " + args.at("to");
       action.title = what + " (refused)";
       action.disabled = applied.error().message;

@@ -269,6 +269,15 @@ def op_offset_double(lines, rings):
                                                                                  "tcgen05.lanes")
 
 
+def op_fold_base(lines, rings):
+    """A fold's offset without its base (`offset = (t.s * CT + 2 * p) * BN` -> `(2 * p) * BN`, `(t0 + XT - 1)`
+    -> `(XT - 1)`): issue #21's split-K fold offset, every split numbering its columns from the first's ids.
+    Only a base written as a name or a tile axis (a number-led term is the tile's own index)."""
+    for i, m in sites(lines, r"\.fold\(.*?offset = \(((?:t\.\w+|[A-Za-z_]\w*)(?: \* \w+)?) \+ "):
+        new = lines[i].replace(f"offset = ({m.group(1)} + ", "offset = (", 1)
+        yield i, replace_line(lines, i, new), f"offset base `{m.group(1)}` dropped", ("fold.offset",)
+
+
 def op_tile_width(lines, rings):
     """A tile constant that sets a swizzled tile's row width changed to 3/4 of it (a 48-wide K tile),
     so the row is no longer a whole number of swizzle panels."""
@@ -371,7 +380,7 @@ HARMFUL = [op_del_ring_commit, op_del_ring_release, op_release_now, op_retired_d
            op_store_wait_deeper, op_del_tcgen05_wait, op_bar_under_warp, op_bar_under_elect, op_bar_count,
            op_del_bar, op_guard_le, op_drop_clip, op_loop_plus, op_offset_double, op_tile_width, op_slot_swap,
            op_drop_elect, op_drop_fact, op_block_smaller, op_regs_up, op_expect_tx, op_bar_scope,
-           op_accumulate_true]
+           op_accumulate_true, op_fold_base]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -701,6 +701,30 @@ TEST_F(LspServerTest, TacticsOnAnAccumulatorStoreOfferATmaStoreEpilogue) {
   EXPECT_TRUE(result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"].empty());
 }
 
+// On a ring its role both produces and consumes (the two-warpgroup GEMM that loads its own TMA ring, which
+// ring.roles refuses): warp-specialize, whose edit is the library's GEMM but for the producer's token name,
+// and clean.
+TEST_F(LspServerTest, TacticsOnASameRoleRingOfferWarpSpecialization) {
+  initialize();
+  const std::string source = cake::test::readRepoFile("tests/lit/cli/Inputs/warp-specialize/gemm_sm90_single.cake");
+  open(source);
+  json pos = positionOf(source, "ring ab");
+  json actions = result("textDocument/codeAction", {{"textDocument", {{"uri", kUri}}},
+                                                    {"range", {{"start", pos}, {"end", pos}}},
+                                                    {"context", {{"diagnostics", json::array()}}}});
+  ASSERT_EQ(actions.size(), 1u) << actions.dump(); // the stages tactic leaves the ring.roles error: refused
+  EXPECT_TRUE(actions[0]["title"].get<std::string>().starts_with(
+      "ring 'ab': produced by a new role 'load' (warpgroup 0, regs(40), issue(elect)), consumed by 'compute'; "
+      "'compute' regs(232) ("))
+      << actions.dump();
+  json edits = actions[0]["edit"]["changes"][kUri];
+  ASSERT_EQ(edits.size(), 1u) << actions.dump();
+  notify("textDocument/didChange",
+         {{"textDocument", {{"uri", kUri}, {"version", 2}}},
+          {"contentChanges", json::array({{{"range", edits[0]["range"]}, {"text", edits[0]["newText"]}}})}});
+  EXPECT_TRUE(result("textDocument/diagnostic", {{"textDocument", {{"uri", kUri}}}})["items"].empty());
+}
+
 // On the header of a kernel with an explicit grid: the persistent tactic, its tiles in groups of 8.
 TEST_F(LspServerTest, TacticsOnAKernelWithAGridOfferPersistence) {
   initialize();

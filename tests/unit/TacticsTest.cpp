@@ -259,3 +259,98 @@ TEST(Tactics, TileIsRefusedWithTheReason) {
     EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
   }
 }
+
+// warp-specialize: the produces of a ring a role both produces and consumes move to a new producer warpgroup,
+// in the loops around them, and the role keeps the rest; refused with the reason otherwise.
+namespace {
+const char *kSingle = "kernel k(\n"
+                      "  x: global bf16[N, 64] align(16),\n"
+                      ") target(sm_90a) grid(1) block(128) {\n"
+                      "  ring r stages(2) producer(c) consumer(c) {\n"
+                      "    t: shared bf16[64, 64] swizzle(128B)\n"
+                      "  }\n"
+                      "  role c warpgroups(0) issue(warpgroup) {\n"
+                      "    let w = self.warpgroup()\n"
+                      "    for i in 0 .. 4 {\n"
+                      "      for j in 0 .. 2 {\n"
+                      "        let p = r.produce()\n"
+                      "        if elect.one() {\n"
+                      "          tma.load(x[ROW, 0], p.t)\n"
+                      "        }\n"
+                      "        r.commit(p)\n"
+                      "      }\n"
+                      "      for j in 0 .. 2 {\n"
+                      "        let s = r.consume()\n"
+                      "        r.release(s)\n"
+                      "      }\n"
+                      "    }\n"
+                      "  }\n"
+                      "}\n";
+
+std::string single(const std::string &row) {
+  std::string text = kSingle;
+  return text.replace(text.find("ROW"), 3, row);
+}
+} // namespace
+
+TEST(Tactics, WarpSpecializeMovesTheProducesToAProducerWarpgroup) {
+  auto r = applyTactic("k.cake", single("(i * 2 + j) * 64"), "warp-specialize", {{"ring", "r"}, {"to", "load"}});
+  ASSERT_TRUE(r) << r.error().message;
+  // the producer: the loops around the produces, the copy unwrapped from its elect; the consumer keeps the
+  // rest (a loop left empty goes), one warpgroup up, with the registers the producer leaves
+  EXPECT_EQ(r->text, "kernel k(\n"
+                     "  x: global bf16[N, 64] align(16),\n"
+                     ") target(sm_90a) grid(1) block(256) {\n"
+                     "  ring r stages(2) producer(load) consumer(c) {\n"
+                     "    t: shared bf16[64, 64] swizzle(128B)\n"
+                     "  }\n"
+                     "  role load warpgroups(0) regs(40) issue(elect) {\n"
+                     "    for i in 0 .. 4 {\n"
+                     "      for j in 0 .. 2 {\n"
+                     "        let p = r.produce()\n"
+                     "        tma.load(x[(i * 2 + j) * 64, 0], p.t)\n"
+                     "        r.commit(p)\n"
+                     "      }\n"
+                     "    }\n"
+                     "  }\n"
+                     "\n"
+                     "  role c warpgroups(1) regs(256) issue(warpgroup) {\n"
+                     "    let w = self.warpgroup()\n"
+                     "    for i in 0 .. 4 {\n"
+                     "      for j in 0 .. 2 {\n"
+                     "        let s = r.consume()\n"
+                     "        r.release(s)\n"
+                     "      }\n"
+                     "    }\n"
+                     "  }\n"
+                     "}\n");
+  EXPECT_NE(r->description.find("'c' regs(256)"), std::string::npos) << r->description;
+  auto lean = applyTactic("k.cake", single("j * 64"), "warp-specialize", {{"ring", "r"}, {"to", "load"}, {"regs", "24"}});
+  ASSERT_TRUE(lean) << lean.error().message;
+  EXPECT_NE(lean->text.find("role load warpgroups(0) regs(24) issue(elect)"), std::string::npos) << lean->text;
+}
+
+TEST(Tactics, WarpSpecializeIsRefusedWithTheReason) {
+  std::string underIf = single("j * 64");
+  underIf.replace(underIf.find("        let p"), 0, "        if i > 0 {\n");
+  underIf.replace(underIf.find("        r.commit(p)\n") + 20, 0, "        }\n");
+  std::string sm80 = single("j * 64");
+  sm80.replace(sm80.find("sm_90a"), 6, "sm_80");
+  std::string betweenRoles = single("j * 64");
+  betweenRoles.replace(betweenRoles.find("let w"), 0, "let q = r.produce()\n    r.commit(q)\n    ");
+  for (auto [text, args, says] :
+       {std::tuple<std::string, std::map<std::string, std::string>, std::string>{
+            single("w * 64"), {{"ring", "r"}, {"to", "load"}}, "reads 'w', a value of role 'c'"},
+        {single("j * 64"), {{"ring", "q"}, {"to", "load"}}, "has no ring 'q'"},
+        {single("j * 64"), {{"ring", "r"}, {"to", "c"}}, "has a role 'c' already"},
+        {single("j * 64"), {{"ring", "r"}, {"to", "w"}}, "already declares the name 'w'"},
+        {single("j * 64"), {{"ring", "r"}, {"to", "load"}, {"regs", "x"}}, "regs=P with P a positive integer"},
+        {underIf, {{"ring", "r"}, {"to", "load"}}, "only loops may enclose the produces"},
+        {sm80, {{"ring", "r"}, {"to", "load"}}, "no GPU with setmaxnreg"},
+        {cake::test::readRepoFile("kernels/gemm/gemm_sm90_ws.cake"), {{"ring", "ab"}, {"to", "loader"}},
+         "consumed by role 'compute' already: nothing to specialize"}}) {
+    auto r = applyTactic("k.cake", text, "warp-specialize", args);
+    ASSERT_FALSE(r) << text;
+    EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error().message;
+  }
+}

@@ -1,6 +1,7 @@
 // res.tmem: a two-stage ring of 256-column accumulators (512) plus a 256-column var is 768
 // columns, more than the 512 of an SM: tcgen05.alloc would block forever. The fix gives the ring
-// one stage.
+// one stage. (The producer commits as one thread, issue(elect): a role of four warps would commit
+// each stage four times, ring.roles.)
 
 // expected-error@+1:8 res.tmem {{kernel 'tmem_total' allocates 768 tensor-memory columns, more than the 512 of an SM}}
 kernel tmem_total(
@@ -13,7 +14,7 @@ kernel tmem_total(
   // expected-note@+1:7 {{var 'extra': 256 columns}}
   var extra: tmem fp32[128, 256] owner(epi)
 
-  role fill warpgroups(0) issue(warp) {
+  role fill warpgroups(0) issue(elect) {
     let d = accq.produce()
     // expected-error@+1:5 mma.uninit {{commits 'd.acc' to the consumer before any MMA or assignment wrote it}}
     accq.commit(d)
