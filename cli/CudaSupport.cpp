@@ -1,6 +1,8 @@
 //===- CudaSupport.cpp - What `cake build` and `cake run` share -----------===//
 #include "cli/CudaSupport.h"
 
+#include "compiler/pipeline/Pipeline.h"
+
 #include <filesystem>
 #include <iomanip>
 #include <sstream>
@@ -48,6 +50,23 @@ runner::BuildResult compileCuda(SourceManager &sm, FileId file, const CudaCompil
   runner::LogMapper::Loader loader = runner::fileLoader(dirs);
   return options.nvcc ? runner::buildWithNvcc(sm, file, options.build, loader)
                       : runner::buildWithNvrtc(sm, file, options.build, loader);
+}
+
+std::optional<std::vector<Diagnostic>> buildFindings(SourceManager &sm, FileId file) {
+  if (!runner::nvrtcAvailable())
+    return std::nullopt;
+  auto lowered = pipeline::lowerFile(sm, file, lower::LowerOptions{}, CheckOptions{});
+  if (!lowered)
+    return lowered.error().diagnostics;
+  CudaCompile cuda;
+  if (!(*lowered)->module.kernels.empty())
+    cuda.build.target = (*lowered)->module.kernels[0].kernel->target;
+  cuda.build.includeDirs.push_back(pipeline::runtimeIncludeDir());
+  std::vector<Diagnostic> out = (*lowered)->diagnostics;
+  runner::BuildResult built = compileCuda(sm, (*lowered)->cuda, cuda);
+  out.insert(out.end(), built.diagnostics.begin(), built.diagnostics.end());
+  sortDiagnostics(out);
+  return out;
 }
 
 void printPtxasReport(std::ostream &os, const runner::BuildResult &r, const runner::BuildOptions &options) {

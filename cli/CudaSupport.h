@@ -29,6 +29,11 @@ Status readCudaOptions(const cxxopts::ParseResult &args, CudaCompile &out);
 /// name are read relative to the current directory and to the source's.
 runner::BuildResult compileCuda(SourceManager &sm, FileId file, const CudaCompile &options);
 
+/// What `cake build` of CAKE IR buffer \p file finds with the default options (the kernels' targets, NVRTC):
+/// the check's and the lowering's diagnostics, then the CUDA compiler's and ptxas's, located in the IR; nullopt
+/// when NVRTC is not available. The corpus gate builds the tool chain's codes' cases with it.
+std::optional<std::vector<Diagnostic>> buildFindings(SourceManager &sm, FileId file);
+
 /// "ptxas report for sm_90a (NVRTC 13.0, 0.12 s):" and a line per function.
 void printPtxasReport(std::ostream &os, const runner::BuildResult &result, const runner::BuildOptions &options);
 

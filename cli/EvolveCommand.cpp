@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
+#include "cli/CudaSupport.h"
 #include "cli/Options.h"
 #include "cli/EvolveProposals.h"
 #include "cli/RunSignature.h"
@@ -276,6 +277,24 @@ int runEvolve(int argc, char **argv) {
       std::string gate;
       for (const std::string &c : statics)
         gate += (gate.empty() ? "" : ", ") + c;
+      // a code of the tool chain has corpus cases that the gate builds: the reduced program written as one
+      // (what building it finds, expected) and gated so; with the logged build's arguments it may differ from
+      // a plain build (--watch-hangs), which the gate's answer then shows
+      std::string built;
+      if (build && isToolChainCode(code)) {
+        SourceManager bsm;
+        FileId bf = bsm.addBuffer((dir / name).string(), r.text);
+        if (auto found = buildFindings(bsm, bf)) {
+          std::ofstream(dir / name, std::ios::trunc)
+              << withExpectations(bsm, bf, *found,
+                                  {code + ": " + from + " (IR " + hash + ") reduced by cake evolve; what a plain "
+                                                                            "build of it finds (review it):"});
+          CorpusResult corpus = runCorpusCase(code, (dir / name).string(), buildFindings);
+          built = corpus.passed ? "the corpus gate, building it, accepts it as a bad case of " + code
+                                : "the corpus gate, building it, rejects it (" +
+                                      (corpus.problems.empty() ? std::string("?") : corpus.problems.front()) + ")";
+        }
+      }
       std::ofstream(dir / "README.md", std::ios::trunc)
           << "# Proposal: " << code << (build ? " (found by building)" : " (found at run time)") << "\n\nEvidence ("
           << log << "): " << g.failures.size() << " failures in " << g.files.size()
@@ -289,11 +308,17 @@ int runEvolve(int argc, char **argv) {
                                 "the lowering or the runtime.\n"
                               : "`cake check` reports " + gate + " in it: a corpus case of that rule if it names the "
                                 "cause (it saw the failure before the " + std::string(build ? "build" : "run") +
-                                    "), else a new rule's, as above.\n");
+                                    "), else a new rule's, as above.\n")
+          << (built.empty() ? "" : "\n" + std::string(1, char(std::toupper(built[0]))) + built.substr(1) +
+                                       (built.find("accepts") != std::string::npos
+                                            ? ": tests/corpus/" + code + "/ takes it as it is.\n"
+                                            : ": the failure needs the logged build's arguments, which a corpus "
+                                              "case does not carry.\n"));
       std::cout << code << ": " << g.failures.size() << " failures in " << g.files.size() << " files; "
                 << (dir / name).string() << " (" << lines(r.text) << " lines, reduced by "
                 << (build ? "building" : "running") << " it; "
-                << (statics.empty() ? std::string("no rule catches it yet") : "cake check: " + gate) << ")\n";
+                << (statics.empty() ? std::string("no rule catches it yet") : "cake check: " + gate)
+                << (built.empty() ? "" : "; " + built) << ")\n";
       ++proposals;
       continue;
     }

@@ -41,12 +41,33 @@ size_t countCode(const std::vector<Diagnostic> &diags, const std::string &code) 
   return std::count_if(diags.begin(), diags.end(), [&](const Diagnostic &d) { return d.code == code; });
 }
 
-CorpusResult runBad(const std::string &code, const fs::path &path) {
+/// A case's findings: `cake check`'s, or for a tool chain's code what building it finds (nullopt: no tool
+/// chain).
+std::optional<std::vector<Diagnostic>> findings(const std::string &code, SourceManager &sm, FileId file,
+                                                const BuildFindings &build) {
+  if (!isToolChainCode(code))
+    return checkSource(sm, file).diagnostics;
+  if (!build)
+    return std::nullopt;
+  return build(sm, file);
+}
+
+CorpusResult skipped(const std::string &code, const fs::path &path) {
+  CorpusResult r{code, path.string(), true, {}};
+  r.skipped = true;
+  return r;
+}
+
+CorpusResult runBad(const std::string &code, const fs::path &path, const BuildFindings &build) {
   CorpusResult r{code, path.string(), false, {}};
   SourceManager sm;
   std::string text = readFile(path);
   FileId file = sm.addBuffer(path.string(), text);
-  CheckResult checked = checkSource(sm, file);
+  auto found = findings(code, sm, file, build);
+  if (!found)
+    return skipped(code, path);
+  CheckResult checked;
+  checked.diagnostics = std::move(*found);
   if (!countCode(checked.diagnostics, code))
     r.problems.push_back("missed: no " + code + " finding");
   for (std::string &m : verifyDiagnostics(sm, file, checked.diagnostics))
@@ -68,11 +89,14 @@ CorpusResult runBad(const std::string &code, const fs::path &path) {
   return r;
 }
 
-CorpusResult runGood(const std::string &code, const fs::path &path) {
+CorpusResult runGood(const std::string &code, const fs::path &path, const BuildFindings &build) {
   CorpusResult r{code, path.string(), false, {}};
   SourceManager sm;
   FileId file = sm.addBuffer(path.string(), readFile(path));
-  for (const Diagnostic &d : checkSource(sm, file).diagnostics) {
+  auto found = findings(code, sm, file, build);
+  if (!found)
+    return skipped(code, path);
+  for (const Diagnostic &d : *found) {
     LineColumn lc = sm.lineColumn(file, d.range.begin);
     r.problems.push_back("flagged: " + std::to_string(lc.line) + ":" + std::to_string(lc.column) + ": " +
                          d.message + " [" + d.code + "]");
@@ -83,12 +107,17 @@ CorpusResult runGood(const std::string &code, const fs::path &path) {
 
 } // namespace
 
-CorpusResult runCorpusCase(const std::string &code, const std::string &path) {
-  fs::path p(path);
-  return p.filename().string().starts_with("bad") ? runBad(code, p) : runGood(code, p);
+bool isToolChainCode(const std::string &code) {
+  const RuleInfo *rule = findRule(code);
+  return rule && rule->family == "cuda";
 }
 
-std::vector<CorpusResult> runCorpus(const std::string &dirName) {
+CorpusResult runCorpusCase(const std::string &code, const std::string &path, const BuildFindings &build) {
+  fs::path p(path);
+  return p.filename().string().starts_with("bad") ? runBad(code, p, build) : runGood(code, p, build);
+}
+
+std::vector<CorpusResult> runCorpus(const std::string &dirName, const BuildFindings &build) {
   fs::path dir(dirName);
   std::vector<CorpusResult> results;
   std::map<std::string, std::string> exempt = readExemptions(dir);
@@ -110,10 +139,10 @@ std::vector<CorpusResult> runCorpus(const std::string &dirName) {
       std::string stem = f.stem().string();
       if (stem.starts_with("bad")) {
         anyBad = true;
-        results.push_back(runBad(code, f));
+        results.push_back(runBad(code, f, build));
       } else if (stem.starts_with("good")) {
         anyGood = true;
-        results.push_back(runGood(code, f));
+        results.push_back(runGood(code, f, build));
       }
     }
     if (!anyBad || !anyGood)

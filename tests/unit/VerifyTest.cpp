@@ -1,5 +1,6 @@
 //===- VerifyTest.cpp - expected-diagnostic annotations ------------------===//
 #include "compiler/driver/Check.h"
+#include "compiler/driver/Corpus.h"
 #include "compiler/driver/Verify.h"
 
 #include <filesystem>
@@ -140,6 +141,8 @@ TEST(Verify, ExpectationsForEveryCorpusCaseVerify) {
     if (!entry.is_regular_file() || !entry.path().filename().string().starts_with("bad") ||
         entry.path().extension() != ".cake")
       continue;
+    if (isToolChainCode(entry.path().parent_path().filename().string()))
+      continue; // found by building, which the corpus gate does (cake corpus), not by checkSource
     std::ifstream in(entry.path());
     std::string text, line;
     while (std::getline(in, line))
