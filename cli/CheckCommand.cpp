@@ -10,6 +10,8 @@
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Fixes.h"
 #include "compiler/driver/Tactics.h"
+#include "compiler/cuda/Frontend.h"
+#include "compiler/cuda/Rules.h"
 #include "compiler/driver/Verify.h"
 #include "diagnostics/TextRenderer.h"
 
@@ -77,6 +79,51 @@ int usage(const std::string &message) {
   return UsageError;
 }
 
+bool isCudaSource(const std::string &path) { return path.ends_with(".cu") || path.ends_with(".cuh"); }
+
+/// The CUDA checker (issue #20): the file parsed by Clang in device mode for \p target, each kernel's events
+/// checked by compiler/cuda/Rules.h; Clang's errors in the file are cuda.error (the checker saw only what
+/// parsed). False when this cake has no Clang.
+bool checkCuda(SourceManager &sm, FileId file, Target target, std::vector<Diagnostic> &out) {
+  const std::string text(sm.text(file));
+  // CAKE's runtime header is found as cake build finds it (emitted CUDA includes it)
+  cuda::ParseResult parsed = cuda::parseCuda(sm.name(file), text, std::string(targetName(target)),
+                                             {"-I" + pipeline::runtimeIncludeDir()});
+  if (!parsed.available)
+    return false;
+  auto range = [&](cuda::Where w) {
+    if (w.line == 0)
+      return SourceRange{file, 0, 0};
+    uint32_t b = sm.lineStart(file, w.line) + (w.column ? w.column - 1 : 0), e = b;
+    while (e < text.size() && text[e] != '\n')
+      ++e;
+    while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\r'))
+      --e;
+    return SourceRange{file, b, e};
+  };
+  for (const cuda::ParseResult::Error &e : parsed.errors) {
+    Diagnostic d;
+    d.code = "cuda.error";
+    d.severity = Severity::Error;
+    d.range = range(e.at);
+    d.message = "clang (CUDA device mode) cannot parse this: " + e.message;
+    out.push_back(std::move(d));
+  }
+  for (const cuda::KernelEvents &k : parsed.kernels)
+    for (const cuda::Finding &f : cuda::checkKernel(k)) {
+      Diagnostic d;
+      d.code = f.code;
+      d.severity = Severity::Error;
+      d.range = range(f.at);
+      d.message = f.message;
+      for (const cuda::Finding::Note &n : f.notes)
+        d.notes.push_back({range(n.at), n.message});
+      out.push_back(std::move(d));
+    }
+  sortDiagnostics(out);
+  return true;
+}
+
 } // namespace
 
 int runCheck(int argc, char **argv) {
@@ -113,6 +160,14 @@ int runCheck(int argc, char **argv) {
     if (auto error = readInput(path, text); !error)
       return usage(error.error().message);
     std::string name = path == "-" ? "<stdin>" : path;
+    if (isCudaSource(path)) {
+      FileId file = sm.addBuffer(name, std::move(text));
+      std::vector<Diagnostic> found;
+      if (!checkCuda(sm, file, checkOptions.target.value_or(Target::SM90a), found))
+        return usage(path + ": this cake was built without Clang (libTooling), which the CUDA checker needs");
+      diags.insert(diags.end(), found.begin(), found.end());
+      continue;
+    }
     std::vector<std::string> pieces =
         args.count("split-input-file") ? splitInput(text) : std::vector<std::string>{std::move(text)};
     const size_t firstOfFile = diags.size();

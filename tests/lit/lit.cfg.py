@@ -28,6 +28,9 @@ config.environment["CAKE_LOG"] = "0"
 # "no-cuda-driver" when libcuda.so.1 cannot be loaded (no GPU for certain).
 if getattr(config, "cake_has_cuda", False):
     config.available_features.add("cuda")
+# "clang" when cake links Clang's libTooling (the CUDA checker: cake check FILE.cu)
+if getattr(config, "cake_has_clang", False):
+    config.available_features.add("clang")
 if shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc"):
     config.available_features.add("nvcc")
 fake_cuda = os.path.join(config.cake_binary_dir, "tests", "libcake_fake_cuda.so")

@@ -1,0 +1,58 @@
+//===- Events.h - What a CUDA kernel does, as the CUDA checker sees it -*- C++ -*-===//
+//
+// Part of CAKE (issue #20). `cake check FILE.cu` reads a CUDA translation unit
+// with Clang (Frontend.h) and reduces each __global__ function to the
+// hardware operations it issues, in source order: inline PTX of `asm
+// volatile` statements, wherever they are written (in the kernel or in a
+// device function it calls, inlined at the call: CUTLASS's, CuTe's and CAKE's
+// own runtime helpers are such functions), and the CUDA builtins that act as
+// barriers. The rules (Rules.h) read only this model, so they run and are
+// tested without Clang. The model is in source order, not flow-sensitive:
+// what a rule cannot decide from that order it does not report.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cake::cuda {
+
+enum class EventKind {
+  MbarInit,        ///< mbarrier.init
+  FenceMbarInit,   ///< fence.mbarrier_init (the init made visible to the async proxy and the cluster)
+  MbarArrive,      ///< mbarrier.arrive (with or without expect_tx)
+  MbarWait,        ///< mbarrier.try_wait / test_wait
+  TmaLoad,         ///< cp.async.bulk.tensor global -> shared (completes on an mbarrier)
+  TmaStore,        ///< cp.async.bulk.tensor shared -> global (a bulk group)
+  BulkCommit,      ///< cp.async.bulk.commit_group
+  BulkWait,        ///< cp.async.bulk.wait_group(.read)
+  FenceProxyAsync, ///< fence.proxy.async
+  CtaBarrier,      ///< __syncthreads, bar.sync 0, barrier.sync
+  Other,           ///< any other inline PTX
+};
+
+/// Where an event is: the line and column (1-based) of the statement in the file the user wrote (the call of a
+/// helper, not the helper's asm).
+struct Where {
+  uint32_t line = 0, column = 0;
+};
+
+struct Event {
+  EventKind kind = EventKind::Other;
+  Where at;
+  std::string text;   ///< the PTX instruction (its first line), or the builtin's name
+  std::string via;    ///< the helper function it came through, "" when written in the kernel
+};
+
+struct KernelEvents {
+  std::string name;
+  Where at;
+  std::vector<Event> events; ///< in source order
+};
+
+/// The kind of one PTX instruction (its text, with any `{`, predicates and operands).
+EventKind classifyPtx(const std::string &instruction);
+
+} // namespace cake::cuda

@@ -1,0 +1,177 @@
+//===- Frontend.cpp - CUDA translation units to kernel events -------------===//
+#include "compiler/cuda/Frontend.h"
+
+#include <clang/AST/ASTConsumer.h>
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/Expr.h>
+#include <clang/AST/Stmt.h>
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendAction.h>
+#include <clang/Tooling/Tooling.h>
+
+#include <set>
+#include <sstream>
+
+namespace cake::cuda {
+namespace {
+
+/// Collects the events of a kernel body in source order, descending into the device functions it calls (their
+/// events located at the kernel's call).
+class Collector {
+public:
+  Collector(clang::ASTContext &ctx, KernelEvents &out) : sm_(ctx.getSourceManager()), out_(out) {}
+
+  void body(const clang::Stmt *s) { visit(s, nullptr, ""); }
+
+private:
+  Where whereOf(clang::SourceLocation loc) {
+    clang::SourceLocation e = sm_.getExpansionLoc(loc);
+    return {sm_.getExpansionLineNumber(e), sm_.getExpansionColumnNumber(e)};
+  }
+
+  void visit(const clang::Stmt *s, const clang::Stmt *site, const std::string &via) {
+    if (!s)
+      return;
+    const clang::Stmt *at = site ? site : s;
+    if (auto *a = llvm::dyn_cast<clang::GCCAsmStmt>(s)) {
+      std::string text = a->getAsmString()->getString().str();
+      std::string instr;
+      std::istringstream in(text);
+      // one event per instruction: `;` and new lines separate them
+      for (std::string line; std::getline(in, line);) {
+        std::stringstream parts(line);
+        for (std::string one; std::getline(parts, one, ';');) {
+          size_t b = one.find_first_not_of(" \t{}");
+          if (b == std::string::npos)
+            continue;
+          std::string trimmed = one.substr(b);
+          while (!trimmed.empty() && (trimmed.back() == ' ' || trimmed.back() == '\t' || trimmed.back() == '}'))
+            trimmed.pop_back();
+          if (trimmed.empty() || trimmed[0] == '.' /* .reg declarations */)
+            continue;
+          out_.events.push_back({classifyPtx(trimmed), whereOf(at->getBeginLoc()), trimmed, via});
+        }
+      }
+      return;
+    }
+    if (auto *call = llvm::dyn_cast<clang::CallExpr>(s)) {
+      for (const clang::Stmt *arg : call->arguments())
+        visit(arg, site, via);
+      const clang::FunctionDecl *f = call->getDirectCallee();
+      if (!f)
+        return;
+      std::string name = f->getNameAsString();
+      if (name == "__syncthreads") {
+        out_.events.push_back({EventKind::CtaBarrier, whereOf(at->getBeginLoc()), name, via});
+        return;
+      }
+      const clang::FunctionDecl *def = f->getDefinition();
+      if (def && def->hasBody() && stack_.size() < 16 && stack_.insert(def).second) {
+        visit(def->getBody(), at, via.empty() ? f->getQualifiedNameAsString() : via);
+        stack_.erase(def);
+      }
+      return;
+    }
+    for (const clang::Stmt *child : s->children())
+      visit(child, site, via);
+  }
+
+  clang::SourceManager &sm_;
+  KernelEvents &out_;
+  std::set<const clang::FunctionDecl *> stack_;
+};
+
+class Consumer : public clang::ASTConsumer {
+public:
+  explicit Consumer(ParseResult &out) : out_(out) {}
+  void HandleTranslationUnit(clang::ASTContext &ctx) override {
+    clang::SourceManager &sm = ctx.getSourceManager();
+    std::function<void(const clang::DeclContext *)> walk = [&](const clang::DeclContext *dc) {
+      for (const clang::Decl *d : dc->decls()) {
+
+        if (llvm::isa<clang::NamespaceDecl>(d) || llvm::isa<clang::LinkageSpecDecl>(d)) { // namespace, extern "C"
+          walk(llvm::cast<clang::DeclContext>(d));
+          continue;
+        }
+        auto *f = llvm::dyn_cast<clang::FunctionDecl>(d);
+        if (auto *t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d))
+          f = t->getTemplatedDecl();
+        if (!f || !f->hasAttr<clang::CUDAGlobalAttr>() || !f->doesThisDeclarationHaveABody() ||
+            !sm.isInMainFile(sm.getExpansionLoc(f->getLocation())))
+          continue;
+        KernelEvents k;
+        k.name = f->getNameAsString();
+
+        clang::SourceLocation loc = sm.getExpansionLoc(f->getLocation());
+        k.at = {sm.getExpansionLineNumber(loc), sm.getExpansionColumnNumber(loc)};
+        Collector(ctx, k).body(f->getBody());
+        out_.kernels.push_back(std::move(k));
+      }
+    };
+    walk(ctx.getTranslationUnitDecl());
+  }
+
+private:
+  ParseResult &out_;
+};
+
+class ErrorsOnly : public clang::DiagnosticConsumer {
+public:
+  explicit ErrorsOnly(ParseResult &out) : out_(out) {}
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
+    if (level < clang::DiagnosticsEngine::Error)
+      return;
+    llvm::SmallString<200> message;
+    info.FormatDiagnostic(message);
+    ParseResult::Error e{{}, message.str().str()};
+    if (info.hasSourceManager() && info.getLocation().isValid()) {
+      const clang::SourceManager &sm = info.getSourceManager();
+      clang::SourceLocation loc = sm.getExpansionLoc(info.getLocation());
+      if (sm.isInMainFile(loc))
+        e.at = {sm.getExpansionLineNumber(loc), sm.getExpansionColumnNumber(loc)};
+      else if (clang::PresumedLoc p = sm.getPresumedLoc(loc); p.isValid())
+        e.message = std::string(p.getFilename()) + ":" + std::to_string(p.getLine()) + ": " + e.message;
+    }
+    out_.errors.push_back(std::move(e));
+  }
+
+private:
+  ParseResult &out_;
+};
+
+class Action : public clang::ASTFrontendAction {
+public:
+  explicit Action(ParseResult &out) : out_(out) {}
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef) override {
+    ci.getDiagnostics().setClient(new ErrorsOnly(out_), /*ShouldOwnClient=*/true);
+    return std::make_unique<Consumer>(out_);
+  }
+
+private:
+  ParseResult &out_;
+};
+
+} // namespace
+
+ParseResult parseCuda(const std::string &path, const std::string &text, const std::string &arch,
+                      const std::vector<std::string> &extraArgs) {
+  ParseResult out;
+  // the flags ../shared/env/toolchain.md checked with Clang 19 and CUDA 13
+  std::vector<std::string> args = {"-x", "cuda", "--cuda-path=/usr/local/cuda", "--cuda-gpu-arch=" + arch,
+                                   "--cuda-device-only", "-nocudalib", "-Wno-unknown-cuda-version", "-std=c++17",
+                                   "-resource-dir=/usr/lib/llvm-19/lib/clang/19", "-isystem", "/cake-cuda-shim",
+                                   "-isystem", "/usr/local/cuda/include/cccl", "-fsyntax-only", "-w"};
+  args.insert(args.end(), extraArgs.begin(), extraArgs.end());
+  clang::tooling::FileContentMappings shim = {{"/cake-cuda-shim/texture_fetch_functions.h", ""}};
+  bool ran = clang::tooling::runToolOnCodeWithArgs(std::make_unique<Action>(out), text, args, path,
+                                        "/usr/lib/llvm-19/bin/clang++",
+                                        std::make_shared<clang::PCHContainerOperations>(), shim);
+  if (!ran && out.errors.empty())
+    out.errors.push_back({{}, "clang did not run on it (its driver refused the arguments)"});
+  return out;
+}
+
+} // namespace cake::cuda

@@ -1,0 +1,12 @@
+//===- FrontendStub.cpp - The CUDA front end of a cake built without Clang ===//
+#include "compiler/cuda/Frontend.h"
+
+namespace cake::cuda {
+
+ParseResult parseCuda(const std::string &, const std::string &, const std::string &, const std::vector<std::string> &) {
+  ParseResult out;
+  out.available = false;
+  return out;
+}
+
+} // namespace cake::cuda

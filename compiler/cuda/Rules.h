@@ -1,0 +1,31 @@
+//===- Rules.h - Hazard rules over CUDA kernels' events ---------*- C++ -*-===//
+//
+// Part of CAKE (issue #20). The IR verifier's codes where they apply to CUDA:
+//   mbar.init-fence  an mbarrier initialized and used (waited, arrived on, completed by TMA) with no
+//                    fence.mbarrier_init between: the async proxy may see the barrier uninitialized
+//   tma.store-wait   a TMA store (bulk group) not waited with cp.async.bulk.wait_group before the kernel ends:
+//                    the shared memory it reads may be released while it still reads it
+// Each finding is located at an event; what the source order cannot decide is not reported.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/cuda/Events.h"
+
+namespace cake::cuda {
+
+struct Finding {
+  std::string code;
+  Where at;
+  std::string message;
+  struct Note {
+    Where at;
+    std::string message;
+  };
+  std::vector<Note> notes;
+};
+
+/// The findings of one kernel, in source order.
+std::vector<Finding> checkKernel(const KernelEvents &kernel);
+
+} // namespace cake::cuda

@@ -1,0 +1,47 @@
+//===- CudaRulesTest.cpp - The CUDA checker's rules, without Clang --------===//
+//
+// compiler/cuda/Rules.h over hand-made event lists (the front end is tested
+// by tests/lit/cuda on real .cu files).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/cuda/Rules.h"
+
+#include <gtest/gtest.h>
+
+using namespace cake::cuda;
+
+TEST(CudaRules, ClassifiesPtxWithLabelsPredicatesAndBraces) {
+  EXPECT_EQ(classifyPtx("mbarrier.init.shared::cta.b64 [%0], %1"), EventKind::MbarInit);
+  EXPECT_EQ(classifyPtx("fence.mbarrier_init.release.cluster"), EventKind::FenceMbarInit);
+  EXPECT_EQ(classifyPtx("W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1"), EventKind::MbarWait);
+  EXPECT_EQ(classifyPtx("@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1"), EventKind::MbarArrive);
+  EXPECT_EQ(classifyPtx("{ cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4]"),
+            EventKind::TmaLoad);
+  EXPECT_EQ(classifyPtx("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1]"), EventKind::TmaStore);
+  EXPECT_EQ(classifyPtx("cp.async.bulk.wait_group.read 0"), EventKind::BulkWait);
+  EXPECT_EQ(classifyPtx("bar.sync 0"), EventKind::CtaBarrier);
+  EXPECT_EQ(classifyPtx("bar.sync 1, 256"), EventKind::Other); // a named barrier is not the CTA's
+  EXPECT_EQ(classifyPtx("mov.u32 %0, %%laneid"), EventKind::Other);
+}
+
+TEST(CudaRules, InitFenceAndStoreWaitInSourceOrder) {
+  auto ev = [](EventKind k, uint32_t line) { return Event{k, {line, 1}, "op", ""}; };
+  KernelEvents k{"k", {1, 1}, {ev(EventKind::MbarInit, 3), ev(EventKind::CtaBarrier, 4), ev(EventKind::MbarWait, 5)}};
+  std::vector<Finding> f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "mbar.init-fence");
+  EXPECT_EQ(f[0].at.line, 3u);
+  ASSERT_EQ(f[0].notes.size(), 1u);
+  EXPECT_EQ(f[0].notes[0].at.line, 5u);
+  // the fence between them: clean
+  k.events.insert(k.events.begin() + 1, ev(EventKind::FenceMbarInit, 3));
+  EXPECT_TRUE(checkKernel(k).empty());
+  // a store with no wait after it: reported at the store; a wait after it: clean
+  KernelEvents s{"s", {1, 1}, {ev(EventKind::TmaStore, 7), ev(EventKind::BulkCommit, 8)}};
+  f = checkKernel(s);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "tma.store-wait");
+  EXPECT_EQ(f[0].at.line, 7u);
+  s.events.push_back(ev(EventKind::BulkWait, 9));
+  EXPECT_TRUE(checkKernel(s).empty());
+}
