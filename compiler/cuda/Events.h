@@ -22,7 +22,8 @@ namespace cake::cuda {
 enum class EventKind {
   MbarInit,        ///< mbarrier.init
   FenceMbarInit,   ///< fence.mbarrier_init (the init made visible to the async proxy and the cluster)
-  MbarArrive,      ///< mbarrier.arrive (with or without expect_tx)
+  MbarArrive,      ///< mbarrier.arrive (without expect_tx: a release of what the thread read or wrote)
+  MbarExpectTx,    ///< mbarrier.arrive.expect_tx / expect_tx (a producer's, before its TMA copies complete)
   MbarWait,        ///< mbarrier.try_wait / test_wait
   TmaLoad,         ///< cp.async.bulk.tensor global -> shared (completes on an mbarrier)
   TmaStore,        ///< cp.async.bulk.tensor shared -> global (a bulk group)
@@ -30,6 +31,8 @@ enum class EventKind {
   BulkWait,        ///< cp.async.bulk.wait_group(.read)
   FenceProxyAsync, ///< fence.proxy.async
   CtaBarrier,      ///< __syncthreads, bar.sync 0, barrier.sync
+  SharedRead,      ///< a generic-proxy read of shared memory in PTX: ld.shared, ldmatrix
+  SharedWrite,     ///< a generic-proxy write of shared memory: st.shared, stmatrix, a C++ store to a __shared__ object
   Other,           ///< any other inline PTX
 };
 

@@ -57,6 +57,9 @@ private:
       }
       return;
     }
+    // a C++ store to a __shared__ object (`tile[i] = v`): a generic-proxy write of shared memory
+    if (auto *op = llvm::dyn_cast<clang::BinaryOperator>(s); op && op->isAssignmentOp() && writesShared(op->getLHS()))
+      out_.events.push_back({EventKind::SharedWrite, whereOf(at->getBeginLoc()), "a store to __shared__ memory", via});
     if (auto *call = llvm::dyn_cast<clang::CallExpr>(s)) {
       for (const clang::Stmt *arg : call->arguments())
         visit(arg, site, via);
@@ -77,6 +80,22 @@ private:
     }
     for (const clang::Stmt *child : s->children())
       visit(child, site, via);
+  }
+
+  /// Whether \p lhs names (an element or member of) a variable declared __shared__.
+  static bool writesShared(const clang::Expr *lhs) {
+    const clang::Expr *e = lhs->IgnoreParenImpCasts();
+    while (true) {
+      if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+        e = a->getBase()->IgnoreParenImpCasts();
+      else if (auto *m = llvm::dyn_cast<clang::MemberExpr>(e))
+        e = m->getBase()->IgnoreParenImpCasts();
+      else
+        break;
+    }
+    auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e);
+    auto *var = ref ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+    return var && var->hasAttr<clang::CUDASharedAttr>();
   }
 
   clang::SourceManager &sm_;

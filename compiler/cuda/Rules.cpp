@@ -40,8 +40,12 @@ EventKind classifyPtx(const std::string &instruction) {
     return EventKind::MbarInit;
   if (starts("fence.mbarrier_init"))
     return EventKind::FenceMbarInit;
+  if (starts("mbarrier.arrive.expect_tx") || starts("mbarrier.expect_tx"))
+    return EventKind::MbarExpectTx;
   if (starts("mbarrier.arrive"))
     return EventKind::MbarArrive;
+  if (starts("ld.shared") || starts("ldmatrix"))
+    return EventKind::SharedRead;
   if (starts("mbarrier.try_wait") || starts("mbarrier.test_wait"))
     return EventKind::MbarWait;
   if (starts("cp.async.bulk.tensor"))
@@ -52,6 +56,8 @@ EventKind classifyPtx(const std::string &instruction) {
     return EventKind::BulkWait;
   if (starts("fence.proxy.async"))
     return EventKind::FenceProxyAsync;
+  if (starts("st.shared") || starts("stmatrix"))
+    return EventKind::SharedWrite;
   if (op == "bar.sync" || op == "barrier.sync" || op == "bar.sync.aligned" || op == "barrier.sync.aligned") {
     // barrier 0 with all threads is the CTA barrier; a named one with a count is not
     std::string rest = s.substr(end);
@@ -65,7 +71,8 @@ EventKind classifyPtx(const std::string &instruction) {
 namespace {
 
 bool isUse(EventKind k) {
-  return k == EventKind::MbarArrive || k == EventKind::MbarWait || k == EventKind::TmaLoad;
+  return k == EventKind::MbarArrive || k == EventKind::MbarExpectTx || k == EventKind::MbarWait ||
+         k == EventKind::TmaLoad;
 }
 
 std::string where(const Event &e) {
@@ -112,11 +119,54 @@ void storeWait(const KernelEvents &k, std::vector<Finding> &out) {
   out.push_back(std::move(f));
 }
 
+/// proxy.fence: a TMA store after a generic write of shared memory with no fence.proxy.async between them in
+/// source order (which shared memory each touches is not followed: a fence after the last write is what the
+/// store needs).
+void proxyFence(const KernelEvents &k, std::vector<Finding> &out) {
+  const Event *write = nullptr;
+  for (const Event &e : k.events) {
+    if (e.kind == EventKind::SharedWrite)
+      write = &e;
+    else if (e.kind == EventKind::FenceProxyAsync)
+      write = nullptr;
+    else if (e.kind == EventKind::TmaStore && write) {
+      Finding f{"proxy.fence", e.at,
+                "this TMA store reads shared memory that a generic write (" + where(*write) +
+                    ") filled with no fence.proxy.async between: the async proxy may read it before the write; "
+                    "fence it (fence.proxy.async.shared::cta) after the writes and before the store",
+                {}};
+      f.notes.push_back({write->at, "the last generic write of shared memory before the store"});
+      out.push_back(std::move(f));
+      write = nullptr; // once per unfenced write
+    }
+  }
+  // the reverse direction (hazard 12): generic reads of shared memory, then an mbarrier arrive that releases it
+  // to a producer whose TMA overwrites it, with no fence.proxy.async between
+  const Event *read = nullptr;
+  for (const Event &e : k.events) {
+    if (e.kind == EventKind::SharedRead)
+      read = &e;
+    else if (e.kind == EventKind::FenceProxyAsync)
+      read = nullptr;
+    else if (e.kind == EventKind::MbarArrive && read) {
+      Finding f{"proxy.fence", e.at,
+                "this arrive releases shared memory that a generic read (" + where(*read) +
+                    ") read with no fence.proxy.async between: a TMA write the release allows may overtake the "
+                    "read (write-after-read across proxies); fence after the reads and before the release",
+                {}};
+      f.notes.push_back({read->at, "the last generic read of shared memory before the release"});
+      out.push_back(std::move(f));
+      read = nullptr;
+    }
+  }
+}
+
 } // namespace
 
 std::vector<Finding> checkKernel(const KernelEvents &kernel) {
   std::vector<Finding> out;
   initFence(kernel, out);
+  proxyFence(kernel, out);
   storeWait(kernel, out);
   std::sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
     return std::tie(a.at.line, a.at.column, a.code) < std::tie(b.at.line, b.at.column, b.code);

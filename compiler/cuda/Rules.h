@@ -3,6 +3,9 @@
 // Part of CAKE (issue #20). The IR verifier's codes where they apply to CUDA:
 //   mbar.init-fence  an mbarrier initialized and used (waited, arrived on, completed by TMA) with no
 //                    fence.mbarrier_init between: the async proxy may see the barrier uninitialized
+//   proxy.fence      a generic-proxy write of shared memory, then a TMA store with no fence.proxy.async
+//                    between: the store (async proxy) may read the shared memory before the write; and generic
+//                    reads (ld.shared, ldmatrix) then a plain mbarrier arrive (a release for a TMA overwrite)
 //   tma.store-wait   a TMA store (bulk group) not waited with cp.async.bulk.wait_group before the kernel ends:
 //                    the shared memory it reads may be released while it still reads it
 // Each finding is located at an event; what the source order cannot decide is not reported.

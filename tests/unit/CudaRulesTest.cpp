@@ -14,7 +14,10 @@ TEST(CudaRules, ClassifiesPtxWithLabelsPredicatesAndBraces) {
   EXPECT_EQ(classifyPtx("mbarrier.init.shared::cta.b64 [%0], %1"), EventKind::MbarInit);
   EXPECT_EQ(classifyPtx("fence.mbarrier_init.release.cluster"), EventKind::FenceMbarInit);
   EXPECT_EQ(classifyPtx("W: mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1"), EventKind::MbarWait);
-  EXPECT_EQ(classifyPtx("@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1"), EventKind::MbarArrive);
+  EXPECT_EQ(classifyPtx("@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1"), EventKind::MbarExpectTx);
+  EXPECT_EQ(classifyPtx("mbarrier.arrive.shared::cta.b64 _, [%0]"), EventKind::MbarArrive);
+  EXPECT_EQ(classifyPtx("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4]"), EventKind::SharedRead);
+  EXPECT_EQ(classifyPtx("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1}"), EventKind::SharedWrite);
   EXPECT_EQ(classifyPtx("{ cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4]"),
             EventKind::TmaLoad);
   EXPECT_EQ(classifyPtx("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1]"), EventKind::TmaStore);
@@ -44,4 +47,26 @@ TEST(CudaRules, InitFenceAndStoreWaitInSourceOrder) {
   EXPECT_EQ(f[0].at.line, 7u);
   s.events.push_back(ev(EventKind::BulkWait, 9));
   EXPECT_TRUE(checkKernel(s).empty());
+}
+
+TEST(CudaRules, ProxyFenceBothDirections) {
+  auto ev = [](EventKind k, uint32_t line) { return Event{k, {line, 1}, "op", ""}; };
+  // hazard 11: a generic write, then a TMA store
+  KernelEvents w{"w", {1, 1}, {ev(EventKind::SharedWrite, 3), ev(EventKind::CtaBarrier, 4), ev(EventKind::TmaStore, 5),
+                               ev(EventKind::BulkCommit, 5), ev(EventKind::BulkWait, 6)}};
+  std::vector<Finding> f = checkKernel(w);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "proxy.fence");
+  EXPECT_EQ(f[0].at.line, 5u);
+  EXPECT_EQ(f[0].notes.at(0).at.line, 3u);
+  w.events.insert(w.events.begin() + 1, ev(EventKind::FenceProxyAsync, 3));
+  EXPECT_TRUE(checkKernel(w).empty());
+  // hazard 12: a generic read, then a plain arrive releasing the stage; a producer's expect_tx is no release
+  KernelEvents r{"r", {1, 1}, {ev(EventKind::SharedRead, 7), ev(EventKind::MbarExpectTx, 8), ev(EventKind::MbarArrive, 9)}};
+  f = checkKernel(r);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "proxy.fence");
+  EXPECT_EQ(f[0].at.line, 9u);
+  r.events.insert(r.events.begin() + 2, ev(EventKind::FenceProxyAsync, 8));
+  EXPECT_TRUE(checkKernel(r).empty());
 }

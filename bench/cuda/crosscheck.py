@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Issue #20's cross-check of the CUDA checker with the IR verifier. For every library kernel file, its emitted
+CUDA (cake emit, the file's defaults) must check clean with `cake check FILE.cu`; for every IR mutant of the
+mutation gate (tests/mutation/mutate.py) whose operator breaks what the CUDA rules also see (a deleted proxy fence,
+a deleted or loosened TMA-store wait) and that the IR verifier rejects with such a code, the mutant's CUDA, emitted
+with --no-verify, must be flagged by the CUDA checker with the same code.
+Usage: crosscheck.py CAKE [--report OUT.md] [--min N] (exit 1 when fewer than N mutants agree or an original is
+flagged)"""
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OPS = ["del_fence_proxy", "del_store_wait", "store_wait_deeper"]
+SHARED = {"proxy.fence", "tma.store-wait", "mbar.init-fence"}  # the codes both checkers have
+
+
+def codes(cake, path, cwd):
+    p = subprocess.run([cake, "check", "--format", "json", str(path)], cwd=cwd, capture_output=True, text=True,
+                       timeout=120, env={"CAKE_LOG": "0", "PATH": "/usr/bin:/bin"})
+    try:
+        return sorted({d["code"] for d in json.loads(p.stdout)["diagnostics"] if d.get("severity") == "error"})
+    except (json.JSONDecodeError, KeyError):
+        return ["internal: " + (p.stdout + p.stderr)[-200:]]
+
+
+def emit(cake, src, out, cwd, no_verify=False):
+    cmd = [cake, "emit", str(src), "-o", str(out)] + (["--no-verify"] if no_verify else [])
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env={"CAKE_LOG": "0", "PATH": "/usr/bin:/bin"}).returncode == 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("cake")
+    ap.add_argument("--report")
+    ap.add_argument("--min", type=int, default=20)
+    a = ap.parse_args()
+    cake = str(Path(a.cake).resolve())
+    rows, originals, failed = [], [], False
+    with tempfile.TemporaryDirectory(prefix="cake-xcheck-") as d:
+        d = Path(d)
+        for f in sorted(ROOT.glob("kernels/*/*.cake")):
+            cu = d / (f.stem + ".orig.cu")
+            if not emit(cake, f, cu, ROOT):
+                originals.append((f.relative_to(ROOT).as_posix(), "not emitted (the lowering cannot yet)"))
+                continue
+            found = codes(cake, cu, d)
+            originals.append((f.relative_to(ROOT).as_posix(), ", ".join(found) or "clean"))
+            failed |= bool(found)
+        for op in OPS:
+            out = subprocess.run([sys.executable, str(ROOT / "tests/mutation/mutate.py"), cake, "--only", op, "--write",
+                                  str(d / op)], capture_output=True, text=True, timeout=300)
+            for line in out.stdout.split():
+                m = Path(line)
+                ir = codes(cake, m, m.parent)
+                want = sorted(set(ir) & SHARED)
+                if not want:
+                    rows.append((m.stem, op, ", ".join(ir) or "clean", "-", "not a shared code"))
+                    continue
+                cu = m.with_suffix(".cu")
+                if not emit(cake, m, cu, m.parent, no_verify=True):
+                    rows.append((m.stem, op, ", ".join(ir), "-", "not emitted"))
+                    continue
+                got = codes(cake, cu, m.parent)
+                rows.append((m.stem, op, ", ".join(ir), ", ".join(got) or "clean",
+                             "agrees" if set(want) <= set(got) else "MISSED"))
+    agree = sum(r[4] == "agrees" for r in rows)
+    shared = sum(r[4] in ("agrees", "MISSED") for r in rows)
+    lines = ["# CUDA checker cross-check (bench/cuda/crosscheck.py)", "",
+             f"{agree} of {shared} IR mutants rejected with a code the CUDA checker has are flagged with it in their "
+             f"emitted CUDA (--no-verify); library kernels' emitted CUDA: "
+             f"{sum(o[1] == 'clean' for o in originals)} of {len(originals)} clean.", "",
+             "| library file (defaults) | cake check FILE.cu |", "|---|---|"]
+    lines += [f"| {f} | {c} |" for f, c in originals]
+    lines += ["", "| mutant | operator | IR verifier | CUDA checker | |", "|---|---|---|---|---|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    text = "\n".join(lines) + "\n"
+    if a.report:
+        Path(a.report).write_text(text)
+    print(text)
+    ok = not failed and agree >= a.min and agree == shared
+    print("crosscheck:", "pass" if ok else "FAIL")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
