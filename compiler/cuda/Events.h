@@ -6,9 +6,11 @@
 // volatile` statements, wherever they are written (in the kernel or in a
 // device function it calls, inlined at the call: CUTLASS's, CuTe's and CAKE's
 // own runtime helpers are such functions), and the CUDA builtins that act as
-// barriers. The rules (Rules.h) read only this model, so they run and are
-// tested without Clang. The model is in source order, not flow-sensitive:
-// what a rule cannot decide from that order it does not report.
+// barriers, with the loops around them (LoopBegin/LoopEnd, and whether a
+// loop may run zero times). The rules (Rules.h) read only this model, so they
+// run and are tested without Clang: source order, each loop's body taken
+// twice (its back edge) and joined with its zero-trip path; branches are read
+// in source order (role predicates are not decided yet).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -33,6 +35,8 @@ enum class EventKind {
   CtaBarrier,      ///< __syncthreads, bar.sync 0, barrier.sync
   SharedRead,      ///< a generic-proxy read of shared memory in PTX: ld.shared, ldmatrix
   SharedWrite,     ///< a generic-proxy write of shared memory: st.shared, stmatrix, a C++ store to a __shared__ object
+  LoopBegin,       ///< a loop's body starts (text: "may run zero times" unless its trip count is known positive)
+  LoopEnd,         ///< the loop's body ends
   Other,           ///< any other inline PTX
 };
 
@@ -47,6 +51,7 @@ struct Event {
   Where at;
   std::string text;   ///< the PTX instruction (its first line), or the builtin's name
   std::string via;    ///< the helper function it came through, "" when written in the kernel
+  bool mayBeEmpty = true; ///< LoopBegin: whether the loop may run zero times
 };
 
 struct KernelEvents {

@@ -22,7 +22,7 @@ namespace {
 /// events located at the kernel's call).
 class Collector {
 public:
-  Collector(clang::ASTContext &ctx, KernelEvents &out) : sm_(ctx.getSourceManager()), out_(out) {}
+  Collector(clang::ASTContext &ctx, KernelEvents &out) : ctx_(ctx), sm_(ctx.getSourceManager()), out_(out) {}
 
   void body(const clang::Stmt *s) { visit(s, nullptr, ""); }
 
@@ -57,6 +57,37 @@ private:
       }
       return;
     }
+    // a loop: its body between LoopBegin and LoopEnd, and whether it may run zero times
+    if (llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) || llvm::isa<clang::DoStmt>(s) ||
+        llvm::isa<clang::CXXForRangeStmt>(s)) {
+      // the condition runs once before the body can (a spin-wait `while (!try_wait(...)) {}` is its
+      // condition), and again after each iteration
+      const clang::Stmt *body = nullptr, *cond = nullptr, *after = nullptr;
+      if (auto *f = llvm::dyn_cast<clang::ForStmt>(s)) {
+        visit(f->getInit(), site, via);
+        visit(f->getCond(), site, via);
+        body = f->getBody();
+        cond = f->getCond();
+        after = f->getInc();
+      } else if (auto *w = llvm::dyn_cast<clang::WhileStmt>(s)) {
+        visit(w->getCond(), site, via);
+        body = w->getBody();
+        cond = w->getCond();
+      } else if (auto *d = llvm::dyn_cast<clang::DoStmt>(s)) {
+        body = d->getBody();
+        cond = d->getCond();
+      } else {
+        body = llvm::cast<clang::CXXForRangeStmt>(s)->getBody();
+      }
+      Event begin{EventKind::LoopBegin, whereOf(at->getBeginLoc()), "loop", via};
+      begin.mayBeEmpty = mayBeEmpty(s);
+      out_.events.push_back(begin);
+      visit(body, site, via);
+      visit(after, site, via);
+      visit(cond, site, via);
+      out_.events.push_back({EventKind::LoopEnd, whereOf(at->getBeginLoc()), "loop", via});
+      return;
+    }
     // a C++ store to a __shared__ object (`tile[i] = v`): a generic-proxy write of shared memory
     if (auto *op = llvm::dyn_cast<clang::BinaryOperator>(s); op && op->isAssignmentOp() && writesShared(op->getLHS()))
       out_.events.push_back({EventKind::SharedWrite, whereOf(at->getBeginLoc()), "a store to __shared__ memory", via});
@@ -82,6 +113,41 @@ private:
       visit(child, site, via);
   }
 
+  /// Whether loop \p s may run zero times: not for a do-while, nor for `for (T i = A; i < B; ...)` (or <=, >, >=,
+  /// !=) with A and B integer constants that enter it; anything else may.
+  bool mayBeEmpty(const clang::Stmt *s) {
+    if (llvm::isa<clang::DoStmt>(s))
+      return false;
+    auto *f = llvm::dyn_cast<clang::ForStmt>(s);
+    if (!f)
+      return true;
+    auto *decl = llvm::dyn_cast_or_null<clang::DeclStmt>(f->getInit());
+    auto *var = decl && decl->isSingleDecl() ? llvm::dyn_cast<clang::VarDecl>(decl->getSingleDecl()) : nullptr;
+    auto *cond = llvm::dyn_cast_or_null<clang::BinaryOperator>(f->getCond());
+    if (!var || !var->getInit() || !cond)
+      return true;
+    auto *lhs = llvm::dyn_cast<clang::DeclRefExpr>(cond->getLHS()->IgnoreParenImpCasts());
+    clang::Expr::EvalResult a, b;
+    if (!lhs || lhs->getDecl() != var || !var->getInit()->EvaluateAsInt(a, ctx_) ||
+        !cond->getRHS()->EvaluateAsInt(b, ctx_))
+      return true;
+    const llvm::APSInt &x = a.Val.getInt(), &y = b.Val.getInt();
+    switch (cond->getOpcode()) {
+    case clang::BO_LT:
+      return !(x < y);
+    case clang::BO_LE:
+      return !(x <= y);
+    case clang::BO_GT:
+      return !(x > y);
+    case clang::BO_GE:
+      return !(x >= y);
+    case clang::BO_NE:
+      return !(x != y);
+    default:
+      return true;
+    }
+  }
+
   /// Whether \p lhs names (an element or member of) a variable declared __shared__.
   static bool writesShared(const clang::Expr *lhs) {
     const clang::Expr *e = lhs->IgnoreParenImpCasts();
@@ -98,6 +164,7 @@ private:
     return var && var->hasAttr<clang::CUDASharedAttr>();
   }
 
+  clang::ASTContext &ctx_;
   clang::SourceManager &sm_;
   KernelEvents &out_;
   std::set<const clang::FunctionDecl *> stack_;

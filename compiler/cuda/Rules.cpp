@@ -70,104 +70,150 @@ EventKind classifyPtx(const std::string &instruction) {
 
 namespace {
 
-bool isUse(EventKind k) {
-  return k == EventKind::MbarArrive || k == EventKind::MbarExpectTx || k == EventKind::MbarWait ||
-         k == EventKind::TmaLoad;
-}
-
 std::string where(const Event &e) {
   return "'" + e.text + "'" + (e.via.empty() ? "" : " (in " + e.via + ")");
 }
 
-/// mbar.init-fence: the first use after an init with no fence.mbarrier_init between them.
-void initFence(const KernelEvents &k, std::vector<Finding> &out) {
-  const Event *init = nullptr;
-  for (const Event &e : k.events) {
-    if (e.kind == EventKind::MbarInit && !init)
-      init = &e;
-    else if (e.kind == EventKind::FenceMbarInit)
-      init = nullptr;
-    else if (init && isUse(e.kind)) {
-      Finding f{"mbar.init-fence", init->at,
-                "the mbarrier initialized here is used (" + where(e) +
-                    ") with no fence.mbarrier_init between: the TMA unit and the other threads may see it "
-                    "uninitialized; fence it (fence.mbarrier_init.release.cluster) and synchronize before the first use",
-                {}};
-      f.notes.push_back({e.at, "first use of an initialized mbarrier, before any fence.mbarrier_init"});
-      out.push_back(std::move(f));
+/// What the rules carry along the events: the pending hazards, each the event that opened it.
+struct State {
+  const Event *init = nullptr;  ///< an mbarrier init not yet fenced
+  const Event *write = nullptr; ///< a generic shared write not yet fenced for the async proxy
+  const Event *read = nullptr;  ///< a generic shared read not yet fenced before a release
+  const Event *store = nullptr; ///< a TMA store not yet waited
+  bool waited = false;          ///< an mbarrier wait since the last arrive: reads now are of a delivered stage
+};
+
+/// The zero-trip path and the loop's exit meet: a hazard pending on either is pending after.
+State join(const State &a, const State &b) {
+  return {a.init ? a.init : b.init, a.write ? a.write : b.write, a.read ? a.read : b.read,
+          a.store ? a.store : b.store, a.waited || b.waited};
+}
+
+class Interpreter {
+public:
+  Interpreter(const KernelEvents &k, std::vector<Finding> &out) : k_(k), out_(out) {}
+
+  void run() {
+    State s;
+    run(0, k_.events.size(), s);
+    if (s.store) // tma.store-wait: a store pending at the kernel's end
+      report("tma.store-wait", s.store->at,
+             "this TMA store is never waited before the kernel ends (no cp.async.bulk.wait_group after it on every "
+             "path): the shared memory it reads is released at exit while the store may still read it",
+             {k_.at, "kernel '" + k_.name + "' ends without cp.async.bulk.wait_group.read 0 after it"});
+  }
+
+private:
+  /// The index of the LoopEnd that closes the LoopBegin at \p i.
+  size_t loopEnd(size_t i) const {
+    int depth = 0;
+    for (size_t j = i; j < k_.events.size(); ++j) {
+      depth += k_.events[j].kind == EventKind::LoopBegin ? 1 : k_.events[j].kind == EventKind::LoopEnd ? -1 : 0;
+      if (depth == 0)
+        return j;
+    }
+    return k_.events.size();
+  }
+
+  void run(size_t begin, size_t end, State &s) {
+    for (size_t i = begin; i < end; ++i) {
+      const Event &e = k_.events[i];
+      if (e.kind == EventKind::LoopBegin) {
+        size_t close = loopEnd(i);
+        State entry = s;
+        run(i + 1, close, s); // the first iteration
+        run(i + 1, close, s); // the next: what the back edge carries in
+        if (e.mayBeEmpty)
+          s = join(s, entry);
+        i = close;
+        continue;
+      }
+      step(e, s);
+    }
+  }
+
+  void step(const Event &e, State &s) {
+    switch (e.kind) {
+    case EventKind::MbarInit:
+      if (!s.init)
+        s.init = &e;
+      return;
+    case EventKind::FenceMbarInit:
+      s.init = nullptr;
+      return;
+    case EventKind::SharedWrite:
+      s.write = &e;
+      return;
+    case EventKind::SharedRead:
+      // a read of what a barrier delivered (after a wait) is what a later arrive releases; a read of a word no
+      // barrier guards (a TMEM address, a flag) is not followed
+      if (s.waited)
+        s.read = &e;
+      return;
+    case EventKind::FenceProxyAsync:
+      s.write = s.read = nullptr;
+      return;
+    case EventKind::BulkWait:
+      s.store = nullptr;
+      return;
+    case EventKind::TmaStore:
+      if (s.write) // hazard 11
+        report("proxy.fence", e.at,
+               "this TMA store reads shared memory that a generic write (" + where(*s.write) +
+                   ") filled with no fence.proxy.async between on some path: the async proxy may read it before the "
+                   "write; fence it (fence.proxy.async.shared::cta) after the writes and before the store",
+               {s.write->at, "the last generic write of shared memory before the store"});
+      s.write = nullptr;
+      if (!s.store)
+        s.store = &e;
+      return;
+    case EventKind::MbarArrive:
+      if (s.read) // hazard 12
+        report("proxy.fence", e.at,
+               "this arrive releases shared memory that a generic read (" + where(*s.read) +
+                   ") read with no fence.proxy.async between: a TMA write the release allows may overtake the read "
+                   "(write-after-read across proxies); fence after the reads and before the release",
+               {s.read->at, "the last generic read of shared memory before the release"});
+      s.read = nullptr;
+      s.waited = false;
+      [[fallthrough]];
+    case EventKind::MbarExpectTx:
+    case EventKind::MbarWait:
+      if (e.kind == EventKind::MbarWait)
+        s.waited = true;
+      [[fallthrough]];
+    case EventKind::TmaLoad:
+      if (s.init) {
+        report("mbar.init-fence", s.init->at,
+               "the mbarrier initialized here is used (" + where(e) +
+                   ") with no fence.mbarrier_init between: the TMA unit and the other threads may see it "
+                   "uninitialized; fence it (fence.mbarrier_init.release.cluster) and synchronize before the first use",
+               {e.at, "first use of an initialized mbarrier, before any fence.mbarrier_init"});
+        s.init = nullptr;
+      }
+      return;
+    default:
       return;
     }
   }
-}
 
-/// tma.store-wait: a committed TMA store group with no wait_group after it before the kernel's end.
-void storeWait(const KernelEvents &k, std::vector<Finding> &out) {
-  const Event *store = nullptr;
-  for (const Event &e : k.events) {
-    if (e.kind == EventKind::TmaStore && !store)
-      store = &e;
-    else if (e.kind == EventKind::BulkWait)
-      store = nullptr;
+  /// One finding per (code, place): a loop's second pass does not repeat the first's.
+  void report(const std::string &code, Where at, std::string message, Finding::Note note) {
+    for (const Finding &f : out_)
+      if (f.code == code && f.at.line == at.line && f.at.column == at.column)
+        return;
+    out_.push_back({code, at, std::move(message), {std::move(note)}});
   }
-  if (!store)
-    return;
-  Finding f{"tma.store-wait", store->at,
-            "this TMA store is never waited before the kernel ends (no cp.async.bulk.wait_group after it): the "
-            "shared memory it reads is released at exit while the store may still read it",
-            {}};
-  f.notes.push_back({k.at, "kernel '" + k.name + "' ends without cp.async.bulk.wait_group.read 0"});
-  out.push_back(std::move(f));
-}
 
-/// proxy.fence: a TMA store after a generic write of shared memory with no fence.proxy.async between them in
-/// source order (which shared memory each touches is not followed: a fence after the last write is what the
-/// store needs).
-void proxyFence(const KernelEvents &k, std::vector<Finding> &out) {
-  const Event *write = nullptr;
-  for (const Event &e : k.events) {
-    if (e.kind == EventKind::SharedWrite)
-      write = &e;
-    else if (e.kind == EventKind::FenceProxyAsync)
-      write = nullptr;
-    else if (e.kind == EventKind::TmaStore && write) {
-      Finding f{"proxy.fence", e.at,
-                "this TMA store reads shared memory that a generic write (" + where(*write) +
-                    ") filled with no fence.proxy.async between: the async proxy may read it before the write; "
-                    "fence it (fence.proxy.async.shared::cta) after the writes and before the store",
-                {}};
-      f.notes.push_back({write->at, "the last generic write of shared memory before the store"});
-      out.push_back(std::move(f));
-      write = nullptr; // once per unfenced write
-    }
-  }
-  // the reverse direction (hazard 12): generic reads of shared memory, then an mbarrier arrive that releases it
-  // to a producer whose TMA overwrites it, with no fence.proxy.async between
-  const Event *read = nullptr;
-  for (const Event &e : k.events) {
-    if (e.kind == EventKind::SharedRead)
-      read = &e;
-    else if (e.kind == EventKind::FenceProxyAsync)
-      read = nullptr;
-    else if (e.kind == EventKind::MbarArrive && read) {
-      Finding f{"proxy.fence", e.at,
-                "this arrive releases shared memory that a generic read (" + where(*read) +
-                    ") read with no fence.proxy.async between: a TMA write the release allows may overtake the "
-                    "read (write-after-read across proxies); fence after the reads and before the release",
-                {}};
-      f.notes.push_back({read->at, "the last generic read of shared memory before the release"});
-      out.push_back(std::move(f));
-      read = nullptr;
-    }
-  }
-}
+  const KernelEvents &k_;
+  std::vector<Finding> &out_;
+};
 
 } // namespace
 
 std::vector<Finding> checkKernel(const KernelEvents &kernel) {
   std::vector<Finding> out;
-  initFence(kernel, out);
-  proxyFence(kernel, out);
-  storeWait(kernel, out);
+  Interpreter(kernel, out).run();
   std::sort(out.begin(), out.end(), [](const Finding &a, const Finding &b) {
     return std::tie(a.at.line, a.at.column, a.code) < std::tie(b.at.line, b.at.column, b.code);
   });

@@ -62,11 +62,35 @@ TEST(CudaRules, ProxyFenceBothDirections) {
   w.events.insert(w.events.begin() + 1, ev(EventKind::FenceProxyAsync, 3));
   EXPECT_TRUE(checkKernel(w).empty());
   // hazard 12: a generic read, then a plain arrive releasing the stage; a producer's expect_tx is no release
-  KernelEvents r{"r", {1, 1}, {ev(EventKind::SharedRead, 7), ev(EventKind::MbarExpectTx, 8), ev(EventKind::MbarArrive, 9)}};
+  // (reads of a stage some wait delivered; a read before any wait, of a word no barrier guards, is not followed)
+  KernelEvents r{"r", {1, 1}, {ev(EventKind::SharedRead, 6), ev(EventKind::MbarWait, 6), ev(EventKind::SharedRead, 7),
+                               ev(EventKind::MbarExpectTx, 8), ev(EventKind::MbarArrive, 9)}};
   f = checkKernel(r);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "proxy.fence");
   EXPECT_EQ(f[0].at.line, 9u);
-  r.events.insert(r.events.begin() + 2, ev(EventKind::FenceProxyAsync, 8));
+  r.events.insert(r.events.begin() + 4, ev(EventKind::FenceProxyAsync, 8));
   EXPECT_TRUE(checkKernel(r).empty());
+  KernelEvents unguarded{"u", {1, 1}, {ev(EventKind::SharedRead, 6), ev(EventKind::MbarArrive, 9)}};
+  EXPECT_TRUE(checkKernel(unguarded).empty());
+}
+
+// A fence inside a loop that may run zero times does not cover what follows the loop; a wait in the loop's
+// second iteration does not excuse its first.
+TEST(CudaRules, LoopsZeroTripAndBackEdge) {
+  auto ev = [](EventKind k, uint32_t line) { return Event{k, {line, 1}, "op", ""}; };
+  Event loop{EventKind::LoopBegin, {4, 1}, "loop", ""};
+  KernelEvents k{"k", {1, 1}, {ev(EventKind::SharedWrite, 3), loop, ev(EventKind::FenceProxyAsync, 5),
+                               ev(EventKind::LoopEnd, 4), ev(EventKind::TmaStore, 7), ev(EventKind::BulkWait, 8)}};
+  std::vector<Finding> f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "proxy.fence");
+  EXPECT_EQ(f[0].at.line, 7u);
+  k.events[1].mayBeEmpty = false; // a loop known to run: its fence covers the store
+  EXPECT_TRUE(checkKernel(k).empty());
+  // a store waited only inside a loop that may not run: pending at exit
+  KernelEvents s{"s", {1, 1}, {ev(EventKind::TmaStore, 3), loop, ev(EventKind::BulkWait, 5), ev(EventKind::LoopEnd, 4)}};
+  f = checkKernel(s);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "tma.store-wait");
 }
