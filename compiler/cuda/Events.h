@@ -35,6 +35,10 @@ enum class EventKind {
   CtaBarrier,      ///< __syncthreads, bar.sync 0, barrier.sync
   SharedRead,      ///< a generic-proxy read of shared memory in PTX: ld.shared, ldmatrix
   SharedWrite,     ///< a generic-proxy write of shared memory: st.shared, stmatrix, a C++ store to a __shared__ object
+  WgmmaMma,        ///< wgmma.mma_async (object: the accumulator it writes)
+  WgmmaCommit,     ///< wgmma.commit_group
+  WgmmaWait,       ///< wgmma.wait_group N (n: N, -1 when not a constant)
+  AccRead,         ///< a read of an element of a float array (object: which array, or which buffer of it)
   LoopBegin,       ///< a loop's body starts (text: "may run zero times" unless its trip count is known positive)
   LoopEnd,         ///< the loop's body ends
   Other,           ///< any other inline PTX
@@ -52,6 +56,11 @@ struct Event {
   std::string text;   ///< the PTX instruction (its first line), or the builtin's name
   std::string via;    ///< the helper function it came through, "" when written in the kernel
   bool mayBeEmpty = true; ///< LoopBegin: whether the loop may run zero times
+  /// WgmmaMma, AccRead: the register array (a variable of the kernel, followed through the helpers' reference
+  /// parameters), with its buffer when it is an array of arrays indexed by a constant (`acc[1]`: "acc#1"; not a
+  /// constant: "acc#?")
+  std::string object = {};
+  int n = -1; ///< WgmmaWait: the groups it leaves in flight
 };
 
 struct KernelEvents {

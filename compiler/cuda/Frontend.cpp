@@ -12,6 +12,8 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Tooling/Tooling.h>
 
+#include <cctype>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -38,6 +40,10 @@ private:
     const clang::Stmt *at = site ? site : s;
     if (auto *a = llvm::dyn_cast<clang::GCCAsmStmt>(s)) {
       std::string text = a->getAsmString()->getString().str();
+      const bool mma = text.find("wgmma.mma_async") != std::string::npos;
+      if (!mma) // the operands an instruction reads (an accumulator stored by stmatrix) come first
+        for (const clang::Expr *in : a->inputs())
+          visit(in, site, via);
       std::string instr;
       std::istringstream in(text);
       // one event per instruction: `;` and new lines separate them
@@ -52,7 +58,12 @@ private:
             trimmed.pop_back();
           if (trimmed.empty() || trimmed[0] == '.' /* .reg declarations */)
             continue;
-          out_.events.push_back({classifyPtx(trimmed), whereOf(at->getBeginLoc()), trimmed, via});
+          Event e{classifyPtx(trimmed), whereOf(at->getBeginLoc()), trimmed, via};
+          if (e.kind == EventKind::WgmmaMma && a->getNumOutputs() > 0)
+            e.object = identity(a->getOutputExpr(0));
+          if (e.kind == EventKind::WgmmaWait)
+            e.n = operandValue(*a, trimmed);
+          out_.events.push_back(std::move(e));
         }
       }
       return;
@@ -104,13 +115,89 @@ private:
       }
       const clang::FunctionDecl *def = f->getDefinition();
       if (def && def->hasBody() && stack_.size() < 16 && stack_.insert(def).second) {
+        // the helper's reference and pointer parameters name the caller's arrays
+        std::map<const clang::ParmVarDecl *, std::string> names;
+        for (unsigned i = 0; i < def->getNumParams() && i < call->getNumArgs(); ++i)
+          if (std::string id = identity(call->getArg(i)); !id.empty())
+            names[def->getParamDecl(i)] = id;
+        params_.push_back(std::move(names));
         visit(def->getBody(), at, via.empty() ? f->getQualifiedNameAsString() : via);
+        params_.pop_back();
         stack_.erase(def);
       }
       return;
     }
+    // a read of an element of a float array (an accumulator's register)
+    if (auto *cast = llvm::dyn_cast<clang::ImplicitCastExpr>(s); cast && cast->getCastKind() == clang::CK_LValueToRValue &&
+                                                               cast->getType()->isRealFloatingType()) {
+      if (std::string id = identity(cast->getSubExpr()); !id.empty()) {
+        Event e{EventKind::AccRead, whereOf(at->getBeginLoc()), "a read of " + id.substr(id.find(':') + 1), via};
+        e.object = id;
+        out_.events.push_back(std::move(e));
+      }
+      for (const clang::Stmt *child : s->children())
+        visit(child, site, via);
+      return;
+    }
     for (const clang::Stmt *child : s->children())
       visit(child, site, via);
+  }
+
+  /// Which register array \p e is or is an element of: "<decl>:name" for a float array variable of the kernel
+  /// (or of a helper), "<decl>:name#k" for buffer k of an array of arrays ("#?" when k is not a constant), the
+  /// caller's name for a helper's reference parameter; "" for anything else.
+  std::string identity(const clang::Expr *e) {
+    e = e->IgnoreParenImpCasts();
+    std::vector<const clang::Expr *> subscripts; // outermost first
+    while (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
+      subscripts.push_back(a->getIdx());
+      e = a->getBase()->IgnoreParenImpCasts();
+    }
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e); u && u->getOpcode() == clang::UO_AddrOf)
+      return identity(u->getSubExpr());
+    auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e);
+    if (!ref)
+      return "";
+    if (auto *parm = llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl()); parm && !params_.empty()) {
+      auto it = params_.back().find(parm);
+      if (it != params_.back().end())
+        return it->second;
+    }
+    auto *var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+    if (!var)
+      return "";
+    const clang::Type *t = var->getType().getCanonicalType().getTypePtr();
+    auto *array = llvm::dyn_cast<clang::ConstantArrayType>(t);
+    if (!array)
+      return "";
+    const clang::Type *element = array->getElementType().getCanonicalType().getTypePtr();
+    std::string id = std::to_string(reinterpret_cast<uintptr_t>(var)) + ":" + var->getNameAsString();
+    if (auto *inner = llvm::dyn_cast<clang::ConstantArrayType>(element)) {
+      if (!inner->getElementType()->isRealFloatingType())
+        return "";
+      if (subscripts.empty())
+        return id; // the whole array of buffers
+      clang::Expr::EvalResult k;
+      return id + "#" + (subscripts.back()->EvaluateAsInt(k, ctx_) ? llvm::toString(k.Val.getInt(), 10) : "?");
+    }
+    return element->isRealFloatingType() ? id : "";
+  }
+
+  /// The value of the operand an instruction names (`wgmma.wait_group.sync.aligned %0` with "n"(N)), or of a
+  /// literal; -1 when not a constant.
+  int operandValue(const clang::GCCAsmStmt &a, const std::string &instruction) {
+    size_t sp = instruction.find_last_of(" \t");
+    std::string last = sp == std::string::npos ? "" : instruction.substr(sp + 1);
+    if (last.empty())
+      return -1;
+    if (last[0] == '%') {
+      unsigned k = static_cast<unsigned>(std::atoi(last.c_str() + 1));
+      if (k < a.getNumOutputs() || k >= a.getNumOutputs() + a.getNumInputs())
+        return -1;
+      clang::Expr::EvalResult v;
+      return a.getInputExpr(k - a.getNumOutputs())->EvaluateAsInt(v, ctx_) ? int(v.Val.getInt().getExtValue()) : -1;
+    }
+    return std::isdigit(static_cast<unsigned char>(last[0])) ? std::atoi(last.c_str()) : -1;
   }
 
   /// Whether loop \p s may run zero times: not for a do-while, nor for `for (T i = A; i < B; ...)` (or <=, >, >=,
@@ -168,6 +255,7 @@ private:
   clang::SourceManager &sm_;
   KernelEvents &out_;
   std::set<const clang::FunctionDecl *> stack_;
+  std::vector<std::map<const clang::ParmVarDecl *, std::string>> params_; ///< per helper entered
 };
 
 class Consumer : public clang::ASTConsumer {

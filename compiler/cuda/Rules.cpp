@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <tuple>
 
 namespace cake::cuda {
@@ -54,6 +55,12 @@ EventKind classifyPtx(const std::string &instruction) {
     return EventKind::BulkCommit;
   if (starts("cp.async.bulk.wait_group"))
     return EventKind::BulkWait;
+  if (starts("wgmma.mma_async"))
+    return EventKind::WgmmaMma;
+  if (starts("wgmma.commit_group"))
+    return EventKind::WgmmaCommit;
+  if (starts("wgmma.wait_group"))
+    return EventKind::WgmmaWait;
   if (starts("fence.proxy.async"))
     return EventKind::FenceProxyAsync;
   if (starts("st.shared") || starts("stmatrix"))
@@ -81,12 +88,19 @@ struct State {
   const Event *read = nullptr;  ///< a generic shared read not yet fenced before a release
   const Event *store = nullptr; ///< a TMA store not yet waited
   bool waited = false;          ///< an mbarrier wait since the last arrive: reads now are of a delivered stage
+  int64_t committed = 0, retired = 0; ///< wgmma groups committed, and retired by waits (1-based)
+  std::map<std::string, std::pair<int64_t, const Event *>> inFlight; ///< accumulator -> (its group, the MMA)
 };
 
 /// The zero-trip path and the loop's exit meet: a hazard pending on either is pending after.
 State join(const State &a, const State &b) {
-  return {a.init ? a.init : b.init, a.write ? a.write : b.write, a.read ? a.read : b.read,
-          a.store ? a.store : b.store, a.waited || b.waited};
+  State j{a.init ? a.init : b.init, a.write ? a.write : b.write, a.read ? a.read : b.read,
+          a.store ? a.store : b.store, a.waited || b.waited, std::max(a.committed, b.committed),
+          std::min(a.retired, b.retired), a.inFlight};
+  for (const auto &[object, pending] : b.inFlight)
+    if (!j.inFlight.count(object) || j.inFlight[object].first < pending.first)
+      j.inFlight[object] = pending;
+  return j;
 }
 
 class Interpreter {
@@ -156,6 +170,34 @@ private:
     case EventKind::BulkWait:
       s.store = nullptr;
       return;
+    case EventKind::WgmmaMma:
+      if (!e.object.empty())
+        s.inFlight[e.object] = {s.committed + 1, &e}; // the group the next commit closes
+      return;
+    case EventKind::WgmmaCommit:
+      ++s.committed;
+      return;
+    case EventKind::WgmmaWait:
+      if (e.n >= 0) // a wait of an unknown depth retires nothing the rule can count on
+        s.retired = std::max(s.retired, s.committed - e.n);
+      for (auto it = s.inFlight.begin(); it != s.inFlight.end();)
+        it = it->second.first <= s.retired ? s.inFlight.erase(it) : std::next(it);
+      return;
+    case EventKind::AccRead: {
+      auto it = s.inFlight.find(e.object);
+      if (it == s.inFlight.end() || e.object.ends_with("#?"))
+        return;
+      const Event &mma = *it->second.second;
+      report("wgmma.inflight", e.at,
+             "this reads the accumulator '" + e.object.substr(e.object.find(':') + 1) +
+                 "' while the wgmma that writes it (" + where(mma) + ") may be in flight: " +
+                 (it->second.first > s.committed ? "its group is not committed yet"
+                                                 : "no wgmma.wait_group retires its group before the read") +
+                 "; wait (wgmma.wait_group) first",
+             {mma.at, "the wgmma.mma_async that writes it"});
+      s.inFlight.erase(it);
+      return;
+    }
     case EventKind::TmaStore:
       if (s.write) // hazard 11
         report("proxy.fence", e.at,

@@ -6,6 +6,8 @@
 //   proxy.fence      a generic-proxy write of shared memory, then a TMA store with no fence.proxy.async
 //                    between: the store (async proxy) may read the shared memory before the write; and generic
 //                    reads (ld.shared, ldmatrix) then a plain mbarrier arrive (a release for a TMA overwrite)
+//   wgmma.inflight   a read of an accumulator (a float array, or one buffer of an array of them) that a
+//                    wgmma.mma_async writes, before a wgmma.wait_group retires its group
 //   tma.store-wait   a TMA store (bulk group) not waited with cp.async.bulk.wait_group before the kernel ends:
 //                    the shared memory it reads may be released while it still reads it
 // Each finding is located at an event; what the source order cannot decide is not reported.
