@@ -33,6 +33,7 @@ enum class EventKind {
   BulkWait,        ///< cp.async.bulk.wait_group(.read)
   FenceProxyAsync, ///< fence.proxy.async
   CtaBarrier,      ///< __syncthreads, bar.sync 0, barrier.sync
+  NamedBarrier,    ///< bar.sync / bar.arrive / barrier.sync with an id and a count, __syncwarp, bar.warp.sync
   SharedRead,      ///< a generic-proxy read of shared memory in PTX: ld.shared, ldmatrix
   SharedWrite,     ///< a generic-proxy write of shared memory: st.shared, stmatrix, a C++ store to a __shared__ object
   WgmmaMma,        ///< wgmma.mma_async (object: the accumulator it writes)
@@ -61,6 +62,9 @@ struct Event {
   /// constant: "acc#?")
   std::string object = {};
   int n = -1; ///< WgmmaWait: the groups it leaves in flight
+  /// Under a branch one lane of a warp takes (`if (lane_id() == 0)`, `threadIdx.x % 32 == 0`, `threadIdx.x == 0`,
+  /// an elect): what it does is that lane's alone.
+  bool oneLane = false;
 };
 
 struct KernelEvents {

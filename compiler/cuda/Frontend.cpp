@@ -13,6 +13,7 @@
 #include <clang/Tooling/Tooling.h>
 
 #include <cctype>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -63,9 +64,18 @@ private:
             e.object = identity(a->getOutputExpr(0));
           if (e.kind == EventKind::WgmmaWait)
             e.n = operandValue(*a, trimmed);
-          out_.events.push_back(std::move(e));
+          push(std::move(e));
         }
       }
+      return;
+    }
+    // a branch one lane takes: what its then-branch does is that lane's
+    if (auto *branch = llvm::dyn_cast<clang::IfStmt>(s); branch && oneLanePredicate(branch->getCond())) {
+      visit(branch->getCond(), site, via);
+      ++oneLane_;
+      visit(branch->getThen(), site, via);
+      --oneLane_;
+      visit(branch->getElse(), site, via);
       return;
     }
     // a loop: its body between LoopBegin and LoopEnd, and whether it may run zero times
@@ -92,16 +102,16 @@ private:
       }
       Event begin{EventKind::LoopBegin, whereOf(at->getBeginLoc()), "loop", via};
       begin.mayBeEmpty = mayBeEmpty(s);
-      out_.events.push_back(begin);
+      push(begin);
       visit(body, site, via);
       visit(after, site, via);
       visit(cond, site, via);
-      out_.events.push_back({EventKind::LoopEnd, whereOf(at->getBeginLoc()), "loop", via});
+      push({EventKind::LoopEnd, whereOf(at->getBeginLoc()), "loop", via});
       return;
     }
     // a C++ store to a __shared__ object (`tile[i] = v`): a generic-proxy write of shared memory
     if (auto *op = llvm::dyn_cast<clang::BinaryOperator>(s); op && op->isAssignmentOp() && writesShared(op->getLHS()))
-      out_.events.push_back({EventKind::SharedWrite, whereOf(at->getBeginLoc()), "a store to __shared__ memory", via});
+      push({EventKind::SharedWrite, whereOf(at->getBeginLoc()), "a store to __shared__ memory", via});
     if (auto *call = llvm::dyn_cast<clang::CallExpr>(s)) {
       for (const clang::Stmt *arg : call->arguments())
         visit(arg, site, via);
@@ -109,8 +119,9 @@ private:
       if (!f)
         return;
       std::string name = f->getNameAsString();
-      if (name == "__syncthreads") {
-        out_.events.push_back({EventKind::CtaBarrier, whereOf(at->getBeginLoc()), name, via});
+      if (name == "__syncthreads" || name == "__syncwarp") {
+        push({name == "__syncthreads" ? EventKind::CtaBarrier : EventKind::NamedBarrier, whereOf(at->getBeginLoc()),
+              name, via});
         return;
       }
       const clang::FunctionDecl *def = f->getDefinition();
@@ -133,7 +144,7 @@ private:
       if (std::string id = identity(cast->getSubExpr()); !id.empty()) {
         Event e{EventKind::AccRead, whereOf(at->getBeginLoc()), "a read of " + id.substr(id.find(':') + 1), via};
         e.object = id;
-        out_.events.push_back(std::move(e));
+        push(std::move(e));
       }
       for (const clang::Stmt *child : s->children())
         visit(child, site, via);
@@ -141,6 +152,44 @@ private:
     }
     for (const clang::Stmt *child : s->children())
       visit(child, site, via);
+  }
+
+  void push(Event e) {
+    e.oneLane = oneLane_ > 0;
+    out_.events.push_back(std::move(e));
+  }
+
+  /// Whether \p cond selects one lane of a warp: `X == 0` (or `0 == X`) with X reading threadIdx or a lane
+  /// index (a function whose name says lane), or a call of an elect (a function whose name says elect).
+  static bool oneLanePredicate(const clang::Expr *cond) {
+    cond = cond->IgnoreParenImpCasts();
+    auto names = [](const clang::Expr *e, const char *what) {
+      bool found = false;
+      std::function<void(const clang::Stmt *)> walk = [&](const clang::Stmt *x) {
+        if (!x || found)
+          return;
+        if (auto *call = llvm::dyn_cast<clang::CallExpr>(x))
+          if (const clang::FunctionDecl *f = call->getDirectCallee())
+            found |= llvm::StringRef(f->getNameAsString()).contains_insensitive(what);
+        if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(x))
+          found |= llvm::StringRef(ref->getDecl()->getNameAsString()).contains_insensitive(what);
+        for (const clang::Stmt *c : x->children())
+          walk(c);
+      };
+      walk(e);
+      return found;
+    };
+    if (auto *call = llvm::dyn_cast<clang::CallExpr>(cond))
+      return names(call, "elect");
+    auto *eq = llvm::dyn_cast<clang::BinaryOperator>(cond);
+    if (!eq || eq->getOpcode() != clang::BO_EQ)
+      return false;
+    auto zero = [](const clang::Expr *e) {
+      auto *lit = llvm::dyn_cast<clang::IntegerLiteral>(e->IgnoreParenImpCasts());
+      return lit && lit->getValue() == 0;
+    };
+    const clang::Expr *x = zero(eq->getRHS()) ? eq->getLHS() : zero(eq->getLHS()) ? eq->getRHS() : nullptr;
+    return x && (names(x, "threadIdx") || names(x, "lane"));
   }
 
   /// Which register array \p e is or is an element of: "<decl>:name" for a float array variable of the kernel
@@ -256,6 +305,7 @@ private:
   KernelEvents &out_;
   std::set<const clang::FunctionDecl *> stack_;
   std::vector<std::map<const clang::ParmVarDecl *, std::string>> params_; ///< per helper entered
+  int oneLane_ = 0; ///< inside branches one lane takes
 };
 
 class Consumer : public clang::ASTConsumer {

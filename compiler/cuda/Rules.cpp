@@ -70,8 +70,10 @@ EventKind classifyPtx(const std::string &instruction) {
     std::string rest = s.substr(end);
     rest.erase(std::remove_if(rest.begin(), rest.end(), [](char c) { return std::isspace(static_cast<unsigned char>(c)); }),
                rest.end());
-    return rest == "0;" || rest == "0" ? EventKind::CtaBarrier : EventKind::Other;
+    return rest == "0;" || rest == "0" ? EventKind::CtaBarrier : EventKind::NamedBarrier;
   }
+  if (op.rfind("bar.arrive", 0) == 0 || op.rfind("barrier.arrive", 0) == 0 || op.rfind("bar.warp.sync", 0) == 0)
+    return EventKind::NamedBarrier;
   return EventKind::Other;
 }
 
@@ -90,13 +92,14 @@ struct State {
   bool waited = false;          ///< an mbarrier wait since the last arrive: reads now are of a delivered stage
   int64_t committed = 0, retired = 0; ///< wgmma groups committed, and retired by waits (1-based)
   std::map<std::string, std::pair<int64_t, const Event *>> inFlight; ///< accumulator -> (its group, the MMA)
+  const Event *laneWrite = nullptr; ///< a shared write by every lane not yet ordered by a barrier among them
 };
 
 /// The zero-trip path and the loop's exit meet: a hazard pending on either is pending after.
 State join(const State &a, const State &b) {
   State j{a.init ? a.init : b.init, a.write ? a.write : b.write, a.read ? a.read : b.read,
           a.store ? a.store : b.store, a.waited || b.waited, std::max(a.committed, b.committed),
-          std::min(a.retired, b.retired), a.inFlight};
+          std::min(a.retired, b.retired), a.inFlight, a.laneWrite ? a.laneWrite : b.laneWrite};
   for (const auto &[object, pending] : b.inFlight)
     if (!j.inFlight.count(object) || j.inFlight[object].first < pending.first)
       j.inFlight[object] = pending;
@@ -157,6 +160,12 @@ private:
       return;
     case EventKind::SharedWrite:
       s.write = &e;
+      if (!e.oneLane)
+        s.laneWrite = &e;
+      return;
+    case EventKind::CtaBarrier:
+    case EventKind::NamedBarrier:
+      s.laneWrite = nullptr; // the lanes' writes are ordered before what any of them does next
       return;
     case EventKind::SharedRead:
       // a read of what a barrier delivered (after a wait) is what a later arrive releases; a read of a word no
@@ -210,6 +219,15 @@ private:
         s.store = &e;
       return;
     case EventKind::MbarArrive:
+      if (e.oneLane && s.laneWrite) // an arrive releases its own lane's writes only
+        report("bar.race", e.at,
+               "one lane arrives on this mbarrier after every lane wrote shared memory (" + where(*s.laneWrite) +
+                   ") with no barrier among the lanes between: an arrive releases only the arriving thread's own "
+                   "writes, so the waiting side may read the other lanes' data before it lands; __syncwarp() (or a "
+                   "named barrier) before the elected arrive",
+               {s.laneWrite->at, "the lanes' shared writes the arrive is meant to release"});
+      if (e.oneLane)
+        s.laneWrite = nullptr;
       if (s.read) // hazard 12
         report("proxy.fence", e.at,
                "this arrive releases shared memory that a generic read (" + where(*s.read) +

@@ -8,6 +8,9 @@
 //                    reads (ld.shared, ldmatrix) then a plain mbarrier arrive (a release for a TMA overwrite)
 //   wgmma.inflight   a read of an accumulator (a float array, or one buffer of an array of them) that a
 //                    wgmma.mma_async writes, before a wgmma.wait_group retires its group
+//   bar.race         an mbarrier arrive by one lane (under a lane or elect branch) after every lane wrote shared
+//                    memory, with no barrier among the lanes between: the arrive releases the arriving lane's
+//                    writes only
 //   tma.store-wait   a TMA store (bulk group) not waited with cp.async.bulk.wait_group before the kernel ends:
 //                    the shared memory it reads may be released while it still reads it
 // Each finding is located at an event; what the source order cannot decide is not reported.

@@ -23,7 +23,7 @@ TEST(CudaRules, ClassifiesPtxWithLabelsPredicatesAndBraces) {
   EXPECT_EQ(classifyPtx("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1]"), EventKind::TmaStore);
   EXPECT_EQ(classifyPtx("cp.async.bulk.wait_group.read 0"), EventKind::BulkWait);
   EXPECT_EQ(classifyPtx("bar.sync 0"), EventKind::CtaBarrier);
-  EXPECT_EQ(classifyPtx("bar.sync 1, 256"), EventKind::Other); // a named barrier is not the CTA's
+  EXPECT_EQ(classifyPtx("bar.sync 1, 256"), EventKind::NamedBarrier); // a named barrier is not the CTA's
   EXPECT_EQ(classifyPtx("mov.u32 %0, %%laneid"), EventKind::Other);
 }
 
@@ -93,4 +93,21 @@ TEST(CudaRules, LoopsZeroTripAndBackEdge) {
   f = checkKernel(s);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "tma.store-wait");
+}
+
+// bar.race: every lane writes, one lane arrives; a warp or named barrier between orders the writes first.
+TEST(CudaRules, ElectedArriveAfterAllLanesWrites) {
+  Event write{EventKind::SharedWrite, {3, 1}, "op", ""};
+  Event arrive{EventKind::MbarArrive, {5, 1}, "op", ""};
+  arrive.oneLane = true;
+  KernelEvents k{"k", {1, 1}, {write, arrive}};
+  std::vector<Finding> f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "bar.race");
+  EXPECT_EQ(f[0].at.line, 5u);
+  k.events.insert(k.events.begin() + 1, Event{EventKind::NamedBarrier, {4, 1}, "__syncwarp", ""});
+  EXPECT_TRUE(checkKernel(k).empty());
+  // every lane arrives (no elect): each releases its own writes
+  KernelEvents all{"a", {1, 1}, {write, Event{EventKind::MbarArrive, {5, 1}, "op", ""}}};
+  EXPECT_TRUE(checkKernel(all).empty());
 }
