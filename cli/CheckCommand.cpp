@@ -70,7 +70,7 @@ cxxopts::Options makeOptions() {
       "h,help", "Show this help")("files", "Input files", cxxopts::value<std::vector<std::string>>());
   addInstanceOptions(o, /*forCheck=*/true);
   o.parse_positional({"files"});
-  o.positional_help("FILE...");
+  o.positional_help("FILE... [-- CLANG_FLAGS (for .cu files)]");
   return o;
 }
 
@@ -84,11 +84,13 @@ bool isCudaSource(const std::string &path) { return path.ends_with(".cu") || pat
 /// The CUDA checker (issue #20): the file parsed by Clang in device mode for \p target, each kernel's events
 /// checked by compiler/cuda/Rules.h; Clang's errors in the file are cuda.error (the checker saw only what
 /// parsed). False when this cake has no Clang.
-bool checkCuda(SourceManager &sm, FileId file, Target target, std::vector<Diagnostic> &out) {
+bool checkCuda(SourceManager &sm, FileId file, Target target, const std::vector<std::string> &flags,
+               std::vector<Diagnostic> &out) {
   const std::string text(sm.text(file));
   // CAKE's runtime header is found as cake build finds it (emitted CUDA includes it)
-  cuda::ParseResult parsed = cuda::parseCuda(sm.name(file), text, std::string(targetName(target)),
-                                             {"-I" + pipeline::runtimeIncludeDir()});
+  std::vector<std::string> extra{"-I" + pipeline::runtimeIncludeDir()};
+  extra.insert(extra.end(), flags.begin(), flags.end());
+  cuda::ParseResult parsed = cuda::parseCuda(sm.name(file), text, std::string(targetName(target)), extra);
   if (!parsed.available)
     return false;
   auto range = [&](cuda::Where w) {
@@ -129,6 +131,15 @@ bool checkCuda(SourceManager &sm, FileId file, Target target, std::vector<Diagno
 int runCheck(int argc, char **argv) {
   cxxopts::Options options = makeOptions();
   cxxopts::ParseResult args;
+  // `cake check FILE.cu -- CLANG_FLAGS`: what follows `--` goes to Clang (-I, -D, -std of the user's build)
+  std::vector<std::string> clangFlags;
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--") {
+      for (int j = i + 1; j < argc; ++j)
+        clangFlags.emplace_back(argv[j]);
+      argc = i;
+      break;
+    }
   if (auto done = parseCommandLine(options, argc, argv, args))
     return *done;
   std::string format = args["format"].as<std::string>();
@@ -163,7 +174,7 @@ int runCheck(int argc, char **argv) {
     if (isCudaSource(path)) {
       FileId file = sm.addBuffer(name, std::move(text));
       std::vector<Diagnostic> found;
-      if (!checkCuda(sm, file, checkOptions.target.value_or(Target::SM90a), found))
+      if (!checkCuda(sm, file, checkOptions.target.value_or(Target::SM90a), clangFlags, found))
         return usage(path + ": this cake was built without Clang (libTooling), which the CUDA checker needs");
       diags.insert(diags.end(), found.begin(), found.end());
       continue;

@@ -389,7 +389,14 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
                                    "-resource-dir=/usr/lib/llvm-19/lib/clang/19", "-isystem", "/cake-cuda-shim",
                                    "-isystem", "/usr/local/cuda/include/cccl", "-fsyntax-only", "-w"};
   args.insert(args.end(), extraArgs.begin(), extraArgs.end());
-  clang::tooling::FileContentMappings shim = {{"/cake-cuda-shim/texture_fetch_functions.h", ""}};
+  // Clang 19 does not know CUDA 13: it lowers `<<<...>>>` in host code through the legacy cudaConfigureCall,
+  // which CUDA 13 no longer declares; declared here, host launch code parses (the checker reads device code only)
+  clang::tooling::FileContentMappings shim = {
+      {"/cake-cuda-shim/texture_fetch_functions.h", ""},
+      {"/cake-cuda-shim/cake_cuda_shim.h",
+       "#pragma once\nextern \"C\" int cudaConfigureCall(dim3, dim3, unsigned long = 0, void * = 0);\n"}};
+  args.push_back("-include");
+  args.push_back("/cake-cuda-shim/cake_cuda_shim.h");
   bool ran = clang::tooling::runToolOnCodeWithArgs(std::make_unique<Action>(out), text, args, path,
                                         "/usr/lib/llvm-19/bin/clang++",
                                         std::make_shared<clang::PCHContainerOperations>(), shim);
