@@ -16,6 +16,8 @@
 #include "diagnostics/TextRenderer.h"
 
 #include <cxxopts.hpp>
+#include <set>
+#include <tuple>
 #include <algorithm>
 #include <iostream>
 #include <unistd.h>
@@ -111,8 +113,12 @@ bool checkCuda(SourceManager &sm, FileId file, Target target, const std::vector<
     d.message = "clang (CUDA device mode) cannot parse this: " + e.message;
     out.push_back(std::move(d));
   }
+  // a kernel template's instantiations share their lines: one finding per code and place
+  std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
   for (const cuda::KernelEvents &k : parsed.kernels)
     for (const cuda::Finding &f : cuda::checkKernel(k)) {
+      if (!seen.insert({f.code, f.at.line, f.at.column}).second)
+        continue;
       Diagnostic d;
       d.code = f.code;
       d.severity = Severity::Error;

@@ -312,33 +312,61 @@ class Consumer : public clang::ASTConsumer {
 public:
   explicit Consumer(ParseResult &out) : out_(out) {}
   void HandleTranslationUnit(clang::ASTContext &ctx) override {
-    clang::SourceManager &sm = ctx.getSourceManager();
     std::function<void(const clang::DeclContext *)> walk = [&](const clang::DeclContext *dc) {
       for (const clang::Decl *d : dc->decls()) {
-
         if (llvm::isa<clang::NamespaceDecl>(d) || llvm::isa<clang::LinkageSpecDecl>(d)) { // namespace, extern "C"
           walk(llvm::cast<clang::DeclContext>(d));
           continue;
         }
-        auto *f = llvm::dyn_cast<clang::FunctionDecl>(d);
-        if (auto *t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d))
-          f = t->getTemplatedDecl();
-        if (!f || !f->hasAttr<clang::CUDAGlobalAttr>() || !f->doesThisDeclarationHaveABody() ||
-            !sm.isInMainFile(sm.getExpansionLoc(f->getLocation())))
-          continue;
-        KernelEvents k;
-        k.name = f->getNameAsString();
-
-        clang::SourceLocation loc = sm.getExpansionLoc(f->getLocation());
-        k.at = {sm.getExpansionLineNumber(loc), sm.getExpansionColumnNumber(loc)};
-        Collector(ctx, k).body(f->getBody());
-        out_.kernels.push_back(std::move(k));
+        // a kernel template: each instantiation the file makes (their calls resolve; the pattern's dependent
+        // ones do not), else the pattern
+        std::vector<const clang::FunctionDecl *> kernels;
+        if (auto *t = llvm::dyn_cast<clang::FunctionTemplateDecl>(d)) {
+          for (const clang::FunctionDecl *spec : t->specializations())
+            if (spec->hasBody())
+              kernels.push_back(spec);
+          if (kernels.empty())
+            kernels.push_back(t->getTemplatedDecl());
+        } else if (auto *f = llvm::dyn_cast<clang::FunctionDecl>(d)) {
+          kernels.push_back(f);
+        }
+        for (const clang::FunctionDecl *f : kernels)
+          kernel(ctx, f);
       }
     };
     walk(ctx.getTranslationUnitDecl());
   }
 
 private:
+  void kernel(clang::ASTContext &ctx, const clang::FunctionDecl *f) {
+    clang::SourceManager &sm = ctx.getSourceManager();
+    const clang::FunctionDecl *def = nullptr;
+    if (!f->hasAttr<clang::CUDAGlobalAttr>() || !f->hasBody(def) ||
+        (!sm.isInMainFile(sm.getExpansionLoc(f->getLocation())) && !isInstantiationOfMain(sm, f)))
+      return;
+    KernelEvents k;
+    k.name = f->getNameAsString();
+    clang::SourceLocation loc = sm.getExpansionLoc(f->getLocation());
+    k.at = {sm.getExpansionLineNumber(loc), sm.getExpansionColumnNumber(loc)};
+    if (const clang::TemplateArgumentList *args = f->getTemplateSpecializationArgs()) {
+      std::string list;
+      llvm::raw_string_ostream os(list);
+      for (unsigned i = 0; i < args->size(); ++i) {
+        os << (i ? ", " : "");
+        args->get(i).print(ctx.getPrintingPolicy(), os, true);
+      }
+      k.name += "<" + os.str() + ">";
+    }
+    Collector(ctx, k).body(def->getBody());
+    out_.kernels.push_back(std::move(k));
+  }
+
+  /// A kernel template's instantiation is located at the template: in the file when the template is.
+  static bool isInstantiationOfMain(const clang::SourceManager &sm, const clang::FunctionDecl *f) {
+    const clang::FunctionDecl *pattern = f->getTemplateInstantiationPattern();
+    return pattern && sm.isInMainFile(sm.getExpansionLoc(pattern->getLocation()));
+  }
+
   ParseResult &out_;
 };
 
