@@ -266,7 +266,6 @@ int runEvolve(int argc, char **argv) {
       std::string name = "bad_" + hash.substr(0, 8) + ".cake", command = std::string("cake ") + (build ? "build " : "run ") + from;
       for (const std::string &a : ranWith)
         command += " " + a;
-      std::ofstream(dir / name, std::ios::trunc) << r.text;
       // the gate of a finding past the verifier: what `cake check` says of the reduced program (nothing: no
       // rule catches it yet, the case is a new rule's; a code: the rule that should have caught it earlier)
       SourceManager sm;
@@ -295,6 +294,8 @@ int runEvolve(int argc, char **argv) {
                                       (corpus.problems.empty() ? std::string("?") : corpus.problems.front()) + ")";
         }
       }
+      if (built.empty()) // not written as a corpus case: the reduced program as it is
+        std::ofstream(dir / name, std::ios::trunc) << r.text;
       std::ofstream(dir / "README.md", std::ios::trunc)
           << "# Proposal: " << code << (build ? " (found by building)" : " (found at run time)") << "\n\nEvidence ("
           << log << "): " << g.failures.size() << " failures in " << g.files.size()

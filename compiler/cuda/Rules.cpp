@@ -72,7 +72,7 @@ EventKind classifyPtx(const std::string &instruction) {
                rest.end());
     return rest == "0;" || rest == "0" ? EventKind::CtaBarrier : EventKind::NamedBarrier;
   }
-  if (op.rfind("bar.arrive", 0) == 0 || op.rfind("barrier.arrive", 0) == 0 || op.rfind("bar.warp.sync", 0) == 0)
+  if (starts("bar.arrive") || starts("barrier.arrive") || starts("bar.warp.sync"))
     return EventKind::NamedBarrier;
   return EventKind::Other;
 }
@@ -108,7 +108,17 @@ State join(const State &a, const State &b) {
 
 class Interpreter {
 public:
-  Interpreter(const KernelEvents &k, std::vector<Finding> &out) : k_(k), out_(out) {}
+  Interpreter(const KernelEvents &k, std::vector<Finding> &out) : k_(k), out_(out), close_(k.events.size()) {
+    // each LoopBegin's LoopEnd, found once (a loop's body is run twice, nested ones four times, ...)
+    std::vector<size_t> open;
+    for (size_t i = 0; i < k.events.size(); ++i)
+      if (k.events[i].kind == EventKind::LoopBegin) {
+        open.push_back(i);
+      } else if (k.events[i].kind == EventKind::LoopEnd && !open.empty()) {
+        close_[open.back()] = i;
+        open.pop_back();
+      }
+  }
 
   void run() {
     State s;
@@ -121,22 +131,11 @@ public:
   }
 
 private:
-  /// The index of the LoopEnd that closes the LoopBegin at \p i.
-  size_t loopEnd(size_t i) const {
-    int depth = 0;
-    for (size_t j = i; j < k_.events.size(); ++j) {
-      depth += k_.events[j].kind == EventKind::LoopBegin ? 1 : k_.events[j].kind == EventKind::LoopEnd ? -1 : 0;
-      if (depth == 0)
-        return j;
-    }
-    return k_.events.size();
-  }
-
   void run(size_t begin, size_t end, State &s) {
     for (size_t i = begin; i < end; ++i) {
       const Event &e = k_.events[i];
       if (e.kind == EventKind::LoopBegin) {
-        size_t close = loopEnd(i);
+        size_t close = close_[i];
         State entry = s;
         run(i + 1, close, s); // the first iteration
         run(i + 1, close, s); // the next: what the back edge carries in
@@ -267,6 +266,7 @@ private:
 
   const KernelEvents &k_;
   std::vector<Finding> &out_;
+  std::vector<size_t> close_; ///< LoopBegin -> its LoopEnd (the end of the events when unclosed)
 };
 
 } // namespace

@@ -66,21 +66,20 @@ CorpusResult runBad(const std::string &code, const fs::path &path, const BuildFi
   auto found = findings(code, sm, file, build);
   if (!found)
     return skipped(code, path);
-  CheckResult checked;
-  checked.diagnostics = std::move(*found);
-  if (!countCode(checked.diagnostics, code))
+  const std::vector<Diagnostic> &diags = *found;
+  if (!countCode(diags, code))
     r.problems.push_back("missed: no " + code + " finding");
-  for (std::string &m : verifyDiagnostics(sm, file, checked.diagnostics))
+  for (std::string &m : verifyDiagnostics(sm, file, diags))
     r.problems.push_back(std::move(m));
   // Every finding that offers a fix must be repaired by it; findings without
   // a fix may remain.
-  size_t unfixable = std::count_if(checked.diagnostics.begin(), checked.diagnostics.end(),
+  size_t unfixable = std::count_if(diags.begin(), diags.end(),
                                    [&](const Diagnostic &d) { return d.code == code && d.fixes.empty(); });
   std::string fixed = text;
-  if (size_t applied = applyFixes(fixed, file, checked.diagnostics, code)) {
+  if (size_t applied = applyFixes(fixed, file, diags, code)) {
     r.fixesApplied = applied;
     FileId again = sm.addBuffer(path.string() + " (fixed)", fixed);
-    size_t left = countCode(checkSource(sm, again).diagnostics, code);
+    size_t left = countCode(findings(code, sm, again, build).value_or(std::vector<Diagnostic>{}), code);
     if (left > unfixable)
       r.problems.push_back("after its fix-its the program still has " + std::to_string(left) + " " + code +
                            " finding(s)");

@@ -535,7 +535,7 @@ Expected<TacticResult> warpSpecialize(const std::string &path, const std::string
                                       const syntax::Module &m, const std::string &ringName, const std::string &to,
                                       const std::string *regsArg) {
   using namespace syntax;
-  constexpr int64_t kWarpsPerWarpgroup = 4; // a warpgroup: four consecutive warps (PTX ISA 9.7.15)
+  using sema::kWarpsPerWarpgroup;
   const int64_t producerRegs = regsArg ? positive(*regsArg).value_or(0) : 40;
   if (!producerRegs)
     return refused("tactic 'warp-specialize' takes regs=P with P a positive integer (the producer's budget), not '" +
@@ -757,28 +757,30 @@ Expected<TacticResult> warpSpecialize(const std::string &path, const std::string
     std::optional<int64_t> v = sema::evalInt(e, {});
     return v ? std::to_string(*v + n) : source(e.range) + " + " + std::to_string(n);
   };
-  int64_t threads = 0; // X's, when its warps are written as numbers
+  auto placement = [&](const RoleStmt &r) {
+    const Clause *wgs = clause(r.clauses, "warpgroups");
+    return wgs ? wgs : clause(r.clauses, "warps");
+  };
+  auto isRange = [](const Expr &a) { return a.kind == ExprKind::Binary && a.operands.size() == 2 && a.op == Tok::DotDot; };
+  // a role's threads, when its warps are written as numbers
+  auto threadsOf = [&](const RoleStmt &r) -> std::optional<int64_t> {
+    const Clause *c = placement(r);
+    const int64_t unit = (c->name.name == "warpgroups" ? kWarpsPerWarpgroup : 1) * desc.warpSize;
+    const Expr &a = *c->args[0];
+    if (!isRange(a))
+      return unit;
+    std::optional<int64_t> lo = sema::evalInt(*a.operand(0), {}), hi = sema::evalInt(*a.operand(1), {});
+    return lo && hi ? std::optional((*hi - *lo) * unit) : std::nullopt;
+  };
   for (const RoleStmt *r : roles) {
-    const Clause *wgs = clause(r->clauses, "warpgroups");
-    const Clause *warps = clause(r->clauses, "warps");
-    const Clause *c = wgs ? wgs : warps;
+    const Clause *c = placement(*r);
     if (!c || c->args.size() != 1)
       return refused("role '" + r->name.name + "' has no warps(...) or warpgroups(...) clause to move");
     const Expr &a = *c->args[0];
-    const int64_t step = wgs ? 1 : kWarpsPerWarpgroup;
-    if (a.kind == ExprKind::Binary && a.operands.size() == 2 && a.op == Tok::DotDot) {
-      edits.push_back({a.operand(0)->range, plus(*a.operand(0), step)});
-      edits.push_back({a.operand(1)->range, plus(*a.operand(1), step)});
-      std::optional<int64_t> lo = sema::evalInt(*a.operand(0), {}), hi = sema::evalInt(*a.operand(1), {});
-      if (r == role && lo && hi)
-        threads = (*hi - *lo) * (wgs ? kWarpsPerWarpgroup : 1) * desc.warpSize;
-    } else {
-      edits.push_back({a.range, plus(a, step)});
-      if (r == role && wgs)
-        threads = kWarpsPerWarpgroup * desc.warpSize;
-      else if (r == role)
-        threads = desc.warpSize;
-    }
+    const int64_t step = c->name.name == "warpgroups" ? 1 : kWarpsPerWarpgroup;
+    for (const Expr *bound : isRange(a) ? std::vector<const Expr *>{a.operand(0), a.operand(1)}
+                                        : std::vector<const Expr *>{&a})
+      edits.push_back({bound->range, plus(*bound, step)});
   }
   const Clause *block = clause(kernel->clauses, "block");
   if (!block || block->args.size() != 1)
@@ -786,35 +788,25 @@ Expected<TacticResult> warpSpecialize(const std::string &path, const std::string
   const int64_t warpgroup = kWarpsPerWarpgroup * desc.warpSize;
   edits.push_back({block->args[0]->range, plus(*block->args[0], warpgroup)});
   edits.push_back({producer->args[0]->range, to});
-  // X takes what the producer leaves: the largest budget that fits beside the other roles'
+  // X takes what the producer leaves: the largest budget that fits beside the other roles' (a role without a
+  // budget keeps the launch share, unknown here: then X's budget is left as written)
   std::string regsNote;
-  if (!clause(role->clauses, "regs") && threads > 0) {
-    int64_t others = warpgroup * producerRegs;
-    bool known = true;
+  std::optional<int64_t> threads = threadsOf(*role);
+  if (!clause(role->clauses, "regs") && threads) {
+    std::optional<int64_t> others = warpgroup * producerRegs;
     for (const RoleStmt *r : roles) {
       if (r == role)
         continue;
       const Clause *rc = clause(r->clauses, "regs");
       std::optional<int64_t> v = rc && rc->args.size() == 1 ? sema::evalInt(*rc->args[0], {}) : std::nullopt;
-      known &= v.has_value(); // a role without a budget keeps the launch share, unknown here
-      // its threads
-      const Clause *wgs = clause(r->clauses, "warpgroups");
-      const Clause *c = wgs ? wgs : clause(r->clauses, "warps");
-      const Expr &a = *c->args[0];
-      std::optional<int64_t> lo = a.kind == ExprKind::Binary && a.op == Tok::DotDot ? sema::evalInt(*a.operand(0), {})
-                                                                               : std::optional<int64_t>(0);
-      std::optional<int64_t> hi = a.kind == ExprKind::Binary && a.op == Tok::DotDot ? sema::evalInt(*a.operand(1), {})
-                                                                               : std::optional<int64_t>(1);
-      known &= lo && hi;
-      if (known)
-        others += (*hi - *lo) * (wgs ? kWarpsPerWarpgroup : 1) * desc.warpSize * *v;
+      std::optional<int64_t> n = threadsOf(*r);
+      others = others && v && n ? std::optional(*others + *n * *v) : std::nullopt;
     }
-    if (known) {
-      int64_t fit = (int64_t(desc.registersPerSm) - others) / threads / desc.setmaxnregStep * desc.setmaxnregStep;
+    if (others) {
+      int64_t fit = (int64_t(desc.registersPerSm) - *others) / *threads / desc.setmaxnregStep * desc.setmaxnregStep;
       fit = std::min<int64_t>(fit, desc.setmaxnregMax);
       if (fit >= desc.setmaxnregMin) {
-        const Clause *warpsClause = clause(role->clauses, "warpgroups") ? clause(role->clauses, "warpgroups")
-                                                                        : clause(role->clauses, "warps");
+        const Clause *warpsClause = placement(*role);
         edits.push_back({SourceRange{warpsClause->range.file, warpsClause->range.end, warpsClause->range.end},
                          " regs(" + std::to_string(fit) + ")"});
         regsNote = "; '" + roleName + "' regs(" + std::to_string(fit) + ")";
@@ -906,7 +898,6 @@ std::string pinParameters(const std::string &text, const std::vector<std::pair<s
   syntax::Module m = syntax::parse(sm, file, parseDiags);
   if (std::any_of(parseDiags.begin(), parseDiags.end(), [](const Diagnostic &d) { return d.severity == Severity::Error; }))
     return text;
-  // edits from the end, so that the ranges before them stay valid
   std::vector<std::pair<SourceRange, std::string>> edits;
   for (const syntax::StmtPtr &s : m.items.stmts)
     if (auto *p = syntax::dyn_cast<syntax::ParamDecl>(s.get()))
@@ -914,11 +905,7 @@ std::string pinParameters(const std::string &text, const std::vector<std::pair<s
         if (name == p->name.name)
           edits.push_back(p->defaultValue ? std::pair(p->defaultValue->range, value)
                                           : std::pair(SourceRange{file, p->range.end, p->range.end}, " = " + value));
-  std::sort(edits.begin(), edits.end(), [](const auto &a, const auto &b) { return a.first.begin > b.first.begin; });
-  std::string out = text;
-  for (const auto &[range, with] : edits)
-    out = replace(out, range, with);
-  return out;
+  return applied(text, std::move(edits));
 }
 
 std::optional<std::string> writtenValue(const std::string &text, std::string_view tactic, const std::string &subject) {

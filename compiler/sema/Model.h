@@ -27,6 +27,9 @@ namespace cake::sema {
 /// stage needs a full and an empty mbarrier and a copy in flight).
 inline constexpr int64_t kMaxStages = 64;
 
+/// A warpgroup: four consecutive warps, the unit of wgmma and of setmaxnreg (PTX ISA 9.7.15).
+inline constexpr int64_t kWarpsPerWarpgroup = 4;
+
 //===-- Element types and memory spaces ------------------------------------===//
 
 enum class Elem { BF16, FP16, FP32, TF32, E4M3, E5M2, I8, U8, I32, U32, I64, Bool, Mbarrier };

@@ -595,7 +595,7 @@ private:
   }
 
   void warpRange(Role &r, const Clause &c, const Kernel &k, bool foldReported) {
-    int64_t scale = r.byWarpgroups ? 4 : 1;
+    int64_t scale = r.byWarpgroups ? kWarpsPerWarpgroup : 1;
     if (c.args.size() != 1) {
       sink_.report("kernel.clause", c.range, c.name.name + "(...) takes one index or one range a .. b");
       return;

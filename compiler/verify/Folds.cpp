@@ -26,6 +26,7 @@
 // checked, nor a tile whose orientation or coordinates are not of that form.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/sema/Shapes.h"
 #include "compiler/verify/Rules.h"
 
 #include <map>
@@ -37,14 +38,9 @@ namespace {
 using namespace syntax;
 using sema::Kernel;
 using sema::OpId;
+using sema::shapes::stripParens;
 
 using Axes = std::set<std::string>;
-
-const Expr *stripParens(const Expr *e) {
-  while (e && e->kind == ExprKind::Paren)
-    e = e->operand(0);
-  return e;
-}
 
 /// A copy into a ring slot's field: the source view and where it is.
 struct Copy {
@@ -230,14 +226,6 @@ private:
     }
   }
 
-  /// The root name of an accumulator operand (`acc` of `acc[1]`), or "".
-  static std::string accName(const Expr *e) {
-    e = stripParens(e);
-    while (e && e->kind == ExprKind::Index)
-      e = stripParens(e->operand(0));
-    return e && e->kind == ExprKind::Name ? e->text : "";
-  }
-
   void fold(const Expr &call, const sema::Role &r) {
     if (sema::keywordArg(call, "ids"))
       return;
@@ -264,7 +252,7 @@ private:
       if (op != OpId::WgmmaMma && op != OpId::MmaSync)
         return;
       std::vector<const Expr *> m = sema::positionalArgs(mma);
-      if (m.size() < 3 || !names.count(accName(m[2])))
+      if (m.size() < 3 || !names.count(sema::rootName(*m[2])))
         return;
       std::vector<Source> srcs;
       sources(m[1], sc, false, 0, srcs);

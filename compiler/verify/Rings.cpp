@@ -185,7 +185,7 @@ void producerUnits(const Kernel &kernel, const Ring &ring, const std::vector<Rin
   const Role *role = calls.front().role;
   std::optional<int64_t> warps = role->warps();
   int64_t units = !warps ? 1
-                  : role->issue == sema::IssueMode::Warpgroup ? *warps / 4
+                  : role->issue == sema::IssueMode::Warpgroup ? *warps / sema::kWarpsPerWarpgroup
                   : role->issue == sema::IssueMode::Warp      ? *warps
                                                               : 1;
   if (units <= 1)

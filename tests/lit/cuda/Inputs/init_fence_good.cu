@@ -14,7 +14,9 @@ __global__ void k(float *out) {
   __shared__ uint64_t bar;
   if (threadIdx.x == 0) {
     mbar_init(&bar, 1);
+#ifndef SKIP_FENCE
     asm volatile("fence.mbarrier_init.release.cluster;");
+#endif
   }
   __syncthreads();
   mbar_wait(&bar, 0);
