@@ -10,8 +10,7 @@
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Fixes.h"
 #include "compiler/driver/Tactics.h"
-#include "compiler/cuda/Frontend.h"
-#include "compiler/cuda/Rules.h"
+#include "compiler/cuda/Check.h"
 #include "compiler/driver/Verify.h"
 #include "diagnostics/TextRenderer.h"
 
@@ -68,6 +67,7 @@ cxxopts::Options makeOptions() {
       "fix", "Apply the preferred fix-its in place, then check again and print what is left")(
       "lower", "Also report what the lowering cannot generate yet (lower.unsupported): what `cake build` would "
                "refuse")(
+      "cuda-events", "For .cu files: print what the checker sees of each kernel (its events) instead of checking")(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
       "h,help", "Show this help")("files", "Input files", cxxopts::value<std::vector<std::string>>());
   addInstanceOptions(o, /*forCheck=*/true);
@@ -79,57 +79,6 @@ cxxopts::Options makeOptions() {
 int usage(const std::string &message) {
   std::cerr << "cake check: " << message << "\n";
   return UsageError;
-}
-
-bool isCudaSource(const std::string &path) { return path.ends_with(".cu") || path.ends_with(".cuh"); }
-
-/// The CUDA checker (issue #20): the file parsed by Clang in device mode for \p target, each kernel's events
-/// checked by compiler/cuda/Rules.h; Clang's errors in the file are cuda.error (the checker saw only what
-/// parsed). False when this cake has no Clang.
-bool checkCuda(SourceManager &sm, FileId file, Target target, const std::vector<std::string> &flags,
-               std::vector<Diagnostic> &out) {
-  const std::string text(sm.text(file));
-  // CAKE's runtime header is found as cake build finds it (emitted CUDA includes it)
-  std::vector<std::string> extra{"-I" + pipeline::runtimeIncludeDir()};
-  extra.insert(extra.end(), flags.begin(), flags.end());
-  cuda::ParseResult parsed = cuda::parseCuda(sm.name(file), text, std::string(targetName(target)), extra);
-  if (!parsed.available)
-    return false;
-  auto range = [&](cuda::Where w) {
-    if (w.line == 0)
-      return SourceRange{file, 0, 0};
-    uint32_t b = sm.lineStart(file, w.line) + (w.column ? w.column - 1 : 0), e = b;
-    while (e < text.size() && text[e] != '\n')
-      ++e;
-    while (e > b && (text[e - 1] == ' ' || text[e - 1] == '\r'))
-      --e;
-    return SourceRange{file, b, e};
-  };
-  for (const cuda::ParseResult::Error &e : parsed.errors) {
-    Diagnostic d;
-    d.code = "cuda.error";
-    d.severity = Severity::Error;
-    d.range = range(e.at);
-    d.message = "clang (CUDA device mode) cannot parse this: " + e.message;
-    out.push_back(std::move(d));
-  }
-  // a kernel template's instantiations share their lines: one finding per code and place
-  std::set<std::tuple<std::string, uint32_t, uint32_t>> seen;
-  for (const cuda::KernelEvents &k : parsed.kernels)
-    for (const cuda::Finding &f : cuda::checkKernel(k)) {
-      if (!seen.insert({f.code, f.at.line, f.at.column}).second)
-        continue;
-      Diagnostic d;
-      d.code = f.code;
-      d.severity = Severity::Error;
-      d.range = range(f.at);
-      d.message = f.message;
-      for (const cuda::Finding::Note &n : f.notes)
-        d.notes.push_back({range(n.at), n.message});
-      out.push_back(std::move(d));
-    }
-  sortDiagnostics(out);
-  return true;
 }
 
 } // namespace
@@ -177,12 +126,25 @@ int runCheck(int argc, char **argv) {
     if (auto error = readInput(path, text); !error)
       return usage(error.error().message);
     std::string name = path == "-" ? "<stdin>" : path;
-    if (isCudaSource(path)) {
+    if (cuda::isCudaSource(path)) {
       FileId file = sm.addBuffer(name, std::move(text));
-      std::vector<Diagnostic> found;
-      if (!checkCuda(sm, file, checkOptions.target.value_or(Target::SM90a), clangFlags, found))
+      cuda::CheckOptions cudaOptions;
+      cudaOptions.arch = std::string(targetName(checkOptions.target.value_or(Target::SM90a)));
+      // CAKE's runtime header is found as cake build finds it (emitted CUDA includes it)
+      cudaOptions.clangFlags = {"-I" + pipeline::runtimeIncludeDir()};
+      cudaOptions.clangFlags.insert(cudaOptions.clangFlags.end(), clangFlags.begin(), clangFlags.end());
+      cudaOptions.cacheDir = cuda::cacheDir();
+      if (args.count("cuda-events")) {
+        std::optional<std::string> events = cuda::describeEvents(sm, file, cudaOptions);
+        if (!events)
+          return usage(path + ": this cake was built without Clang (libTooling), which the CUDA checker needs");
+        std::cout << *events;
+        continue;
+      }
+      std::optional<std::vector<Diagnostic>> found = cuda::checkFile(sm, file, cudaOptions);
+      if (!found)
         return usage(path + ": this cake was built without Clang (libTooling), which the CUDA checker needs");
-      diags.insert(diags.end(), found.begin(), found.end());
+      diags.insert(diags.end(), found->begin(), found->end());
       continue;
     }
     std::vector<std::string> pieces =

@@ -25,30 +25,40 @@ enum class EventKind {
   MbarInit,        ///< mbarrier.init
   FenceMbarInit,   ///< fence.mbarrier_init (the init made visible to the async proxy and the cluster)
   MbarArrive,      ///< mbarrier.arrive (without expect_tx: a release of what the thread read or wrote)
-  MbarExpectTx,    ///< mbarrier.arrive.expect_tx / expect_tx (a producer's, before its TMA copies complete)
+  MbarExpectTx,    ///< mbarrier.arrive.expect_tx / expect_tx (a producer's, before its TMA copies complete; n: the
+                   ///< bytes, -1 when not a constant)
   MbarWait,        ///< mbarrier.try_wait / test_wait
-  TmaLoad,         ///< cp.async.bulk.tensor global -> shared (completes on an mbarrier)
+  TmaLoad,         ///< cp.async.bulk.tensor global -> shared (completes on an mbarrier; its bytes are the host's
+                   ///< tensor map's box)
+  BulkLoad,        ///< cp.async.bulk global -> shared, not tensor (completes on an mbarrier; n: its size operand)
   TmaStore,        ///< cp.async.bulk.tensor shared -> global (a bulk group)
   BulkCommit,      ///< cp.async.bulk.commit_group
   BulkWait,        ///< cp.async.bulk.wait_group(.read)
   FenceProxyAsync, ///< fence.proxy.async
-  CtaBarrier,      ///< __syncthreads, bar.sync 0, barrier.sync
-  NamedBarrier,    ///< bar.sync / bar.arrive / barrier.sync with an id and a count, __syncwarp, bar.warp.sync
+  CtaBarrier,      ///< __syncthreads, bar.sync 0, barrier.sync 0 (no count)
+  NamedBarrier,    ///< bar.sync / bar.arrive / barrier.sync / barrier.arrive with an id (n) and maybe a thread
+                   ///< count (threads), -1 where not a constant
+  WarpBarrier,     ///< __syncwarp, bar.warp.sync: the lanes of one warp
   SharedRead,      ///< a generic-proxy read of shared memory in PTX: ld.shared, ldmatrix
   SharedWrite,     ///< a generic-proxy write of shared memory: st.shared, stmatrix, a C++ store to a __shared__ object
   WgmmaMma,        ///< wgmma.mma_async (object: the accumulator it writes)
   WgmmaCommit,     ///< wgmma.commit_group
   WgmmaWait,       ///< wgmma.wait_group N (n: N, -1 when not a constant)
   AccRead,         ///< a read of an element of a float array (object: which array, or which buffer of it)
-  LoopBegin,       ///< a loop's body starts (text: "may run zero times" unless its trip count is known positive)
+  LoopBegin,       ///< a loop's body starts (mayBeEmpty unless its trip count is known positive)
   LoopEnd,         ///< the loop's body ends
+  BranchBegin,     ///< an if: its then-arm follows (text: the condition)
+  BranchElse,      ///< its else-arm follows (present also when the if has none)
+  BranchEnd,       ///< the arms meet
   Other,           ///< any other inline PTX
 };
 
 /// Where an event is: the line and column (1-based) of the statement in the file the user wrote (the call of a
-/// helper, not the helper's asm).
+/// helper, not the helper's asm), and that file when it is a header the checked file includes (a kernel defined
+/// in a header beside it).
 struct Where {
   uint32_t line = 0, column = 0;
+  std::string file = {}; ///< "": the file checked
 };
 
 struct Event {
@@ -57,11 +67,19 @@ struct Event {
   std::string text;   ///< the PTX instruction (its first line), or the builtin's name
   std::string via;    ///< the helper function it came through, "" when written in the kernel
   bool mayBeEmpty = true; ///< LoopBegin: whether the loop may run zero times
+  /// BranchBegin: the condition's identity when the thread's answer never changes (it reads only the thread's
+  /// index, constants and values fixed for the kernel): every branch on it takes the same arm, "" otherwise.
   /// WgmmaMma, AccRead: the register array (a variable of the kernel, followed through the helpers' reference
   /// parameters), with its buffer when it is an array of arrays indexed by a constant (`acc[1]`: "acc#1"; not a
   /// constant: "acc#?")
   std::string object = {};
-  int n = -1; ///< WgmmaWait: the groups it leaves in flight
+  /// WgmmaWait: the groups it leaves in flight; NamedBarrier: its id; MbarExpectTx, BulkLoad: bytes; BranchBegin:
+  /// the block size up to which every thread agrees on the condition, when the kernel does not say its size
+  int64_t n = -1;
+  int64_t threads = -1; ///< NamedBarrier: the thread count (-1: none given, all the CTA's; -2: not a constant)
+  /// BranchBegin, LoopBegin: whether the threads of a CTA may take it differently (its condition reads the
+  /// thread's index, lane, warp or an elect, directly or through a variable or a device function)
+  bool divergent = false;
   /// Under a branch one lane of a warp takes (`if (lane_id() == 0)`, `threadIdx.x % 32 == 0`, `threadIdx.x == 0`,
   /// an elect): what it does is that lane's alone.
   bool oneLane = false;
@@ -75,5 +93,9 @@ struct KernelEvents {
 
 /// The kind of one PTX instruction (its text, with any `{`, predicates and operands).
 EventKind classifyPtx(const std::string &instruction);
+
+/// The operands of one PTX instruction, split at the commas outside brackets and braces
+/// (`mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1`: "_", "[%0]", "%1").
+std::vector<std::string> ptxOperands(const std::string &instruction);
 
 } // namespace cake::cuda

@@ -19,18 +19,21 @@ namespace cake::cuda {
 
 struct ParseResult {
   std::vector<KernelEvents> kernels;
-  /// Clang's errors in the file itself (at.line 0: in a header it includes); the kernels are then what parsed.
+  /// Clang's errors, in the file or in a header it includes (at.file); the kernels are then what parsed.
   struct Error {
     Where at;
     std::string message;
   };
   std::vector<Error> errors;
-  bool available = true; ///< false when this build of cake has no Clang
+  bool available = true;       ///< false when this build of cake has no Clang
+  bool preambleReused = false; ///< the file's includes came precompiled from the cache (Preamble.h)
 };
 
 /// Parses \p text (the file \p path) for GPU architecture \p arch ("sm_90a"), with \p extraArgs after the
-/// checked flags (-I, -D of the user's build).
+/// checked flags (-I, -D of the user's build). The kernels are those the file defines and those of the headers
+/// it includes that are not system headers (-isystem, the CUDA toolkit's), each kernel template per
+/// instantiation the file makes. With \p cacheDir, the file's includes are precompiled there once (Preamble.h).
 ParseResult parseCuda(const std::string &path, const std::string &text, const std::string &arch,
-                      const std::vector<std::string> &extraArgs = {});
+                      const std::vector<std::string> &extraArgs = {}, const std::string &cacheDir = "");
 
 } // namespace cake::cuda

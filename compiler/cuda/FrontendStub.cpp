@@ -3,7 +3,8 @@
 
 namespace cake::cuda {
 
-ParseResult parseCuda(const std::string &, const std::string &, const std::string &, const std::vector<std::string> &) {
+ParseResult parseCuda(const std::string &, const std::string &, const std::string &, const std::vector<std::string> &,
+                      const std::string &) {
   ParseResult out;
   out.available = false;
   return out;

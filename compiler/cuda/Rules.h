@@ -26,6 +26,8 @@ struct Finding {
   std::string code;
   Where at;
   std::string message;
+  /// false: what the checker could not decide (a count it cannot evaluate), said as a note, never an error
+  bool decided = true;
   struct Note {
     Where at;
     std::string message;

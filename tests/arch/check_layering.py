@@ -39,8 +39,9 @@ SUBFOLDERS = {
                         "diagnostics"},
     # a kernel library's manifest and the one dispatcher over it (Manifest.h)
     "compiler/library": {"compiler/library", "compiler/sema", "compiler/syntax", "diagnostics"},
-    # the CUDA checker (issue #20): kernels' events and the rules over them; Clang stays in Frontend.cpp
-    "compiler/cuda": {"compiler/cuda"},
+    # the CUDA checker (issue #20): kernels' events, the rules over them and their diagnostics (Check.h); Clang
+    # stays in Frontend.cpp and Preamble.cpp
+    "compiler/cuda": {"compiler/cuda", "diagnostics"},
     # the one pipeline above the lowering, the runner and the oracles
     "compiler/pipeline": {"compiler/pipeline", "compiler/driver", "compiler/lower", "compiler/runner",
                           "compiler/oracle", "compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},

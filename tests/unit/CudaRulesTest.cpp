@@ -105,7 +105,7 @@ TEST(CudaRules, ElectedArriveAfterAllLanesWrites) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "bar.race");
   EXPECT_EQ(f[0].at.line, 5u);
-  k.events.insert(k.events.begin() + 1, Event{EventKind::NamedBarrier, {4, 1}, "__syncwarp", ""});
+  k.events.insert(k.events.begin() + 1, Event{EventKind::WarpBarrier, {4, 1}, "__syncwarp()", ""});
   EXPECT_TRUE(checkKernel(k).empty());
   // every lane arrives (no elect): each releases its own writes
   KernelEvents all{"a", {1, 1}, {write, Event{EventKind::MbarArrive, {5, 1}, "op", ""}}};

@@ -1,0 +1,47 @@
+//===- ClangSupport.h - What Frontend.cpp and Preamble.cpp share of Clang -*- C++ -*-===//
+//
+// Part of CAKE (issue #20). Internal to compiler/cuda: the Clang types stay in
+// the two files that parse (Frontend.cpp, Preamble.cpp); nothing else
+// includes this header.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/cuda/Frontend.h"
+
+#include <clang/Basic/Diagnostic.h>
+#include <clang/Basic/SourceManager.h>
+
+namespace cake::cuda::detail {
+
+/// Where \p loc is written, as the user sees it: its line and column, and the file when it is not the one
+/// checked (a header the file includes).
+inline Where whereOf(const clang::SourceManager &sm, clang::SourceLocation loc) {
+  clang::SourceLocation e = sm.getExpansionLoc(loc);
+  Where w{sm.getExpansionLineNumber(e), sm.getExpansionColumnNumber(e), ""};
+  if (!sm.isInMainFile(e))
+    if (clang::PresumedLoc p = sm.getPresumedLoc(e); p.isValid())
+      w.file = p.getFilename();
+  return w;
+}
+
+/// Collects Clang's errors (warnings are not the checker's business), located in the file or in a header.
+class ErrorsOnly : public clang::DiagnosticConsumer {
+public:
+  explicit ErrorsOnly(std::vector<ParseResult::Error> &out) : out_(out) {}
+  void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
+    if (level < clang::DiagnosticsEngine::Error)
+      return;
+    llvm::SmallString<200> message;
+    info.FormatDiagnostic(message);
+    ParseResult::Error e{{}, message.str().str()};
+    if (info.hasSourceManager() && info.getLocation().isValid())
+      e.at = whereOf(info.getSourceManager(), info.getLocation());
+    out_.push_back(std::move(e));
+  }
+
+private:
+  std::vector<ParseResult::Error> &out_;
+};
+
+} // namespace cake::cuda::detail

@@ -1,0 +1,228 @@
+//===- Preamble.cpp - The includes of a .cu file, precompiled once --------===//
+#include "compiler/cuda/Preamble.h"
+
+#include "compiler/cuda/ClangSupport.h"
+
+#include <clang/Basic/LangOptions.h>
+#include <clang/Basic/Version.h>
+#include <clang/Frontend/CompilerInstance.h>
+#include <clang/Frontend/FrontendActions.h>
+#include <clang/Lex/Lexer.h>
+#include <clang/Lex/PreprocessorOptions.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/xxhash.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace cake::cuda::detail {
+namespace {
+
+constexpr const char *kMagic = "cake-cuda-preamble 1";
+/// The cache keeps this many preambles (a ThunderKittens one is 37 MB); the least recently used go first.
+constexpr size_t kKeep = 24;
+
+struct Dep {
+  std::string path;
+  uintmax_t size = 0;
+  int64_t mtime = 0;
+};
+
+int64_t mtimeOf(const fs::path &p, std::error_code &ec) {
+  return static_cast<int64_t>(fs::last_write_time(p, ec).time_since_epoch().count());
+}
+
+std::string oneLine(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::replace(s.begin(), s.end(), '\t', ' ');
+  return s;
+}
+
+/// Reads `<key>.deps`: whether every file the preamble read is as it was, and the errors of its build.
+bool stillValid(const fs::path &deps, std::vector<ParseResult::Error> &errors) {
+  std::ifstream in(deps);
+  std::string line;
+  if (!std::getline(in, line) || line != kMagic)
+    return false;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string kind;
+    std::getline(fields, kind, '\t');
+    if (kind == "file") {
+      Dep d;
+      std::string size, mtime;
+      std::getline(fields, size, '\t');
+      std::getline(fields, mtime, '\t');
+      std::getline(fields, d.path);
+      std::error_code ec;
+      uintmax_t nowSize = fs::file_size(d.path, ec);
+      if (ec || nowSize != std::stoull(size) || mtimeOf(d.path, ec) != std::stoll(mtime) || ec)
+        return false;
+    } else if (kind == "error") {
+      ParseResult::Error e;
+      std::string l, c;
+      std::getline(fields, l, '\t');
+      std::getline(fields, c, '\t');
+      std::getline(fields, e.at.file, '\t');
+      std::getline(fields, e.message);
+      e.at.line = static_cast<uint32_t>(std::stoul(l));
+      e.at.column = static_cast<uint32_t>(std::stoul(c));
+      errors.push_back(std::move(e));
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Generates the PCH into `output` and lists the files it read (those on disk: the shim and the preamble
+/// itself are virtual).
+class Build : public clang::GeneratePCHAction {
+public:
+  Build(std::string output, std::vector<ParseResult::Error> &errors, std::vector<Dep> &deps, bool &fatal)
+      : output_(std::move(output)), errors_(errors), deps_(deps), fatal_(fatal) {}
+
+protected:
+  bool BeginInvocation(clang::CompilerInstance &ci) override {
+    ci.getFrontendOpts().OutputFile = output_;
+    // ThunderKittens' headers have asm Clang rejects (`%clusterid.x`); their errors are kept with the preamble
+    ci.getPreprocessorOpts().AllowPCHWithCompilerErrors = true;
+    return true;
+  }
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef in) override {
+    ci.getDiagnostics().setClient(new Errors(errors_, fatal_), /*ShouldOwnClient=*/true);
+    return clang::GeneratePCHAction::CreateASTConsumer(ci, in);
+  }
+  void EndSourceFileAction() override {
+    clang::GeneratePCHAction::EndSourceFileAction();
+    const clang::SourceManager &sm = getCompilerInstance().getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
+      std::error_code ec;
+      fs::path p = fs::absolute(it->first.getName().str(), ec);
+      Dep d{p.string(), fs::file_size(p, ec), 0};
+      if (!ec)
+        d.mtime = mtimeOf(p, ec);
+      if (!ec)
+        deps_.push_back(std::move(d));
+    }
+  }
+
+private:
+  struct Errors : ErrorsOnly {
+    Errors(std::vector<ParseResult::Error> &out, bool &fatal) : ErrorsOnly(out), fatal_(fatal) {}
+    void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
+      fatal_ |= level == clang::DiagnosticsEngine::Fatal;
+      ErrorsOnly::HandleDiagnostic(level, info);
+    }
+    bool &fatal_;
+  };
+  std::string output_;
+  std::vector<ParseResult::Error> &errors_;
+  std::vector<Dep> &deps_;
+  bool &fatal_;
+};
+
+/// Drops the least recently used preambles beyond kKeep.
+void evict(const fs::path &dir) {
+  std::vector<std::pair<int64_t, fs::path>> pchs;
+  std::error_code ec;
+  for (const fs::directory_entry &e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".pch")
+      pchs.emplace_back(mtimeOf(e.path(), ec), e.path());
+  if (pchs.size() <= kKeep)
+    return;
+  std::sort(pchs.begin(), pchs.end());
+  for (size_t i = 0; i + kKeep < pchs.size(); ++i) {
+    fs::remove(pchs[i].second, ec);
+    fs::remove(fs::path(pchs[i].second).replace_extension(".deps"), ec);
+  }
+}
+
+} // namespace
+
+std::optional<Preamble> preamble(const std::string &path, const std::string &text, const std::vector<std::string> &args,
+                                 const std::vector<std::pair<std::string, std::string>> &shim,
+                                 const std::string &cacheDir) {
+  if (cacheDir.empty())
+    return std::nullopt;
+  clang::LangOptions lang;
+  lang.CPlusPlus = lang.CPlusPlus11 = lang.CUDA = true;
+  clang::PreambleBounds bounds = clang::Lexer::ComputePreamble(text, lang);
+  if (bounds.Size == 0)
+    return std::nullopt;
+  Preamble p;
+  p.text = text.substr(0, bounds.Size);
+  std::error_code ec;
+  fs::path file = fs::absolute(path, ec);
+  p.header = file.string() + ".cake-preamble";
+  // the key: everything that shapes the PCH
+  std::string key = CLANG_VERSION_STRING "\n" + file.parent_path().string() + "\n";
+  for (const std::string &a : args)
+    key += a + "\n";
+  for (const auto &[name, content] : shim)
+    key += name + "\n" + content + "\n";
+  key += p.text;
+  char hex[17];
+  snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(llvm::xxh3_64bits(key)));
+  fs::path dir = fs::path(cacheDir) / "cuda-preamble";
+  fs::create_directories(dir, ec);
+  if (ec)
+    return std::nullopt;
+  fs::path pch = dir / (std::string(hex) + ".pch"), deps = dir / (std::string(hex) + ".deps");
+  p.pch = pch.string();
+  if (fs::exists(pch, ec) && stillValid(deps, p.errors)) {
+    fs::last_write_time(pch, fs::file_time_type::clock::now(), ec); // recently used
+    p.reused = true;
+    return p;
+  }
+  p.errors.clear();
+  // built beside its final name and renamed into place: two checks building the same preamble do not collide
+  const std::string suffix = ".tmp" + std::to_string(getpid());
+  std::vector<Dep> read;
+  bool fatal = false;
+  bool ran = clang::tooling::runToolOnCodeWithArgs(
+      std::make_unique<Build>(pch.string() + suffix, p.errors, read, fatal), p.text, args, p.header,
+      "/usr/lib/llvm-19/bin/clang++", std::make_shared<clang::PCHContainerOperations>(), shim);
+  if (!ran && p.errors.empty()) {
+    fs::remove(pch.string() + suffix, ec);
+    return std::nullopt;
+  }
+  // a fatal error (a header not found) stops the parse: what follows it is missing and a header made later
+  // would not be seen; the file is parsed whole instead
+  if (fatal || !fs::exists(pch.string() + suffix, ec)) {
+    fs::remove(pch.string() + suffix, ec);
+    return std::nullopt;
+  }
+  {
+    std::ofstream out(deps.string() + suffix);
+    out << kMagic << "\n";
+    for (const Dep &d : read)
+      out << "file\t" << d.size << "\t" << d.mtime << "\t" << d.path << "\n";
+    for (const ParseResult::Error &e : p.errors)
+      out << "error\t" << e.at.line << "\t" << e.at.column << "\t" << oneLine(e.at.file) << "\t"
+          << oneLine(e.message) << "\n";
+    if (!out)
+      return std::nullopt;
+  }
+  fs::rename(deps.string() + suffix, deps, ec);
+  fs::rename(pch.string() + suffix, pch, ec);
+  if (ec)
+    return std::nullopt;
+  evict(dir);
+  return p;
+}
+
+std::string withoutPreamble(const std::string &text, const Preamble &p) {
+  std::string out = text;
+  for (size_t i = 0; i < p.text.size() && i < out.size(); ++i)
+    if (out[i] != '\n' && out[i] != '\r')
+      out[i] = ' ';
+  return out;
+}
+
+} // namespace cake::cuda::detail
