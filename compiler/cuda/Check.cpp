@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -90,6 +91,10 @@ std::optional<std::vector<Diagnostic>> checkFile(SourceManager &sm, FileId file,
   if (!parsed.available)
     return std::nullopt;
   // a header's findings are located in it: its text joins the SourceManager once
+  // named as the user named the file: a header under the working folder relative to it (a precompiled
+  // preamble records absolute names)
+  std::error_code ec;
+  const std::string cwd = std::filesystem::current_path(ec).string() + "/";
   std::map<std::string, FileId> headers;
   auto fileOf = [&](const Where &w) -> FileId {
     if (w.file.empty())
@@ -99,7 +104,8 @@ std::optional<std::vector<Diagnostic>> checkFile(SourceManager &sm, FileId file,
       std::ifstream in(w.file, std::ios::binary);
       std::ostringstream contents;
       contents << in.rdbuf();
-      it->second = in ? sm.addBuffer(w.file, contents.str()) : sm.addStandIn(w.file, w.line);
+      std::string name = !ec && w.file.starts_with(cwd) ? w.file.substr(cwd.size()) : w.file;
+      it->second = in ? sm.addBuffer(name, contents.str()) : sm.addStandIn(name, w.line);
     }
     return it->second;
   };

@@ -127,6 +127,7 @@ private:
         }
         begin.n = d.uniformUpTo;
       }
+      const size_t first = out_.events.size();
       push(begin);
       const bool lane = cond && oneLanePredicate(cond);
       oneLane_ += lane;
@@ -134,7 +135,10 @@ private:
       oneLane_ -= lane;
       push({EventKind::BranchElse, whereOf(at->getBeginLoc()), "else", via});
       visit(branch->getElse(), site, via);
-      push({EventKind::BranchEnd, whereOf(at->getBeginLoc()), "end", via});
+      if (out_.events.size() == first + 2) // a branch with no operation in either arm is no branch to the rules
+        out_.events.resize(first);
+      else
+        push({EventKind::BranchEnd, whereOf(at->getBeginLoc()), "end", via});
       return;
     }
     // a loop: its body between LoopBegin and LoopEnd, and whether it may run zero times
@@ -162,11 +166,15 @@ private:
       Event begin{EventKind::LoopBegin, whereOf(at->getBeginLoc()), cond ? sourceText(llvm::cast<clang::Expr>(cond)) : "loop", via};
       begin.mayBeEmpty = mayBeEmpty(s);
       begin.divergent = cond && dependsOnThread(cond);
+      const size_t first = out_.events.size();
       push(begin);
       visit(body, site, via);
       visit(after, site, via);
       visit(cond, site, via);
-      push({EventKind::LoopEnd, whereOf(at->getBeginLoc()), "loop", via});
+      if (out_.events.size() == first + 1) // nothing in it
+        out_.events.resize(first);
+      else
+        push({EventKind::LoopEnd, whereOf(at->getBeginLoc()), "loop", via});
       return;
     }
     // a C++ store to a __shared__ object (`tile[i] = v`): a generic-proxy write of shared memory

@@ -480,18 +480,21 @@ private:
       s.read = nullptr;
       s.waited = false;
       [[fallthrough]];
-    case EventKind::MbarExpectTx:
     case EventKind::MbarWait:
       if (e.kind == EventKind::MbarWait)
         s.waited = true;
-      [[fallthrough]];
+      return;
+    case EventKind::MbarExpectTx:
     case EventKind::TmaLoad:
+    case EventKind::BulkLoad:
+      // the async proxy completes transactions on the barrier: it sees the init only after the fence (threads
+      // of the CTA that arrive and wait see it after any barrier among them; cuda::barrier relies on that)
       if (s.init) {
         report("mbar.init-fence", s.init->at,
-               "the mbarrier initialized here is used (" + where(e) +
-                   ") with no fence.mbarrier_init between: the TMA unit and the other threads may see it "
-                   "uninitialized; fence it (fence.mbarrier_init.release.cluster) and synchronize before the first use",
-               {e.at, "first use of an initialized mbarrier, before any fence.mbarrier_init"});
+               "the mbarrier initialized here is completed by the async proxy (" + where(e) +
+                   ") with no fence.mbarrier_init between: the TMA unit may see it uninitialized; fence it "
+                   "(fence.mbarrier_init.release.cluster) after the init and before the barrier that publishes it",
+               {e.at, "the first async-proxy use of the barrier, before any fence.mbarrier_init"});
         s.init = nullptr;
       }
       return;

@@ -1,8 +1,14 @@
 //===- Rules.h - Hazard rules over CUDA kernels' events ---------*- C++ -*-===//
 //
 // Part of CAKE (issue #20). The IR verifier's codes where they apply to CUDA:
-//   mbar.init-fence  an mbarrier initialized and used (waited, arrived on, completed by TMA) with no
-//                    fence.mbarrier_init between: the async proxy may see the barrier uninitialized
+//   mbar.init-fence  an mbarrier initialized and then used by the async proxy (a TMA or bulk copy completing
+//                    on it, an expect-tx announcing one) with no fence.mbarrier_init between: the async proxy may
+//                    see the barrier uninitialized (threads' own arrives and waits see it after a CTA barrier)
+//   bar.uniform      __syncthreads() under a branch or loop whose condition the block's threads may answer
+//                    differently (decided over the block's threads where the condition reads only their index)
+//   bar.ids          a named barrier's id past 15, a thread count not a positive multiple of 32, one id with two
+//                    counts, barrier 0 with a count beside __syncthreads()
+//   mbar.expect-tx   an expect-tx's constant bytes against the constant sizes of the bulk copies after it
 //   proxy.fence      a generic-proxy write of shared memory, then a TMA store with no fence.proxy.async
 //                    between: the store (async proxy) may read the shared memory before the write; and generic
 //                    reads (ld.shared, ldmatrix) then a plain mbarrier arrive (a release for a TMA overwrite)

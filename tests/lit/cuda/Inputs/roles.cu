@@ -1,0 +1,70 @@
+// Role predicates and CTA barriers (bar.uniform) and named barriers' ids and counts (bar.ids). Each kernel is
+// one case; roles.test names the lines.
+#include <cstdint>
+
+__device__ __forceinline__ void named_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" :: "r"(id), "r"(threads) : "memory");
+}
+
+// __syncthreads() in the first warp only: the other three warps never arrive
+__global__ void __launch_bounds__(128) first_warp_sync(float *out) {
+  __shared__ float s[32];
+  if (threadIdx.x < 32) {
+    s[threadIdx.x] = out[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[31 - threadIdx.x];
+  }
+}
+
+// the same code in a block of one warp: every thread takes the branch (decided over the block: clean)
+__global__ void __launch_bounds__(32) one_warp_block(float *out) {
+  __shared__ float s[32];
+  if (threadIdx.x < 32) {
+    s[threadIdx.x] = out[threadIdx.x];
+    __syncthreads();
+    out[threadIdx.x] = s[31 - threadIdx.x];
+  }
+}
+
+// a producer and a consumer warpgroup handing data over a named barrier: clean
+__global__ void __launch_bounds__(256) producer_consumer(float *out) {
+  __shared__ float s[128];
+  const int warp = threadIdx.x / 32;
+  if (warp < 4) {
+    s[threadIdx.x] = out[threadIdx.x];
+    named_sync(1, 256);
+  } else {
+    named_sync(1, 256);
+    out[threadIdx.x] = s[threadIdx.x - 128];
+  }
+}
+
+// no launch bounds: the warps agree only in blocks of at most 128 threads (a note, not decided)
+__global__ void unsized(float *out) {
+  if (threadIdx.x / 32 < 4) {
+    __syncthreads();
+    out[threadIdx.x] = 0;
+  }
+}
+
+// a grid-stride loop: each thread runs it a different number of times
+__global__ void __launch_bounds__(128) strided(float *out, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    out[i] = 0;
+    __syncthreads();
+  }
+}
+
+// named barrier 1 with two counts, a count that is not whole warps, a barrier that does not exist, an id that
+// is not a constant
+__global__ void __launch_bounds__(256) counts(float *out) {
+  const int warp = threadIdx.x / 32;
+  if (warp < 4)
+    named_sync(1, 256);
+  else
+    named_sync(1, 128);
+  named_sync(2, 100);
+  named_sync(16, 256);
+  named_sync(3 + warp / 4, 128);
+  out[threadIdx.x] = 0;
+}
