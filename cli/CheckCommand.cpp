@@ -67,6 +67,9 @@ cxxopts::Options makeOptions() {
       "fix", "Apply the preferred fix-its in place, then check again and print what is left")(
       "lower", "Also report what the lowering cannot generate yet (lower.unsupported): what `cake build` would "
                "refuse")(
+      "compile-commands", "For .cu files: the folder of the compile_commands.json to read the file's flags from "
+                            "(default: the file's folder or one above it; 'none': do not read one)",
+      cxxopts::value<std::string>())(
       "cuda-events", "For .cu files: print what the checker sees of each kernel (its events) instead of checking")(
       "color", "Colour text output: auto, always or never", cxxopts::value<std::string>()->default_value("auto"))(
       "h,help", "Show this help")("files", "Input files", cxxopts::value<std::vector<std::string>>());
@@ -134,6 +137,10 @@ int runCheck(int argc, char **argv) {
       cudaOptions.clangFlags = {"-I" + pipeline::runtimeIncludeDir()};
       cudaOptions.clangFlags.insert(cudaOptions.clangFlags.end(), clangFlags.begin(), clangFlags.end());
       cudaOptions.cacheDir = cuda::cacheDir();
+      if (args.count("compile-commands")) {
+        std::string db = args["compile-commands"].as<std::string>();
+        cudaOptions.compilationDatabase = db == "none" ? std::nullopt : std::optional<std::string>(db);
+      }
       if (args.count("cuda-events")) {
         std::optional<std::string> events = cuda::describeEvents(sm, file, cudaOptions);
         if (!events)

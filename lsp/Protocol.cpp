@@ -45,9 +45,13 @@ std::string argumentUri(const json &params) {
   if (!args.is_array() || args.empty())
     throw LspError(ErrorCode::InvalidParams, "params.arguments[0] must name a document");
   const json &a = args[0];
-  if (a.is_string())
-    return a.get<std::string>();
-  return field<std::string>(a, "uri", "params.arguments[0]");
+  std::string uri = a.is_string() ? a.get<std::string>() : field<std::string>(a, "uri", "params.arguments[0]");
+  // the commands (check, compile, run, cost, ...) read CAKE IR; a CUDA source gets its diagnostics only
+  if (isCudaDocument(uri))
+    throw LspError(ErrorCode::InvalidParams, "params.arguments[0]: '" + uri +
+                                                 "' is a CUDA source: the commands work on CAKE IR files (a .cu "
+                                                 "file gets the CUDA checker's diagnostics, with the cuda setting)");
+  return uri;
 }
 
 RunOptions runOptions(const json &params) {

@@ -3,6 +3,7 @@
 
 #include "formats/FailureLog.h"
 #include "formats/Input.h"
+#include "compiler/pipeline/Pipeline.h"
 
 #include "lsp/Transport.h"
 
@@ -353,7 +354,42 @@ void Server::dispatch(const json &message, const CancelFlag &cancel) {
   // in the same read: eglot 1.9's jsonrpc leaves messages that follow a reply
   // it waited for unread until the server writes again.
   publishPending();
+  if (const json *doc = params.contains("textDocument") && params["textDocument"].is_object() ? &params["textDocument"]
+                                                                                                : nullptr;
+      doc && doc->contains("uri") && (*doc)["uri"].is_string() && isCudaDocument((*doc)["uri"].get<std::string>()))
+    return finish(id, cancel, cudaRequest(method, id, params));
   runRequest(method, id, params, cancel);
+}
+
+json Server::cudaRequest(const std::string &method, const json &id, const json &params) {
+  // a .cu/.cuh document: its diagnostics and the rule under the cursor; the rest is clangd's (null is a valid
+  // answer to every textDocument request)
+  State &state = core_.state();
+  std::string uri = documentUri(params);
+  try {
+    if (method == "textDocument/hover") {
+      std::optional<Hover> h = cudaHover(state, uri, positionField(params, "position", "params"));
+      return resultReply(id, h ? json(*h) : json(nullptr));
+    }
+    if (method == "textDocument/diagnostic") {
+      json items = json::array();
+      const Document *doc = state.docs.find(uri);
+      if (doc && state.cuda.enabled)
+        for (const LspDiagnostic &d :
+             checkCudaDocument(state.cuda.options, state.caps, state.rulesBaseUri, uri, doc->text))
+          items.push_back(d);
+      return resultReply(id, json{{"kind", "full"}, {"items", std::move(items)}});
+    }
+    if (method == "textDocument/codeAction")
+      return resultReply(id, json::array());
+    if (!requests_.count(method))
+      return errorReply(id, ErrorCode::MethodNotFound, "unknown method '" + method + "'");
+    return resultReply(id, nullptr);
+  } catch (const LspError &e) {
+    return errorReply(id, e.code, e.what());
+  } catch (const std::exception &e) {
+    return errorReply(id, ErrorCode::InternalError, std::string("internal error: ") + e.what());
+  }
 }
 
 void Server::runRequest(const std::string &method, const json &id, const json &params, const CancelFlag &cancel) {
@@ -508,6 +544,39 @@ bool Server::applySettings(const json &options, const std::string &path) {
   // {"rulesBaseUri": "https://.../docs/rules/"}: the rule links are <rulesBaseUri><code>.md ("": none)
   if (options.contains("rulesBaseUri"))
     rulesBaseUri = field<std::string>(options, "rulesBaseUri", path);
+  // {"cuda": {"enable": true, "arch": "sm_90a", "flags": ["-I", "include"], "compileCommands": "build"}}: .cu and
+  // .cuh documents get the CUDA checker's diagnostics (issue #20); off unless asked, clangd serves them
+  std::optional<std::pair<bool, cuda::CheckOptions>> cuda;
+  if (options.contains("cuda")) {
+    const std::string where = path + ".cuda";
+    const json &c = options["cuda"];
+    if (!c.is_object())
+      throw LspError(ErrorCode::InvalidParams, "wrong type for " + where + " (expected an object)");
+    cuda.emplace(c.contains("enable") ? field<bool>(c, "enable", where) : true, state.cuda.options);
+    cuda::CheckOptions &o = cuda->second;
+    if (c.contains("arch")) {
+      std::string arch = field<std::string>(c, "arch", where);
+      if (!parseTarget(arch))
+        throw LspError(ErrorCode::InvalidParams, where + ".arch: unknown target '" + arch +
+                                                     "' (expected sm_80, sm_90a or sm_100a)");
+      o.arch = arch;
+    }
+    if (c.contains("flags")) {
+      const json &flags = c["flags"];
+      if (!flags.is_array())
+        throw LspError(ErrorCode::InvalidParams, "wrong type for " + where + ".flags (expected an array of strings)");
+      o.clangFlags = {"-I" + pipeline::runtimeIncludeDir()};
+      for (const json &f : flags) {
+        if (!f.is_string())
+          throw LspError(ErrorCode::InvalidParams, "wrong type for " + where + ".flags (expected an array of strings)");
+        o.clangFlags.push_back(f.get<std::string>());
+      }
+    }
+    if (c.contains("compileCommands"))
+      o.compilationDatabase = c["compileCommands"].is_null() ? std::nullopt
+                                                              : std::optional<std::string>(
+                                                                    field<std::string>(c, "compileCommands", where));
+  }
   if (target)
     state.check.target = *target;
   if (lower)
@@ -518,7 +587,11 @@ bool Server::applySettings(const json &options, const std::string &path) {
     state.docs.setDefaultInstantiation(*instantiation);
   if (rulesBaseUri)
     state.rulesBaseUri = *rulesBaseUri;
-  return target || lower || allowWorkloadCommands || instantiation || rulesBaseUri;
+  if (cuda) {
+    state.cuda.enabled = cuda->first;
+    state.cuda.options = std::move(cuda->second);
+  }
+  return target || lower || allowWorkloadCommands || instantiation || rulesBaseUri || cuda;
 }
 
 void Server::bindRequest(const std::string &method, Handler handler, bool onWorker) {
@@ -552,7 +625,7 @@ void Server::bind() {
   notifications_["textDocument/didSave"] = [&state](const json &p) {
     std::string uri = documentUri(p);
     std::string path = uriToPath(uri);
-    if (path.empty() || !state.docs.find(uri))
+    if (path.empty() || !state.docs.find(uri) || isCudaDocument(uri))
       return;
     auto analysis = state.docs.analyze(uri, state.check, /*tree=*/false);
     formats::logOutcome("lsp", path, analysis->sm.text(analysis->file), analysis->result.diagnostics);

@@ -118,6 +118,8 @@ private:
   /// with its params read and its document's snapshot taken; throws
   /// InvalidParams as the request would.
   Handler commandJob(const json &params);
+  /// The reply to a textDocument request on a .cu/.cuh document (CudaDocuments.cpp).
+  json cudaRequest(const std::string &method, const json &id, const json &params);
   /// Sends a reply to \p id and forgets its cancel flag; a cancelled
   /// request gets RequestCancelled instead of its result.
   void finish(const json &id, const CancelFlag &cancel, json reply);

@@ -29,6 +29,17 @@ std::string cacheDir() {
 
 namespace {
 
+/// The compilation database's flags for \p path, then the caller's.
+std::vector<std::string> flagsFor(const std::string &path, const CheckOptions &options) {
+  std::vector<std::string> flags;
+  if (options.compilationDatabase) {
+    std::string from;
+    flags = compileFlagsFor(path, *options.compilationDatabase, from);
+  }
+  flags.insert(flags.end(), options.clangFlags.begin(), options.clangFlags.end());
+  return flags;
+}
+
 const char *kindName(EventKind k) {
   switch (k) {
 #define KIND(x)                                                                                                        \
@@ -46,8 +57,8 @@ const char *kindName(EventKind k) {
 } // namespace
 
 std::optional<std::string> describeEvents(SourceManager &sm, FileId file, const CheckOptions &options) {
-  ParseResult parsed = parseCuda(sm.name(file), std::string(sm.text(file)), options.arch, options.clangFlags,
-                                 options.cacheDir);
+  ParseResult parsed = parseCuda(sm.name(file), std::string(sm.text(file)), options.arch,
+                                 flagsFor(sm.name(file), options), options.cacheDir);
   if (!parsed.available)
     return std::nullopt;
   std::ostringstream os;
@@ -87,7 +98,7 @@ std::optional<std::string> describeEvents(SourceManager &sm, FileId file, const 
 
 std::optional<std::vector<Diagnostic>> checkFile(SourceManager &sm, FileId file, const CheckOptions &options) {
   const std::string text(sm.text(file));
-  ParseResult parsed = parseCuda(sm.name(file), text, options.arch, options.clangFlags, options.cacheDir);
+  ParseResult parsed = parseCuda(sm.name(file), text, options.arch, flagsFor(sm.name(file), options), options.cacheDir);
   if (!parsed.available)
     return std::nullopt;
   // a header's findings are located in it: its text joins the SourceManager once

@@ -24,6 +24,9 @@ struct CheckOptions {
   std::string arch = "sm_90a";         ///< sm_80, sm_90a or sm_100a
   std::vector<std::string> clangFlags; ///< the user's build flags (-I, -D, -std), after the checker's own
   std::string cacheDir;                ///< where preambles are precompiled (cacheDir()); "" for none
+  /// Read the project's compile_commands.json for the file's flags (before clangFlags): from this folder, or
+  /// "" for the file's folder and those above it; nullopt: none read.
+  std::optional<std::string> compilationDatabase = std::string();
 };
 
 /// Checks buffer \p file of \p sm. A finding in a header the file includes is located in that header, whose

@@ -15,7 +15,9 @@
 #include <clang/Frontend/FrontendAction.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/PreprocessorOptions.h>
+#include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
+#include <llvm/Support/Path.h>
 
 #include <algorithm>
 #include <cctype>
@@ -935,6 +937,62 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
     std::erase_if(out.errors, [](const ParseResult::Error &e) { return e.message.find(kOdrArtifact) != std::string::npos; });
   if (!ran && out.errors.empty())
     out.errors.push_back({{}, "clang did not run on it (its driver refused the arguments)"});
+  return out;
+}
+
+std::vector<std::string> compileFlagsFor(const std::string &path, const std::string &dbDir, std::string &from) {
+  from.clear();
+  llvm::SmallString<256> file(path);
+  llvm::sys::fs::make_absolute(file);
+  std::string error;
+  std::unique_ptr<clang::tooling::CompilationDatabase> db =
+      dbDir.empty() ? clang::tooling::CompilationDatabase::autoDetectFromSource(file, error)
+                    : clang::tooling::CompilationDatabase::autoDetectFromDirectory(dbDir, error);
+  if (!db)
+    return {};
+  std::vector<clang::tooling::CompileCommand> commands = db->getCompileCommands(file);
+  if (commands.empty())
+    return {};
+  const clang::tooling::CompileCommand &c = commands.front();
+  from = dbDir.empty() ? "compile_commands.json (" + c.Directory + ")" : dbDir;
+  auto absolute = [&](std::string dir) {
+    if (!dir.empty() && !llvm::sys::path::is_absolute(dir)) {
+      llvm::SmallString<256> full(c.Directory);
+      llvm::sys::path::append(full, dir);
+      dir = std::string(full);
+    }
+    return dir;
+  };
+  std::vector<std::string> out;
+  const std::vector<std::string> &cl = c.CommandLine;
+  for (size_t i = 1; i < cl.size(); ++i) {
+    const std::string &a = cl[i];
+    // the flags that take a folder (joined or as the next argument)
+    bool taken = false;
+    for (const char *flag : {"-I", "-isystem", "-iquote"}) {
+      std::string f = flag;
+      if (a == f && i + 1 < cl.size()) {
+        out.push_back(f);
+        out.push_back(absolute(cl[++i]));
+        taken = true;
+      } else if (a.rfind(f, 0) == 0 && a.size() > f.size()) {
+        out.push_back(f + absolute(a.substr(f.size())));
+        taken = true;
+      }
+      if (taken)
+        break;
+    }
+    if (taken)
+      continue;
+    if ((a == "-D" || a == "-U" || a == "-include") && i + 1 < cl.size()) {
+      out.push_back(a);
+      out.push_back(a == "-include" ? absolute(cl[++i]) : cl[++i]);
+    } else if (a.rfind("-D", 0) == 0 || a.rfind("-U", 0) == 0 || a.rfind("-std=", 0) == 0) {
+      out.push_back(a);
+    } else if (a == "-std" && i + 1 < cl.size()) { // nvcc's `-std c++17`
+      out.push_back("-std=" + cl[++i]);
+    }
+  }
   return out;
 }
 

@@ -36,4 +36,10 @@ struct ParseResult {
 ParseResult parseCuda(const std::string &path, const std::string &text, const std::string &arch,
                       const std::vector<std::string> &extraArgs = {}, const std::string &cacheDir = "");
 
+/// The flags the project's compile_commands.json gives \p path that shape its parse (-I, -isystem, -iquote, -D,
+/// -U, -include, -std), found in \p dbDir, else in the file's folder and the folders above it (as clangd looks);
+/// relative include folders made absolute against the command's directory. \p from names the database used,
+/// "" when none has the file. Empty in a cake built without Clang.
+std::vector<std::string> compileFlagsFor(const std::string &path, const std::string &dbDir, std::string &from);
+
 } // namespace cake::cuda

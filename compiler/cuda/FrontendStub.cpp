@@ -10,4 +10,9 @@ ParseResult parseCuda(const std::string &, const std::string &, const std::strin
   return out;
 }
 
+std::vector<std::string> compileFlagsFor(const std::string &, const std::string &, std::string &from) {
+  from.clear();
+  return {};
+}
+
 } // namespace cake::cuda

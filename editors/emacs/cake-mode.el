@@ -127,6 +127,10 @@ and level with that line for a closing bracket."
 ;;;###autoload
 (with-eval-after-load 'eglot
   (add-to-list 'eglot-server-programs '(cake-mode "cake" "lsp")))
+;; CUDA sources with the CUDA checker's diagnostics (issue #20) instead of clangd's (eglot runs one server
+;; per buffer):
+;;   (add-to-list 'eglot-server-programs
+;;                '(cuda-mode "cake" "lsp" :initializationOptions (:cuda (:enable t))))
 
 ;;; Server commands (through eglot)
 

@@ -30,7 +30,15 @@ function serverOptions() {
 /** The server's settings (initializationOptions, and settings.cake of workspace/didChangeConfiguration). */
 function serverSettings() {
   const config = vscode.workspace.getConfiguration('cake');
-  return { target: config.get('target', '') || null, lower: config.get('lower', false) === true };
+  const settings = { target: config.get('target', '') || null, lower: config.get('lower', false) === true };
+  // cake.cuda.enable: .cu/.cuh files get the CUDA checker's diagnostics too (beside clangd or NVIDIA's extension)
+  if (config.get('cuda.enable', false) === true)
+    settings.cuda = { enable: true, flags: config.get('cuda.flags', []) };
+  return settings;
+}
+
+function cudaEnabled() {
+  return vscode.workspace.getConfiguration('cake').get('cuda.enable', false) === true;
 }
 
 /** One line for a cake.check answer (the `cake check --format json` schema: diagnostics, summary). */
@@ -83,6 +91,8 @@ function createClient() {
     documentSelector: [
       { scheme: 'file', language: 'cake' },
       { scheme: 'untitled', language: 'cake' },
+      // VS Code's language id for CUDA sources
+      ...(cudaEnabled() ? [{ scheme: 'file', language: 'cuda-cpp' }] : []),
     ],
     outputChannel: output,
     initializationOptions: serverSettings(),
@@ -114,7 +124,8 @@ async function activate(context) {
       output.appendLine('cake: language server restarted');
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {
-      if (event.affectsConfiguration('cake.serverPath') || event.affectsConfiguration('cake.serverArgs'))
+      if (event.affectsConfiguration('cake.serverPath') || event.affectsConfiguration('cake.serverArgs') ||
+          event.affectsConfiguration('cake.cuda.enable')) // the documents the client sends change
         vscode.commands.executeCommand('cake.restartServer');
     }),
     { dispose: () => (client ? client.stop() : undefined) },

@@ -28,6 +28,11 @@ void CakeServer::didChange(const std::string &uri, int64_t version, const std::v
 
 void CakeServer::didClose(const std::string &uri) {
   state_.docs.close(uri);
+  {
+    std::lock_guard lock(state_.cuda.mutex);
+    state_.cuda.wanted.erase(uri);
+    state_.cuda.results.erase(uri);
+  }
   state_.tokensSent.erase(uri);
   dirty_.erase(uri);
   callbacks_.publishDiagnostics(uri, std::nullopt, {});
@@ -52,6 +57,10 @@ void CakeServer::publishPending() {
     const Document *doc = state_.docs.find(uri);
     if (!doc)
       continue;
+    if (isCudaDocument(uri)) {
+      checkCuda(*doc);
+      continue;
+    }
     try {
       callbacks_.publishDiagnostics(uri, doc->version, lspDiagnostics(state_, uri));
     } catch (const std::exception &e) {
@@ -60,6 +69,38 @@ void CakeServer::publishPending() {
   }
   dirty_.clear();
   retired_.clear();
+}
+
+void CakeServer::checkCuda(const Document &doc) {
+  CudaDocuments &cuda = state_.cuda;
+  if (!cuda.enabled)
+    return; // not opted in: the document is clangd's alone
+  {
+    std::lock_guard lock(cuda.mutex);
+    cuda.wanted[doc.uri] = doc.version;
+  }
+  // what the job reads is copied now, on the main thread
+  schedule([this, uri = doc.uri, version = doc.version, text = doc.text, options = cuda.options,
+            caps = state_.caps, base = state_.rulesBaseUri] {
+    {
+      std::lock_guard lock(state_.cuda.mutex);
+      if (state_.cuda.wanted[uri] != version)
+        return; // a later version's job follows
+    }
+    std::vector<LspDiagnostic> found;
+    try {
+      found = checkCudaDocument(options, caps, base, uri, text);
+    } catch (const std::exception &e) {
+      callbacks_.logError("CUDA check of " + uri + ": internal error: " + e.what());
+      return;
+    }
+    std::lock_guard lock(state_.cuda.mutex);
+    auto wanted = state_.cuda.wanted.find(uri);
+    if (wanted == state_.cuda.wanted.end() || wanted->second != version)
+      return; // edited or closed meanwhile
+    state_.cuda.results[uri] = {version, found};
+    callbacks_.publishDiagnostics(uri, version, found);
+  });
 }
 
 } // namespace cake::lsp

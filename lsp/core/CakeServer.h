@@ -52,6 +52,8 @@ public:
   /// open document is analyzed again, and its diagnostics published at the
   /// next publishPending().
   void settingsChanged();
+  /// Checks a CUDA document on the worker and publishes what it finds, if it is still the latest version then.
+  void checkCuda(const Document &doc);
   /// True when a document changed since the last publishPending().
   bool hasPending() const { return !dirty_.empty(); }
 

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "compiler/cuda/Check.h"
 #include "lsp/core/Documents.h"
 
 #include <atomic>
@@ -25,6 +26,23 @@
 #include <variant>
 
 namespace cake::lsp {
+
+/// The CUDA checker on .cu/.cuh documents (CudaDocuments.cpp), when the client opts in
+/// (initializationOptions.cuda = {"enable": true, "arch": "sm_90a", "flags": [...]}): their diagnostics come
+/// from `cake check FILE.cu`'s one path, computed on a worker (a check takes 0.3 s on a warm preamble, seconds
+/// cold), the latest version's published; hover names the rule under the cursor. Other requests on them answer
+/// nothing: clangd, beside this server, serves the C++.
+struct CudaDocuments {
+  bool enabled = false;
+  cuda::CheckOptions options;
+  struct Result {
+    int64_t version = 0;
+    std::vector<LspDiagnostic> diagnostics;
+  };
+  std::mutex mutex;                       ///< guards what follows (the jobs write, the main thread reads)
+  std::map<std::string, int64_t> wanted;  ///< uri -> the version the latest job checks
+  std::map<std::string, Result> results;  ///< uri -> the diagnostics last published
+};
 
 /// What the client can do, from `initialize`.
 struct ClientCaps {
@@ -80,7 +98,19 @@ struct State {
   /// The last semanticTokens/full (or /full/delta) result sent for each
   /// open document, which a delta request names by its resultId.
   std::map<std::string, SemanticTokens> tokensSent;
+  CudaDocuments cuda;
 };
+
+// CudaDocuments.cpp
+/// Whether \p uri names a CUDA source (.cu, .cuh): the CUDA checker's, never the CAKE IR front end's.
+bool isCudaDocument(std::string_view uri);
+/// The CUDA checker's diagnostics of \p text (the document \p uri) in the client's form; runs on any thread
+/// (it reads only its arguments).
+std::vector<LspDiagnostic> checkCudaDocument(const cuda::CheckOptions &options, const ClientCaps &caps,
+                                             const std::string &rulesBaseUri, const std::string &uri,
+                                             const std::string &text);
+/// Hover on a CUDA document: the rule of the diagnostic under \p position (its code, title and page).
+std::optional<Hover> cudaHover(State &state, const std::string &uri, Position position);
 
 // Diagnostics.cpp
 /// LSP diagnostics of a document, in the form the client supports.

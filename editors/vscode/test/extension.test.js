@@ -104,6 +104,19 @@ test('cake.target and cake.lower become the initialization options', async () =>
   assert.deepStrictEqual(clients[0].options.initializationOptions, { target: 'sm_80', lower: true });
 });
 
+test('cake.cuda.enable adds CUDA sources to the selector and the cuda initialization option', async () => {
+  const off = fakeVscode({}, cakeDoc);
+  const offClients = [];
+  await loadExtension(off, offClients).activate({ subscriptions: [] });
+  assert.ok(!offClients[0].options.documentSelector.some((s) => s.language === 'cuda-cpp'));
+  assert.ok(!('cuda' in offClients[0].options.initializationOptions));
+  const on = fakeVscode({ 'cuda.enable': true, 'cuda.flags': ['-I', 'include'] }, cakeDoc);
+  const clients = [];
+  await loadExtension(on, clients).activate({ subscriptions: [] });
+  assert.ok(clients[0].options.documentSelector.some((s) => s.language === 'cuda-cpp' && s.scheme === 'file'));
+  assert.deepStrictEqual(clients[0].options.initializationOptions.cuda, { enable: true, flags: ['-I', 'include'] });
+});
+
 test('cake.serverPath and cake.serverArgs choose the command; restart re-reads them', async () => {
   const settings = { serverPath: '/opt/cake/bin/cake', serverArgs: ['lsp', '--log'] };
   const vscode = fakeVscode(settings, cakeDoc);

@@ -4,6 +4,7 @@
 --     cmd = { '/path/to/build/cake', 'lsp' },  -- default { 'cake', 'lsp' }
 --     on_attach = function(client, bufnr) end,  -- optional
 --     settings = { cake = { target = 'sm_80' } }, -- optional: the server's settings
+--     cuda = { enable = true, flags = { '-I', 'include' } }, -- optional: also check .cu/.cuh buffers
 --   })
 --
 -- Starts one server per project root for `cake` buffers: with vim.lsp.start on
@@ -22,6 +23,9 @@ M.config = {
   capabilities = nil,
   init_options = nil,
   settings = nil, -- e.g. { cake = { target = 'sm_80' } }: sent with workspace/didChangeConfiguration
+  -- { enable = true, flags = {...} }: `cuda` buffers attach too and get the CUDA checker's diagnostics (beside
+  -- clangd), the server told through init_options.cuda
+  cuda = nil,
 }
 
 local clients = {} -- root_dir -> client id (Neovim 0.7 path)
@@ -44,7 +48,9 @@ local function client_config(root)
     cmd = M.config.cmd,
     root_dir = root,
     capabilities = M.config.capabilities or vim.lsp.protocol.make_client_capabilities(),
-    init_options = M.config.init_options,
+    init_options = M.config.cuda and M.config.cuda.enable
+        and vim.tbl_extend('force', M.config.init_options or {}, { cuda = M.config.cuda })
+      or M.config.init_options,
     settings = M.config.settings,
     on_attach = function(client, bufnr)
       -- <C-x><C-o> completes from the server (issue #16: omnifunc was unset)
@@ -136,9 +142,10 @@ end
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', M.config, opts or {})
   local group = vim.api.nvim_create_augroup('cake_lsp', { clear = true })
+  local cuda = M.config.cuda and M.config.cuda.enable
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
-    pattern = 'cake',
+    pattern = cuda and { 'cake', 'cuda' } or 'cake',
     callback = function(args) M.attach(args.buf) end,
   })
   vim.api.nvim_create_user_command('CakeCheck', function() M.check() end,
@@ -147,7 +154,8 @@ function M.setup(opts)
     { desc = 'cake: apply every fix-it in the current file (cake.applyFix)' })
   -- Buffers that were already cake before setup().
   for _, buf in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].filetype == 'cake' then M.attach(buf) end
+    local ft = vim.bo[buf].filetype
+    if vim.api.nvim_buf_is_loaded(buf) and (ft == 'cake' or (cuda and ft == 'cuda')) then M.attach(buf) end
   end
 end
 
