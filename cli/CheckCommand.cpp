@@ -151,6 +151,13 @@ int runCheck(int argc, char **argv) {
       std::optional<std::vector<Diagnostic>> found = cuda::checkFile(sm, file, cudaOptions);
       if (!found)
         return usage(path + ": this cake was built without Clang (libTooling), which the CUDA checker needs");
+      // --fix: the exact fix-its in the file itself (a header's stay the author's), then a check of the result
+      if (std::string fixed(sm.text(file)); fix && applyFixes(fixed, file, *found)) {
+        if (auto error = writeFileAtomically(path, fixed); !error)
+          return usage(error.error().message);
+        file = sm.addBuffer(name, std::move(fixed));
+        found = cuda::checkFile(sm, file, cudaOptions);
+      }
       diags.insert(diags.end(), found->begin(), found->end());
       continue;
     }

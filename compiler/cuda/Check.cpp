@@ -29,6 +29,26 @@ std::string cacheDir() {
 
 namespace {
 
+/// \p insert as an edit: its statement on a line of its own before the closing brace at \p before, indented one
+/// level past the brace's line (or before the brace on its line when code precedes it there).
+std::optional<Fix> insertion(const SourceManager &sm, FileId file, const Where &before, const Finding::Insert &insert) {
+  if (!sm.hasText(file) || before.line == 0 || before.line > sm.lineCount(file))
+    return std::nullopt;
+  std::string_view line = sm.lineText(file, before.line);
+  const uint32_t column = before.column ? before.column - 1 : 0;
+  if (column >= line.size() || line[column] != '}')
+    return std::nullopt;
+  const uint32_t start = sm.lineStart(file, before.line);
+  std::string_view lead = line.substr(0, column);
+  Fix fix;
+  fix.title = insert.title;
+  if (lead.find_first_not_of(" \t") == std::string_view::npos)
+    fix.edits.push_back({{file, start, start}, std::string(lead) + "  " + insert.statement + "\n"});
+  else
+    fix.edits.push_back({{file, start + column, start + column}, insert.statement + " "});
+  return fix;
+}
+
 /// The compilation database's flags for \p path, then the caller's.
 std::vector<std::string> flagsFor(const std::string &path, const CheckOptions &options) {
   std::vector<std::string> flags;
@@ -157,6 +177,9 @@ std::optional<std::vector<Diagnostic>> checkFile(SourceManager &sm, FileId file,
       d.message = f.message;
       for (const Finding::Note &n : f.notes)
         d.notes.push_back({range(n.at), n.message});
+      if (f.fix && f.fix->before.line)
+        if (std::optional<Fix> fix = insertion(sm, fileOf(f.fix->before), f.fix->before, *f.fix))
+          d.fixes.push_back(std::move(*fix));
       out.push_back(std::move(d));
     }
   sortDiagnostics(out);

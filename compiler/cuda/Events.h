@@ -89,6 +89,7 @@ struct KernelEvents {
   std::string name;
   Where at;
   std::vector<Event> events; ///< in source order
+  Where end = {};            ///< the closing brace of its body
 };
 
 /// The kind of one PTX instruction (its text, with any `{`, predicates and operands).

@@ -839,6 +839,7 @@ private:
       k.name += "<" + os.str() + ">";
     }
     Collector(ctx, k).kernel(def);
+    k.end = detail::whereOf(sm, def->getBody()->getEndLoc());
     out_.kernels.push_back(std::move(k));
   }
 

@@ -171,12 +171,23 @@ public:
   void run() {
     Paths paths{Path{}};
     run(0, k_.events.size(), paths);
-    for (const Path &p : paths)
-      if (p.state.store) // tma.store-wait: a store pending at the kernel's end
-        report("tma.store-wait", p.state.store->at,
-               "this TMA store is never waited before the kernel ends (no cp.async.bulk.wait_group after it on "
-               "every path): the shared memory it reads is released at exit while the store may still read it",
-               {k_.at, "kernel '" + k_.name + "' ends without cp.async.bulk.wait_group.read 0 after it"});
+    bool fixed = false;
+    for (const Path &p : paths) {
+      if (!p.state.store) // tma.store-wait: a store pending at the kernel's end
+        continue;
+      bool added = report("tma.store-wait", p.state.store->at,
+                          "this TMA store is never waited before the kernel ends (no cp.async.bulk.wait_group after "
+                          "it on every path): the shared memory it reads is released at exit while the store may "
+                          "still read it",
+                          {k_.at, "kernel '" + k_.name + "' ends without cp.async.bulk.wait_group.read 0 after it"});
+      // one wait before the closing brace, for every store: every thread runs it, and it waits for the bulk
+      // groups of the thread that stored (the others have none)
+      if (added && k_.end.line && !fixed) {
+        out_.back().fix = Finding::Insert{"wait for the TMA stores before the kernel ends", k_.end,
+                                          "asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");"};
+        fixed = true;
+      }
+    }
     namedBarriers();
     expectTx();
   }
@@ -504,12 +515,14 @@ private:
   }
 
   /// One finding per (code, place): a loop's second pass does not repeat the first's.
-  void report(const std::string &code, Where at, std::string message, Finding::Note note, bool decided = true) {
+  /// Whether it is new (the finding is then out_.back()).
+  bool report(const std::string &code, Where at, std::string message, Finding::Note note, bool decided = true) {
     for (const Finding &f : out_)
       if (f.code == code && f.at.line == at.line && f.at.column == at.column && f.at.file == at.file &&
           f.decided == decided)
-        return;
+        return false;
     out_.push_back({code, at, std::move(message), decided, {std::move(note)}});
+    return true;
   }
 
   const KernelEvents &k_;

@@ -26,6 +26,8 @@
 
 #include "compiler/cuda/Events.h"
 
+#include <optional>
+
 namespace cake::cuda {
 
 struct Finding {
@@ -39,6 +41,14 @@ struct Finding {
     std::string message;
   };
   std::vector<Note> notes;
+  /// An insertion that restores the intended program, where one is exact (tma.store-wait at the kernel's end:
+  /// the wait before its closing brace); the text goes on its own line before the brace.
+  struct Insert {
+    std::string title;
+    Where before;
+    std::string statement;
+  };
+  std::optional<Insert> fix = std::nullopt;
 };
 
 /// The findings of one kernel, in source order.
