@@ -9,6 +9,7 @@
 
 #include "compiler/cuda/Frontend.h"
 
+#include <clang/AST/ASTConsumer.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/SourceManager.h>
 
@@ -24,6 +25,9 @@ inline Where whereOf(const clang::SourceManager &sm, clang::SourceLocation loc) 
       w.file = p.getFilename();
   return w;
 }
+
+/// The consumer that reduces each kernel of a translation unit to its events into \p out (Frontend.cpp).
+std::unique_ptr<clang::ASTConsumer> kernelConsumer(ParseResult &out);
 
 /// Collects Clang's errors (warnings are not the checker's business), located in the file or in a header.
 class ErrorsOnly : public clang::DiagnosticConsumer {

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -836,7 +837,9 @@ private:
         os << (i ? ", " : "");
         args->get(i).print(ctx.getPrintingPolicy(), os, true);
       }
-      k.name += "<" + os.str() + ">";
+      // CuTe's arguments run to thousands of characters: enough of them to tell instantiations apart by eye
+      const std::string shown = os.str();
+      k.name += "<" + (shown.size() > 96 ? shown.substr(0, 93) + "..." : shown) + ">";
     }
     Collector(ctx, k).kernel(def);
     k.end = detail::whereOf(sm, def->getBody()->getEndLoc());
@@ -873,6 +876,24 @@ private:
   std::string pch_;
 };
 
+} // namespace
+
+std::unique_ptr<clang::ASTConsumer> detail::kernelConsumer(ParseResult &out) { return std::make_unique<Consumer>(out); }
+
+namespace {
+
+/// The toolkit's CUDA_VERSION (13000 for 13.0) from its cuda.h, 0 when it cannot be read.
+int toolkitVersion() {
+  static const int version = [] {
+    std::ifstream in("/usr/local/cuda/include/cuda.h");
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("#define CUDA_VERSION ", 0) == 0)
+        return std::atoi(line.c_str() + 21);
+    return 0;
+  }();
+  return version;
+}
+
 /// In C++20, Clang 19 reading a CUDA PCH reports the CUDA headers' math functions, which the runtime wrapper
 /// declares with other parameter names before math_functions.hpp defines them, as "different definitions in
 /// different modules": both come from the one PCH, the file parsed whole has no such error, and the checker's
@@ -891,6 +912,14 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
                                    "-resource-dir=/usr/lib/llvm-19/lib/clang/19", "-isystem", "/cake-cuda-shim",
                                    "-isystem", "/usr/local/cuda/include/cccl", "-fsyntax-only", "-w",
                                    "-ferror-limit=0"};
+  // nvcc's version macros, which Clang does not define: CUTLASS compiles its barriers, TMA and wgmma only under
+  // `__CUDACC_VER_MAJOR__ >= 12` (cutlass/arch/barrier.h, CUDA_BARRIER_ENABLED); without them its helpers are
+  // empty and the checker would see none of their operations
+  if (int version = toolkitVersion(); version > 0) {
+    args.push_back("-D__CUDACC_VER_MAJOR__=" + std::to_string(version / 1000));
+    args.push_back("-D__CUDACC_VER_MINOR__=" + std::to_string(version % 1000 / 10));
+    args.push_back("-D__CUDACC_VER_BUILD__=0");
+  }
   args.insert(args.end(), extraArgs.begin(), extraArgs.end());
   // Clang 19 does not know CUDA 13: it lowers `<<<...>>>` in host code through the legacy cudaConfigureCall,
   // which CUDA 13 no longer declares; declared here, host launch code parses (the checker reads device code only)
@@ -922,20 +951,38 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
                     "void operator delete[](void *, decltype(sizeof 0), std::align_val_t) noexcept;\n"
                     "#endif\n"
                     "#endif\n");
+  auto parse = [&](const std::string &code, const std::string &pch,
+                   const clang::tooling::FileContentMappings &files) {
+    return clang::tooling::runToolOnCodeWithArgs(std::make_unique<Action>(out, pch), code, args, path,
+                                                 "/usr/lib/llvm-19/bin/clang++",
+                                                 std::make_shared<clang::PCHContainerOperations>(), files);
+  };
   std::optional<detail::Preamble> pre = detail::preamble(path, text, args, shim, cacheDir);
-  std::string pch;
-  if (pre) {
+  bool ran = false;
+  if (pre && pre->fatal) {
+    // the preamble stopped at a fatal error (a header not found): so would the file, at the same place; its
+    // build saw everything the file's parse would
+    out.errors = pre->errors;
+    out.kernels = pre->kernels;
+    ran = true;
+  } else if (pre) {
     out.errors = pre->errors;
     out.preambleReused = pre->reused;
-    pch = pre->pch;
-    shim.emplace_back(pre->header, pre->text);
-  }
-  bool ran = clang::tooling::runToolOnCodeWithArgs(std::make_unique<Action>(out, pch),
-                                                   pre ? detail::withoutPreamble(text, *pre) : text, args, path,
-                                                   "/usr/lib/llvm-19/bin/clang++",
-                                                   std::make_shared<clang::PCHContainerOperations>(), shim);
-  if (pre) // see kOdrArtifact
+    clang::tooling::FileContentMappings files = shim;
+    files.emplace_back(pre->header, pre->text);
+    ran = parse(detail::withoutPreamble(text, *pre), pre->pch, files);
     std::erase_if(out.errors, [](const ParseResult::Error &e) { return e.message.find(kOdrArtifact) != std::string::npos; });
+    // Clang 19 merges a CUDA PCH's host and device overloads of one signature (printf, the nothrow operator new
+    // of the wrappers): host code that calls the host one no longer compiles. The device code the rules read
+    // keeps its overloads, but an error the preamble did not have may be such a loss: the file is then parsed
+    // whole, and its result is the one given (tests/lit/cuda/preamble.test)
+    if (out.errors.size() > pre->errors.size()) {
+      out = ParseResult{};
+      ran = parse(text, "", shim);
+    }
+  } else {
+    ran = parse(text, "", shim);
+  }
   if (!ran && out.errors.empty())
     out.errors.push_back({{}, "clang did not run on it (its driver refused the arguments)"});
   return out;
