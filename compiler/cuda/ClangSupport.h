@@ -29,15 +29,21 @@ inline Where whereOf(const clang::SourceManager &sm, clang::SourceLocation loc) 
 /// The consumer that reduces each kernel of a translation unit to its events into \p out (Frontend.cpp).
 std::unique_ptr<clang::ASTConsumer> kernelConsumer(ParseResult &out);
 
-/// Collects Clang's errors (warnings are not the checker's business), located in the file or in a header.
+/// Collects Clang's errors (warnings are not the checker's business), located in the file or in a header; and
+/// whether a call found only device candidates from host code ("call to __device__ function from __host__
+/// function"), which is what Clang 19's loss of host overloads in a CUDA PCH looks like (Frontend.cpp).
 class ErrorsOnly : public clang::DiagnosticConsumer {
 public:
-  explicit ErrorsOnly(std::vector<ParseResult::Error> &out) : out_(out) {}
+  explicit ErrorsOnly(std::vector<ParseResult::Error> &out, bool *hostCallsDevice = nullptr)
+      : out_(out), hostCallsDevice_(hostCallsDevice) {}
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic &info) override {
-    if (level < clang::DiagnosticsEngine::Error)
-      return;
     llvm::SmallString<200> message;
     info.FormatDiagnostic(message);
+    if (level == clang::DiagnosticsEngine::Note && hostCallsDevice_ &&
+        message.str().contains("call to __device__ function from __host__ function"))
+      *hostCallsDevice_ = true;
+    if (level < clang::DiagnosticsEngine::Error)
+      return;
     ParseResult::Error e{{}, message.str().str()};
     if (info.hasSourceManager() && info.getLocation().isValid())
       e.at = whereOf(info.getSourceManager(), info.getLocation());
@@ -46,6 +52,7 @@ public:
 
 private:
   std::vector<ParseResult::Error> &out_;
+  bool *hostCallsDevice_;
 };
 
 } // namespace cake::cuda::detail
