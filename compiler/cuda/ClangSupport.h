@@ -9,7 +9,6 @@
 
 #include "compiler/cuda/Frontend.h"
 
-#include <clang/AST/ASTConsumer.h>
 #include <clang/Basic/Diagnostic.h>
 #include <clang/Basic/SourceManager.h>
 
@@ -26,9 +25,6 @@ inline Where whereOf(const clang::SourceManager &sm, clang::SourceLocation loc) 
   return w;
 }
 
-/// The consumer that reduces each kernel of a translation unit to its events into \p out (Frontend.cpp).
-std::unique_ptr<clang::ASTConsumer> kernelConsumer(ParseResult &out);
-
 /// Collects Clang's errors (warnings are not the checker's business), located in the file or in a header; and
 /// whether a call found only device candidates from host code ("call to __device__ function from __host__
 /// function"), which is what Clang 19's loss of host overloads in a CUDA PCH looks like (Frontend.cpp).
@@ -44,6 +40,9 @@ public:
       *hostCallsDevice_ = true;
     if (level < clang::DiagnosticsEngine::Error)
       return;
+    // the wrappers' operator new and delete (placement new among them) are lost the same way, with no note
+    if (hostCallsDevice_ && (message.str().contains("'operator new'") || message.str().contains("'operator delete'")))
+      *hostCallsDevice_ = true;
     ParseResult::Error e{{}, message.str().str()};
     if (info.hasSourceManager() && info.getLocation().isValid())
       e.at = whereOf(info.getSourceManager(), info.getLocation());

@@ -878,11 +878,6 @@ private:
   bool *hostCallsDevice_;
 };
 
-} // namespace
-
-std::unique_ptr<clang::ASTConsumer> detail::kernelConsumer(ParseResult &out) { return std::make_unique<Consumer>(out); }
-
-namespace {
 
 /// The toolkit's CUDA_VERSION (13000 for 13.0) from its cuda.h, 0 when it cannot be read.
 int toolkitVersion() {
@@ -962,13 +957,7 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
   };
   std::optional<detail::Preamble> pre = detail::preamble(path, text, args, shim, cacheDir);
   bool ran = false;
-  if (pre && pre->fatal) {
-    // the preamble stopped at a fatal error (a header not found): so would the file, at the same place; its
-    // build saw everything the file's parse would
-    out.errors = pre->errors;
-    out.kernels = pre->kernels;
-    ran = true;
-  } else if (pre) {
+  if (pre) {
     out.errors = pre->errors;
     out.preambleReused = pre->reused;
     clang::tooling::FileContentMappings files = shim;

@@ -7,7 +7,6 @@
 #include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendActions.h>
-#include <clang/Frontend/MultiplexConsumer.h>
 #include <clang/Lex/Lexer.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <clang/Tooling/Tooling.h>
@@ -85,9 +84,8 @@ bool stillValid(const fs::path &deps, std::vector<ParseResult::Error> &errors) {
 /// itself are virtual).
 class Build : public clang::GeneratePCHAction {
 public:
-  Build(std::string output, std::vector<ParseResult::Error> &errors, std::vector<Dep> &deps, bool &fatal,
-        ParseResult &kernels)
-      : output_(std::move(output)), errors_(errors), deps_(deps), fatal_(fatal), kernels_(kernels) {}
+  Build(std::string output, std::vector<ParseResult::Error> &errors, std::vector<Dep> &deps, bool &fatal)
+      : output_(std::move(output)), errors_(errors), deps_(deps), fatal_(fatal) {}
 
 protected:
   bool BeginInvocation(clang::CompilerInstance &ci) override {
@@ -98,13 +96,7 @@ protected:
   }
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &ci, llvm::StringRef in) override {
     ci.getDiagnostics().setClient(new Errors(errors_, fatal_), /*ShouldOwnClient=*/true);
-    // the kernels it parses too: the file's, should a fatal error end the parse here
-    std::vector<std::unique_ptr<clang::ASTConsumer>> both;
-    both.push_back(clang::GeneratePCHAction::CreateASTConsumer(ci, in));
-    if (!both.back())
-      return nullptr;
-    both.push_back(kernelConsumer(kernels_));
-    return std::make_unique<clang::MultiplexConsumer>(std::move(both));
+    return clang::GeneratePCHAction::CreateASTConsumer(ci, in);
   }
   void EndSourceFileAction() override {
     clang::GeneratePCHAction::EndSourceFileAction();
@@ -133,7 +125,6 @@ private:
   std::vector<ParseResult::Error> &errors_;
   std::vector<Dep> &deps_;
   bool &fatal_;
-  ParseResult &kernels_;
 };
 
 /// Drops the least recently used preambles beyond kKeep.
@@ -194,17 +185,12 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
   const std::string suffix = ".tmp" + std::to_string(getpid());
   std::vector<Dep> read;
   bool fatal = false;
-  ParseResult built;
   bool ran = clang::tooling::runToolOnCodeWithArgs(
-      std::make_unique<Build>(pch.string() + suffix, p.errors, read, fatal, built), p.text, args, p.header,
+      std::make_unique<Build>(pch.string() + suffix, p.errors, read, fatal), p.text, args, p.header,
       "/usr/lib/llvm-19/bin/clang++", std::make_shared<clang::PCHContainerOperations>(), shim);
-  if (fatal) { // not kept: a header made later must be seen; the build's parse is the file's
-    fs::remove(pch.string() + suffix, ec);
-    p.fatal = true;
-    p.kernels = std::move(built.kernels);
-    return p;
-  }
-  if (!ran && p.errors.empty()) {
+  // not kept after a fatal error: Clang parses on past a header not found, diagnostics suppressed, and a header
+  // made later must be seen; the file is parsed whole
+  if (fatal || (!ran && p.errors.empty())) {
     fs::remove(pch.string() + suffix, ec);
     return std::nullopt;
   }

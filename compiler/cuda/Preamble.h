@@ -33,16 +33,12 @@ struct Preamble {
   std::string text;   ///< the preamble's text (the first `bytes` of the file)
   std::vector<ParseResult::Error> errors; ///< Clang's errors while building it, given again whenever it is used
   bool reused = false;                    ///< found in the cache rather than built now
-  /// Its build stopped at a fatal error (a header not found): not kept, and the file's own parse would stop at
-  /// the same place, so the build's kernels (those of the headers before it) and errors are the file's.
-  bool fatal = false;
-  std::vector<KernelEvents> kernels;
 };
 
 /// The preamble of \p text (the file \p path), parsed with \p args and the virtual files \p shim, from \p cacheDir
 /// or built into it; nullopt when the file has no preamble, the folder cannot be written or the build failed
-/// (the caller parses the whole file then). A build that stopped at a fatal error is returned (fatal) but not
-/// kept: a header made later must be seen.
+/// (the caller parses the whole file then), as when the build hit a fatal error (a header not found): Clang
+/// parses on past it with its diagnostics suppressed, and a header made later must be seen.
 std::optional<Preamble> preamble(const std::string &path, const std::string &text, const std::vector<std::string> &args,
                                  const std::vector<std::pair<std::string, std::string>> &shim,
                                  const std::string &cacheDir);
