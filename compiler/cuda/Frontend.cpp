@@ -969,6 +969,7 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
     // read keeps its overloads; when such a call appears (or a genuine host-to-device call, which the whole
     // parse reports the same), the file is parsed whole and that result is given (tests/lit/cuda/preamble.test)
     if (hostCallsDevice) {
+      detail::parseWholeFromNowOn(*pre);
       out = ParseResult{};
       ran = parse(text, "", shim);
     }

@@ -140,6 +140,7 @@ void evict(const fs::path &dir) {
   for (size_t i = 0; i + kKeep < pchs.size(); ++i) {
     fs::remove(pchs[i].second, ec);
     fs::remove(fs::path(pchs[i].second).replace_extension(".deps"), ec);
+    fs::remove(fs::path(pchs[i].second).replace_extension(".whole"), ec);
   }
 }
 
@@ -176,10 +177,13 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
   fs::path pch = dir / (std::string(hex) + ".pch"), deps = dir / (std::string(hex) + ".deps");
   p.pch = pch.string();
   if (fs::exists(pch, ec) && stillValid(deps, p.errors)) {
+    if (fs::exists(fs::path(pch).replace_extension(".whole"), ec))
+      return std::nullopt; // its files parse whole (parseWholeFromNowOn)
     fs::last_write_time(pch, fs::file_time_type::clock::now(), ec); // recently used
     p.reused = true;
     return p;
   }
+  fs::remove(fs::path(pch).replace_extension(".whole"), ec); // a rebuilt preamble is tried again
   p.errors.clear();
   // built beside its final name and renamed into place: two checks building the same preamble do not collide
   const std::string suffix = ".tmp" + std::to_string(getpid());
@@ -213,6 +217,10 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
     return std::nullopt;
   evict(dir);
   return p;
+}
+
+void parseWholeFromNowOn(const Preamble &p) {
+  std::ofstream(fs::path(p.pch).replace_extension(".whole")) << "parse whole\n";
 }
 
 std::string withoutPreamble(const std::string &text, const Preamble &p) {

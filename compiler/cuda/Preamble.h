@@ -12,8 +12,9 @@
 // build hit a fatal error (a missing header) is not kept: a header created
 // later must be seen.
 //
-// Clang 19 loses some host declarations when it reads a CUDA PCH (Frontend.cpp says which and what is done);
-// the parse on top of a preamble is used only when it has no error the preamble's build did not have.
+// Clang 19 loses some host declarations when it reads a CUDA PCH (Frontend.cpp says which and what is done):
+// when the parse on top of a preamble shows that loss, the file is parsed whole, and the preamble is marked so
+// that its files are parsed whole from then on (until it is rebuilt), never paying for both parses twice.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -42,6 +43,11 @@ struct Preamble {
 std::optional<Preamble> preamble(const std::string &path, const std::string &text, const std::vector<std::string> &args,
                                  const std::vector<std::pair<std::string, std::string>> &shim,
                                  const std::string &cacheDir);
+
+/// Remembers that the file parsed on top of \p p had to be parsed whole (Clang 19's CUDA-PCH loss of host
+/// overloads showed): until the preamble is rebuilt, preamble() gives nullopt for it and the cost is a whole
+/// parse, not a parse on the PCH and then a whole one.
+void parseWholeFromNowOn(const Preamble &p);
 
 /// The text to parse on top of \p p: \p text with the preamble's bytes blanked, new lines kept.
 std::string withoutPreamble(const std::string &text, const Preamble &p);
