@@ -7,7 +7,9 @@
 #include <clang/Basic/Version.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendActions.h>
+#include <clang/Lex/HeaderSearch.h>
 #include <clang/Lex/Lexer.h>
+#include <clang/Lex/Preprocessor.h>
 #include <clang/Lex/PreprocessorOptions.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/xxhash.h>
@@ -84,8 +86,9 @@ bool stillValid(const fs::path &deps, std::vector<ParseResult::Error> &errors) {
 /// itself are virtual).
 class Build : public clang::GeneratePCHAction {
 public:
-  Build(std::string output, std::vector<ParseResult::Error> &errors, std::vector<Dep> &deps, bool &fatal)
-      : output_(std::move(output)), errors_(errors), deps_(deps), fatal_(fatal) {}
+  Build(std::string output, std::vector<ParseResult::Error> &errors, std::vector<Dep> &deps, bool &fatal,
+        std::vector<std::string> &searchDirs)
+      : output_(std::move(output)), errors_(errors), deps_(deps), fatal_(fatal), searchDirs_(searchDirs) {}
 
 protected:
   bool BeginInvocation(clang::CompilerInstance &ci) override {
@@ -100,6 +103,9 @@ protected:
   }
   void EndSourceFileAction() override {
     clang::GeneratePCHAction::EndSourceFileAction();
+    for (const clang::DirectoryLookup &d : getCompilerInstance().getPreprocessor().getHeaderSearchInfo().search_dir_range())
+      if (d.getDirRef())
+        searchDirs_.push_back(d.getName().str());
     const clang::SourceManager &sm = getCompilerInstance().getSourceManager();
     for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
       std::error_code ec;
@@ -125,20 +131,93 @@ private:
   std::vector<ParseResult::Error> &errors_;
   std::vector<Dep> &deps_;
   bool &fatal_;
+  std::vector<std::string> &searchDirs_;
 };
+
+/// Where header \p name would appear under \p dir: its deepest folder that exists now (creating the header, or
+/// a folder on its way, changes that folder's time).
+fs::path deepestExisting(const fs::path &dir, const std::string &name) {
+  fs::path at = dir;
+  std::error_code ec;
+  for (const fs::path &part : fs::path(name).parent_path()) {
+    if (!fs::is_directory(at / part, ec))
+      break;
+    at /= part;
+  }
+  return at;
+}
+
+/// A preamble that stopped at a header not found: the files it read, and for each header it could not find
+/// (from Clang's "'NAME' file not found") the folder where it would appear under each search folder and the
+/// folder of each file read (quoted includes), with their times. Valid while all of them are as they were.
+void writeMissing(const fs::path &at, const std::vector<Dep> &read, const std::vector<ParseResult::Error> &errors,
+                  std::vector<std::string> searchDirs) {
+  std::vector<std::string> missing;
+  for (const ParseResult::Error &e : errors)
+    if (size_t q = e.message.find('\''), r = e.message.find("' file not found");
+        q != std::string::npos && r != std::string::npos && r > q)
+      missing.push_back(e.message.substr(q + 1, r - q - 1));
+  if (missing.empty())
+    return; // another fatal error: nothing to wait for, nothing kept
+  for (const Dep &d : read)
+    searchDirs.push_back(fs::path(d.path).parent_path().string());
+  std::sort(searchDirs.begin(), searchDirs.end());
+  searchDirs.erase(std::unique(searchDirs.begin(), searchDirs.end()), searchDirs.end());
+  std::ofstream out(at);
+  out << kMagic << "\n";
+  for (const Dep &d : read)
+    out << "file\t" << d.size << "\t" << d.mtime << "\t" << d.path << "\n";
+  std::error_code ec;
+  for (const std::string &name : missing)
+    for (const std::string &dir : searchDirs) {
+      if (!fs::is_directory(dir, ec)) // the shim's virtual folder
+        continue;
+      fs::path where = deepestExisting(dir, name);
+      out << "dir\t" << mtimeOf(where, ec) << "\t" << name << "\t" << dir << "\n";
+    }
+}
+
+/// Whether the preamble of \p at still stops at the same missing headers (writeMissing).
+bool stillMissing(const fs::path &at) {
+  std::ifstream in(at);
+  std::string line;
+  if (!std::getline(in, line) || line != kMagic)
+    return false;
+  std::error_code ec;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string kind, a, b, c;
+    std::getline(fields, kind, '\t');
+    std::getline(fields, a, '\t');
+    std::getline(fields, b, '\t');
+    std::getline(fields, c);
+    if (kind == "file") {
+      if (fs::file_size(c, ec) != std::stoull(a) || ec || mtimeOf(c, ec) != std::stoll(b) || ec)
+        return false;
+    } else if (kind == "dir") {
+      fs::path where = deepestExisting(c, b);
+      if (mtimeOf(where, ec) != std::stoll(a) || ec || fs::exists(fs::path(c) / b, ec))
+        return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
 
 /// Drops the least recently used preambles beyond kKeep.
 void evict(const fs::path &dir) {
   std::vector<std::pair<int64_t, fs::path>> pchs;
   std::error_code ec;
   for (const fs::directory_entry &e : fs::directory_iterator(dir, ec))
-    if (e.path().extension() == ".pch")
+    if (e.path().extension() == ".pch" || e.path().extension() == ".missing")
       pchs.emplace_back(mtimeOf(e.path(), ec), e.path());
   if (pchs.size() <= kKeep)
     return;
   std::sort(pchs.begin(), pchs.end());
   for (size_t i = 0; i + kKeep < pchs.size(); ++i) {
-    fs::remove(pchs[i].second, ec);
+    fs::remove(fs::path(pchs[i].second).replace_extension(".pch"), ec);
+    fs::remove(fs::path(pchs[i].second).replace_extension(".missing"), ec);
     fs::remove(fs::path(pchs[i].second).replace_extension(".deps"), ec);
     fs::remove(fs::path(pchs[i].second).replace_extension(".whole"), ec);
   }
@@ -183,18 +262,27 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
     p.reused = true;
     return p;
   }
+  if (stillMissing(fs::path(pch).replace_extension(".missing")))
+    return std::nullopt; // it stops at a header that is still not there (writeMissing)
   fs::remove(fs::path(pch).replace_extension(".whole"), ec); // a rebuilt preamble is tried again
   p.errors.clear();
   // built beside its final name and renamed into place: two checks building the same preamble do not collide
   const std::string suffix = ".tmp" + std::to_string(getpid());
   std::vector<Dep> read;
+  std::vector<std::string> searchDirs;
   bool fatal = false;
   bool ran = clang::tooling::runToolOnCodeWithArgs(
-      std::make_unique<Build>(pch.string() + suffix, p.errors, read, fatal), p.text, args, p.header,
+      std::make_unique<Build>(pch.string() + suffix, p.errors, read, fatal, searchDirs), p.text, args, p.header,
       "/usr/lib/llvm-19/bin/clang++", std::make_shared<clang::PCHContainerOperations>(), shim);
-  // not kept after a fatal error: Clang parses on past a header not found, diagnostics suppressed, and a header
-  // made later must be seen; the file is parsed whole
-  if (fatal || (!ran && p.errors.empty())) {
+  // not kept after a fatal error: Clang parses on past a header not found, diagnostics suppressed, and the file
+  // is parsed whole; what is kept is why (missingEntry), so that the next check does not build it again
+  if (fatal) {
+    fs::remove(pch.string() + suffix, ec);
+    writeMissing(fs::path(pch).replace_extension(".missing"), read, p.errors, searchDirs);
+    evict(dir);
+    return std::nullopt;
+  }
+  if (!ran && p.errors.empty()) {
     fs::remove(pch.string() + suffix, ec);
     return std::nullopt;
   }
