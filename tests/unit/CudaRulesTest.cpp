@@ -25,6 +25,17 @@ TEST(CudaRules, ClassifiesPtxWithLabelsPredicatesAndBraces) {
   EXPECT_EQ(classifyPtx("bar.sync 0"), EventKind::CtaBarrier);
   EXPECT_EQ(classifyPtx("bar.sync 1, 256"), EventKind::NamedBarrier); // a named barrier is not the CTA's
   EXPECT_EQ(classifyPtx("mov.u32 %0, %%laneid"), EventKind::Other);
+  EXPECT_EQ(classifyPtx("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3]"),
+            EventKind::BulkLoad);
+  EXPECT_EQ(classifyPtx("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2"), EventKind::TmaStore);
+  EXPECT_EQ(classifyPtx("bar.warp.sync 0xffffffff"), EventKind::WarpBarrier);
+  EXPECT_EQ(classifyPtx("barrier.cta.sync.aligned 2, 128"), EventKind::NamedBarrier);
+  // operands split at the commas outside brackets and braces
+  EXPECT_EQ(ptxOperands("@p mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1"),
+            (std::vector<std::string>{"_", "[%0]", "%1"}));
+  EXPECT_EQ(ptxOperands("cp.async.bulk.tensor.2d.shared::cluster.global [%0], [%1, {%2, %3}], [%4]"),
+            (std::vector<std::string>{"[%0]", "[%1, {%2, %3}]", "[%4]"}));
+  EXPECT_EQ(ptxOperands("W: bar.sync 1, 256"), (std::vector<std::string>{"1", "256"}));
 }
 
 TEST(CudaRules, InitFenceAndStoreWaitInSourceOrder) {
@@ -114,4 +125,105 @@ TEST(CudaRules, ElectedArriveAfterAllLanesWrites) {
   // every lane arrives (no elect): each releases its own writes
   KernelEvents all{"a", {1, 1}, {write, Event{EventKind::MbarArrive, {5, 1}, "op", ""}}};
   EXPECT_TRUE(checkKernel(all).empty());
+}
+
+// Branches are two paths; a fixed per-thread condition takes the same arm again (the store and its wait by one
+// thread), a different condition does not.
+TEST(CudaRules, FixedConditionsTakeTheSameArm) {
+  auto ev = [](EventKind k, uint32_t line) { return Event{k, {line, 1}, "op", ""}; };
+  auto branch = [](uint32_t line, const char *key) {
+    Event b{EventKind::BranchBegin, {line, 1}, "threadIdx.x == 0", ""};
+    b.divergent = true;
+    b.object = key;
+    return b;
+  };
+  KernelEvents k{"k", {1, 1}, {branch(3, "tid0"), ev(EventKind::TmaStore, 4), ev(EventKind::BulkCommit, 5),
+                               ev(EventKind::BranchElse, 3), ev(EventKind::BranchEnd, 3), branch(7, "tid0"),
+                               ev(EventKind::BulkWait, 8), ev(EventKind::BranchElse, 7), ev(EventKind::BranchEnd, 7)}};
+  EXPECT_TRUE(checkKernel(k).empty());
+  k.events[5].object = "tid32"; // another thread waits: the storing thread exits with its store in flight
+  std::vector<Finding> f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "tma.store-wait");
+  EXPECT_TRUE(f[0].fix.has_value() == false); // no closing brace known: no fix-it
+  k.end = {10, 1};
+  f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  ASSERT_TRUE(f[0].fix.has_value());
+  EXPECT_EQ(f[0].fix->before.line, 10u);
+}
+
+// bar.uniform: a CTA barrier under a divergent branch or loop; a note when the branch is uniform only for
+// blocks up to some size (BranchBegin.n).
+TEST(CudaRules, CtaBarrierUnderDivergentControl) {
+  Event branch{EventKind::BranchBegin, {3, 1}, "threadIdx.x < 32", ""};
+  branch.divergent = true;
+  KernelEvents k{"k", {1, 1}, {branch, Event{EventKind::CtaBarrier, {4, 3}, "__syncthreads()", ""},
+                               Event{EventKind::BranchElse, {3, 1}, "else", ""},
+                               Event{EventKind::BranchEnd, {3, 1}, "end", ""}}};
+  std::vector<Finding> f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "bar.uniform");
+  EXPECT_TRUE(f[0].decided);
+  k.events[0].n = 128; // all threads agree in blocks of at most 128: not decided without launch bounds
+  f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_FALSE(f[0].decided);
+  k.events[0].divergent = false; // a uniform branch
+  k.events[0].n = -1;
+  EXPECT_TRUE(checkKernel(k).empty());
+}
+
+// bar.ids: ids past 15, counts not whole warps, one id with two counts; a note for an id that is not constant.
+TEST(CudaRules, NamedBarrierIdsAndCounts) {
+  auto bar = [](uint32_t line, int64_t id, int64_t threads) {
+    Event e{EventKind::NamedBarrier, {line, 1}, "bar.sync %0, %1", ""};
+    e.n = id;
+    e.threads = threads;
+    return e;
+  };
+  KernelEvents ok{"k", {1, 1}, {bar(3, 1, 256), bar(4, 1, 256), bar(5, 2, 128)}};
+  EXPECT_TRUE(checkKernel(ok).empty());
+  KernelEvents bad{"k", {1, 1}, {bar(3, 1, 256), bar(4, 1, 128), bar(5, 2, 100), bar(6, 16, 128), bar(7, -1, 128)}};
+  std::vector<Finding> f = checkKernel(bad);
+  ASSERT_EQ(f.size(), 4u);
+  EXPECT_EQ(f[0].at.line, 4u); // the second count
+  EXPECT_EQ(f[0].notes.at(0).at.line, 3u);
+  EXPECT_EQ(f[1].at.line, 5u);
+  EXPECT_EQ(f[2].at.line, 6u);
+  EXPECT_EQ(f[3].at.line, 7u);
+  EXPECT_FALSE(f[3].decided);
+  for (const Finding &x : f)
+    EXPECT_EQ(x.code, "bar.ids");
+}
+
+// mbar.expect-tx: constant bytes against the constant bulk copies of the same block; a tensor copy is a note.
+TEST(CudaRules, ExpectTxAgainstBulkCopies) {
+  auto e = [](EventKind k, uint32_t line, int64_t n) {
+    Event x{k, {line, 1}, "op", ""};
+    x.n = n;
+    return x;
+  };
+  KernelEvents k{"k", {1, 1}, {e(EventKind::MbarExpectTx, 3, 1024), e(EventKind::BulkLoad, 4, 512),
+                               e(EventKind::BulkLoad, 5, 512), e(EventKind::MbarWait, 6, -1)}};
+  EXPECT_TRUE(checkKernel(k).empty());
+  k.events[2].n = 256;
+  std::vector<Finding> f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "mbar.expect-tx");
+  EXPECT_TRUE(f[0].decided);
+  k.events[2] = e(EventKind::TmaLoad, 5, -1);
+  f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_FALSE(f[0].decided);
+}
+
+// An unclosed loop or branch (a malformed event list) runs to the end of the events: no hang, no crash.
+TEST(CudaRules, UnclosedLoopsAndBranchesEnd) {
+  KernelEvents k{"k", {1, 1}, {Event{EventKind::LoopBegin, {2, 1}, "loop", ""},
+                               Event{EventKind::BranchBegin, {3, 1}, "c", ""},
+                               Event{EventKind::TmaStore, {4, 1}, "op", ""}}};
+  std::vector<Finding> f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "tma.store-wait");
 }
