@@ -5,6 +5,7 @@
 #include "compiler/cuda/Rules.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -102,6 +103,17 @@ std::optional<std::string> describeEvents(SourceManager &sm, FileId file, const 
         os << " threads=" << (e.threads == -2 ? std::string("?") : std::to_string(e.threads));
       if (e.kind == EventKind::LoopBegin && !e.mayBeEmpty)
         os << " runs";
+      if (!e.barrier.empty()) { // its variables' names, without the declarations' identities
+        std::string shown;
+        for (size_t i = 0; i < e.barrier.size(); ++i) {
+          if (e.barrier[i] == '@')
+            while (i + 1 < e.barrier.size() && std::isdigit(static_cast<unsigned char>(e.barrier[i + 1])))
+              ++i;
+          else
+            shown += e.barrier[i];
+        }
+        os << " barrier=" << shown;
+      }
       if (e.divergent)
         os << " divergent";
       if (e.kind == EventKind::BranchBegin && !e.object.empty())

@@ -77,6 +77,10 @@ struct Event {
   /// the block size up to which every thread agrees on the condition, when the kernel does not say its size
   int64_t n = -1;
   int64_t threads = -1; ///< NamedBarrier: the thread count (-1: none given, all the CTA's; -2: not a constant)
+  /// MbarInit, MbarArrive, MbarWait: the mbarrier, as the variable its address comes from (through
+  /// helpers' parameters and the fields of argument structs; the index of an array of barriers dropped), ""
+  /// when not followed
+  std::string barrier = {};
   /// BranchBegin, LoopBegin: whether the threads of a CTA may take it differently (its condition reads the
   /// thread's index, lane, warp or an elect, directly or through a variable or a device function)
   bool divergent = false;

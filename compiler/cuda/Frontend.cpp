@@ -8,6 +8,8 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Attr.h>
 #include <clang/AST/Decl.h>
+#include <clang/AST/DeclCXX.h>
+#include <clang/AST/ExprCXX.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/Stmt.h>
 #include <clang/Basic/Diagnostic.h>
@@ -81,6 +83,18 @@ private:
           case EventKind::WgmmaMma:
             if (a->getNumOutputs() > 0)
               e.object = identity(a->getOutputExpr(0));
+            break;
+          case EventKind::MbarInit:
+          case EventKind::MbarArrive:
+          case EventKind::MbarWait:
+            // the barrier: the first bracketed operand (`[%1]`), an input of the asm statement
+            for (const std::string &op : ops)
+              if (op.size() > 2 && op.front() == '[' && op[1] == '%') {
+                unsigned k = static_cast<unsigned>(std::atoi(op.c_str() + 2));
+                if (k >= a->getNumOutputs() && k < a->getNumOutputs() + a->getNumInputs())
+                  e.barrier = barrierOf(a->getInputExpr(k - a->getNumOutputs()));
+                break;
+              }
             break;
           case EventKind::WgmmaWait:
           case EventKind::MbarExpectTx: // the groups left in flight; the bytes: the last operand
@@ -221,10 +235,22 @@ private:
           if (dependsOnThread(call->getArg(i)))
             thread.insert(def->getParamDecl(i));
         }
+        // and the barriers the caller's arguments name, field by field for a struct built in place
+        Barriers barriers;
+        for (unsigned i = 0; i < def->getNumParams() && i < call->getNumArgs(); ++i) {
+          const clang::ParmVarDecl *parm = def->getParamDecl(i);
+          if (std::string b = barrierOf(call->getArg(i)); !b.empty())
+            barriers.params[parm] = b;
+          for (const auto &[field, value] : fieldsOf(call->getArg(i)))
+            if (std::string b = barrierOf(value); !b.empty())
+              barriers.fields[{parm, field}] = b;
+        }
         params_.push_back(std::move(names));
         values_.push_back(std::move(values));
         threadParams_.push_back(std::move(thread));
+        barriers_.push_back(std::move(barriers));
         visit(def->getBody(), at, via.empty() ? f->getQualifiedNameAsString() : via);
+        barriers_.pop_back();
         threadParams_.pop_back();
         values_.pop_back();
         params_.pop_back();
@@ -711,6 +737,88 @@ private:
     return it->second = ok(def->getBody());
   }
 
+  /// The fields of a struct argument built in place and what each is initialized from: a braced list of an
+  /// aggregate (`f({a, b})`), or a constructor whose member initializers take its parameters (`: bar(_bar)`),
+  /// through temporaries and copies.
+  static std::vector<std::pair<const clang::FieldDecl *, const clang::Expr *>> fieldsOf(const clang::Expr *e) {
+    std::vector<std::pair<const clang::FieldDecl *, const clang::Expr *>> out;
+    for (int hops = 0; e && hops < 8; ++hops) {
+      e = e->IgnoreImplicit()->IgnoreParenCasts();
+      if (auto *list = llvm::dyn_cast<clang::InitListExpr>(e)) {
+        if (const clang::RecordDecl *record = list->getType()->getAsRecordDecl()) {
+          unsigned j = 0;
+          for (const clang::FieldDecl *field : record->fields())
+            if (j < list->getNumInits())
+              out.emplace_back(field, list->getInit(j++));
+        }
+        return out;
+      }
+      auto *construct = llvm::dyn_cast<clang::CXXConstructExpr>(e);
+      if (!construct)
+        return out;
+      const clang::CXXConstructorDecl *ctor = construct->getConstructor();
+      if (construct->getNumArgs() == 1 && (ctor->isCopyOrMoveConstructor())) {
+        e = construct->getArg(0); // a copy or move of the temporary
+        continue;
+      }
+      for (const clang::CXXCtorInitializer *init : ctor->inits()) {
+        if (!init->isMemberInitializer() || !init->getInit())
+          continue;
+        auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(init->getInit()->IgnoreImplicit()->IgnoreParenCasts());
+        auto *parm = ref ? llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl()) : nullptr;
+        if (parm && parm->getFunctionScopeIndex() < construct->getNumArgs())
+          out.emplace_back(init->getMember(), construct->getArg(parm->getFunctionScopeIndex()));
+      }
+      return out;
+    }
+    return out;
+  }
+
+  /// The variable an mbarrier's address comes from ("name@decl"), through casts, `&`, subscripts (an array of
+  /// barriers is one), fields, locals' initializers, address conversions (a call's first argument) and helpers'
+  /// parameters; "" when it cannot be followed.
+  std::string barrierOf(const clang::Expr *e, int depth = 0) {
+    if (!e || depth > 8)
+      return "";
+    e = e->IgnoreImplicit()->IgnoreParenCasts();
+    auto named = [](const clang::NamedDecl *d) {
+      return d->getNameAsString() + "@" + std::to_string(reinterpret_cast<uintptr_t>(d));
+    };
+    if (auto *u = llvm::dyn_cast<clang::UnaryOperator>(e); u && (u->getOpcode() == clang::UO_AddrOf ||
+                                                               u->getOpcode() == clang::UO_Deref))
+      return barrierOf(u->getSubExpr(), depth + 1);
+    if (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+      return barrierOf(a->getBase(), depth + 1);
+    if (auto *m = llvm::dyn_cast<clang::MemberExpr>(e)) {
+      const clang::Expr *base = m->getBase()->IgnoreImplicit()->IgnoreParenCasts();
+      if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(base); ref && !barriers_.empty())
+        if (auto *parm = llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl()))
+          if (auto *field = llvm::dyn_cast<clang::FieldDecl>(m->getMemberDecl()))
+            if (auto it = barriers_.back().fields.find({parm, field}); it != barriers_.back().fields.end())
+              return it->second;
+      std::string inner = llvm::isa<clang::CXXThisExpr>(base) ? "this" : barrierOf(base, depth + 1);
+      return inner.empty() ? "" : inner + "." + named(m->getMemberDecl());
+    }
+    if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+      if (auto *parm = llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl()); parm && !barriers_.empty()) {
+        auto it = barriers_.back().params.find(parm);
+        return it != barriers_.back().params.end() ? it->second : "";
+      }
+      auto *var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+      if (var && var->hasLocalStorage() && var->getInit() && !var->getType()->isReferenceType() &&
+          (var->getType()->isIntegerType() || var->getType()->isPointerType()))
+        return barrierOf(var->getInit(), depth + 1); // `uint32_t a = smem_addr(&bar)`
+      if (var && var->getType()->isReferenceType() && var->getInit())
+        return barrierOf(var->getInit(), depth + 1);
+      return var ? named(var) : "";
+    }
+    if (auto *call = llvm::dyn_cast<clang::CXXMemberCallExpr>(e))
+      return barrierOf(call->getImplicitObjectArgument(), depth + 1);
+    if (auto *call = llvm::dyn_cast<clang::CallExpr>(e); call && call->getNumArgs() > 0)
+      return barrierOf(call->getArg(0), depth + 1); // __cvta_generic_to_shared(&bar), smem(&bar)
+    return "";
+  }
+
   /// The source text of \p e as written (a condition for a message), shortened.
   std::string sourceText(const clang::Expr *e) {
     if (!e)
@@ -779,6 +887,13 @@ private:
   std::vector<std::map<const clang::ParmVarDecl *, std::string>> params_; ///< per helper entered
   std::vector<std::map<const clang::ParmVarDecl *, int64_t>> values_;    ///< per helper entered
   std::vector<std::set<const clang::ParmVarDecl *>> threadParams_;       ///< per helper entered
+  /// The barriers a helper's parameters name: the caller's barrierOf for a parameter, and for a struct argument
+  /// built in place (`{state, bar[i], ...}`) for each of its fields.
+  struct Barriers {
+    std::map<const clang::ParmVarDecl *, std::string> params;
+    std::map<std::pair<const clang::ParmVarDecl *, const clang::FieldDecl *>, std::string> fields;
+  };
+  std::vector<Barriers> barriers_; ///< per helper entered
   std::map<const clang::VarDecl *, bool> threadVars_;           ///< dependsOnThread of a local's initializer
   std::map<const clang::FunctionDecl *, bool> threadFunctions_; ///< dependsOnThread of a device function
   std::map<const clang::FunctionDecl *, bool> identityFunctions_; ///< readsOnlyIdentity of a device function

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace cake::cuda {
@@ -152,6 +153,16 @@ class Interpreter {
 public:
   Interpreter(const KernelEvents &k, std::vector<Finding> &out)
       : k_(k), out_(out), close_(k.events.size(), k.events.size()), else_(k.events.size(), k.events.size()) {
+    // the barriers waited on before TMA loads: their releases let TMA overwrite a stage (hazard 12)
+    std::set<std::string> waited;
+    for (const Event &e : k.events) {
+      if (e.kind == EventKind::MbarWait && !e.barrier.empty())
+        waited.insert(e.barrier);
+      if (e.kind == EventKind::TmaLoad || e.kind == EventKind::BulkLoad) {
+        tmaRefilled_.insert(waited.begin(), waited.end());
+        waited.clear();
+      }
+    }
     // each LoopBegin's LoopEnd and each BranchBegin's BranchElse and BranchEnd, found once (a loop's body is run
     // twice, nested ones four times, ...); an unclosed one runs to the end of the events
     std::vector<size_t> open;
@@ -482,7 +493,8 @@ private:
                {s.laneWrite->at, "the lanes' shared writes the arrive is meant to release"});
       if (e.oneLane)
         s.laneWrite = nullptr;
-      if (s.read) // hazard 12
+      // hazard 12, for a barrier that guards a TMA refill (one waited on before TMA loads), or one not followed
+      if (s.read && (e.barrier.empty() || tmaRefilled_.count(e.barrier)))
         report("proxy.fence", e.at,
                "this arrive releases shared memory that a generic read (" + where(*s.read) +
                    ") read with no fence.proxy.async between: a TMA write the release allows may overtake the read "
@@ -530,6 +542,7 @@ private:
   std::vector<size_t> close_; ///< LoopBegin -> its LoopEnd, BranchBegin -> its BranchEnd (else the events' end)
   std::vector<size_t> else_;  ///< BranchBegin -> its BranchElse
   std::vector<const Event *> divergent_; ///< the branches and loops around the event run, null where uniform
+  std::set<std::string> tmaRefilled_;    ///< barriers waited on before a TMA load (Event::barrier)
 };
 
 } // namespace

@@ -227,3 +227,25 @@ TEST(CudaRules, UnclosedLoopsAndBranchesEnd) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "tma.store-wait");
 }
+
+// Hazard 12 needs a TMA refill: reads of a delivered stage, then an arrive on a barrier that some wait guards a
+// TMA load behind, is flagged; an arrive on a barrier after which the other side refills with generic stores is
+// not (ThunderKittens' lcsf.cuh:166 before barrier identities); an arrive whose barrier is not followed still is.
+TEST(CudaRules, ProxyFenceReleaseOnlyForTmaRefills) {
+  auto ev = [](EventKind k, uint32_t line, const char *barrier = "") {
+    Event e{k, {line, 1}, "op", ""};
+    e.barrier = barrier;
+    return e;
+  };
+  KernelEvents k{"k", {1, 1}, {ev(EventKind::MbarWait, 2, "empty"), ev(EventKind::TmaLoad, 3),
+                               ev(EventKind::MbarWait, 5, "full"), ev(EventKind::SharedRead, 6),
+                               ev(EventKind::MbarArrive, 7, "empty")}};
+  std::vector<Finding> f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "proxy.fence");
+  EXPECT_EQ(f[0].at.line, 7u);
+  k.events[4].barrier = "handback"; // nobody waits on it before a TMA load
+  EXPECT_TRUE(checkKernel(k).empty());
+  k.events[4].barrier = ""; // not followed: reported as before
+  EXPECT_EQ(checkKernel(k).size(), 1u);
+}
