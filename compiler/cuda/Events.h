@@ -84,6 +84,9 @@ struct Event {
   /// BranchBegin, LoopBegin: whether the threads of a CTA may take it differently (its condition reads the
   /// thread's index, lane, warp or an elect, directly or through a variable or a device function)
   bool divergent = false;
+  /// BranchBegin: whether the threads agree depends on the block's shape (threadIdx.x in a block of more than one
+  /// dimension): a CTA barrier under it is not decided
+  bool shapeDependent = false;
   /// Under a branch one lane of a warp takes (`if (lane_id() == 0)`, `threadIdx.x % 32 == 0`, `threadIdx.x == 0`,
   /// an elect): what it does is that lane's alone.
   bool oneLane = false;

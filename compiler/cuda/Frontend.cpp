@@ -143,6 +143,7 @@ private:
           return;
         }
         begin.n = d.uniformUpTo;
+        begin.shapeDependent = d.uniformUpTo == 0;
       }
       const size_t first = out_.events.size();
       push(begin);
@@ -439,6 +440,13 @@ private:
   void markAssigned(const clang::Stmt *x) {
     if (!x)
       return;
+    // a block of more than one dimension: threadIdx.x then spans blockDim.x, not the block's threads
+    if (auto *m = llvm::dyn_cast<clang::MSPropertyRefExpr>(x); m && m->getPropertyDecl()->getName() != "x")
+      if (auto *o = llvm::dyn_cast<clang::OpaqueValueExpr>(m->getBaseExpr()->IgnoreParenImpCasts());
+          o && o->getSourceExpr())
+        if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(o->getSourceExpr()->IgnoreParenImpCasts());
+            ref && (ref->getDecl()->getName() == "threadIdx" || ref->getDecl()->getName() == "blockDim"))
+          multiDimensional_ = true;
     auto local = [&](const clang::Expr *e) {
       if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
         assigned_.insert(ref->getDecl());
@@ -505,7 +513,9 @@ private:
 
   struct Decided {
     int all = -1;             ///< 1: every thread of the block takes the then-arm, 0: none, -1: not so or unknown
-    int64_t uniformUpTo = -1; ///< without launch bounds: the block size up to which all threads agree
+    /// without launch bounds: the block size up to which all threads agree; 0: not decided, the block has more
+    /// than one dimension
+    int64_t uniformUpTo = -1;
   };
 
   /// \p cond evaluated for every threadIdx.x of a 1-D block (launch bounds, else 1024 threads).
@@ -521,8 +531,11 @@ private:
       if (!first) {
         first = *v != 0;
       } else if ((*v != 0) != *first) {
-        // the threads disagree from tid on: uniform only for smaller blocks, said when the size is not known
-        if (!blockThreads_ && tid % 32 == 0)
+        // the threads disagree from tid on: uniform only for smaller blocks, said when the size is not known;
+        // in a block of more dimensions threadIdx.x spans only blockDim.x: not decided (0)
+        if (multiDimensional_)
+          d.uniformUpTo = 0;
+        else if (!blockThreads_ && tid % 32 == 0)
           d.uniformUpTo = tid;
         return d;
       }
@@ -899,6 +912,7 @@ private:
   std::map<const clang::FunctionDecl *, bool> identityFunctions_; ///< readsOnlyIdentity of a device function
   std::set<const clang::ValueDecl *> assigned_; ///< the kernel's locals that change (markAssigned)
   int64_t blockThreads_ = 0; ///< the kernel's __launch_bounds__ (its most threads), 0 when it gives none
+  bool multiDimensional_ = false; ///< the kernel reads threadIdx.y/z or blockDim.y/z (markAssigned)
   int oneLane_ = 0; ///< inside branches one lane takes
 };
 

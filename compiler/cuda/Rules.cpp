@@ -411,7 +411,12 @@ private:
         s.laneWrite = &e;
       return;
     case EventKind::CtaBarrier:
-      if (const Event *branch = divergentContext(); branch && branch->n > 0)
+      if (const Event *branch = divergentContext(); branch && branch->shapeDependent)
+        report("bar.uniform", e.at,
+               where(e) + " is under a condition on threadIdx.x ('" + branch->text + "') in a kernel whose block has "
+               "more than one dimension: whether every thread takes it depends on blockDim.x, not decided",
+               {branch->at, "the branch whose condition depends on the thread"}, /*decided=*/false);
+      else if (branch && branch->n > 0)
         report("bar.uniform", e.at,
                where(e) + " is under a condition ('" + branch->text + "') that every thread agrees on only when the "
                "block has at most " + std::to_string(branch->n) + " threads, and the kernel does not say its size: "

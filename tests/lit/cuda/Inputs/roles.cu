@@ -68,3 +68,14 @@ __global__ void __launch_bounds__(256) counts(float *out) {
   named_sync(3 + warp / 4, 128);
   out[threadIdx.x] = 0;
 }
+
+// a 32x4 block: threadIdx.x spans blockDim.x, not the block's 128 threads; whether every thread takes the
+// branch depends on the launch's shape (a note, not decided)
+__global__ void __launch_bounds__(128) two_dimensional(float *out) {
+  __shared__ float s[128];
+  if (threadIdx.x < 32) {
+    s[threadIdx.y * 32 + threadIdx.x] = 1.0f;
+    __syncthreads();
+    out[threadIdx.y * 32 + threadIdx.x] = s[threadIdx.x];
+  }
+}
