@@ -3,7 +3,6 @@
 
 #include "formats/FailureLog.h"
 #include "formats/Input.h"
-#include "compiler/pipeline/Pipeline.h"
 
 #include "lsp/Transport.h"
 
@@ -565,7 +564,7 @@ bool Server::applySettings(const json &options, const std::string &path) {
       const json &flags = c["flags"];
       if (!flags.is_array())
         throw LspError(ErrorCode::InvalidParams, "wrong type for " + where + ".flags (expected an array of strings)");
-      o.clangFlags = {"-I" + pipeline::runtimeIncludeDir()};
+      o.clangFlags.clear();
       for (const json &f : flags) {
         if (!f.is_string())
           throw LspError(ErrorCode::InvalidParams, "wrong type for " + where + ".flags (expected an array of strings)");

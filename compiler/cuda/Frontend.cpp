@@ -280,6 +280,24 @@ private:
     out_.events.push_back(std::move(e));
   }
 
+  /// `threadIdx.x` and its kin (CUDA's builtin variables, read through a property): the variable's and the
+  /// component's names; nullopt for anything else.
+  static std::optional<std::pair<llvm::StringRef, llvm::StringRef>> builtinComponent(const clang::Expr *e) {
+    e = e->IgnoreParenCasts();
+    if (auto *p = llvm::dyn_cast<clang::PseudoObjectExpr>(e)) // the semantic form hides it behind an opaque value
+      e = p->getSyntacticForm()->IgnoreParenCasts();
+    auto *m = llvm::dyn_cast<clang::MSPropertyRefExpr>(e);
+    if (!m)
+      return std::nullopt;
+    const clang::Expr *base = m->getBaseExpr()->IgnoreParenImpCasts();
+    if (auto *o = llvm::dyn_cast<clang::OpaqueValueExpr>(base); o && o->getSourceExpr())
+      base = o->getSourceExpr()->IgnoreParenImpCasts();
+    auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(base);
+    if (!ref)
+      return std::nullopt;
+    return std::pair{ref->getDecl()->getName(), m->getPropertyDecl()->getName()};
+  }
+
   /// Whether \p cond selects one lane of a warp: `X == 0` (or `0 == X`) with X reading threadIdx or a lane
   /// index (a function whose name says lane), or a call of an elect (a function whose name says elect).
   static bool oneLanePredicate(const clang::Expr *cond) {
@@ -403,14 +421,9 @@ private:
       }
       return false;
     }
-    // threadIdx.x is a property read: its syntactic form names threadIdx (the semantic one hides it behind an
-    // opaque value)
-    if (auto *p = llvm::dyn_cast<clang::PseudoObjectExpr>(x))
-      return dependsOnThread(p->getSyntacticForm(), depth);
-    if (auto *m = llvm::dyn_cast<clang::MSPropertyRefExpr>(x))
-      return dependsOnThread(m->getBaseExpr(), depth);
-    if (auto *o = llvm::dyn_cast<clang::OpaqueValueExpr>(x))
-      return dependsOnThread(o->getSourceExpr(), depth);
+    if (auto *e = llvm::dyn_cast<clang::Expr>(x))
+      if (auto component = builtinComponent(e))
+        return component->first == "threadIdx";
     if (auto *a = llvm::dyn_cast<clang::GCCAsmStmt>(x)) {
       std::string text = a->getAsmString()->getString().str();
       return text.find("%laneid") != std::string::npos || text.find("%warpid") != std::string::npos ||
@@ -441,12 +454,9 @@ private:
     if (!x)
       return;
     // a block of more than one dimension: threadIdx.x then spans blockDim.x, not the block's threads
-    if (auto *m = llvm::dyn_cast<clang::MSPropertyRefExpr>(x); m && m->getPropertyDecl()->getName() != "x")
-      if (auto *o = llvm::dyn_cast<clang::OpaqueValueExpr>(m->getBaseExpr()->IgnoreParenImpCasts());
-          o && o->getSourceExpr())
-        if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(o->getSourceExpr()->IgnoreParenImpCasts());
-            ref && (ref->getDecl()->getName() == "threadIdx" || ref->getDecl()->getName() == "blockDim"))
-          multiDimensional_ = true;
+    if (auto *e = llvm::dyn_cast<clang::Expr>(x))
+      if (auto c = builtinComponent(e); c && (c->first == "threadIdx" || c->first == "blockDim") && c->second != "x")
+        multiDimensional_ = true;
     auto local = [&](const clang::Expr *e) {
       if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenImpCasts()))
         assigned_.insert(ref->getDecl());
@@ -472,6 +482,8 @@ private:
     if (!e || depth > 6 || e->isValueDependent())
       return false;
     e = e->IgnoreParenCasts();
+    if (auto component = builtinComponent(e))
+      return component->first == "threadIdx";
     if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
       const clang::ValueDecl *d = ref->getDecl();
       if (d->getName() == "threadIdx" || llvm::isa<clang::EnumConstantDecl>(d))
@@ -487,12 +499,6 @@ private:
     }
     if (llvm::isa<clang::IntegerLiteral>(e) || llvm::isa<clang::CXXBoolLiteralExpr>(e) || e->isEvaluatable(ctx_))
       return true;
-    if (auto *m = llvm::dyn_cast<clang::MSPropertyRefExpr>(e)) // threadIdx.x
-      return stable(m->getBaseExpr(), depth);
-    if (auto *o = llvm::dyn_cast<clang::OpaqueValueExpr>(e))
-      return stable(o->getSourceExpr(), depth);
-    if (auto *m = llvm::dyn_cast<clang::PseudoObjectExpr>(e))
-      return stable(m->getSyntacticForm(), depth);
     if (auto *op = llvm::dyn_cast<clang::BinaryOperator>(e))
       return !op->isAssignmentOp() && stable(op->getLHS(), depth) && stable(op->getRHS(), depth);
     if (auto *op = llvm::dyn_cast<clang::UnaryOperator>(e))
@@ -555,17 +561,9 @@ private:
     clang::Expr::EvalResult k;
     if (e->EvaluateAsInt(k, ctx_))
       return k.Val.getInt().getExtValue();
-    if (auto *p = llvm::dyn_cast<clang::PseudoObjectExpr>(e))
-      return valueFor(p->getSyntacticForm(), tid, env, depth);
-    if (auto *m = llvm::dyn_cast<clang::MSPropertyRefExpr>(e)) {
-      const clang::Expr *base = m->getBaseExpr()->IgnoreParenImpCasts();
-      if (auto *o = llvm::dyn_cast<clang::OpaqueValueExpr>(base))
-        base = o->getSourceExpr()->IgnoreParenImpCasts();
-      auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(base);
-      if (ref && ref->getDecl()->getName() == "threadIdx" && m->getPropertyDecl()->getName() == "x")
-        return tid;
-      return std::nullopt;
-    }
+    if (auto component = builtinComponent(e)) // threadIdx.x is the thread's; y and z are not decided
+      return component->first == "threadIdx" && component->second == "x" ? std::optional<int64_t>(tid)
+                                                                         : std::nullopt;
     if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
       if (auto it = env.find(ref->getDecl()); it != env.end())
         return it->second;
@@ -686,12 +684,8 @@ private:
     clang::Expr::EvalResult v;
     if (!e->isValueDependent() && e->EvaluateAsInt(v, ctx_))
       return llvm::toString(v.Val.getInt(), 10);
-    if (auto *m = llvm::dyn_cast<clang::PseudoObjectExpr>(e))
-      return keyOf(m->getSyntacticForm());
-    if (auto *m = llvm::dyn_cast<clang::MSPropertyRefExpr>(e))
-      return keyOf(m->getBaseExpr()) + "." + m->getPropertyDecl()->getName().str();
-    if (auto *o = llvm::dyn_cast<clang::OpaqueValueExpr>(e); o && o->getSourceExpr())
-      return keyOf(o->getSourceExpr());
+    if (auto component = builtinComponent(e))
+      return (component->first + "." + component->second).str();
     if (auto *op = llvm::dyn_cast<clang::BinaryOperator>(e))
       return "(" + keyOf(op->getLHS()) + " " + op->getOpcodeStr().str() + " " + keyOf(op->getRHS()) + ")";
     if (auto *op = llvm::dyn_cast<clang::UnaryOperator>(e))

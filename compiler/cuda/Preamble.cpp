@@ -45,6 +45,22 @@ std::string oneLine(std::string s) {
   return s;
 }
 
+/// One `file` line: a file the preamble read, with its size and time.
+void writeFile(std::ostream &out, const Dep &d) {
+  out << "file\t" << d.size << "\t" << d.mtime << "\t" << d.path << "\n";
+}
+
+/// Whether the file of a `file` line's fields (after "file") is as it was.
+bool fileUnchanged(std::istringstream &fields) {
+  std::string size, mtime, path;
+  std::getline(fields, size, '\t');
+  std::getline(fields, mtime, '\t');
+  std::getline(fields, path);
+  std::error_code ec;
+  uintmax_t now = fs::file_size(path, ec);
+  return !ec && now == std::stoull(size) && mtimeOf(path, ec) == std::stoll(mtime) && !ec;
+}
+
 /// Reads `<key>.deps`: whether every file the preamble read is as it was, and the errors of its build.
 bool stillValid(const fs::path &deps, std::vector<ParseResult::Error> &errors) {
   std::ifstream in(deps);
@@ -56,14 +72,7 @@ bool stillValid(const fs::path &deps, std::vector<ParseResult::Error> &errors) {
     std::string kind;
     std::getline(fields, kind, '\t');
     if (kind == "file") {
-      Dep d;
-      std::string size, mtime;
-      std::getline(fields, size, '\t');
-      std::getline(fields, mtime, '\t');
-      std::getline(fields, d.path);
-      std::error_code ec;
-      uintmax_t nowSize = fs::file_size(d.path, ec);
-      if (ec || nowSize != std::stoull(size) || mtimeOf(d.path, ec) != std::stoll(mtime) || ec)
+      if (!fileUnchanged(fields))
         return false;
     } else if (kind == "error") {
       ParseResult::Error e;
@@ -166,7 +175,7 @@ void writeMissing(const fs::path &at, const std::vector<Dep> &read, const std::v
   std::ofstream out(at);
   out << kMagic << "\n";
   for (const Dep &d : read)
-    out << "file\t" << d.size << "\t" << d.mtime << "\t" << d.path << "\n";
+    writeFile(out, d);
   std::error_code ec;
   for (const std::string &name : missing)
     for (const std::string &dir : searchDirs) {
@@ -188,13 +197,15 @@ bool stillMissing(const fs::path &at) {
     std::istringstream fields(line);
     std::string kind, a, b, c;
     std::getline(fields, kind, '\t');
+    if (kind == "file") {
+      if (!fileUnchanged(fields))
+        return false;
+      continue;
+    }
     std::getline(fields, a, '\t');
     std::getline(fields, b, '\t');
     std::getline(fields, c);
-    if (kind == "file") {
-      if (fs::file_size(c, ec) != std::stoull(a) || ec || mtimeOf(c, ec) != std::stoll(b) || ec)
-        return false;
-    } else if (kind == "dir") {
+    if (kind == "dir") {
       fs::path where = deepestExisting(c, b);
       if (mtimeOf(where, ec) != std::stoll(a) || ec || fs::exists(fs::path(c) / b, ec))
         return false;
@@ -292,7 +303,7 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
     std::ofstream out(deps.string() + suffix);
     out << kMagic << "\n";
     for (const Dep &d : read)
-      out << "file\t" << d.size << "\t" << d.mtime << "\t" << d.path << "\n";
+      writeFile(out, d);
     for (const ParseResult::Error &e : p.errors)
       out << "error\t" << e.at.line << "\t" << e.at.column << "\t" << oneLine(e.at.file) << "\t"
           << oneLine(e.message) << "\n";

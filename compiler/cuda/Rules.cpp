@@ -424,8 +424,7 @@ private:
                {branch->at, "the branch whose condition depends on the thread"}, /*decided=*/false);
       else if (branch)
         report("bar.uniform", e.at,
-               "'" + e.text + "'" + (e.via.empty() ? "" : " (in " + e.via + ")") +
-                   " is under a condition the threads of the block may take differently ('" + branch->text +
+               where(e) + " is under a condition the threads of the block may take differently ('" + branch->text +
                    "'): barrier 0 completes only when every thread arrives, so the threads that skip it hang the "
                    "others (or the block runs past it unsynchronized); hoist it out of the " +
                    (branch->kind == EventKind::LoopBegin ? "loop" : "branch") +

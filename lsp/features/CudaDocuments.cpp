@@ -8,6 +8,7 @@
 // of the version it was given; only the latest version's result is published.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/pipeline/Pipeline.h"
 #include "diagnostics/Catalog.h"
 #include "lsp/core/Features.h"
 
@@ -21,7 +22,10 @@ std::vector<LspDiagnostic> checkCudaDocument(const cuda::CheckOptions &options, 
   SourceManager sm;
   std::string path = uriToPath(uri);
   FileId file = sm.addBuffer(path.empty() ? uri : path, text);
-  std::optional<std::vector<Diagnostic>> found = cuda::checkFile(sm, file, options);
+  // CAKE's runtime header is found as cake build finds it (emitted CUDA includes it), as `cake check` does
+  cuda::CheckOptions withRuntime = options;
+  withRuntime.clangFlags.insert(withRuntime.clangFlags.begin(), "-I" + pipeline::runtimeIncludeDir());
+  std::optional<std::vector<Diagnostic>> found = cuda::checkFile(sm, file, withRuntime);
   std::vector<LspDiagnostic> out;
   if (!found) { // a server built without Clang says so once, on the document
     LspDiagnostic d;
