@@ -48,5 +48,7 @@ int runCost(int argc, char **argv);
 int runDispatch(int argc, char **argv);
 /// `cake calibrate`: fit the cost model's calibration file.
 int runCalibrate(int argc, char **argv);
+/// `cake task list|init|check|score` (TaskCommand.cpp, docs/tasks.md).
+int runTask(int argc, char **argv);
 
 } // namespace cake::cli

@@ -110,23 +110,6 @@ int fail(const std::string &message, int code) {
   return code;
 }
 
-std::optional<oracle::DType> tensorDType(sema::Elem e) {
-  switch (e) {
-  case sema::Elem::BF16:
-    return oracle::DType::BF16;
-  case sema::Elem::FP16:
-    return oracle::DType::F16;
-  case sema::Elem::FP32:
-    return oracle::DType::F32;
-  case sema::Elem::I32:
-    return oracle::DType::I32;
-  case sema::Elem::I64:
-    return oracle::DType::I64;
-  default:
-    return std::nullopt;
-  }
-}
-
 /// Evaluates a product like "2*M*N*K" over the sizes; 0 when it cannot.
 double product(const std::string &text, const std::map<std::string, int64_t> &sizes) {
   if (text.empty())
@@ -233,7 +216,7 @@ Status bindTensors(const std::vector<const lower::LoweredKernel *> &kernels,
       continue;
     oracle::TensorSpec t;
     t.name = p.name;
-    auto dt = tensorDType(p.type.elem.value_or(sema::Elem::U8));
+    auto dt = pipeline::tensorDType(p.type.elem.value_or(sema::Elem::U8));
     if (!dt)
       return Error(Error::InvalidArgument, "parameter '" + p.name + "' has an element type the runner cannot generate");
     t.dtype = *dt;

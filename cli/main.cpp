@@ -32,6 +32,8 @@ constexpr Command kCommands[] = {
     {"build", "Compile a kernel (CAKE IR or CUDA) and print ptxas's report", cake::cli::runBuild},
     {"run", "Run a kernel on the GPU against its oracle and time it", cake::cli::runRun},
     {"bench", "Run a plan of kernels and shapes; write a results file", cake::cli::runBench},
+    {"task", "Kernel tasks: score a .cake or .cu candidate with the defences against reward hacking",
+     cake::cli::runTask},
     {"cost", "Estimate a kernel's time with the cost model; validate it", cake::cli::runCost},
     {"calibrate", "Fit the cost model's calibration from measurements", cake::cli::runCalibrate},
     {"dispatch", "A kernel library's manifest: which instantiation takes a problem, and why", cake::cli::runDispatch},

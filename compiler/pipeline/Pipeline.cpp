@@ -44,6 +44,23 @@ Expected<std::unique_ptr<LoweredFile>> lowerFile(SourceManager &sm, FileId file,
   return out;
 }
 
+std::optional<oracle::DType> tensorDType(sema::Elem e) {
+  switch (e) {
+  case sema::Elem::BF16:
+    return oracle::DType::BF16;
+  case sema::Elem::FP16:
+    return oracle::DType::F16;
+  case sema::Elem::FP32:
+    return oracle::DType::F32;
+  case sema::Elem::I32:
+    return oracle::DType::I32;
+  case sema::Elem::I64:
+    return oracle::DType::I64;
+  default:
+    return std::nullopt;
+  }
+}
+
 std::string runtimeIncludeDir() {
   if (const char *dir = std::getenv("CAKE_RUNTIME_DIR"); dir && *dir)
     return dir;

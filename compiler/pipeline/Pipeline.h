@@ -52,6 +52,11 @@ struct LoweredFile {
                                                                const lower::LowerOptions &options,
                                                                const CheckOptions &check);
 
+/// The host tensor type of a global parameter's element type (what `cake
+/// run` and `cake task` allocate and fill); nullopt for one the oracles
+/// cannot generate.
+std::optional<oracle::DType> tensorDType(sema::Elem elem);
+
 /// The folder holding cake_device.cuh: $CAKE_RUNTIME_DIR, else the source tree's.
 std::string runtimeIncludeDir();
 

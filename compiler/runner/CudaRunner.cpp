@@ -71,6 +71,7 @@ namespace {
   X(cuMemHostGetDevicePointer)                                                                                         \
   X(cuMemFreeHost)                                                                                                     \
   X(cuCtxGetCurrent)                                                                                                   \
+  X(cuCtxSynchronize)                                                                                                  \
   X(cuStreamGetCtx)                                                                                                    \
   X(cuPointerGetAttribute)                                                                                             \
   X(cuPointerGetAttributes)                                                                                            \
@@ -317,7 +318,17 @@ public:
     if (options.coldL2)
       if (auto s = ensureScratch(); !s)
         return s.error();
+    if (options.syncDevice && !d_.cuCtxSynchronize)
+      return Error{Error::Unsupported, "this driver has no cuCtxSynchronize"};
+    auto poison = [&]() -> Status {
+      for (const auto &[ptr, bytes] : options.poison)
+        if (CUresult r = d_.cuMemsetD8Async(static_cast<CUdeviceptr>(ptr), 0xFF, bytes, stream_); r != CUDA_SUCCESS)
+          return fail(r, "cuMemsetD8Async (poisoning the outputs)");
+      return Ok{};
+    };
     for (int i = 0; i < options.warmup; ++i) {
+      if (auto s = poison(); !s)
+        return s.error();
       if (auto s = enqueue(*f, config, params); !s)
         return s.error();
       if (auto s = waitStream(options.timeoutSeconds, what + " (warm-up launch)"); !s)
@@ -332,9 +343,23 @@ public:
     if (auto s = ensureEvents(2 * kChunk); !s)
       return s.error();
     std::vector<double> samples;
+    // the whole context before and after: a kernel's work that some other
+    // stream carries still ends inside the wall-clock region
+    auto syncContext = [&](const char *when) -> Status {
+      if (!options.syncDevice)
+        return Ok{};
+      if (CUresult r = d_.cuCtxSynchronize(); r != CUDA_SUCCESS)
+        return fail(r, std::string("cuCtxSynchronize (") + when + " the timed launches)");
+      return Ok{};
+    };
+    if (auto s = syncContext("before"); !s)
+      return s.error();
+    auto wallStart = std::chrono::steady_clock::now();
     for (int done = 0; done < options.repetitions;) {
       int n = std::min(kChunk, options.repetitions - done);
       for (int i = 0; i < n; ++i) {
+        if (auto s = poison(); !s)
+          return s.error();
         if (options.coldL2)
           if (CUresult r = d_.cuMemsetD8Async(scratch_, static_cast<unsigned char>(done + i), scratchBytes_, stream_);
               r != CUDA_SUCCESS)
@@ -358,8 +383,13 @@ public:
       }
       done += n;
     }
+    if (auto s = syncContext("after"); !s)
+      return s.error();
+    double wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wallStart).count();
     Timing t = summarizeTimings(std::move(samples));
     t.coldL2 = options.coldL2;
+    if (options.syncDevice)
+      t.wallMs = wallMs;
     return t;
   }
 

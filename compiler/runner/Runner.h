@@ -156,6 +156,16 @@ struct TimingOptions {
   /// Called after each launch completes (warm-up ones too) with the number
   /// completed so far; `cake run` feeds its watchdog from it.
   std::function<void(int)> progress;
+  /// Device ranges filled with 0xFF bytes before every launch, warm-up ones
+  /// too, outside the events: the outputs poisoned, so that a launch that
+  /// writes nothing leaves them unwritten for the check after the timing
+  /// (`cake task`, docs/tasks.md).
+  std::vector<std::pair<DevicePtr, size_t>> poison;
+  /// Synchronize the whole context (every stream, cuCtxSynchronize) before
+  /// the first and after the last timed launch, and measure the host's wall
+  /// clock over them (Timing::wallMs): work the events do not see still ends
+  /// inside the timed region.
+  bool syncDevice = false;
 };
 
 struct Timing {
@@ -165,6 +175,10 @@ struct Timing {
   /// (p90 - p10) / median, in percent: how much launches disagree.
   double spreadPercent = 0;
   bool coldL2 = false;
+  /// With TimingOptions::syncDevice: the host's wall-clock time from the
+  /// context synchronized before the first timed launch to the context
+  /// synchronized after the last (poison fills and L2 flushes included).
+  double wallMs = 0;
 };
 
 /// Median, percentiles (nearest rank on the sorted samples, interpolated),

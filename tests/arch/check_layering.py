@@ -45,6 +45,9 @@ SUBFOLDERS = {
     # the one pipeline above the lowering, the runner and the oracles
     "compiler/pipeline": {"compiler/pipeline", "compiler/driver", "compiler/lower", "compiler/runner",
                           "compiler/oracle", "compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},
+    # `cake task`: tasks, contenders and the scorer, above the pipeline
+    "compiler/task": {"compiler/task", "compiler/pipeline", "compiler/driver", "compiler/lower", "compiler/runner",
+                      "compiler/oracle", "compiler/sema", "compiler/syntax", "compiler/target", "diagnostics"},
 }
 
 
