@@ -510,11 +510,18 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
     if (!b)
       return reportFailure("cake task", "the task's baseline: " + b.error().message, UsageError);
     run.baseline = std::move(*b);
+    run.report["baseline"] = run.baseline->path;
   }
   run.diagnostics = diags;
 
   auto body = [&](const Watch &w) -> int {
     auto started = std::chrono::steady_clock::now();
+    if (const char *stall = std::getenv("CAKE_RUN_TEST_STALL"); stall && w.active()) {
+      // tests/lit/task/fake-driver.test: a phase that never ends, for the watchdog (as `cake run` has)
+      w.phase(std::strtod(stall, nullptr), "a stalled step (CAKE_RUN_TEST_STALL)");
+      while (true)
+        pause();
+    }
     w.phase(kStartBudget, "starting the GPU");
     auto gpu = runner::makeRunner(args["device"].as<int>());
     if (!gpu) {
