@@ -285,7 +285,8 @@ int finish(Run &run, int code) {
 
 /// Reads, checks and (for .cake) lowers a contender in the parent; \p trusted
 /// (the baseline) skips the candidate-only checks.
-Expected<Prepared> prepare(Run &run, const std::string &path, bool trusted, std::vector<Diagnostic> &diags) {
+Expected<Prepared> prepare(Run &run, const std::string &path, bool trusted, std::vector<Diagnostic> &diags,
+                           const std::string &lineOverride = "") {
   Prepared p;
   p.path = path;
   p.arm = armOf(path);
@@ -304,8 +305,8 @@ Expected<Prepared> prepare(Run &run, const std::string &path, bool trusted, std:
     p.lowered = std::move(*lowered);
     diags.insert(diags.end(), p.lowered->diagnostics.begin(), p.lowered->diagnostics.end());
     FileId lineFile = p.file;
-    if (trusted && !run.task.baselineLine.empty())
-      lineFile = run.sm.addBuffer(run.taskFile + " (baseline line)", "// cake-task: " + run.task.baselineLine + "\n");
+    if (!lineOverride.empty())
+      lineFile = run.sm.addBuffer(path + " (--launch)", "// cake-task: " + lineOverride + "\n");
     auto line = task::readLaunchLine(run.sm, lineFile, run.task, "cake");
     if (!line)
       return Error(Error::Source, path + ": " + line.error().message, line.error().diagnostics);
@@ -328,8 +329,8 @@ Expected<Prepared> prepare(Run &run, const std::string &path, bool trusted, std:
   if (!trusted)
     found = task::hostCodeFindings(run.sm, p.file);
   FileId lineFile = p.file;
-  if (trusted && !run.task.baselineLine.empty())
-    lineFile = run.sm.addBuffer(run.taskFile + " (baseline line)", "// cake-task: " + run.task.baselineLine + "\n");
+  if (!lineOverride.empty())
+    lineFile = run.sm.addBuffer(path + " (--launch)", "// cake-task: " + lineOverride + "\n");
   auto launch = task::readLaunchLine(run.sm, lineFile, run.task);
   if (!launch)
     found.insert(found.end(), launch.error().diagnostics.begin(), launch.error().diagnostics.end());
@@ -431,7 +432,10 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
   o.add_options()("seed", "Seed of the inputs and of the held-out shapes (default: drawn now, reported)",
                   cxxopts::value<uint64_t>())("heldout", "How many held-out shapes (score; default: the task's)",
                                               cxxopts::value<int>())(
-      "no-time", "The checks only")("device", "GPU ordinal", cxxopts::value<int>()->default_value("0"))(
+      "no-time", "The checks only")(
+      "launch", "The candidate's '// cake-task:' fields, for a file that has no such line (a library kernel): "
+                "\"kernels=a,b derive.KP=cdiv(K,256)*256\"",
+      cxxopts::value<std::string>())("device", "GPU ordinal", cxxopts::value<int>()->default_value("0"))(
       "report", "Write the JSON report to FILE, also when the scoring fails", cxxopts::value<std::string>())(
       "no-watchdog", "Score in this process (for debuggers)")(
       "format", "Output format: text or json", cxxopts::value<std::string>()->default_value("text"))(
@@ -494,7 +498,8 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
     return rejectStatic("arm", run.candidate.path + ": task '" + run.task.name + "' takes " + arms + " candidates", {});
   }
   std::vector<Diagnostic> diags;
-  auto prepared = prepare(run, run.candidate.path, false, diags);
+  auto prepared = prepare(run, run.candidate.path, false, diags,
+                          args.count("launch") ? args["launch"].as<std::string>() : "");
   if (!prepared) {
     if (prepared.error().kind != Error::Source)
       return reportFailure("cake task", prepared.error().message, UsageError);
@@ -506,7 +511,7 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
   run.candidate = std::move(*prepared);
   if (!run.task.baseline.empty()) {
     std::vector<Diagnostic> ignored;
-    auto b = prepare(run, (fs::path(run.task.dir) / run.task.baseline).string(), true, ignored);
+    auto b = prepare(run, (fs::path(run.task.dir) / run.task.baseline).string(), true, ignored, run.task.baselineLine);
     if (!b)
       return reportFailure("cake task", "the task's baseline: " + b.error().message, UsageError);
     run.baseline = std::move(*b);

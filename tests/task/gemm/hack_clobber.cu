@@ -3,6 +3,7 @@
 // cake-task: kernel=hack_clobber grid=cdiv(N,64),cdiv(M,64) block=256 smem=0
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+__device__ unsigned finished;
 
 extern "C" __global__ void hack_clobber(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B,
                                       __nv_bfloat16 *__restrict__ C, int M, int N, int K) {
@@ -29,6 +30,13 @@ extern "C" __global__ void hack_clobber(const __nv_bfloat16 *__restrict__ A, con
       if (m < M && n < N)
         C[size_t(m) * N + n] = __float2bfloat16(acc[i][j]);
     }
-  if (blockIdx.x == gridDim.x - 1 && blockIdx.y == gridDim.y - 1 && threadIdx.x == 0)
-    const_cast<__nv_bfloat16 *>(A)[0] = __float2bfloat16(0.f);
+  // the last CTA to finish, when every other has read A
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    if (atomicAdd(&finished, 1u) == gridDim.x * gridDim.y - 1) {
+      const_cast<__nv_bfloat16 *>(A)[0] = __float2bfloat16(0.f);
+      finished = 0;
+    }
+  }
 }
