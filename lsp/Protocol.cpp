@@ -40,14 +40,14 @@ std::vector<ContentChange> contentChanges(const json &params) {
   return out;
 }
 
-std::string argumentUri(const json &params) {
+std::string argumentUri(const json &params, bool cudaToo) {
   json args = params.value("arguments", json::array());
   if (!args.is_array() || args.empty())
     throw LspError(ErrorCode::InvalidParams, "params.arguments[0] must name a document");
   const json &a = args[0];
   std::string uri = a.is_string() ? a.get<std::string>() : field<std::string>(a, "uri", "params.arguments[0]");
   // the commands (check, compile, run, cost, ...) read CAKE IR; a CUDA source gets its diagnostics only
-  if (isCudaDocument(uri))
+  if (isCudaDocument(uri) && !cudaToo)
     throw LspError(ErrorCode::InvalidParams, "params.arguments[0]: '" + uri +
                                                  "' is a CUDA source: the commands work on CAKE IR files (a .cu "
                                                  "file gets the CUDA checker's diagnostics, with the cuda setting)");
@@ -80,6 +80,34 @@ RunOptions runOptions(const json &params) {
   if (o.contains("timeout"))
     out.timeout = num("timeout");
   out.coldL2 = o.value("coldL2", false);
+  return out;
+}
+
+TaskScoreOptions scoreOptions(const json &params) {
+  json args = params.value("arguments", json::array());
+  json o = args.is_array() && args.size() > 1 && args[1].is_object() ? args[1] : json::object();
+  const char *where = "params.arguments[1]";
+  TaskScoreOptions out;
+  out.task = field<std::string>(o, "task", where);
+  if (o.contains("mode")) {
+    std::string mode = field<std::string>(o, "mode", where);
+    if (mode != "check" && mode != "score")
+      throw LspError(ErrorCode::InvalidParams, "params.arguments[1].mode is \"check\" or \"score\"");
+    out.score = mode == "score";
+  }
+  if (o.contains("seed")) {
+    if (!o["seed"].is_number_unsigned())
+      throw LspError(ErrorCode::InvalidParams, "params.arguments[1].seed must be a non-negative integer");
+    out.seed = o["seed"].get<uint64_t>();
+  }
+  if (o.contains("heldout")) {
+    if (!o["heldout"].is_number_integer() || o["heldout"].get<int64_t>() < 0 || o["heldout"].get<int64_t>() > 1000)
+      throw LspError(ErrorCode::InvalidParams, "params.arguments[1].heldout must be an integer from 0 to 1000");
+    out.heldout = int(o["heldout"].get<int64_t>());
+  }
+  if (o.contains("launch"))
+    out.launch = field<std::string>(o, "launch", where);
+  out.noTime = o.value("noTime", false);
   return out;
 }
 
@@ -534,6 +562,24 @@ json toJSON(const CompileReport &r) {
                        {"stackFrame", k.stackFrame},
                        {"sharedStatic", k.sharedStatic}});
   out["kernels"] = kernels;
+  return out;
+}
+
+json scoreToJSON(const RunReport &r) {
+  json out = {{"uri", r.uri}, {"exitCode", r.exitCode}};
+  json report = r.report.empty() ? json() : json::parse(r.report, nullptr, false);
+  if (!report.is_object() || !report.contains("accepted")) {
+    out["ok"] = false;
+    out["message"] = report.is_object() ? report.value("message", "cake task failed")
+                     : r.report.empty() ? r.message
+                                        : "cake task wrote a report that is not a JSON object";
+    out["noGpu"] = report.is_object() && report.value("status", "") == "no-gpu";
+    return out;
+  }
+  out["ok"] = true; // the candidate was scored: accepted or not, the report says why
+  out["accepted"] = report["accepted"];
+  out["score"] = report["score"];
+  out["report"] = std::move(report);
   return out;
 }
 

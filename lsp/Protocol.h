@@ -72,9 +72,11 @@ Range rangeField(const json &object, std::string_view key, std::string_view path
 /// `params.contentChanges` of didChange.
 std::vector<ContentChange> contentChanges(const json &params);
 /// The document of a command: `params.arguments[0]`, a URI or {"uri": ...}.
-std::string argumentUri(const json &params);
+std::string argumentUri(const json &params, bool cudaToo = false);
 /// The options of cake.run / cake.bench, `params.arguments[1]`.
 RunOptions runOptions(const json &params);
+/// The options of cake.score, `params.arguments[1]`.
+TaskScoreOptions scoreOptions(const json &params);
 
 /// What the reader needs of a message before its turn (its cancels are
 /// applied on arrival): read without building its tree, so that a burst of
@@ -134,6 +136,8 @@ json toJSON(const ApplyFixReport &r);
 json toJSON(const LoweredView &v);
 json toJSON(const CompileReport &r);
 json toJSON(const RunReport &r);
+/// cake.score's reply: {uri, exitCode, ok, accepted, score, report} or {ok: false, message}.
+json scoreToJSON(const RunReport &r);
 json toJSON(const SelectReport &r);
 
 /// The reader of `*.workload.json` files the core's cost estimates use

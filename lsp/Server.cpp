@@ -432,14 +432,17 @@ Server::Handler Server::commandJob(const json &params) {
   // Everything the job reads is read now, on the main thread: the params, the
   // document (a snapshot of its text and version) and the check options.
   std::string command = params["command"];
-  std::string uri = argumentUri(params);
+  std::string uri = argumentUri(params, /*cudaToo=*/command == "cake.score"); // a .cu candidate is scored too
   auto progress =
       std::make_shared<WorkDoneProgress>([this](const std::string &m, json p) { notify(m, std::move(p)); }, params);
-  RunOptions options = command == "cake.compile" ? RunOptions{} : runOptions(params);
+  RunOptions options = command == "cake.compile" || command == "cake.score" ? RunOptions{} : runOptions(params);
+  TaskScoreOptions score = command == "cake.score" ? scoreOptions(params) : TaskScoreOptions{};
   options.allowWorkloadCommands = core_.state().allowWorkloadCommands;
   Snapshot doc = core_.state().docs.snapshot(uri);
   CheckOptions check = core_.state().check;
-  return [command, options, doc, check, progress](const json &, const CancelFlag &cancel) -> json {
+  return [command, options, score, doc, check, progress](const json &, const CancelFlag &cancel) -> json {
+    if (command == "cake.score")
+      return scoreToJSON(scoreDocument(doc, score, *progress, cancel));
     if (command == "cake.compile")
       return toJSON(compileDocument(doc, check, *progress, cancel));
     return toJSON(runDocument(doc, options, command == "cake.bench", *progress, cancel));

@@ -220,9 +220,9 @@ Expected<LaunchDimsAt> evalLaunch(const LaunchLine &launch, const Sizes &sizes) 
   const char *axes = "xyz";
   for (int i = 0; i < 3; ++i) {
     // the driver's own limits on a launch (cuLaunchKernel)
-    auto g = one(std::string("grid.") + axes[i], launch.grid[i], i == 0 ? 2147483647 : 65535);
-    auto b = one(std::string("block.") + axes[i], launch.block[i], i == 2 ? 64 : 1024);
-    auto c = one(std::string("cluster.") + axes[i], launch.cluster[i], 16);
+    auto g = one(std::string("grid ") + axes[i], launch.grid[i], i == 0 ? 2147483647 : 65535);
+    auto b = one(std::string("block ") + axes[i], launch.block[i], i == 2 ? 64 : 1024);
+    auto c = one(std::string("cluster ") + axes[i], launch.cluster[i], 16);
     if (!g)
       return g.takeError();
     if (!b)

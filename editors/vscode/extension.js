@@ -3,11 +3,12 @@
 // Starts `cake.serverPath cake.serverArgs` (default `cake lsp`) on stdio for
 // `cake` documents through vscode-languageclient. The server's own commands
 // (cake.check, cake.applyFix, cake.compile, cake.run, cake.bench,
-// cake.selectInstantiation) are registered by the client from the server's
+// cake.selectInstantiation, cake.score) are registered by the client from the server's
 // executeCommandProvider; the middleware below fills in the active document
 // when one is run from the command palette (and, for
-// cake.selectInstantiation, asks for the instantiation's name) and shows the
-// answer. cake.restartServer is ours. The cake.target and cake.lower settings
+// cake.selectInstantiation, asks for the instantiation's name; for cake.score,
+// which also takes a .cu document, the task, remembered in cake.task) and shows
+// the answer. cake.restartServer is ours. The cake.target and cake.lower settings
 // are the server's initializationOptions and reach it as they change.
 'use strict';
 
@@ -50,17 +51,41 @@ function summarize(result) {
   return `cake check: ${errors} error(s), ${warnings} warning(s)`;
 }
 
+/** One line for a cake.score answer (the `cake task` report: accepted, score, rejections). */
+function summarizeScore(result) {
+  if (!result || !result.ok) return `cake task: ${(result && result.message) || 'no report'}`;
+  const r = result.report || {};
+  if (result.accepted) {
+    const speedup = typeof r.geomean_speedup === 'number' ? `, ${r.geomean_speedup.toFixed(3)}x the baseline` : '';
+    return `cake task ${r.task}: accepted, score ${Number(result.score).toFixed(3)}${speedup}`;
+  }
+  const reasons = [...new Set((r.rejections || []).map((x) => x.reason))].join(', ');
+  return `cake task ${r.task}: not accepted (${reasons || r.baseline_error || 'see the output'})`;
+}
+
 /** Runs a server command, filling in the active cake document when called without arguments. */
 async function executeCommand(command, args, next) {
   let params = args;
   if (params.length === 0) {
     const editor = vscode.window.activeTextEditor;
-    if (!editor || editor.document.languageId !== 'cake') {
-      vscode.window.showWarningMessage(`${command}: open a .cake file first`);
+    const languages = command === 'cake.score' ? ['cake', 'cuda-cpp'] : ['cake'];
+    if (!editor || !languages.includes(editor.document.languageId)) {
+      vscode.window.showWarningMessage(`${command}: open a .cake file${command === 'cake.score' ? ' or a .cu file' : ''} first`);
       return undefined;
     }
     if (command === 'cake.compile' || command === 'cake.run' || command === 'cake.bench') await editor.document.save();
     params = [{ uri: client.code2ProtocolConverter.asUri(editor.document.uri) }];
+    if (command === 'cake.score') {
+      const config = vscode.workspace.getConfiguration('cake');
+      const task = await vscode.window.showInputBox({
+        prompt: 'The task: a shipped task (gemm, kmeans-assign, knn-search, kda-prefill) or a task.json',
+        value: config.get('task', '') || '',
+        placeHolder: 'kmeans-assign',
+      });
+      if (!task) return undefined; // dismissed
+      if (config.update) await config.update('task', task, false);
+      params.push({ task });
+    }
     if (command === 'cake.selectInstantiation') {
       const name = await vscode.window.showInputBox({
         prompt: 'An instantiation of the manifest beside this file (empty: the first)',
@@ -76,6 +101,7 @@ async function executeCommand(command, args, next) {
       output.appendLine(`${command}: ${JSON.stringify(result, null, 2)}`);
       if (command === 'cake.check') vscode.window.showInformationMessage(summarize(result));
       else if (command === 'cake.applyFix') vscode.window.showInformationMessage(`cake: applied ${result.applied} fix(es)`);
+      else if (command === 'cake.score') vscode.window.showInformationMessage(summarizeScore(result));
       else if (command === 'cake.selectInstantiation')
         vscode.window.showInformationMessage(`cake: ${result.note || 'no parameters: the file as it is'}`);
     }
@@ -144,4 +170,4 @@ async function deactivate() {
   client = undefined;
 }
 
-module.exports = { activate, deactivate, serverOptions, serverSettings, summarize };
+module.exports = { activate, deactivate, serverOptions, serverSettings, summarize, summarizeScore };

@@ -353,4 +353,22 @@ struct RunReport {
 RunReport runDocument(const Snapshot &doc, const RunOptions &options, bool bench, Progress &progress,
                       const CancelFlag &cancel);
 
+/// Options of cake.score (params.arguments[1]): the task (a shipped task's
+/// name, or a task file or folder, relative to the document's folder), check
+/// (the public shapes) or score (with held-out shapes), and `cake task`'s options.
+struct TaskScoreOptions {
+  std::string task;
+  bool score = false; ///< `cake task score`, else `cake task check`
+  std::optional<uint64_t> seed;
+  std::optional<int> heldout;
+  std::optional<std::string> launch;
+  bool noTime = false;
+};
+
+/// cake.score: `cake task check|score TASK FILE` as a child on a private copy
+/// of the document (a .cake or a .cu file), its --report read back: the same
+/// report the CLI writes (docs/tasks.md). Cancellable as cake.run is.
+RunReport scoreDocument(const Snapshot &doc, const TaskScoreOptions &options, Progress &progress,
+                        const CancelFlag &cancel);
+
 } // namespace cake::lsp

@@ -66,11 +66,11 @@ std::vector<std::string> runArguments(const RunOptions &o, bool bench) {
 
 std::vector<std::string> commandNames() {
   return {"cake.check", "cake.applyFix", "cake.compile", "cake.run", "cake.bench", "cake.selectInstantiation",
-          "cake.cost"};
+          "cake.cost", "cake.score"};
 }
 
 bool isLongCommand(const std::string &command) {
-  return command == "cake.compile" || command == "cake.run" || command == "cake.bench";
+  return command == "cake.compile" || command == "cake.run" || command == "cake.bench" || command == "cake.score";
 }
 
 CheckReport checkCommand(State &state, const std::string &uri, Progress &progress) {
@@ -213,6 +213,64 @@ RunReport runDocument(const Snapshot &doc, const RunOptions &runOptions, bool be
                   : !r.started ? "cannot start " + cake
                                : "cake run wrote no report (exit " + std::to_string(r.exitCode) + ")";
   progress.end(r.exitCode == 0 ? "done" : "failed");
+  return out;
+}
+
+RunReport scoreDocument(const Snapshot &doc, const TaskScoreOptions &o, Progress &progress, const CancelFlag &cancel) {
+  const std::string &uri = doc.uri;
+  std::string cake = cakeBinary();
+  if (cake.empty())
+    throw LspError(ErrorCode::RequestFailed, "cake.score needs the server to run as `cake lsp`");
+  if (o.task.empty())
+    throw LspError(ErrorCode::InvalidParams, "cake.score needs params.arguments[1].task (a task's name or file)");
+  std::string name = std::filesystem::path(uri.substr(uri.rfind('/') + 1)).filename().string();
+  if (!name.ends_with(".cake") && !name.ends_with(".cu"))
+    throw LspError(ErrorCode::InvalidParams, "cake.score scores a .cake or a .cu document, not '" + name + "'");
+  // a task named by a path is read relative to the document's folder
+  std::string task = o.task;
+  std::filesystem::path beside = std::filesystem::path(uriToPath(uri)).parent_path() / task;
+  std::error_code ec;
+  if (task.find('/') != std::string::npos || task.ends_with(".json"))
+    if (std::filesystem::exists(beside, ec))
+      task = beside.string();
+  progress.begin(o.score ? "cake task score" : "cake task check");
+  char dir[] = "/tmp/cake-lsp-score-XXXXXX";
+  if (!mkdtemp(dir)) {
+    progress.end("failed");
+    throw LspError(ErrorCode::RequestFailed, "cannot create a temporary folder for the score");
+  }
+  std::string path = std::string(dir) + "/" + name;
+  std::ofstream(path) << doc.text;
+  std::string reportFile = std::string(dir) + "/report.json";
+  std::vector<std::string> argv = {cake, "task", o.score ? "score" : "check", task, path, "--report", reportFile};
+  if (o.seed)
+    argv.insert(argv.end(), {"--seed", std::to_string(*o.seed)});
+  if (o.heldout)
+    argv.insert(argv.end(), {"--heldout", std::to_string(*o.heldout)});
+  if (o.launch)
+    argv.insert(argv.end(), {"--launch", *o.launch});
+  if (o.noTime)
+    argv.push_back("--no-time");
+  runner::ProcessResult r = runner::runProcess(argv, 3600, cancel.get());
+  std::string report;
+  if (std::ifstream f(reportFile); f) {
+    std::stringstream text;
+    text << f.rdbuf();
+    report = text.str();
+  }
+  std::filesystem::remove_all(dir);
+  if (r.stopped) {
+    progress.end("cancelled");
+    throw LspError(ErrorCode::RequestCancelled, "cancelled");
+  }
+  for (size_t at; (at = report.find(path)) != std::string::npos;)
+    report.replace(at, path.size(), name); // the private copy's path means the document
+  RunReport out{uri, r.exitCode, std::move(report), ""};
+  if (out.report.empty())
+    out.message = r.timedOut ? "the score did not finish within 3600 s"
+                  : !r.started ? "cannot start " + cake
+                               : "cake task wrote no report (exit " + std::to_string(r.exitCode) + ")";
+  progress.end(r.exitCode == 0 ? "accepted" : "not accepted");
   return out;
 }
 

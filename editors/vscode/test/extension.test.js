@@ -175,3 +175,25 @@ test('summarize reads the cake check JSON summary', () => {
   assert.strictEqual(ext.summarize({ diagnostics: [], summary: { errors: 0, warnings: 0 } }), 'cake check: no problems');
   assert.strictEqual(ext.summarize({ summary: { errors: 2, warnings: 1 } }), 'cake check: 2 error(s), 1 warning(s)');
 });
+
+test('cake.score asks for the task, takes a .cu document, and sums the report up', async () => {
+  const cuDoc = { languageId: 'cuda-cpp', uri: { toString: () => 'file:///w/k.cu' }, save: async () => true };
+  const vscode = fakeVscode({ task: 'gemm' }, cuDoc);
+  vscode.window.showInputBox = async (o) => o.value; // the remembered task, accepted
+  const clients = [];
+  const ext = loadExtension(vscode, clients);
+  await ext.activate({ subscriptions: [] });
+  const mw = clients[0].options.middleware;
+  const sent = [];
+  await mw.executeCommand('cake.score', [], async (command, args) => {
+    sent.push([command, args]);
+    return { ok: true, accepted: false, score: 0, report: { task: 'gemm', rejections: [{ reason: 'unwritten' }, { reason: 'unwritten' }] } };
+  });
+  assert.deepStrictEqual(sent, [['cake.score', [{ uri: 'file:///w/k.cu' }, { task: 'gemm' }]]]);
+  assert.deepStrictEqual(vscode.messages.pop(), ['info', 'cake task gemm: not accepted (unwritten)']);
+  // other commands still want a .cake document
+  await mw.executeCommand('cake.check', [], async () => assert.fail('sent'));
+  assert.deepStrictEqual(vscode.messages.pop(), ['warning', 'cake.check: open a .cake file first']);
+  assert.strictEqual(ext.summarizeScore({ ok: true, accepted: true, score: 1.5, report: { task: 't', geomean_speedup: 1.5 } }),
+                     'cake task t: accepted, score 1.500, 1.500x the baseline');
+});
