@@ -142,6 +142,11 @@ Expected<task::Task> readTask(const std::string &path) {
       t.baselineLine = doc["baseline"].value("line", std::string());
     } else
       t.baseline = doc.value("baseline", std::string());
+    field = "start";
+    if (doc.contains("start")) {
+      t.start = doc["start"].at("file").get<std::string>();
+      t.startLine = doc["start"].value("line", std::string());
+    }
     field = "peers";
     t.peers = doc.value("peers", std::string());
     field = "arms";
@@ -471,6 +476,8 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
   for (const task::Sizes &s : run.task.publicShapes)
     shapes.push_back({s, "public"});
   int heldout = mode == "score" ? (args.count("heldout") ? args["heldout"].as<int>() : run.task.heldoutCount) : 0;
+  if (heldout < 0 || heldout > 1000)
+    return reportFailure("cake task", "--heldout must be 0 to 1000", UsageError);
   if (heldout > 0) {
     if (run.task.domain.empty())
       return reportFailure("cake task", run.taskFile + ": the task has no \"domain\" to draw held-out shapes from",
@@ -642,14 +649,18 @@ int initCommand(int argc, char **argv) {
     return reportFailure("cake task init", out + " exists; it is not overwritten", UsageError);
   std::string text;
   if (arm == "cake") {
-    fs::path start = fs::path(task->dir) / "start.cake";
-    if (!fs::exists(start))
+    if (task->start.empty())
       return reportFailure("cake task init",
-                           "task '" + task->name + "' ships no start.cake; write a .cake kernel that takes its tensors "
+                           "task '" + task->name + "' has no .cake start; write a .cake kernel that takes its tensors "
                                                    "by name (see docs/tasks.md)",
                            UsageError);
+    fs::path start = fs::path(task->dir) / task->start;
     if (auto error = readInput(start.string(), text); !error)
       return reportFailure("cake task init", error.error().message, UsageError);
+    // the start's fields first (a comment in CAKE IR), then the file as it is
+    if (!task->startLine.empty())
+      text = "// cake-task: " + task->startLine + "\n// (the start of task '" + task->name + "': " +
+             start.lexically_normal().string() + ")\n" + text;
   } else {
     std::ostringstream s;
     s << "// A .cu candidate of task '" << task->name << "' (cake task check " << task->name << " " << out

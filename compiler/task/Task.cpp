@@ -84,8 +84,14 @@ Status validate(const Task &task) {
   for (const std::string &a : task.arms)
     if (a != "cake" && a != "cu")
       return fail("\"arms\": '" + a + "' is not an arm (\"cake\" or \"cu\")");
-  if (task.timing.rounds < 1 || task.timing.reps < 1 || task.timing.warmup < 0 || !(task.launchTimeoutSeconds > 0))
-    return fail("\"timing\": rounds and reps must be at least 1, warmup at least 0, the launch timeout positive");
+  // bounded, so that a task file cannot keep a GPU busy without end (the watchdog bounds each launch, not the count)
+  if (task.timing.rounds < 1 || task.timing.rounds > 100 || task.timing.reps < 1 || task.timing.reps > 10000 ||
+      task.timing.warmup < 0 || task.timing.warmup > 10000)
+    return fail("\"timing\": rounds must be 1 to 100, reps 1 to 10000, warmup 0 to 10000");
+  if (!(task.launchTimeoutSeconds > 0) || task.launchTimeoutSeconds > 3600)
+    return fail("\"limits\": launch_seconds must be positive and at most 3600");
+  if (task.heldoutCount > 1000)
+    return fail("\"heldout\": at most 1000 shapes");
   for (const std::string &p : task.params)
     if (!isTensor(p) && !std::binary_search(sizes.begin(), sizes.end(), p))
       return fail("\"params\": '" + p + "' is neither a tensor nor a size");

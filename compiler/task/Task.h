@@ -67,6 +67,9 @@ struct Task {
   /// The baseline's `// cake-task:` fields (CudaCandidate.h) when its file
   /// has no such line (a library kernel: kernels=..., derive.KP=...).
   std::string baselineLine;
+  /// The `.cake` start `cake task init --arm cake` writes (relative to the
+  /// task's folder), with its `// cake-task:` fields put first.
+  std::string start, startLine;
   /// A peers file (cli/BenchPeers.h form) with the peers' times measured
   /// elsewhere: reported beside the score as a reference, never as the
   /// baseline (not the same process).

@@ -100,6 +100,12 @@ TEST(TaskSpec, ValidateNamesTheField) {
   Task badFlops = t;
   badFlops.flops = "2*M*Q";
   EXPECT_NE(validate(badFlops).error().message.find("\"flops\""), std::string::npos);
+  Task endless = t; // a task file cannot keep a GPU busy without end
+  endless.timing.reps = 1000000;
+  EXPECT_NE(validate(endless).error().message.find("\"timing\""), std::string::npos);
+  Task manyShapes = t;
+  manyShapes.heldoutCount = 100000;
+  EXPECT_NE(validate(manyShapes).error().message.find("\"heldout\""), std::string::npos);
   Task noDomain = t;
   noDomain.domain.erase("K");
   EXPECT_NE(validate(noDomain).error().message.find("size 'K' has no domain"), std::string::npos);
