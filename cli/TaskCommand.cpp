@@ -279,6 +279,15 @@ void printReport(const json &r) {
   std::cout << "; score " << std::setprecision(4) << r["score"].get<double>() << "\n";
 }
 
+/// A failure that is not the candidate's (no GPU, the baseline, the machine): the report says so too, so that a
+/// program reading only the report (the language server) learns why.
+int failure(Run &run, const std::string &status, const std::string &message, int code) {
+  run.report["status"] = status;
+  run.report["message"] = message;
+  writeReport(run);
+  return reportFailure("cake task", message, code);
+}
+
 int finish(Run &run, int code) {
   writeReport(run);
   if (run.json)
@@ -536,12 +545,8 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
     }
     w.phase(kStartBudget, "starting the GPU");
     auto gpu = runner::makeRunner(args["device"].as<int>());
-    if (!gpu) {
-      run.report["status"] = "no-gpu";
-      run.report["message"] = runner::describeNoGpu(gpu.error());
-      writeReport(run);
-      return reportFailure("cake task", runner::describeNoGpu(gpu.error()), UsageError);
-    }
+    if (!gpu)
+      return failure(run, "no-gpu", runner::describeNoGpu(gpu.error()), UsageError);
     std::string targetName = (*gpu)->device().cakeTarget();
     Target target = parseTarget(targetName).value_or(Target::SM90a);
     w.phase(600 + kGrace, "building the candidate");
@@ -557,7 +562,7 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
       w.phase(600 + kGrace, "building the baseline");
       auto b = build(run, *run.baseline, target);
       if (!b)
-        return reportFailure("cake task", "the task's baseline does not build: " + b.error().message, InputErrors);
+        return failure(run, "baseline", "the task's baseline does not build: " + b.error().message, InputErrors);
       baseline = std::move(*b);
     }
     task::ScoreOptions options;
@@ -566,7 +571,7 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
     options.phase = [&](double budget, const std::string &what) { w.phase(budget, what); };
     auto score = task::scoreOnGpu(**gpu, run.task, shapes, **candidate, baseline.get(), options);
     if (!score)
-      return reportFailure("cake task", score.error().message, InputErrors);
+      return failure(run, "failed", score.error().message, InputErrors);
     json &r = run.report;
     r["device"] = score->device;
     r["target"] = score->target;

@@ -7,6 +7,8 @@ import sys
 reports = [json.load(open(p)) for p in sys.argv[1:]]
 for r in reports:
     print("arm", r["arm"], "accepted", r["accepted"], "score", r["score"])
+    if "status" in r:
+        print("status", r["status"], r["message"])
     for x in r["rejections"]:
         sizes = " ".join("%s=%s" % kv for kv in sorted(x.get("sizes", {}).items()))
         print("reason", x["reason"], "set", x.get("set", "-"), sizes)
