@@ -398,6 +398,7 @@ json shapeJson(const task::ShapeResult &s) {
           {"floor_ms", orNull(s.floorMs)},
           {"fraction_of_floor", orNull(s.fractionOfFloor)},
           {"wall_per_launch_ms", orNull(s.wallPerLaunchMs)},
+          {"fresh_ms", orNull(s.freshMs)},
           {"batch_ms", s.batchMs},
           {"reference", nullptr}};
 }
@@ -491,6 +492,9 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
     if (run.task.domain.empty())
       return reportFailure("cake task", run.taskFile + ": the task has no \"domain\" to draw held-out shapes from",
                            UsageError);
+    run.task.heldoutCount = heldout; // the domain checked for the count in effect
+    if (auto s = task::validate(run.task); !s)
+      return reportFailure("cake task", run.taskFile + ": " + s.error().message, UsageError);
     auto drawn = task::drawHeldout(run.task, heldout, seed);
     if (!drawn)
       return reportFailure("cake task", drawn.error().message, UsageError);
@@ -595,17 +599,36 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
   };
   if (args.count("no-watchdog"))
     return body(Watch(-1));
+  // the child always writes a report (a private one without --report), so that a child that ended without one
+  // is known
+  std::string privateDir;
+  if (run.reportPath.empty()) {
+    char dir[] = "/tmp/cake-task-XXXXXX";
+    if (mkdtemp(dir)) {
+      privateDir = dir;
+      run.reportPath = privateDir + "/report.json";
+    }
+  }
   if (!run.reportPath.empty())
     fs::remove(run.reportPath);
   int rc = superviseChild(body);
-  if (rc == TimedOut && !run.reportPath.empty() && !fs::exists(run.reportPath)) {
+  if (rc != Success && rc != UsageError && !run.reportPath.empty() && !fs::exists(run.reportPath)) {
     // the watchdog ended the child: a kernel that hangs is the candidate's (the baseline is trusted)
-    addRejection(run.report, "timeout",
-                 "the watchdog ended the scoring: a phase ran past its time budget (a kernel that does not finish "
-                 "within the task's launch limit of " +
-                     std::to_string(int(run.task.launchTimeoutSeconds)) + " s?)");
+    // the child ended without a report: killed by the watchdog (a kernel that does not finish; the baseline is
+    // trusted), or dead of a signal
+    if (rc == TimedOut)
+      addRejection(run.report, "timeout",
+                   "the watchdog ended the scoring: a phase ran past its time budget (a kernel that does not finish "
+                   "within the task's launch limit of " +
+                       std::to_string(int(run.task.launchTimeoutSeconds)) + " s?)");
+    else
+      addRejection(run.report, "crash", "the scoring process ended without a report (exit " + std::to_string(rc) + ")");
     writeReport(run);
+    if (run.json)
+      std::cout << run.report.dump(2) << "\n";
   }
+  if (!privateDir.empty())
+    fs::remove_all(privateDir);
   return rc;
 }
 

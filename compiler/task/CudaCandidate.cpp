@@ -31,7 +31,7 @@ std::vector<std::pair<std::string, size_t>> fields(std::string_view text, size_t
       ++depth;
     if (c == ')')
       --depth;
-    bool blank = std::isspace(uint8_t(c)) && depth <= 0;
+    bool blank = (std::isspace(uint8_t(c)) && depth <= 0) || i == text.size(); // the end closes an open field
     if (!blank && start == std::string_view::npos)
       start = i;
     if (blank && start != std::string_view::npos) {
@@ -42,7 +42,7 @@ std::vector<std::pair<std::string, size_t>> fields(std::string_view text, size_t
   return out;
 }
 
-/// "a,b(c,d),e" split at top-level commas.
+/// "a,b(c,d),e" split at top-level commas; empty when the parentheses do not balance or an item is empty.
 std::vector<std::string> commaList(std::string_view text) {
   std::vector<std::string> out;
   int depth = 0;
@@ -50,11 +50,17 @@ std::vector<std::string> commaList(std::string_view text) {
   for (size_t i = 0; i <= text.size(); ++i) {
     char c = i < text.size() ? text[i] : ',';
     depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (depth < 0)
+      return {};
     if (c == ',' && depth == 0) {
+      if (i == start)
+        return {};
       out.emplace_back(text.substr(start, i - start));
       start = i + 1;
     }
   }
+  if (depth != 0)
+    return {};
   return out;
 }
 
@@ -145,6 +151,8 @@ Expected<LaunchLine> readLaunchLine(const SourceManager &sm, FileId file, const 
     }
     if (cake && key == "kernels") {
       out.kernels = commaList(value);
+      if (out.kernels.empty())
+        errors.push_back(finding("task.launch", r, "kernels='" + value + "' is not a list of kernel names"));
       continue;
     }
     if (cake) {
@@ -167,6 +175,10 @@ Expected<LaunchLine> readLaunchLine(const SourceManager &sm, FileId file, const 
       continue;
     }
     std::vector<std::string> parts = dims ? commaList(value) : std::vector<std::string>{value};
+    if (parts.empty()) {
+      errors.push_back(finding("task.launch", r, key + "='" + value + "': unbalanced parentheses or an empty dimension"));
+      continue;
+    }
     if (parts.size() > 3) {
       errors.push_back(finding("task.launch", r, key + " has at most three dimensions"));
       continue;
@@ -259,9 +271,16 @@ std::vector<Diagnostic> hostCodeFindings(const SourceManager &sm, FileId file) {
       ++i;
       continue;
     }
-    if (lineStart && c == '#') { // a preprocessor line, with its continuations
-      while (i < t.size() && t[i] != '\n')
-        i += (t[i] == '\\' && i + 1 < t.size()) ? 2 : 1;
+    if (lineStart && c == '#') { // #include and #pragma lines are skipped; a #define's text is scanned (a macro can
+                                 // hide a launch)
+      size_t word = t.find_first_not_of(" \t", i + 1);
+      if (word != std::string_view::npos && (t.substr(word, 7) == "include" || t.substr(word, 6) == "pragma")) {
+        while (i < t.size() && t[i] != '\n')
+          i += (t[i] == '\\' && i + 1 < t.size()) ? 2 : 1;
+        continue;
+      }
+      lineStart = false;
+      ++i;
       continue;
     }
     lineStart = false;
@@ -273,6 +292,12 @@ std::vector<Diagnostic> hostCodeFindings(const SourceManager &sm, FileId file) {
     if (t.substr(i, 2) == "/*") {
       size_t e = t.find("*/", i + 2);
       i = e == std::string_view::npos ? t.size() : e + 2;
+      continue;
+    }
+    if (std::isdigit(uint8_t(c))) { // a number, with its digit separators (1'000) and suffixes
+      while (i < t.size() && (std::isalnum(uint8_t(t[i])) || t[i] == '.' ||
+                              (t[i] == '\'' && i + 1 < t.size() && std::isalnum(uint8_t(t[i + 1])))))
+        ++i;
       continue;
     }
     if (c == '"' || c == '\'') {

@@ -2,6 +2,7 @@
 #include "compiler/task/Expr.h"
 
 #include <cctype>
+#include <climits>
 #include <vector>
 
 namespace cake::task {
@@ -65,6 +66,8 @@ private:
     default:
       if (b == 0)
         return error("division by zero");
+      if (a == INT64_MIN && b == -1)
+        return error("overflow");
       if (op == '%')
         return a % b;
       r = a / b;

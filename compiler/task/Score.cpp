@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <sstream>
 
 namespace cake::task {
 
@@ -34,6 +35,10 @@ using runner::DevicePtr;
 /// that every tensor keeps the alignment of an allocation.
 constexpr size_t kGuard = 4096;
 constexpr uint8_t kGuardByte = 0xA5;
+/// How much faster than a launch on new inputs a repeated launch may be before the scorer calls it a cache:
+/// warm L2 and caches make repeats faster by tens of percent; a copy of a kept result instead of a GEMM's
+/// work is an order of magnitude.
+constexpr double kRepeatFaster = 3;
 
 /// One set of tensors on the GPU: the task's (inputs filled from a seed,
 /// outputs poisoned) and a contender's scratch, each inside guard bands.
@@ -127,7 +132,10 @@ public:
     };
     score.geomeanSpeedup = geomean(speedups);
     score.geomeanFraction = geomean(fractions);
-    score.accepted = score.rejections.empty() && score.shapes.size() == shapes.size() && score.baselineError.empty();
+    // a baseline that failed is not the candidate's: accepted on its own checks, the speedups left out
+    score.accepted = score.rejections.empty() && score.shapes.size() == shapes.size();
+    if (!score.baselineError.empty())
+      speedups.clear();
     return score;
   }
 
@@ -344,12 +352,21 @@ private:
                            : failure(*ra));
       return Ok{};
     }
-    auto bad = integrity(*a);
-    if (!bad)
-      return bad.takeError();
-    if (*bad) {
-      reject(score, shape, (*bad)->first, (*bad)->second);
-      return Ok{};
+    // after every launch below too: the inputs unchanged, the guard bands intact
+    auto intact = [&](Batch &x) -> Expected<bool> {
+      auto bad = integrity(x);
+      if (!bad)
+        return bad.takeError();
+      if (*bad)
+        reject(score, shape, (*bad)->first, (*bad)->second);
+      return !*bad;
+    };
+    for (Batch *x : {&*a, &*b}) {
+      auto ok = intact(*x);
+      if (!ok)
+        return ok.takeError();
+      if (!*ok)
+        return Ok{};
     }
     auto rb = check(*b);
     if (!rb)
@@ -368,6 +385,9 @@ private:
     for (auto &[name, t] : c.tensors)
       if (auto s = gpu_.copyToDevice(c.buffers.at(name), t.bytes.data(), t.byteSize()); !s)
         return s;
+    for (auto &[name, bytes] : c.scratch) // a pipeline's intermediates too: no stage may hand B's to the next
+      if (auto s = gpu_.fill(c.buffers.at(name), 0xFF, bytes); !s)
+        return s;
     if (auto s = launchOnce(candidateModule_, *lb, "candidate"); !s) {
       launchRejection(score, shape, s.error());
       return Ok{};
@@ -382,6 +402,8 @@ private:
                  failure(*rc));
       return Ok{};
     }
+    if (auto ok = intact(c); !ok || !*ok)
+      return ok ? Status(Ok{}) : Status(ok.takeError());
     // 4. the task's adversarial inputs
     for (const AdversarialSet &set : task_.adversarial) {
       auto d = makeBatch(shape.sizes, nextSeed(), *scratch, set.inits);
@@ -401,58 +423,103 @@ private:
         reject(score, shape, "adversarial",
                "adversarial inputs '" + set.name + "' (a precision cut or a near tie?): " + failure(*rd));
         return Ok{};
-      }
+      }      if (auto ok = intact(*d); !ok || !*ok)
+        return ok ? Status(Ok{}) : Status(ok.takeError());
     }
     return Ok{};
   }
 
-  /// One timed batch of \p who on fresh inputs at fresh addresses; its
-  /// outputs checked again after the timing. The median per launch of the
-  /// pipeline, or nullopt when the check after the timing failed (\p why).
-  Expected<std::optional<double>> timeBatch(Contender &who, runner::ModuleId module, const Sizes &sizes,
-                                            const std::vector<oracle::TensorSpec> &scratch, std::string &why,
-                                            double *wallPerLaunch) {
-    auto b = makeBatch(sizes, nextSeed(), scratch);
-    if (!b)
-      return b.takeError();
-    auto launches = who.launches(gpu_, b->buffers, sizes);
+  /// What one timed batch measured.
+  struct BatchTime {
+    double ms = 0;      ///< the pipeline's median per launch
+    double freshMs = 0; ///< one launch on the batch's new inputs, the GPU warmed on the batch before; 0: none
+    double wallPerLaunch = 0;
+  };
+
+  /// One timed batch of \p who on fresh inputs at fresh addresses (\p previous, the batch before, stays
+  /// allocated until this one is, and warms the GPU before the first launch on the new inputs); its outputs
+  /// poisoned before every launch and checked again after the timing, its inputs and guard bands too. The
+  /// number of launches is drawn from the seed, so that no kernel can know which launch is the last. nullopt
+  /// with \p why when the check after the timing failed.
+  Expected<std::optional<BatchTime>> timeBatch(Contender &who, runner::ModuleId module, const Sizes &sizes,
+                                               const std::vector<oracle::TensorSpec> &scratch, std::string &reason,
+                                               std::string &why, std::optional<Batch> &previous) {
+    auto made = makeBatch(sizes, nextSeed(), scratch);
+    if (!made)
+      return made.takeError();
+    Batch b = std::move(*made);
+    auto launches = who.launches(gpu_, b.buffers, sizes);
     if (!launches)
       return launches.takeError();
+    BatchTime out;
+    auto timeAll = [&](std::vector<pipeline::GpuLaunch> &ls, const runner::TimingOptions &base, bool poison,
+                       double *wall) -> Expected<double> {
+      double total = 0;
+      for (size_t i = 0; i < ls.size(); ++i) {
+        runner::TimingOptions t = base;
+        if (poison && i + 1 == ls.size())
+          for (auto &[name, tensor] : b.tensors)
+            if (isOutput(name))
+              t.poison.push_back({b.buffers.at(name), tensor.byteSize()});
+        phase(launchBudget() * double(t.warmup + t.repetitions), "timing " + ls[i].kernel);
+        auto timed = gpu_.time(module, ls[i].kernel, ls[i].config, ls[i].params, t);
+        if (!timed) {
+          wedged_ = true;
+          return timed.takeError();
+        }
+        total += timed->medianMs;
+        if (wall && i + 1 == ls.size())
+          *wall = timed->wallMs / double(timed->samplesMs.size());
+      }
+      return total;
+    };
     runner::TimingOptions timing;
-    timing.warmup = task_.timing.warmup;
-    timing.repetitions = task_.timing.reps;
     timing.coldL2 = task_.timing.coldL2;
     timing.timeoutSeconds = task_.launchTimeoutSeconds;
     timing.syncDevice = true;
-    timing.progress = [&](int done) { phase(launchBudget(), "timed launch " + std::to_string(done + 1)); };
-    double total = 0;
-    for (size_t i = 0; i < launches->size(); ++i) {
-      pipeline::GpuLaunch &l = (*launches)[i];
-      runner::TimingOptions t = timing;
-      if (i + 1 == launches->size())
-        for (auto &[name, tensor] : b->tensors)
-          if (isOutput(name))
-            t.poison.push_back({b->buffers.at(name), tensor.byteSize()});
-      phase(launchBudget(), "timing " + l.kernel);
-      auto timed = gpu_.time(module, l.kernel, l.config, l.params, t);
-      if (!timed) {
-        wedged_ = true;
-        return timed.takeError();
-      }
-      total += timed->medianMs;
-      if (wallPerLaunch && i + 1 == launches->size())
-        *wallPerLaunch = timed->wallMs / double(timed->samplesMs.size());
+    if (previous) {
+      // the GPU busy on other inputs first (clocks up), then one launch on inputs this kernel has never seen
+      auto warm = who.launches(gpu_, previous->buffers, sizes);
+      if (!warm)
+        return warm.takeError();
+      runner::TimingOptions w = timing;
+      w.warmup = 1, w.repetitions = 2;
+      if (auto t = timeAll(*warm, w, false, nullptr); !t)
+        return t.takeError();
+      runner::TimingOptions f = timing;
+      f.warmup = 0, f.repetitions = 1;
+      auto fresh = timeAll(*launches, f, true, nullptr);
+      if (!fresh)
+        return fresh.takeError();
+      out.freshMs = *fresh;
     }
-    auto r = check(*b);
+    previous.reset(); // the batch before is freed only now: this one's addresses differ from it
+    timing.warmup = task_.timing.warmup;
+    timing.repetitions = task_.timing.reps + int(nextSeed() % uint64_t(task_.timing.reps)); // reps .. 2 reps - 1
+    auto ms = timeAll(*launches, timing, true, &out.wallPerLaunch);
+    if (!ms)
+      return ms.takeError();
+    out.ms = *ms;
+    auto r = check(b);
     if (!r)
       return r.takeError();
     if (!r->ok) {
+      reason = "stale-after-timing";
       why = (r->unwritten ? "outputs unwritten after the timed launches (poisoned before each one): "
                           : "outputs wrong after the timed launches: ") +
             failure(*r);
-      return std::optional<double>();
+      return std::optional<BatchTime>();
     }
-    return std::optional<double>(total);
+    auto bad = integrity(b);
+    if (!bad)
+      return bad.takeError();
+    if (*bad) {
+      reason = (*bad)->first;
+      why = (*bad)->second + " (in a timed batch)";
+      return std::optional<BatchTime>();
+    }
+    previous.emplace(std::move(b));
+    return std::optional<BatchTime>(out);
   }
 
   Status timeShape(Score &score, const ShapeToScore &shape, Contender &candidate, Contender *baseline,
@@ -469,18 +536,20 @@ private:
         baselineScratch = std::move(*bs);
     }
     bool timeBaseline = baseline && score.baselineError.empty();
-    std::vector<double> cand, base;
+    std::vector<double> cand, base, fresh;
     double wall = 0;
+    std::optional<Batch> previousCandidate, previousBaseline;
     for (int round = 0; round < task_.timing.rounds; ++round) {
       // ABBA: the candidate first in even rounds, the baseline first in odd ones
       for (int turn = 0; turn < 2; ++turn) {
         bool candidateTurn = (turn == 0) == (round % 2 == 0);
         if (!candidateTurn && !timeBaseline)
           continue;
-        std::string why;
-        double w = 0;
-        auto t = candidateTurn ? timeBatch(candidate, candidateModule_, shape.sizes, *scratch, why, &w)
-                               : timeBatch(*baseline, baselineModule_, shape.sizes, baselineScratch, why, nullptr);
+        std::string reason, why;
+        auto t = candidateTurn
+                     ? timeBatch(candidate, candidateModule_, shape.sizes, *scratch, reason, why, previousCandidate)
+                     : timeBatch(*baseline, baselineModule_, shape.sizes, baselineScratch, reason, why,
+                                 previousBaseline);
         if (!t) {
           if (t.error().kind == Error::Timeout || wedged_) {
             if (candidateTurn)
@@ -493,16 +562,19 @@ private:
         }
         if (!*t) {
           if (candidateTurn) {
-            reject(score, shape, "stale-after-timing", why);
+            reject(score, shape, reason, why);
             return Ok{};
           }
           score.baselineError = "the baseline at " + sizesText(shape.sizes) + ": " + why;
           timeBaseline = false;
           continue;
         }
-        (candidateTurn ? cand : base).push_back(**t);
-        if (candidateTurn)
-          wall += w;
+        (candidateTurn ? cand : base).push_back((*t)->ms);
+        if (candidateTurn) {
+          wall += (*t)->wallPerLaunch;
+          if ((*t)->freshMs > 0)
+            fresh.push_back((*t)->freshMs);
+        }
       }
     }
     auto median = [](std::vector<double> v) {
@@ -513,7 +585,17 @@ private:
     r.batchMs = cand;
     r.candidateMs = median(cand);
     r.baselineMs = timeBaseline ? median(base) : 0;
+    r.freshMs = median(fresh);
     r.wallPerLaunchMs = cand.empty() ? 0 : wall / double(cand.size());
+    // a kernel much faster on inputs it has seen than on new ones keeps results by their content: the time of
+    // a repeated launch is then the time of a copy, not of the work
+    if (r.freshMs > 0 && r.candidateMs < r.freshMs / kRepeatFaster) {
+      std::ostringstream m;
+      m << "the kernel took " << r.candidateMs << " ms a launch on inputs it had seen and " << r.freshMs
+        << " ms on new ones (more than " << kRepeatFaster
+        << "x faster on repeats): results kept by the inputs' content? The time would not be the work's";
+      reject(score, shape, "repeat-faster", m.str());
+    }
     return Ok{};
   }
 };

@@ -17,7 +17,10 @@
 //                         magnitudes, near ties, tiny values) pass the oracle
 //   stale-after-timing    every timed batch runs on fresh inputs at fresh
 //                         addresses, the outputs poisoned before every
-//                         launch, and is checked again after its timing
+//                         launch (a number of launches drawn from the
+//                         seed), and is checked again after its timing
+//   repeat-faster         a repeated launch more than 3x faster than one on
+//                         new inputs (results kept by content)
 //   launch-failed, timeout, unsupported-shape
 //
 // Timing: `rounds` batches of the candidate and of the baseline, interleaved
@@ -63,6 +66,9 @@ struct ShapeResult {
   double floorMs = 0;   ///< max(flops / tensor rate, bytes / DRAM rate) of the device's target
   double fractionOfFloor = 0;
   double wallPerLaunchMs = 0; ///< the candidate's wall clock per timed launch, context synchronized around
+  /// The candidate's median over its batches of one launch on the batch's new inputs (the GPU warmed on the
+  /// batch before); 0 with fewer than two rounds.
+  double freshMs = 0;
   std::vector<double> batchMs;  ///< the candidate's batch medians, in order
 };
 
@@ -74,8 +80,8 @@ struct Score {
   std::vector<Rejection> rejections;
   double geomeanSpeedup = 0;  ///< over the shapes timed against a baseline
   double geomeanFraction = 0; ///< of the floor, over the shapes timed
-  /// The baseline failed its own check or launch: the speedups are not
-  /// meaningful and the score says why.
+  /// The baseline failed its own check or launch: the candidate is judged
+  /// on its own checks, no speedup is given, and the score says why.
   std::string baselineError;
 };
 

@@ -5,6 +5,7 @@
 #include "compiler/task/Expr.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <set>
 
@@ -51,24 +52,38 @@ Status validate(const Task &task) {
   }
   if (task.publicShapes.empty())
     return fail("\"public\": at least one shape is needed");
-  for (const Sizes &shape : task.publicShapes)
+  for (const Sizes &shape : task.publicShapes) {
     for (const std::string &n : sizes)
       if (!shape.count(n))
         return fail("\"public\": shape {" + sizesText(shape) + "} does not give size '" + n + "'");
+    for (const auto &[n, v] : shape) {
+      if (!std::binary_search(sizes.begin(), sizes.end(), n))
+        return fail("\"public\": shape {" + sizesText(shape) + "} gives '" + n + "', which is not a size of the task");
+      // sizes are int parameters of a .cu candidate and 32-bit indices of the lowering
+      if (v < 1 || v > INT32_MAX)
+        return fail("\"public\": size " + n + " = " + std::to_string(v) + " is outside 1 .. 2^31 - 1");
+    }
+  }
+  if (!(task.workload.check.rtol >= 0) || !(task.workload.check.atol >= 0) || task.workload.check.maxSamples < 0)
+    return fail("\"check\": rtol, atol and samples must not be negative");
   if (task.heldoutCount < 0)
     return fail("\"heldout\": the count must not be negative");
-  if (task.heldoutCount > 0)
+  for (const auto &[n, d] : task.domain)
+    if (!std::binary_search(sizes.begin(), sizes.end(), n))
+      return fail("\"domain\": '" + n + "' is not a size of the task");
+  if (task.heldoutCount > 0 || !task.domain.empty())
     for (const std::string &n : sizes) {
       auto it = task.domain.find(n);
       if (it == task.domain.end())
         return fail("\"domain\": size '" + n + "' has no domain (held-out shapes are drawn from it)");
       const SizeDomain &d = it->second;
-      if (d.values.empty() && (d.min < 1 || d.max < d.min || d.multiple < 1 || d.max / d.multiple < 1 ||
-                               (d.max / d.multiple) * d.multiple < d.min))
-        return fail("\"domain\": size '" + n + "' needs 1 <= min <= max and a multiple of 'multiple' between them");
+      if (d.values.empty() && (d.min < 1 || d.max < d.min || d.max > INT32_MAX || d.multiple < 1 ||
+                               d.max / d.multiple < 1 || (d.max / d.multiple) * d.multiple < d.min))
+        return fail("\"domain\": size '" + n + "' needs 1 <= min <= max <= 2^31 - 1 and a multiple of 'multiple' "
+                    "between them");
       for (int64_t v : d.values)
-        if (v < 1)
-          return fail("\"domain\": size '" + n + "' lists a value below 1");
+        if (v < 1 || v > INT32_MAX)
+          return fail("\"domain\": size '" + n + "' lists a value outside 1 .. 2^31 - 1");
     }
   for (const AdversarialSet &a : task.adversarial)
     for (const auto &[tensor, init] : a.inits) {

@@ -47,6 +47,8 @@ TEST(TaskExpr, ErrorsSayWhere) {
   EXPECT_NE(unknown.error().message.find("'Q' is not a size"), std::string::npos);
   EXPECT_FALSE(evalExpr("M / 0", s));
   EXPECT_FALSE(evalExpr("9223372036854775807 * 2", s));
+  EXPECT_FALSE(evalExpr("(0 - 9223372036854775807 - 1) / (0 - 1)", s)); // INT64_MIN / -1: overflow, not SIGFPE
+  EXPECT_FALSE(evalExpr("(0 - 9223372036854775807 - 1) % (0 - 1)", s));
   EXPECT_FALSE(evalExpr("M +", s));
   EXPECT_FALSE(evalExpr("frob(M, 2)", s));
   EXPECT_FALSE(evalExpr("1.5", s));
@@ -169,6 +171,8 @@ TEST(TaskCuda, LaunchLineErrorsAreLocated) {
   EXPECT_NE(missing.at(0).message.find("'block'"), std::string::npos);
   auto twice = errors("// cake-task: kernel=k grid=1 block=1\n// cake-task: kernel=k grid=1 block=1\n");
   EXPECT_NE(twice.at(0).message.find("second"), std::string::npos);
+  auto open = errors("// cake-task: kernel=k block=1 grid=cdiv(N,64),cdiv(M,64\n");
+  EXPECT_NE(open.at(0).message.find("unbalanced parentheses"), std::string::npos);
   auto field = errors("// cake-task: kernel=k grid=1 block=1 stream=2\n");
   EXPECT_NE(field.at(0).message.find("unknown launch field 'stream'"), std::string::npos);
   // a block of 0 threads at some sizes is an error of that launch, not a crash
@@ -192,6 +196,8 @@ void launch(float *x) {
 }
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t a, cudaEvent_t b) { *ms = 0.001f; return cudaSuccess; }
 int main() { cuLaunchKernel(0); }
+#define LAUNCH cudaLaunchDevice
+int n = 1'000; void g() { cudaMalloc(0, 0); }
 )");
   std::vector<Diagnostic> found = hostCodeFindings(sm, f);
   std::vector<std::string> what;
@@ -201,7 +207,7 @@ int main() { cuLaunchKernel(0); }
   }
   EXPECT_EQ(what, (std::vector<std::string>{"cudaStream_t", "cudaStreamCreate", "<<<", "cudaError_t",
                                             "cudaEventElapsedTime", "cudaEvent_t", "cudaEvent_t", "cudaSuccess",
-                                            "main", "cuLaunchKernel"}));
+                                            "main", "cuLaunchKernel", "cudaLaunchDevice", "cudaMalloc"}));
   SourceManager clean;
   FileId g = clean.addBuffer("ok.cu", "#include <cuda_bf16.h>\n__device__ float f(cuda::std::size_t n);\n"
                                       "__global__ void k(CUtensorMap m, float *cute) { cute[0] = 1; }\n");
@@ -217,8 +223,9 @@ public:
   using Kernel = std::function<void(SimRunner &, std::vector<void *> &)>;
   std::map<std::string, Kernel> kernels;
   std::map<std::string, double> ms;  ///< the time a launch of the kernel takes
-  std::vector<std::string> timed;    ///< the kernels time() was called for, in order
+  std::vector<std::string> timed;    ///< the kernels of the timings of 3 or more launches, in order
   int launches = 0;
+  double launchMs = -1; ///< a kernel may say how long its launch took (else ms[kernel])
 
   SimRunner() {
     info_.name = "simulated GPU";
@@ -257,15 +264,17 @@ public:
   Status synchronize(double) override { return Ok{}; }
   Expected<runner::Timing> time(runner::ModuleId m, std::string_view kernel, const runner::LaunchConfig &config,
                                 runner::KernelParams &params, const runner::TimingOptions &options) override {
-    timed.push_back(std::string(kernel));
+    if (options.repetitions >= 3) // the batches' timings, not the warm-up and fresh launches around them
+      timed.push_back(std::string(kernel));
     std::vector<double> samples;
     for (int i = 0; i < options.warmup + options.repetitions; ++i) {
       for (auto &[ptr, bytes] : options.poison)
         std::memset(reinterpret_cast<void *>(ptr), 0xFF, bytes);
+      launchMs = -1;
       if (auto s = launch(m, kernel, config, params); !s)
         return s.error();
       if (i >= options.warmup)
-        samples.push_back(ms[std::string(kernel)]);
+        samples.push_back(launchMs >= 0 ? launchMs : ms[std::string(kernel)]);
     }
     runner::Timing t = runner::summarizeTimings(samples);
     t.wallMs = options.syncDevice ? t.medianMs * double(samples.size()) : 0;
@@ -388,6 +397,7 @@ TEST(TaskScore, AnHonestKernelIsAcceptedAndTimedInterleaved) {
     EXPECT_DOUBLE_EQ(r.speedup, 2.0);
     EXPECT_EQ(r.batchMs.size(), 2u);
     EXPECT_GT(r.floorMs, 0);
+    EXPECT_DOUBLE_EQ(r.freshMs, 0.5); // one launch on new inputs takes what the repeats take
   }
   EXPECT_DOUBLE_EQ(s.score.geomeanSpeedup, 2.0);
   // ABBA per shape: candidate, baseline, then baseline, candidate
@@ -508,8 +518,44 @@ TEST(TaskScore, ABrokenBaselineIsNotTheCandidates) {
   ASSERT_TRUE(score);
   EXPECT_TRUE(score->rejections.empty());
   EXPECT_NE(score->baselineError.find("outputs unwritten"), std::string::npos);
-  EXPECT_FALSE(score->accepted);
+  EXPECT_TRUE(score->accepted); // judged on its own checks
   EXPECT_EQ(score->shapes.at(0).speedup, 0);
+  EXPECT_EQ(score->geomeanSpeedup, 0);
+}
+
+TEST(TaskScore, AResultKeptByContentIsCaughtByItsTime) {
+  // computes when the inputs' content changes (a fingerprint of A), else copies the kept result: right on every
+  // launch, and its repeats cost a copy
+  uint32_t fingerprint = 0;
+  std::vector<Bf16> kept;
+  Scored s = scoreKernel("fingerprint", [&](SimRunner &sim, std::vector<void *> &p) {
+    auto *a = reinterpret_cast<const uint32_t *>(SimRunner::arg<uint64_t>(p, 0));
+    auto *c = reinterpret_cast<Bf16 *>(SimRunner::arg<uint64_t>(p, 2));
+    size_t n = size_t(SimRunner::arg<int32_t>(p, 3)) * size_t(SimRunner::arg<int32_t>(p, 4));
+    if (a[0] != fingerprint || kept.size() != n) {
+      gemm(p);
+      kept.assign(c, c + n);
+      fingerprint = a[0];
+      sim.launchMs = 1.0;
+      return;
+    }
+    std::memcpy(c, kept.data(), n * sizeof(Bf16));
+    sim.launchMs = 0.05;
+  });
+  EXPECT_EQ(reasons(s.score), "repeat-faster, repeat-faster");
+  EXPECT_NE(s.score.rejections[0].message.find("inputs it had seen"), std::string::npos);
+}
+
+TEST(TaskScore, InputsAreCheckedAfterEveryBatchNotOnlyTheFirst) {
+  // leaves its inputs alone on the first launch at an address, rewrites them on later ones
+  std::map<uint64_t, int> seen;
+  Scored s = scoreKernel("later", [&](SimRunner &, std::vector<void *> &p) {
+    gemm(p);
+    uint64_t a = SimRunner::arg<uint64_t>(p, 0);
+    if (seen[a]++ > 0)
+      reinterpret_cast<Bf16 *>(a)[0] = 0;
+  });
+  EXPECT_EQ(s.score.rejections.at(0).reason, "inputs-modified");
 }
 
 TEST(TaskScore, Detectors) {
