@@ -196,7 +196,7 @@ struct Run {
   std::vector<Diagnostic> diagnostics; ///< the static checks' (warnings when it went on)
   json report;
   std::string reportPath;
-  bool json = false;
+  bool jsonOut = false;
 };
 
 json sizesJson(const task::Sizes &s) {
@@ -290,7 +290,7 @@ int failure(Run &run, const std::string &status, const std::string &message, int
 
 int finish(Run &run, int code) {
   writeReport(run);
-  if (run.json)
+  if (run.jsonOut)
     std::cout << run.report.dump(2) << "\n";
   else
     printReport(run.report);
@@ -464,7 +464,7 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
   if (!args.count("task") || !args.count("candidate"))
     return reportFailure("cake task " + mode, "usage: cake task " + mode + " TASK CANDIDATE", UsageError);
   Run run;
-  run.json = args["format"].as<std::string>() == "json";
+  run.jsonOut = args["format"].as<std::string>() == "json";
   if (args.count("report"))
     run.reportPath = args["report"].as<std::string>();
   run.taskFile = taskPath(args["task"].as<std::string>());
@@ -506,7 +506,7 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
   auto rejectStatic = [&](const std::string &reason, const std::string &message, const std::vector<Diagnostic> &diags) {
     addRejection(run.report, reason, message);
     run.report["diagnostics"] = diagnosticsToJson(run.sm, diags)["diagnostics"];
-    if (!run.json)
+    if (!run.jsonOut)
       renderText(std::cerr, run.sm, diags, TextStyle{shouldUseColor(STDERR_FILENO)});
     return finish(run, InputErrors);
   };
@@ -624,7 +624,7 @@ int scoreCommand(int argc, char **argv, const std::string &mode) {
     else
       addRejection(run.report, "crash", "the scoring process ended without a report (exit " + std::to_string(rc) + ")");
     writeReport(run);
-    if (run.json)
+    if (run.jsonOut)
       std::cout << run.report.dump(2) << "\n";
   }
   if (!privateDir.empty())
