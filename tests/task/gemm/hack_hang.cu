@@ -2,11 +2,11 @@
 // cake-task: kernel=hack_hang grid=cdiv(N,64),cdiv(M,64) block=256 smem=0
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+__device__ volatile int neverSet;
 
 extern "C" __global__ void hack_hang(const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B,
                                       __nv_bfloat16 *__restrict__ C, int M, int N, int K) {
-  volatile int spin = 1;
-  while (spin) {}
+  while (neverSet == 0) {} // a volatile global: the loop cannot be optimized away
   __shared__ float as[32][65], bs[32][65];
   int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
   int m0 = blockIdx.y * 64, n0 = blockIdx.x * 64;
