@@ -74,16 +74,20 @@ private:
       return (a % b != 0 && ((a < 0) != (b < 0))) ? r - 1 : r; // rounds down
     }
   }
-  Expected<int64_t> sum(int depth) {
-    auto a = term(depth);
+  /// operand ((op) operand)* for the operators in \p ops, left to right.
+  Expected<int64_t> chain(int depth, std::string_view ops, Expected<int64_t> (Parser::*operand)(int)) {
+    auto a = (this->*operand)(depth);
     if (!a)
       return a;
     int64_t v = *a;
     while (true) {
-      char op = eat('+') ? '+' : eat('-') ? '-' : 0;
+      char op = 0;
+      for (char c : ops)
+        if (!op && eat(c))
+          op = c;
       if (!op)
         return v;
-      auto b = term(depth);
+      auto b = (this->*operand)(depth);
       if (!b)
         return b;
       auto r = combine(op, v, *b);
@@ -92,24 +96,8 @@ private:
       v = *r;
     }
   }
-  Expected<int64_t> term(int depth) {
-    auto a = unary(depth);
-    if (!a)
-      return a;
-    int64_t v = *a;
-    while (true) {
-      char op = eat('*') ? '*' : eat('/') ? '/' : eat('%') ? '%' : 0;
-      if (!op)
-        return v;
-      auto b = unary(depth);
-      if (!b)
-        return b;
-      auto r = combine(op, v, *b);
-      if (!r)
-        return r;
-      v = *r;
-    }
-  }
+  Expected<int64_t> sum(int depth) { return chain(depth, "+-", &Parser::term); }
+  Expected<int64_t> term(int depth) { return chain(depth, "*/%", &Parser::unary); }
   Expected<int64_t> unary(int depth) {
     if (depth > 64)
       return error("nested too deeply");

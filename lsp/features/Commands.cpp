@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -166,34 +167,29 @@ CostReport costCommand(State &state, const std::string &uri, const std::string &
   return out;
 }
 
-RunReport runDocument(const Snapshot &doc, const RunOptions &runOptions, bool bench, Progress &progress,
-                      const CancelFlag &cancel) {
-  const std::string &uri = doc.uri;
-  std::vector<std::string> options = runArguments(runOptions, bench);
+namespace {
+
+/// A `cake` child on a private copy of the editor's text (named \p name, in a private folder), its --report read
+/// back with the copy's path turned into the document's name: what cake.run, cake.bench and cake.score share.
+/// \p args gets the copy's path and the report's and returns the child's arguments after the binary.
+RunReport childOnCopy(const Snapshot &doc, const std::string &name, const std::string &what, double timeoutSeconds,
+                      const std::function<std::vector<std::string>(const std::string &, const std::string &)> &args,
+                      Progress &progress, const CancelFlag &cancel, const std::function<std::string(int)> &endMessage) {
   std::string cake = cakeBinary();
   if (cake.empty())
-    throw LspError(ErrorCode::RequestFailed, "cake.run needs the server to run as `cake lsp`");
-  progress.begin(bench ? "cake bench" : "cake run");
-  // the editor's text, not the file on disk: a private copy with the same name
-  std::string name = std::filesystem::path(uri.substr(uri.rfind('/') + 1)).filename().string();
-  if (!name.ends_with(".cake"))
-    name += ".cake";
-  char dir[] = "/tmp/cake-lsp-run-XXXXXX";
+    throw LspError(ErrorCode::RequestFailed, what + " needs the server to run as `cake lsp`");
+  char dir[] = "/tmp/cake-lsp-child-XXXXXX";
   if (!mkdtemp(dir)) {
     progress.end("failed");
-    throw LspError(ErrorCode::RequestFailed, "cannot create a temporary folder for the run");
+    throw LspError(ErrorCode::RequestFailed, "cannot create a temporary folder for " + what);
   }
   std::string path = std::string(dir) + "/" + name;
   std::ofstream(path) << doc.text;
   std::string reportFile = std::string(dir) + "/report.json";
-  std::vector<std::string> argv = {cake, "run", path, "--report", reportFile};
-  argv.insert(argv.end(), options.begin(), options.end());
-  // the copy has no manifest beside it: the selected instantiation's values as --param
-  SourceManager manifests;
-  std::vector<sema::Instantiation> insts = documentInstantiations(manifests, uriToPath(uri), doc.instantiation);
-  for (const sema::Binding &b : insts.empty() ? std::vector<sema::Binding>{} : insts.front().bindings)
-    argv.insert(argv.end(), {"--param", b.name + "=" + b.value});
-  runner::ProcessResult r = runner::runProcess(argv, 900, cancel.get());
+  std::vector<std::string> argv = {cake};
+  for (std::string &a : args(path, reportFile))
+    argv.push_back(std::move(a));
+  runner::ProcessResult r = runner::runProcess(argv, timeoutSeconds, cancel.get());
   std::string report;
   if (std::ifstream f(reportFile); f) {
     std::stringstream text;
@@ -207,71 +203,76 @@ RunReport runDocument(const Snapshot &doc, const RunOptions &runOptions, bool be
   }
   for (size_t at; (at = report.find(path)) != std::string::npos;)
     report.replace(at, path.size(), name); // the private copy's path means the document
-  RunReport out{uri, r.exitCode, std::move(report), ""};
+  RunReport out{doc.uri, r.exitCode, std::move(report), ""};
   if (out.report.empty())
-    out.message = r.timedOut ? "the run did not finish within 900 s"
+    out.message = r.timedOut ? "the child did not finish within " + std::to_string(int(timeoutSeconds)) + " s"
                   : !r.started ? "cannot start " + cake
-                               : "cake run wrote no report (exit " + std::to_string(r.exitCode) + ")";
-  progress.end(r.exitCode == 0 ? "done" : "failed");
+                               : "cake " + argv[1] + " wrote no report (exit " + std::to_string(r.exitCode) + ")";
+  progress.end(endMessage(r.exitCode));
   return out;
 }
 
+/// The document's file name.
+std::string documentName(const std::string &uri) {
+  return std::filesystem::path(uri.substr(uri.rfind('/') + 1)).filename().string();
+}
+
+} // namespace
+
+RunReport runDocument(const Snapshot &doc, const RunOptions &runOptions, bool bench, Progress &progress,
+                      const CancelFlag &cancel) {
+  std::vector<std::string> options = runArguments(runOptions, bench);
+  std::string name = documentName(doc.uri);
+  if (!name.ends_with(".cake"))
+    name += ".cake";
+  // the copy has no manifest beside it: the selected instantiation's values as --param
+  SourceManager manifests;
+  std::vector<sema::Instantiation> insts = documentInstantiations(manifests, uriToPath(doc.uri), doc.instantiation);
+  if (cakeBinary().empty())
+    throw LspError(ErrorCode::RequestFailed, "cake.run needs the server to run as `cake lsp`");
+  progress.begin(bench ? "cake bench" : "cake run");
+  return childOnCopy(
+      doc, name, "cake.run", 900,
+      [&](const std::string &path, const std::string &report) {
+        std::vector<std::string> argv = {"run", path, "--report", report};
+        argv.insert(argv.end(), options.begin(), options.end());
+        for (const sema::Binding &b : insts.empty() ? std::vector<sema::Binding>{} : insts.front().bindings)
+          argv.insert(argv.end(), {"--param", b.name + "=" + b.value});
+        return argv;
+      },
+      progress, cancel, [](int rc) { return std::string(rc == 0 ? "done" : "failed"); });
+}
+
 RunReport scoreDocument(const Snapshot &doc, const TaskScoreOptions &o, Progress &progress, const CancelFlag &cancel) {
-  const std::string &uri = doc.uri;
-  std::string cake = cakeBinary();
-  if (cake.empty())
+  if (cakeBinary().empty())
     throw LspError(ErrorCode::RequestFailed, "cake.score needs the server to run as `cake lsp`");
   if (o.task.empty())
     throw LspError(ErrorCode::InvalidParams, "cake.score needs params.arguments[1].task (a task's name or file)");
-  std::string name = std::filesystem::path(uri.substr(uri.rfind('/') + 1)).filename().string();
+  std::string name = documentName(doc.uri);
   if (!name.ends_with(".cake") && !name.ends_with(".cu"))
     throw LspError(ErrorCode::InvalidParams, "cake.score scores a .cake or a .cu document, not '" + name + "'");
   // a task named by a path is read relative to the document's folder
   std::string task = o.task;
-  std::filesystem::path beside = std::filesystem::path(uriToPath(uri)).parent_path() / task;
+  std::filesystem::path beside = std::filesystem::path(uriToPath(doc.uri)).parent_path() / task;
   std::error_code ec;
-  if (task.find('/') != std::string::npos || task.ends_with(".json"))
-    if (std::filesystem::exists(beside, ec))
-      task = beside.string();
+  if ((task.find('/') != std::string::npos || task.ends_with(".json")) && std::filesystem::exists(beside, ec))
+    task = beside.string();
   progress.begin(o.score ? "cake task score" : "cake task check");
-  char dir[] = "/tmp/cake-lsp-score-XXXXXX";
-  if (!mkdtemp(dir)) {
-    progress.end("failed");
-    throw LspError(ErrorCode::RequestFailed, "cannot create a temporary folder for the score");
-  }
-  std::string path = std::string(dir) + "/" + name;
-  std::ofstream(path) << doc.text;
-  std::string reportFile = std::string(dir) + "/report.json";
-  std::vector<std::string> argv = {cake, "task", o.score ? "score" : "check", task, path, "--report", reportFile};
-  if (o.seed)
-    argv.insert(argv.end(), {"--seed", std::to_string(*o.seed)});
-  if (o.heldout)
-    argv.insert(argv.end(), {"--heldout", std::to_string(*o.heldout)});
-  if (o.launch)
-    argv.insert(argv.end(), {"--launch", *o.launch});
-  if (o.noTime)
-    argv.push_back("--no-time");
-  runner::ProcessResult r = runner::runProcess(argv, 3600, cancel.get());
-  std::string report;
-  if (std::ifstream f(reportFile); f) {
-    std::stringstream text;
-    text << f.rdbuf();
-    report = text.str();
-  }
-  std::filesystem::remove_all(dir);
-  if (r.stopped) {
-    progress.end("cancelled");
-    throw LspError(ErrorCode::RequestCancelled, "cancelled");
-  }
-  for (size_t at; (at = report.find(path)) != std::string::npos;)
-    report.replace(at, path.size(), name); // the private copy's path means the document
-  RunReport out{uri, r.exitCode, std::move(report), ""};
-  if (out.report.empty())
-    out.message = r.timedOut ? "the score did not finish within 3600 s"
-                  : !r.started ? "cannot start " + cake
-                               : "cake task wrote no report (exit " + std::to_string(r.exitCode) + ")";
-  progress.end(r.exitCode == 0 ? "accepted" : "not accepted");
-  return out;
+  return childOnCopy(
+      doc, name, "cake.score", 3600,
+      [&](const std::string &path, const std::string &report) {
+        std::vector<std::string> argv = {"task", o.score ? "score" : "check", task, path, "--report", report};
+        if (o.seed)
+          argv.insert(argv.end(), {"--seed", std::to_string(*o.seed)});
+        if (o.heldout)
+          argv.insert(argv.end(), {"--heldout", std::to_string(*o.heldout)});
+        if (o.launch)
+          argv.insert(argv.end(), {"--launch", *o.launch});
+        if (o.noTime)
+          argv.push_back("--no-time");
+        return argv;
+      },
+      progress, cancel, [](int rc) { return std::string(rc == 0 ? "accepted" : "not accepted"); });
 }
 
 } // namespace cake::lsp
