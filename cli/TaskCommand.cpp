@@ -310,6 +310,9 @@ Expected<Prepared> prepare(Run &run, const std::string &path, bool trusted, std:
   if (auto error = readInput(path, text); !error)
     return error.takeError();
   p.file = run.sm.addBuffer(path, std::move(text));
+  // the `// cake-task:` fields: the file's, or the ones given for a file that has none
+  FileId lineFile = lineOverride.empty() ? p.file
+                                         : run.sm.addBuffer(path + " (--launch)", "// cake-task: " + lineOverride + "\n");
   if (p.arm == "cake") {
     CheckOptions check;
     check.verify = true;
@@ -318,9 +321,6 @@ Expected<Prepared> prepare(Run &run, const std::string &path, bool trusted, std:
       return Error(Error::Source, path + ": " + lowered.error().message, lowered.error().diagnostics);
     p.lowered = std::move(*lowered);
     diags.insert(diags.end(), p.lowered->diagnostics.begin(), p.lowered->diagnostics.end());
-    FileId lineFile = p.file;
-    if (!lineOverride.empty())
-      lineFile = run.sm.addBuffer(path + " (--launch)", "// cake-task: " + lineOverride + "\n");
     auto line = task::readLaunchLine(run.sm, lineFile, run.task, "cake");
     if (!line)
       return Error(Error::Source, path + ": " + line.error().message, line.error().diagnostics);
@@ -342,9 +342,6 @@ Expected<Prepared> prepare(Run &run, const std::string &path, bool trusted, std:
   std::vector<Diagnostic> found;
   if (!trusted)
     found = task::hostCodeFindings(run.sm, p.file);
-  FileId lineFile = p.file;
-  if (!lineOverride.empty())
-    lineFile = run.sm.addBuffer(path + " (--launch)", "// cake-task: " + lineOverride + "\n");
   auto launch = task::readLaunchLine(run.sm, lineFile, run.task);
   if (!launch)
     found.insert(found.end(), launch.error().diagnostics.begin(), launch.error().diagnostics.end());

@@ -59,6 +59,9 @@ struct Batch {
   }
 };
 
+/// A defence that tripped: the rejection's reason and message; nullopt when none did.
+using Fault = std::optional<std::pair<std::string, std::string>>;
+
 class Scorer {
 public:
   Scorer(runner::Runner &gpu, const Task &task, const ScoreOptions &options)
@@ -237,10 +240,11 @@ private:
     return Ok{};
   }
 
-  /// The oracle on \p b's outputs (read back first).
-  Expected<oracle::CheckReport> check(Batch &b) {
-    if (auto s = readOutputs(b); !s)
-      return s.error();
+  /// The oracle on \p b's outputs, read back first unless \p read is false (read already).
+  Expected<oracle::CheckReport> check(Batch &b, bool read = true) {
+    if (read)
+      if (auto s = readOutputs(b); !s)
+        return s.error();
     phase(600, "checking the outputs with the oracle");
     return oracle_->check(b.tensors, b.workload.check);
   }
@@ -250,7 +254,7 @@ private:
   }
 
   /// The inputs unchanged and every guard band intact, else the reason.
-  Expected<std::optional<std::pair<std::string, std::string>>> integrity(Batch &b) {
+  Expected<Fault> integrity(Batch &b) {
     for (auto &[name, t] : b.tensors) {
       if (isOutput(name))
         continue;
@@ -261,7 +265,7 @@ private:
         size_t at = 0;
         while (at < now.size() && now[at] == t.bytes[at])
           ++at;
-        return std::optional<std::pair<std::string, std::string>>(
+        return Fault(
             {"inputs-modified", "the candidate wrote into its input '" + name + "' (first changed byte " +
                                     std::to_string(at) + " of " + std::to_string(now.size()) +
                                     "): a later launch would read other inputs than the check did"});
@@ -278,12 +282,12 @@ private:
           return s.error();
         if (auto bad = std::find_if(guard.begin(), guard.end(), [](uint8_t v) { return v != kGuardByte; });
             bad != guard.end())
-          return std::optional<std::pair<std::string, std::string>>(
+          return Fault(
               {"out-of-bounds", "the candidate wrote " + std::string(at < b.buffers.at(name) ? "before" : "after") +
                                     " tensor '" + name + "' (guard band byte " +
                                     std::to_string(bad - guard.begin()) + " changed)"});
       }
-    return std::optional<std::pair<std::string, std::string>>();
+    return Fault();
   }
 
   /// Whether a launch error ends the candidate's scoring with a rejection.
@@ -341,7 +345,7 @@ private:
         return Ok{};
       }
     }
-    auto ra = check(*a);
+    auto ra = check(*a, /*read=*/false);
     if (!ra)
       return ra.takeError();
     r.check = ra->summary;
@@ -368,7 +372,7 @@ private:
       if (!*ok)
         return Ok{};
     }
-    auto rb = check(*b);
+    auto rb = check(*b, /*read=*/false);
     if (!rb)
       return rb.takeError();
     if (!rb->ok) {
@@ -440,10 +444,11 @@ private:
   /// allocated until this one is, and warms the GPU before the first launch on the new inputs); its outputs
   /// poisoned before every launch and checked again after the timing, its inputs and guard bands too. The
   /// number of launches is drawn from the seed, so that no kernel can know which launch is the last. nullopt
-  /// with \p why when the check after the timing failed.
-  Expected<std::optional<BatchTime>> timeBatch(Contender &who, runner::ModuleId module, const Sizes &sizes,
-                                               const std::vector<oracle::TensorSpec> &scratch, std::string &reason,
-                                               std::string &why, std::optional<Batch> &previous) {
+  /// with \p why when the check after the timing failed. The baseline (\p candidate false) is trusted: no
+  /// launch on new inputs, no integrity check, only its outputs after the timing.
+  Expected<std::optional<BatchTime>> timeBatch(Contender &who, bool candidate, runner::ModuleId module,
+                                               const Sizes &sizes, const std::vector<oracle::TensorSpec> &scratch,
+                                               std::string &reason, std::string &why, std::optional<Batch> &previous) {
     auto made = makeBatch(sizes, nextSeed(), scratch);
     if (!made)
       return made.takeError();
@@ -477,7 +482,7 @@ private:
     timing.coldL2 = task_.timing.coldL2;
     timing.timeoutSeconds = task_.launchTimeoutSeconds;
     timing.syncDevice = true;
-    if (previous) {
+    if (candidate && previous) {
       // the GPU busy on other inputs first (clocks up), then one launch on inputs this kernel has never seen
       auto warm = who.launches(gpu_, previous->buffers, sizes);
       if (!warm)
@@ -510,7 +515,7 @@ private:
             failure(*r);
       return std::optional<BatchTime>();
     }
-    auto bad = integrity(b);
+    Expected<Fault> bad = candidate ? integrity(b) : Expected<Fault>(Fault());
     if (!bad)
       return bad.takeError();
     if (*bad) {
@@ -547,8 +552,9 @@ private:
           continue;
         std::string reason, why;
         auto t = candidateTurn
-                     ? timeBatch(candidate, candidateModule_, shape.sizes, *scratch, reason, why, previousCandidate)
-                     : timeBatch(*baseline, baselineModule_, shape.sizes, baselineScratch, reason, why,
+                     ? timeBatch(candidate, true, candidateModule_, shape.sizes, *scratch, reason, why,
+                                 previousCandidate)
+                     : timeBatch(*baseline, false, baselineModule_, shape.sizes, baselineScratch, reason, why,
                                  previousBaseline);
         if (!t) {
           if (t.error().kind == Error::Timeout || wedged_) {

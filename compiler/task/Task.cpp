@@ -115,14 +115,13 @@ Status validate(const Task &task) {
 
 double tensorBytes(const Task &task, const Sizes &sizes) {
   double bytes = 0;
-  for (const oracle::TensorSpec &t : task.workload.tensors) {
-    double n = double(oracle::dtypeSize(t.dtype));
-    for (const std::string &d : t.shape)
-      n *= !d.empty() && std::isdigit(uint8_t(d[0])) ? std::strtod(d.c_str(), nullptr)
-           : sizes.count(d)                           ? double(sizes.at(d))
-                                                      : 0;
-    bytes += n;
-  }
+  for (const oracle::TensorSpec &t : task.workload.tensors)
+    if (auto shape = oracle::resolveShape(t, sizes)) { // a size not given counts nothing
+      double n = double(oracle::dtypeSize(t.dtype));
+      for (int64_t d : *shape)
+        n *= double(d);
+      bytes += n;
+    }
   return bytes;
 }
 

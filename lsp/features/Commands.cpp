@@ -172,12 +172,14 @@ namespace {
 /// A `cake` child on a private copy of the editor's text (named \p name, in a private folder), its --report read
 /// back with the copy's path turned into the document's name: what cake.run, cake.bench and cake.score share.
 /// \p args gets the copy's path and the report's and returns the child's arguments after the binary.
-RunReport childOnCopy(const Snapshot &doc, const std::string &name, const std::string &what, double timeoutSeconds,
+RunReport childOnCopy(const Snapshot &doc, const std::string &name, const std::string &what, const std::string &title,
+                      double timeoutSeconds,
                       const std::function<std::vector<std::string>(const std::string &, const std::string &)> &args,
                       Progress &progress, const CancelFlag &cancel, const std::function<std::string(int)> &endMessage) {
   std::string cake = cakeBinary();
   if (cake.empty())
     throw LspError(ErrorCode::RequestFailed, what + " needs the server to run as `cake lsp`");
+  progress.begin(title);
   char dir[] = "/tmp/cake-lsp-child-XXXXXX";
   if (!mkdtemp(dir)) {
     progress.end("failed");
@@ -228,11 +230,8 @@ RunReport runDocument(const Snapshot &doc, const RunOptions &runOptions, bool be
   // the copy has no manifest beside it: the selected instantiation's values as --param
   SourceManager manifests;
   std::vector<sema::Instantiation> insts = documentInstantiations(manifests, uriToPath(doc.uri), doc.instantiation);
-  if (cakeBinary().empty())
-    throw LspError(ErrorCode::RequestFailed, "cake.run needs the server to run as `cake lsp`");
-  progress.begin(bench ? "cake bench" : "cake run");
   return childOnCopy(
-      doc, name, "cake.run", 900,
+      doc, name, "cake.run", bench ? "cake bench" : "cake run", 900,
       [&](const std::string &path, const std::string &report) {
         std::vector<std::string> argv = {"run", path, "--report", report};
         argv.insert(argv.end(), options.begin(), options.end());
@@ -244,8 +243,6 @@ RunReport runDocument(const Snapshot &doc, const RunOptions &runOptions, bool be
 }
 
 RunReport scoreDocument(const Snapshot &doc, const TaskScoreOptions &o, Progress &progress, const CancelFlag &cancel) {
-  if (cakeBinary().empty())
-    throw LspError(ErrorCode::RequestFailed, "cake.score needs the server to run as `cake lsp`");
   if (o.task.empty())
     throw LspError(ErrorCode::InvalidParams, "cake.score needs params.arguments[1].task (a task's name or file)");
   std::string name = documentName(doc.uri);
@@ -257,9 +254,8 @@ RunReport scoreDocument(const Snapshot &doc, const TaskScoreOptions &o, Progress
   std::error_code ec;
   if ((task.find('/') != std::string::npos || task.ends_with(".json")) && std::filesystem::exists(beside, ec))
     task = beside.string();
-  progress.begin(o.score ? "cake task score" : "cake task check");
   return childOnCopy(
-      doc, name, "cake.score", 3600,
+      doc, name, "cake.score", o.score ? "cake task score" : "cake task check", 3600,
       [&](const std::string &path, const std::string &report) {
         std::vector<std::string> argv = {"task", o.score ? "score" : "check", task, path, "--report", report};
         if (o.seed)
