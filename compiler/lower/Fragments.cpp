@@ -384,6 +384,54 @@ bool Lowerer::fragAssign(const Val &target, const Expr &e) {
 
 namespace {
 
+/// ld.shared of a 1-D row of a shared tile (swizzled or not) in a warp, or in each warp of a warpgroup (the
+/// row its own): the blocked layout of ld.global's rows, lane l holding chunks l, l + 32, ... of
+/// min(16 B, row / 32), one shared load each (a chunk never crosses a 16-byte swizzle unit). The row's
+/// first column must be a constant multiple of the chunk.
+std::optional<Val> loadSharedRow(Lowerer &L, const Expr &call, const Val &src) {
+  const Type &t = *src.type;
+  const int64_t extent = src.viewShape()[0], eb = elemBytes(*t.elem), bytes = extent * eb;
+  const int64_t chunk = std::min<int64_t>(16, bytes / 32), perChunk = chunk / eb;
+  const bool lastKept = src.kept.back();
+  std::optional<int64_t> col;
+  if (!src.origin.back().empty() && std::all_of(src.origin.back().begin(), src.origin.back().end(), ::isdigit))
+    col = std::stoll(src.origin.back());
+  const int64_t pitch = t.swizzle ? t.swizzle : t.dims.back().value.value_or(0) * eb;
+  if (!L.role || (L.role->role->issue != IssueMode::Warp && L.role->role->issue != IssueMode::Warpgroup) ||
+      !lastKept || chunk < 2 || bytes % (32 * chunk) || !col || (*col * eb) % chunk || pitch % chunk) {
+    L.unsupported(call.range, "ld.shared of a row other than whole 2- to 16-byte chunks per lane of a warp, "
+                              "from a constant column that is a multiple of the chunk");
+    return std::nullopt;
+  }
+  // the row is the warp's: an index that differs between its lanes would name 32 rows
+  const Expr *view = stripParens(positionalArgs(call)[0]);
+  if (view->kind == ExprKind::Index)
+    for (size_t i = 1; i < view->operands.size(); ++i)
+      if (view->operands[i]->kind != ExprKind::Slice && L.varies(*view->operands[i], true)) {
+        L.unsupported(view->operands[i]->range, "ld.shared of a row whose index differs between the lanes of a "
+                                                "warp (each warp reads one row: index it by self.warp(), not "
+                                                "self.lane() or self.thread())");
+        return std::nullopt;
+      }
+  Val f;
+  f.kind = Val::Frag;
+  f.layout = Layout::Blocked;
+  f.shape = {extent};
+  f.elem = *t.elem;
+  f.perThread = extent / 32;
+  f.chunk = perChunk;
+  f.cxx = L.temp("row");
+  const std::string type = cxxType(f.elem), pc = std::to_string(perChunk);
+  L.w.line(type + " " + f.cxx + "[" + std::to_string(f.perThread) + "];");
+  L.w.line("#pragma unroll");
+  L.w.open("for (int cake_k = 0; cake_k < " + std::to_string(f.perThread / perChunk) + "; ++cake_k)");
+  L.w.line("cake::rt::ld_shared_bytes<" + std::to_string(chunk) + ">(&" + f.cxx + "[cake_k * " + pc +
+           "], cake::rt::swizzle<" + std::to_string(t.swizzle) + ">(" +
+           L.sharedAddress(src, {"(cake_k * 32 + int(cake::rt::lane_id())) * " + pc}) + "));");
+  L.w.close();
+  return f;
+}
+
 /// ld.shared(view, like = acc, axis = a): a rows or cols vector of a 1-D fp32 shared view.
 std::optional<Val> lowerLdShared(Lowerer &L, const Expr &call) {
   auto args = positionalArgs(call);
@@ -392,6 +440,8 @@ std::optional<Val> lowerLdShared(Lowerer &L, const Expr &call) {
       std::all_of(src->extent.begin(), src->extent.end(), [](int64_t e) { return e == 1; }))
     return loadSharedScalar(L, call, *src);
   const Expr *like = keywordArg(call, "like"), *axis = keywordArg(call, "axis");
+  if (src && src->kind == Val::SharedView && !like && !axis && src->viewShape().size() == 1 && src->kept.back())
+    return loadSharedRow(L, call, *src);
   auto pattern = like ? L.value(*like) : std::nullopt;
   auto ax = axis ? L.constant(*axis) : std::nullopt;
   const bool warpTile = pattern && pattern->layout == Layout::MmaAcc && pattern->shape[0] == 16;

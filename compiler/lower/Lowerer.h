@@ -115,6 +115,8 @@ struct Val {
   /// Scalars: the value may differ between the threads of the issue unit
   /// (it derives from self.lane(), an atomic's old value, ...; Scalars.cpp).
   bool varying = false;
+  /// Scalars: the value may differ between the lanes of one warp (varying without self.warp()).
+  bool laneVarying = false;
 
   // Events: wgmma.retired(n), tma.store_read(n), tcgen05.done(): the operation.
   sema::OpId event = sema::OpId::None;
@@ -218,7 +220,8 @@ public:
   std::optional<int64_t> unrolledModulo(const syntax::Expr &e) const;
   /// Whether scalar expression \p e may differ between the threads of the
   /// role's issue unit (Scalars.cpp); names not (yet) in scope count as varying.
-  bool varies(const syntax::Expr &e) const;
+  /// With \p inWarp: whether it may differ between the lanes of one warp (self.warp() does not).
+  bool varies(const syntax::Expr &e, bool inWarp = false) const;
   /// Whether any assignment to scalar var \p name in the role may store a varying value.
   bool assignedVarying(std::string_view name) const;
 

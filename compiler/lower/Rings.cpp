@@ -233,9 +233,39 @@ void drainRetired(Lowerer &L, int64_t n) {
   }
 }
 
+static bool takesRing(const Lowerer &L, const Block &b, const Ring &r);
+
+/// Whether \p s takes ring \p r in code the instantiation keeps: an `if` on a constant (a parameter) is
+/// followed into its taken branch only, so that a ring only dead code takes (knn_sm90's norms ring with
+/// FUSED) gets no cursors, which nvcc would report as unused.
+static bool takesRing(const Lowerer &L, const Stmt &s, const Ring &r) {
+  auto isRingCall = [&](const Expr &call) {
+    const Expr *callee = call.operand(0);
+    return callee && callee->kind == ExprKind::Member && callee->operand(0) &&
+           callee->operand(0)->kind == ExprKind::Name && callee->operand(0)->text == r.name;
+  };
+  bool found = false;
+  if (auto *i = dyn_cast<IfStmt>(&s)) {
+    forEachCallShallow(s, [&](const Expr &c) { found = found || isRingCall(c); });
+    if (auto c = L.constant(*i->cond); c && !found) {
+      if (*c)
+        return takesRing(L, i->thenBody, r);
+      return i->elseBody ? takesRing(L, *i->elseBody, r) : i->elseIf && takesRing(L, *i->elseIf, r);
+    }
+  }
+  forEachCall(s, [&](const Expr &c) { found = found || isRingCall(c); });
+  return found;
+}
+
+static bool takesRing(const Lowerer &L, const Block &b, const Ring &r) {
+  return std::any_of(b.stmts.begin(), b.stmts.end(), [&](const StmtPtr &s) { return takesRing(L, *s, r); });
+}
+
 void Lowerer::ringCursors(const RoleStmt &decl) {
   const std::string &me = decl.name.name;
   for (const Ring &r : k.rings) {
+    if (!takesRing(*this, decl.body, r))
+      continue;
     if (r.producer == me)
       w.line("int " + cursor(r, true, "stage") + " = 0; u32 " + cursor(r, true, "phase") + " = 0;");
     if (r.consumer == me)

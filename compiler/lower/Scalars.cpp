@@ -4,7 +4,9 @@
 // between its threads (language.md 4.7): self.lane(), self.thread(),
 // elect.one(), the old value of an atomic, a lane-dependent shuffle and
 // everything computed from them vary; in a warpgroup unit self.warp() does
-// too. A view indexed by a varying scalar is a per-thread view.
+// too. A view indexed by a varying scalar is a per-thread view. varies(e,
+// true) asks whether the lanes of one warp may differ (self.warp() does not):
+// a warp's row of a shared tile needs a row index that does not.
 //
 // Single-element accesses follow from it:
 //   - st.global / st.shared of a scalar into a per-thread view: every
@@ -31,14 +33,14 @@ namespace cake::lower {
 using namespace cake::syntax;
 using namespace cake::sema;
 
-bool Lowerer::varies(const Expr &e) const {
+bool Lowerer::varies(const Expr &e, bool inWarp) const {
   switch (e.kind) {
   case ExprKind::Number:
   case ExprKind::Bool:
     return false;
   case ExprKind::Name: {
     if (const Val *v = lookup(e.text))
-      return v->varying;
+      return inWarp ? v->laneVarying : v->varying;
     if (k.consts.count(e.text) || k.sizeSymbols.count(e.text) || k.param(e.text) || k.buffer(e.text) ||
         e.text == "inf")
       return false;
@@ -60,7 +62,7 @@ bool Lowerer::varies(const Expr &e) const {
     case OpId::AtomicMin:
       return true;
     case OpId::SelfWarp:
-      return role && role->role->issue == IssueMode::Warpgroup;
+      return !inWarp && role && role->role->issue == IssueMode::Warpgroup;
     case OpId::WarpBallot:
     case OpId::WarpAny:
     case OpId::WarpAll:
@@ -80,15 +82,15 @@ bool Lowerer::varies(const Expr &e) const {
     case OpId::SelfWarpgroup:
       return false;
     case OpId::WarpShfl: // the value of one lane: uniform when the lane is
-      return args.size() < 2 || varies(*args[1]);
+      return args.size() < 2 || varies(*args[1], inWarp);
     case OpId::WarpShflXor:
-      return args.empty() || varies(*args[0]);
+      return args.empty() || varies(*args[0], inWarp);
     default:
-      return std::any_of(args.begin(), args.end(), [&](const Expr *a) { return varies(*a); });
+      return std::any_of(args.begin(), args.end(), [&](const Expr *a) { return varies(*a, inWarp); });
     }
   }
   default:
-    return std::any_of(e.operands.begin(), e.operands.end(), [&](const ExprPtr &o) { return o && varies(*o); });
+    return std::any_of(e.operands.begin(), e.operands.end(), [&](const ExprPtr &o) { return o && varies(*o, inWarp); });
   }
 }
 

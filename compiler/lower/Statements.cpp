@@ -261,6 +261,7 @@ void Lowerer::stmt(const Stmt &s) {
     if (!v)
       return;
     v->varying = varies(*let.value);
+    v->laneVarying = varies(*let.value, true);
     if (v->kind == Val::Scalar) {
       w.line("const auto " + cxxName(name) + " = " + v->cxx + ";");
       v->cxx = cxxName(name);
@@ -397,7 +398,7 @@ void Lowerer::forStmt(const ForStmt &f) {
         Val v = scalarVal(var);
         v.unrollFactor = factor;
         v.unrollOffset = c;
-        v.varying = varyingVar;
+        v.varying = v.laneVarying = varyingVar;
         bind(f.var.name, v);
         block(f.body);
         pop();
@@ -427,7 +428,7 @@ void Lowerer::forStmt(const ForStmt &f) {
     w.open("for (int " + var + " = " + *lo + "; " + var + " < " + *hi + "; ++" + var + ")");
     push();
     Val v = scalarVal(var);
-    v.varying = varyingVar;
+    v.varying = v.laneVarying = varyingVar;
     bind(f.var.name, v);
     block(f.body);
     pop();

@@ -302,7 +302,7 @@ void Lowerer::varStmt(const VarStmt &v) {
     bind(name, scalarVal(cxxName(name)));
     // varying when its initial value or any assignment to it may be
     bool varying = (v.init && varies(*v.init)) || assignedVarying(name);
-    scopes.back()[name].varying = varying;
+    scopes.back()[name].varying = scopes.back()[name].laneVarying = varying;
     return;
   }
   // The layout is that of the first operation that writes the tensor: an

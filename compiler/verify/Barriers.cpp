@@ -481,6 +481,7 @@ struct View {
   std::string full;                  ///< the whole resolved view, for equality
   std::vector<const Expr *> indices; ///< scalar indices (slices excluded)
   std::vector<const Expr *> sliceStarts; ///< the first index of each slice with one
+  std::vector<const Expr *> positions;   ///< every index written, slices included, in order
   bool slices = false;
   bool shared = false, global = false;
   size_t rank = 0; ///< indices written (slices included)
@@ -508,6 +509,7 @@ public:
       v->full += "[";
       for (size_t i = 1; i < e->operands.size(); ++i) {
         const Expr *x = e->operands[i].get();
+        v->positions.push_back(x);
         if (x->kind == ExprKind::Slice) {
           v->slices = true;
           if (x->operands.size() > 0 && x->operands[0])
@@ -804,12 +806,13 @@ private:
     return a.view.base == b.view.base;
   }
 
-  /// Whether two views of one buffer index different constant positions.
+  /// Whether two views of one buffer index different constants in one dimension (`nb[0, :]` and
+  /// `nb[1, r]`: the other dimensions may be slices or anything).
   static bool disjoint(const View &a, const View &b) {
-    if (a.slices || b.slices || a.indices.size() != b.indices.size())
+    if (a.positions.size() != b.positions.size())
       return false;
-    for (size_t i = 0; i < a.indices.size(); ++i) {
-      const Expr *x = a.indices[i], *y = b.indices[i];
+    for (size_t i = 0; i < a.positions.size(); ++i) {
+      const Expr *x = a.positions[i], *y = b.positions[i];
       if (x->kind == ExprKind::Number && y->kind == ExprKind::Number && x->text != y->text)
         return true;
     }

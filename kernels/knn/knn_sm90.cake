@@ -34,6 +34,13 @@ param KP: int in {1, 2, 4, 8, 16, 32} = 16
 // (2.98 -> 3.69 ms at Q = 4096, N = 2^20, D = 128, k = 10; bench/results/knn_h200.md)
 param AFTER: bool = false
 require KP == 32 || !AFTER
+// the database norms from the tile in shared memory, not from knn_norms's pass over the database: each warp of
+// the (one) compute warpgroup sums the squares of BN / 4 rows of the slot while its MMA runs, into nb (two
+// buffers: a tile's norms are written one step before its fold reads them, one warpgroup barrier a step orders
+// both). With one query tile (Q <= 64) the database is then read once instead of twice
+param FUSED: bool = false
+require WG == 1 || !FUSED
+require !AFTER || !FUSED
 // two query stages while the tile fits; one at DP = 256
 require DP <= 128 || WG == 1
 const BM = 64 * WG
@@ -63,7 +70,7 @@ kernel knn_norms(
   xn: global fp32[NP] align(16),
   tail: global fp32[Q, KP],
   tail_id: global i32[Q, KP],
-) target(sm_90a) grid(math.cdiv(Q, 8 * NR) + math.cdiv(NP, 8 * NR)) block(256) {
+) target(sm_90a) grid(math.cdiv(Q, 8 * NR) + math.select(FUSED, 0, math.cdiv(NP, 8 * NR))) block(256) {
   // NP rounds N up to 2 BN S rows (knn_sm90): the four rows of a group are all below NP or none is
   assume D % 8 == 0, NP % 128 == 0
   role rows warps(0 .. 8) issue(warp) {
@@ -145,6 +152,8 @@ kernel knn_sm90(
   ring ns stages(XS) producer(load) consumer(compute) {
     xn: shared fp32[BN]
   }
+  // FUSED: the norms of two database tiles (the one folded and the one whose MMA runs)
+  var nb: shared fp32[2, BN]
 
   role load warpgroups(0) regs(40) issue(elect) {
     for t in tiles {
@@ -157,9 +166,11 @@ kernel knn_sm90(
         let px = xs.produce()
         tma.load(db[(t0 + j) * BN, 0], px.x)
         xs.commit(px)
-        let pn = ns.produce()
-        tma.load(xn[(t0 + j) * BN], pn.xn)
-        ns.commit(pn)
+        if !FUSED {
+          let pn = ns.produce()
+          tma.load(xn[(t0 + j) * BN], pn.xn)
+          ns.commit(pn)
+        }
       }
     }
   }
@@ -186,83 +197,188 @@ kernel knn_sm90(
       let s0 = xs.consume()
       wgmma.mma(sq.q[r0:r0 + 64, :], s0.x, acc[0], shape = MMA, accumulate = false)
       wgmma.commit()
+      if FUSED {
+        for i in 0 .. BN / 16 {
+          let r = self.warp() * (BN / 4) + 4 * i
+          let a0 = math.cast(ld.shared(s0.x[r, 0:DP]), fp32)
+          let a1 = math.cast(ld.shared(s0.x[r + 1, 0:DP]), fp32)
+          let a2 = math.cast(ld.shared(s0.x[r + 2, 0:DP]), fp32)
+          let a3 = math.cast(ld.shared(s0.x[r + 3, 0:DP]), fp32)
+          // lane l stores row r + l % 4 (lanes 4 .. 31 the same values again): one store of the four rows
+          let n0 = reduce.sum(a0 * a0, axis = 0)
+          let n1 = reduce.sum(a1 * a1, axis = 0)
+          let n2 = reduce.sum(a2 * a2, axis = 0)
+          let n3 = reduce.sum(a3 * a3, axis = 0)
+          let l = self.lane() % 4
+          let nl = math.select(l == 0, n0, math.select(l == 1, n1, math.select(l == 2, n2, n3)))
+          st.shared(math.select(t0 * BN + r + l < N, nl, inf), nb[0, r + l])
+        }
+        bar.sync(warpgroup)
+        fence.proxy_async(s0.x)
+      }
       wgmma.wait(0)
       xs.release(s0)
       // pair p: the MMA of tile 2p + 1 (acc[1]) runs while tile 2p (acc[0]) is selected from, then
-      // the MMA of tile 2p + 2 (acc[0]) while tile 2p + 1 (acc[1]) is
+      // the MMA of tile 2p + 2 (acc[0]) while tile 2p + 1 (acc[1]) is. FUSED: a step reads the norms of the
+      // tile it folds (written the step before), then writes those of the tile its MMA reads, then the
+      // warpgroup barrier: each buffer's reads come before the barrier that precedes its next writes
       for p in 0 .. XT / 2 - 1 {
-        if EARLY {
-          let n0 = ns.consume()
-          let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
+        if FUSED {
+          let xn0 = ld.shared(nb[0, :], like = acc[0], axis = 1)
+        } else {
+          if EARLY {
+            let n0 = ns.consume()
+            let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
+          }
         }
         let s1 = xs.consume()
         wgmma.mma(sq.q[r0:r0 + 64, :], s1.x, acc[1], shape = MMA, accumulate = false)
         wgmma.commit()
-        if !EARLY {
+        if !FUSED && !EARLY {
           let n0 = ns.consume()
           let xn0 = ld.shared(n0.xn, like = acc[0], axis = 1)
+        }
+        if FUSED {
+          for i in 0 .. BN / 16 {
+            let r = self.warp() * (BN / 4) + 4 * i
+            let a0 = math.cast(ld.shared(s1.x[r, 0:DP]), fp32)
+            let a1 = math.cast(ld.shared(s1.x[r + 1, 0:DP]), fp32)
+            let a2 = math.cast(ld.shared(s1.x[r + 2, 0:DP]), fp32)
+            let a3 = math.cast(ld.shared(s1.x[r + 3, 0:DP]), fp32)
+            // lane l stores row r + l % 4 (lanes 4 .. 31 the same values again): one store of the four rows
+            let n0 = reduce.sum(a0 * a0, axis = 0)
+            let n1 = reduce.sum(a1 * a1, axis = 0)
+            let n2 = reduce.sum(a2 * a2, axis = 0)
+            let n3 = reduce.sum(a3 * a3, axis = 0)
+            let l = self.lane() % 4
+            let nl = math.select(l == 0, n0, math.select(l == 1, n1, math.select(l == 2, n2, n3)))
+            st.shared(math.select((t0 + 2 * p + 1) * BN + r + l < N, nl, inf), nb[1, r + l])
+          }
+          bar.sync(warpgroup)
         }
         if AFTER {
           topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN, after = lo, after_id = lo_id)
         } else {
           topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN)
         }
-        fence.proxy_async(n0.xn)
-        ns.release(n0)
+        if FUSED {
+          fence.proxy_async(s1.x)
+        } else {
+          fence.proxy_async(n0.xn)
+          ns.release(n0)
+        }
         wgmma.wait(0)
         xs.release(s1)
-        if EARLY {
-          let n1 = ns.consume()
-          let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
+        if FUSED {
+          let xn1 = ld.shared(nb[1, :], like = acc[1], axis = 1)
+        } else {
+          if EARLY {
+            let n1 = ns.consume()
+            let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
+          }
         }
         let s2 = xs.consume()
         wgmma.mma(sq.q[r0:r0 + 64, :], s2.x, acc[0], shape = MMA, accumulate = false)
         wgmma.commit()
-        if !EARLY {
+        if !FUSED && !EARLY {
           let n1 = ns.consume()
           let xn1 = ld.shared(n1.xn, like = acc[1], axis = 1)
+        }
+        if FUSED {
+          for i in 0 .. BN / 16 {
+            let r = self.warp() * (BN / 4) + 4 * i
+            let a0 = math.cast(ld.shared(s2.x[r, 0:DP]), fp32)
+            let a1 = math.cast(ld.shared(s2.x[r + 1, 0:DP]), fp32)
+            let a2 = math.cast(ld.shared(s2.x[r + 2, 0:DP]), fp32)
+            let a3 = math.cast(ld.shared(s2.x[r + 3, 0:DP]), fp32)
+            // lane l stores row r + l % 4 (lanes 4 .. 31 the same values again): one store of the four rows
+            let n0 = reduce.sum(a0 * a0, axis = 0)
+            let n1 = reduce.sum(a1 * a1, axis = 0)
+            let n2 = reduce.sum(a2 * a2, axis = 0)
+            let n3 = reduce.sum(a3 * a3, axis = 0)
+            let l = self.lane() % 4
+            let nl = math.select(l == 0, n0, math.select(l == 1, n1, math.select(l == 2, n2, n3)))
+            st.shared(math.select((t0 + 2 * p + 2) * BN + r + l < N, nl, inf), nb[0, r + l])
+          }
+          bar.sync(warpgroup)
         }
         if AFTER {
           topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN, after = lo, after_id = lo_id)
         } else {
           topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN)
         }
-        fence.proxy_async(n1.xn)
-        ns.release(n1)
+        if FUSED {
+          fence.proxy_async(s2.x)
+        } else {
+          fence.proxy_async(n1.xn)
+          ns.release(n1)
+        }
         wgmma.wait(0)
         xs.release(s2)
       }
       // the last pair: tile XT - 1 into acc[1] while tile XT - 2 is selected from
-      if EARLY {
-        let n2 = ns.consume()
-        let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
+      if FUSED {
+        let xn2 = ld.shared(nb[0, :], like = acc[0], axis = 1)
+      } else {
+        if EARLY {
+          let n2 = ns.consume()
+          let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
+        }
       }
       let s3 = xs.consume()
       wgmma.mma(sq.q[r0:r0 + 64, :], s3.x, acc[1], shape = MMA, accumulate = false)
       wgmma.commit()
-      if !EARLY {
+      if !FUSED && !EARLY {
         let n2 = ns.consume()
         let xn2 = ld.shared(n2.xn, like = acc[0], axis = 1)
+      }
+      if FUSED {
+        for i in 0 .. BN / 16 {
+          let r = self.warp() * (BN / 4) + 4 * i
+          let a0 = math.cast(ld.shared(s3.x[r, 0:DP]), fp32)
+          let a1 = math.cast(ld.shared(s3.x[r + 1, 0:DP]), fp32)
+          let a2 = math.cast(ld.shared(s3.x[r + 2, 0:DP]), fp32)
+          let a3 = math.cast(ld.shared(s3.x[r + 3, 0:DP]), fp32)
+          // lane l stores row r + l % 4 (lanes 4 .. 31 the same values again): one store of the four rows
+          let n0 = reduce.sum(a0 * a0, axis = 0)
+          let n1 = reduce.sum(a1 * a1, axis = 0)
+          let n2 = reduce.sum(a2 * a2, axis = 0)
+          let n3 = reduce.sum(a3 * a3, axis = 0)
+          let l = self.lane() % 4
+          let nl = math.select(l == 0, n0, math.select(l == 1, n1, math.select(l == 2, n2, n3)))
+          st.shared(math.select((t0 + XT - 1) * BN + r + l < N, nl, inf), nb[1, r + l])
+        }
+        bar.sync(warpgroup)
       }
       if AFTER {
         topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN, after = lo, after_id = lo_id)
       } else {
         topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN)
       }
-      fence.proxy_async(n2.xn)
-      ns.release(n2)
+      if FUSED {
+        fence.proxy_async(s3.x)
+      } else {
+        fence.proxy_async(n2.xn)
+        ns.release(n2)
+      }
       wgmma.wait(0)
       xs.release(s3)
       qs.release(sq)
-      let n3 = ns.consume()
-      let xn3 = ld.shared(n3.xn, like = acc[1], axis = 1)
+      if FUSED {
+        let xn3 = ld.shared(nb[1, :], like = acc[1], axis = 1)
+      } else {
+        let n3 = ns.consume()
+        let xn3 = ld.shared(n3.xn, like = acc[1], axis = 1)
+      }
       if AFTER {
         topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (t0 + XT - 1) * BN, after = lo, after_id = lo_id)
       } else {
         topk.fold(best, best_id, qq + xn3 - 2.0 * acc[1], offset = (t0 + XT - 1) * BN)
       }
-      fence.proxy_async(n3.xn)
-      ns.release(n3)
+      if !FUSED {
+        fence.proxy_async(n3.xn)
+        ns.release(n3)
+      }
       topk.finish(best, best_id)
       st.global(best, pv[t.m * BM + r0, t.s * KP], clip = true)
       st.global(best_id, pi[t.m * BM + r0, t.s * KP], clip = true)

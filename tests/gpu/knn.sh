@@ -60,6 +60,14 @@ run s2k32 "S=2 KP=32" 70 9000 20
 run s32k1 "S=32 KP=1" 3 50000 1
 run s8wg1 "S=8 WG=1 KP=8" 200 30001 7
 run s3d80 "S=3 KP=32" 50 9000 32 80
+# FUSED: the database norms from the tile (ragged N: the rows past N of the last tile must not enter a list;
+# more than one query tile: each computes them again)
+run fused "WG=1 FUSED=true KP=16" 5 4099 10
+run fusedk1 "WG=1 FUSED=true KP=1 S=32" 1 30001 1
+run fusedd48 "DP=64 WG=1 FUSED=true KP=8" 64 3001 8 48
+run fusedd200 "DP=256 WG=1 FUSED=true KP=32" 33 7001 32 200
+run fusedq "WG=1 FUSED=true KP=16 S=2" 130 5000 16 80
+run fusedbf16 "elem=bf16 WG=1 FUSED=true KP=16" 20 6000 12
 if [[ ${SANITIZE:-0} == 1 ]] && command -v compute-sanitizer >/dev/null; then
   for split in 2 4; do
     np=$(((4099 + 128 * split - 1) / (128 * split) * (128 * split)))
@@ -68,6 +76,14 @@ if [[ ${SANITIZE:-0} == 1 ]] && command -v compute-sanitizer >/dev/null; then
       --warmup 0 --no-watchdog >"$out/memcheck.out" 2>&1 && grep -q "ERROR SUMMARY: 0 errors" "$out/memcheck.out" \
       && echo "ok   memcheck S=$split: $(grep 'ERROR SUMMARY' "$out/memcheck.out")" \
       || { echo "FAIL memcheck S=$split"; tail -20 "$out/memcheck.out"; failures=$((failures + 1)); }
+  done
+  # the fused norms: each warp's shared loads of the tile's rows, nb's writes and the fold's reads of it
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --report-api-errors no --error-exitcode 9 "$cake" run "$src" --workload "$workload" \
+      -p WG=1 -p FUSED=true -p KP=16 --size Q=70 --size N=4099 --size D=80 --size NP=4352 --size KOUT=16 --size SK=32 \
+      --reps 1 --warmup 0 --no-watchdog >"$out/$tool.out" 2>&1 && grep -q "ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards" "$out/$tool.out" \
+      && echo "ok   $tool fused: $(grep 'SUMMARY' "$out/$tool.out")" \
+      || { echo "FAIL $tool fused"; tail -20 "$out/$tool.out"; failures=$((failures + 1)); }
   done
 fi
 echo "knn.sh: $failures failures"

@@ -415,6 +415,29 @@ __device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 
+/// Copies `Bytes` (2, 4, 8 or 16, naturally aligned) from a .shared address into registers: a warp's chunk of
+/// a row of a shared tile (ld.shared of a row, lowering.md). Volatile with a memory clobber as the other shared
+/// accesses, so that it stays after the ring wait that made the tile visible.
+template <int Bytes, typename T>
+__device__ __forceinline__ void ld_shared_bytes(T* dst, u32 addr) {
+  static_assert(Bytes == 2 || Bytes == 4 || Bytes == 8 || Bytes == 16, "ld_shared_bytes: 2, 4, 8 or 16 bytes");
+  if constexpr (Bytes == 16) {
+    uint4 v;
+    asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr) : "memory");
+    *reinterpret_cast<uint4*>(dst) = v;
+  } else if constexpr (Bytes == 8) {
+    uint2 v;
+    asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(addr) : "memory");
+    *reinterpret_cast<uint2*>(dst) = v;
+  } else if constexpr (Bytes == 4) {
+    *reinterpret_cast<u32*>(dst) = ld_shared_u32(addr);
+  } else {
+    u16 v;
+    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr) : "memory");
+    *reinterpret_cast<u16*>(dst) = v;
+  }
+}
+
 /// ld.shared.v2.f32 at a .shared address (8-byte aligned).
 __device__ __forceinline__ float2 ld_shared_f32x2(u32 addr) {
   float2 v;
