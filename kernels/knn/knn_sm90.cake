@@ -261,13 +261,14 @@ kernel knn_sm90(
         } else {
           topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN)
         }
-        if FUSED {
-          fence.proxy_async(s1.x)
-        } else {
+        if !FUSED {
           fence.proxy_async(n0.xn)
           ns.release(n0)
         }
         wgmma.wait(0)
+        if FUSED {
+          fence.proxy_async(s1.x)
+        }
         xs.release(s1)
         if FUSED {
           let xn1 = ld.shared(nb[1, :], like = acc[1], axis = 1)
@@ -307,13 +308,14 @@ kernel knn_sm90(
         } else {
           topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN)
         }
-        if FUSED {
-          fence.proxy_async(s2.x)
-        } else {
+        if !FUSED {
           fence.proxy_async(n1.xn)
           ns.release(n1)
         }
         wgmma.wait(0)
+        if FUSED {
+          fence.proxy_async(s2.x)
+        }
         xs.release(s2)
       }
       // the last pair: tile XT - 1 into acc[1] while tile XT - 2 is selected from
@@ -355,13 +357,14 @@ kernel knn_sm90(
       } else {
         topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN)
       }
-      if FUSED {
-        fence.proxy_async(s3.x)
-      } else {
+      if !FUSED {
         fence.proxy_async(n2.xn)
         ns.release(n2)
       }
       wgmma.wait(0)
+      if FUSED {
+        fence.proxy_async(s3.x)
+      }
       xs.release(s3)
       qs.release(sq)
       if FUSED {

@@ -663,13 +663,13 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             }
           }
         }
-#line 265 "kernels/knn/knn_sm90.cake"
-        cake::rt::fence_proxy_async_shared();
-#line 270 "kernels/knn/knn_sm90.cake"
+#line 268 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 271 "kernels/knn/knn_sm90.cake"
+#line 270 "kernels/knn/knn_sm90.cake"
+        cake::rt::fence_proxy_async_shared();
+#line 272 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get17)));
         float cake_cols26[16];
@@ -678,11 +678,11 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 100352u) + u32(1) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols26[2 * cake_c] = cake_p.x; cake_cols26[2 * cake_c + 1] = cake_p.y;
         }
-#line 280 "kernels/knn/knn_sm90.cake"
+#line 281 "kernels/knn/knn_sm90.cake"
         const int cake_get27 = xs_cstage;
         cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get27)), xs_cphase, cake_hang, 5u, 2000000000ull);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 281 "kernels/knn/knn_sm90.cake"
+#line 282 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get27)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -692,9 +692,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 282 "kernels/knn/knn_sm90.cake"
+#line 283 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
-#line 288 "kernels/knn/knn_sm90.cake"
+#line 289 "kernels/knn/knn_sm90.cake"
         for (int i = 0; i < 4; ++i) {
           const auto r = ((cake_role_warp * 16) + (4 * i));
           u16 cake_row28[4];
@@ -702,25 +702,25 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row28[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32(r) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 291 "kernels/knn/knn_sm90.cake"
+#line 292 "kernels/knn/knn_sm90.cake"
           u16 cake_row29[4];
           #pragma unroll
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row29[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 1)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 292 "kernels/knn/knn_sm90.cake"
+#line 293 "kernels/knn/knn_sm90.cake"
           u16 cake_row30[4];
           #pragma unroll
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row30[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 2)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 293 "kernels/knn/knn_sm90.cake"
+#line 294 "kernels/knn/knn_sm90.cake"
           u16 cake_row31[4];
           #pragma unroll
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row31[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 3)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 295 "kernels/knn/knn_sm90.cake"
+#line 296 "kernels/knn/knn_sm90.cake"
           float cake_sum32 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -729,7 +729,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum32 = cake_sum32 + __shfl_xor_sync(0xffffffffu, cake_sum32, cake_o);
           const auto n0 = cake_sum32;
-#line 296 "kernels/knn/knn_sm90.cake"
+#line 297 "kernels/knn/knn_sm90.cake"
           float cake_sum33 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -738,7 +738,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum33 = cake_sum33 + __shfl_xor_sync(0xffffffffu, cake_sum33, cake_o);
           const auto n1 = cake_sum33;
-#line 297 "kernels/knn/knn_sm90.cake"
+#line 298 "kernels/knn/knn_sm90.cake"
           float cake_sum34 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -747,7 +747,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum34 = cake_sum34 + __shfl_xor_sync(0xffffffffu, cake_sum34, cake_o);
           const auto n2 = cake_sum34;
-#line 298 "kernels/knn/knn_sm90.cake"
+#line 299 "kernels/knn/knn_sm90.cake"
           float cake_sum35 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -756,13 +756,13 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum35 = cake_sum35 + __shfl_xor_sync(0xffffffffu, cake_sum35, cake_o);
           const auto n3 = cake_sum35;
-#line 299 "kernels/knn/knn_sm90.cake"
+#line 300 "kernels/knn/knn_sm90.cake"
           const auto l = (int(cake::rt::lane_id()) % 4);
           const auto nl = ((l == 0) ? n0 : ((l == 1) ? n1 : ((l == 2) ? n2 : n3)));
           cake::rt::st_shared_u32(((cake_smem + 100352u) + u32(0) * 256u + u32((r + l)) * 4u), __float_as_uint(float(((((((((t0 + (2 * p)) + 2)) * 64) + r) + l) < N) ? nl : __int_as_float(0x7f800000)))));
         }
         cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
-#line 308 "kernels/knn/knn_sm90.cake"
+#line 309 "kernels/knn/knn_sm90.cake"
          {
           const int cake_off = ((((t0 + (2 * p)) + 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
           float cake_thr[2], cake_r[2];
@@ -878,28 +878,28 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             }
           }
         }
-#line 311 "kernels/knn/knn_sm90.cake"
-        cake::rt::fence_proxy_async_shared();
-#line 316 "kernels/knn/knn_sm90.cake"
+#line 315 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
 #line 317 "kernels/knn/knn_sm90.cake"
+        cake::rt::fence_proxy_async_shared();
+#line 319 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get27)));
       }
-#line 321 "kernels/knn/knn_sm90.cake"
+#line 323 "kernels/knn/knn_sm90.cake"
       float cake_cols36[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 100352u) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols36[2 * cake_c] = cake_p.x; cake_cols36[2 * cake_c + 1] = cake_p.y;
       }
-#line 328 "kernels/knn/knn_sm90.cake"
+#line 330 "kernels/knn/knn_sm90.cake"
       const int cake_get37 = xs_cstage;
       cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get37)), xs_cphase, cake_hang, 6u, 2000000000ull);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 329 "kernels/knn/knn_sm90.cake"
+#line 331 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get37)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -909,9 +909,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 330 "kernels/knn/knn_sm90.cake"
+#line 332 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
-#line 336 "kernels/knn/knn_sm90.cake"
+#line 338 "kernels/knn/knn_sm90.cake"
       for (int i = 0; i < 4; ++i) {
         const auto r = ((cake_role_warp * 16) + (4 * i));
         u16 cake_row38[4];
@@ -919,25 +919,25 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row38[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32(r) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 339 "kernels/knn/knn_sm90.cake"
+#line 341 "kernels/knn/knn_sm90.cake"
         u16 cake_row39[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row39[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 1)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 340 "kernels/knn/knn_sm90.cake"
+#line 342 "kernels/knn/knn_sm90.cake"
         u16 cake_row40[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row40[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 2)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 341 "kernels/knn/knn_sm90.cake"
+#line 343 "kernels/knn/knn_sm90.cake"
         u16 cake_row41[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row41[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 3)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 343 "kernels/knn/knn_sm90.cake"
+#line 345 "kernels/knn/knn_sm90.cake"
         float cake_sum42 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -946,7 +946,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum42 = cake_sum42 + __shfl_xor_sync(0xffffffffu, cake_sum42, cake_o);
         const auto n0 = cake_sum42;
-#line 344 "kernels/knn/knn_sm90.cake"
+#line 346 "kernels/knn/knn_sm90.cake"
         float cake_sum43 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -955,7 +955,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum43 = cake_sum43 + __shfl_xor_sync(0xffffffffu, cake_sum43, cake_o);
         const auto n1 = cake_sum43;
-#line 345 "kernels/knn/knn_sm90.cake"
+#line 347 "kernels/knn/knn_sm90.cake"
         float cake_sum44 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -964,7 +964,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum44 = cake_sum44 + __shfl_xor_sync(0xffffffffu, cake_sum44, cake_o);
         const auto n2 = cake_sum44;
-#line 346 "kernels/knn/knn_sm90.cake"
+#line 348 "kernels/knn/knn_sm90.cake"
         float cake_sum45 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -973,13 +973,13 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum45 = cake_sum45 + __shfl_xor_sync(0xffffffffu, cake_sum45, cake_o);
         const auto n3 = cake_sum45;
-#line 347 "kernels/knn/knn_sm90.cake"
+#line 349 "kernels/knn/knn_sm90.cake"
         const auto l = (int(cake::rt::lane_id()) % 4);
         const auto nl = ((l == 0) ? n0 : ((l == 1) ? n1 : ((l == 2) ? n2 : n3)));
         cake::rt::st_shared_u32(((cake_smem + 100352u) + u32(1) * 256u + u32((r + l)) * 4u), __float_as_uint(float(((((((((t0 + XT) - 1)) * 64) + r) + l) < N) ? nl : __int_as_float(0x7f800000)))));
       }
       cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
-#line 356 "kernels/knn/knn_sm90.cake"
+#line 358 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 2)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -1095,16 +1095,16 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           }
         }
       }
-#line 359 "kernels/knn/knn_sm90.cake"
-      cake::rt::fence_proxy_async_shared();
 #line 364 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 365 "kernels/knn/knn_sm90.cake"
+#line 366 "kernels/knn/knn_sm90.cake"
+      cake::rt::fence_proxy_async_shared();
+#line 368 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get37)));
-#line 366 "kernels/knn/knn_sm90.cake"
+#line 369 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 16u + 8u * (cake_get5)));
       float cake_cols46[16];
@@ -1113,7 +1113,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 100352u) + u32(1) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols46[2 * cake_c] = cake_p.x; cake_cols46[2 * cake_c + 1] = cake_p.y;
       }
-#line 376 "kernels/knn/knn_sm90.cake"
+#line 379 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -1229,7 +1229,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           }
         }
       }
-#line 382 "kernels/knn/knn_sm90.cake"
+#line 385 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
@@ -1265,7 +1265,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         }
         cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
       }
-#line 383 "kernels/knn/knn_sm90.cake"
+#line 386 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1274,7 +1274,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           if (cake_j % 4 == int(cake::rt::lane_id()) % 4 && (((t_m * 64) + r0) + cake_r) < Q && (t_s * 16) + cake_j < SK) *(pv + (size_t((((t_m * 64) + r0) + cake_r)) * size_t(SK) + size_t(((t_s * 16) + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 384 "kernels/knn/knn_sm90.cake"
+#line 387 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1288,7 +1288,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
 }
 }
 
-#line 391 "kernels/knn/knn_sm90.cake"
+#line 394 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_merge(
     float *__restrict__ pv,
     int *__restrict__ pi,
@@ -1305,16 +1305,16 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 402 "kernels/knn/knn_sm90.cake"
+#line 405 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 403 "kernels/knn/knn_sm90.cake"
+#line 406 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 404 "kernels/knn/knn_sm90.cake"
+#line 407 "kernels/knn/knn_sm90.cake"
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     float best[16];
     int best_id[16];
@@ -1323,25 +1323,25 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
-#line 409 "kernels/knn/knn_sm90.cake"
+#line 412 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 410 "kernels/knn/knn_sm90.cake"
+#line 413 "kernels/knn/knn_sm90.cake"
       for (int c = 0; c < (SK / 32); ++c) {
         float cake_row0[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row0[cake_k * 1], (pv + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 412 "kernels/knn/knn_sm90.cake"
+#line 415 "kernels/knn/knn_sm90.cake"
         int cake_row1[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row1[cake_k * 1], (pi + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 413 "kernels/knn/knn_sm90.cake"
+#line 416 "kernels/knn/knn_sm90.cake"
          {
           #pragma unroll
           for (int cake_e = 0; cake_e < 1; ++cake_e) {
@@ -1364,7 +1364,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 415 "kernels/knn/knn_sm90.cake"
+#line 418 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 1; ++cake_h) {
@@ -1399,7 +1399,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 416 "kernels/knn/knn_sm90.cake"
+#line 419 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
@@ -1408,7 +1408,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && (PASS * 16) + cake_j < KOUT) *(dist + (size_t((r + cake_r)) * size_t(KOUT) + size_t(((PASS * 16) + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 417 "kernels/knn/knn_sm90.cake"
+#line 420 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;

@@ -538,32 +538,32 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             }
           }
         }
-#line 267 "kernels/knn/knn_sm90.cake"
+#line 265 "kernels/knn/knn_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get9)));
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 271 "kernels/knn/knn_sm90.cake"
+#line 272 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get11)));
-#line 276 "kernels/knn/knn_sm90.cake"
+#line 277 "kernels/knn/knn_sm90.cake"
         const int cake_get12 = ns_cstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 96u + 8u * (cake_get12)), ns_cphase);
         if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 277 "kernels/knn/knn_sm90.cake"
+#line 278 "kernels/knn/knn_sm90.cake"
         float cake_cols13[16];
         #pragma unroll
         for (int cake_c = 0; cake_c < 8; ++cake_c) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get12)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols13[2 * cake_c] = cake_p.x; cake_cols13[2 * cake_c + 1] = cake_p.y;
         }
-#line 280 "kernels/knn/knn_sm90.cake"
+#line 281 "kernels/knn/knn_sm90.cake"
         const int cake_get14 = xs_cstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get14)), xs_cphase);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 281 "kernels/knn/knn_sm90.cake"
+#line 282 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get14)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -573,9 +573,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get14)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 282 "kernels/knn/knn_sm90.cake"
+#line 283 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
-#line 308 "kernels/knn/knn_sm90.cake"
+#line 309 "kernels/knn/knn_sm90.cake"
          {
           const int cake_off = ((((t0 + (2 * p)) + 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
           float cake_thr[2], cake_r[2];
@@ -691,33 +691,33 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             }
           }
         }
-#line 313 "kernels/knn/knn_sm90.cake"
+#line 312 "kernels/knn/knn_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get12)));
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 317 "kernels/knn/knn_sm90.cake"
+#line 319 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get14)));
       }
-#line 324 "kernels/knn/knn_sm90.cake"
+#line 326 "kernels/knn/knn_sm90.cake"
       const int cake_get15 = ns_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 96u + 8u * (cake_get15)), ns_cphase);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 325 "kernels/knn/knn_sm90.cake"
+#line 327 "kernels/knn/knn_sm90.cake"
       float cake_cols16[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get15)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols16[2 * cake_c] = cake_p.x; cake_cols16[2 * cake_c + 1] = cake_p.y;
       }
-#line 328 "kernels/knn/knn_sm90.cake"
+#line 330 "kernels/knn/knn_sm90.cake"
       const int cake_get17 = xs_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get17)), xs_cphase);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 329 "kernels/knn/knn_sm90.cake"
+#line 331 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get17)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -727,9 +727,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get17)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 330 "kernels/knn/knn_sm90.cake"
+#line 332 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
-#line 356 "kernels/knn/knn_sm90.cake"
+#line 358 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 2)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -852,24 +852,24 @@ else if (cake_warp >= 4 && cake_warp < 8) {
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 365 "kernels/knn/knn_sm90.cake"
+#line 368 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get17)));
-#line 366 "kernels/knn/knn_sm90.cake"
+#line 369 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 16u + 8u * (cake_get6)));
-#line 370 "kernels/knn/knn_sm90.cake"
+#line 373 "kernels/knn/knn_sm90.cake"
       const int cake_get18 = ns_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 96u + 8u * (cake_get18)), ns_cphase);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 371 "kernels/knn/knn_sm90.cake"
+#line 374 "kernels/knn/knn_sm90.cake"
       float cake_cols19[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 256u * (cake_get18)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols19[2 * cake_c] = cake_p.x; cake_cols19[2 * cake_c + 1] = cake_p.y;
       }
-#line 376 "kernels/knn/knn_sm90.cake"
+#line 379 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -985,7 +985,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           }
         }
       }
-#line 379 "kernels/knn/knn_sm90.cake"
+#line 382 "kernels/knn/knn_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get18)));
@@ -1024,7 +1024,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         }
         cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
       }
-#line 383 "kernels/knn/knn_sm90.cake"
+#line 386 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1033,7 +1033,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           if (cake_j % 4 == int(cake::rt::lane_id()) % 4 && (((t_m * 64) + r0) + cake_r) < Q && (t_s * 16) + cake_j < SK) *(pv + (size_t((((t_m * 64) + r0) + cake_r)) * size_t(SK) + size_t(((t_s * 16) + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 384 "kernels/knn/knn_sm90.cake"
+#line 387 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1047,7 +1047,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
 }
 }
 
-#line 391 "kernels/knn/knn_sm90.cake"
+#line 394 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_merge(
     float *__restrict__ pv,
     int *__restrict__ pi,
@@ -1063,16 +1063,16 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 402 "kernels/knn/knn_sm90.cake"
+#line 405 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 403 "kernels/knn/knn_sm90.cake"
+#line 406 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 404 "kernels/knn/knn_sm90.cake"
+#line 407 "kernels/knn/knn_sm90.cake"
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     float best[16];
     int best_id[16];
@@ -1081,25 +1081,25 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
-#line 409 "kernels/knn/knn_sm90.cake"
+#line 412 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 410 "kernels/knn/knn_sm90.cake"
+#line 413 "kernels/knn/knn_sm90.cake"
       for (int c = 0; c < (SK / 32); ++c) {
         float cake_row0[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row0[cake_k * 1], (pv + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 412 "kernels/knn/knn_sm90.cake"
+#line 415 "kernels/knn/knn_sm90.cake"
         int cake_row1[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row1[cake_k * 1], (pi + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 413 "kernels/knn/knn_sm90.cake"
+#line 416 "kernels/knn/knn_sm90.cake"
          {
           #pragma unroll
           for (int cake_e = 0; cake_e < 1; ++cake_e) {
@@ -1122,7 +1122,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 415 "kernels/knn/knn_sm90.cake"
+#line 418 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 1; ++cake_h) {
@@ -1157,7 +1157,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 416 "kernels/knn/knn_sm90.cake"
+#line 419 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
@@ -1166,7 +1166,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && (PASS * 16) + cake_j < KOUT) *(dist + (size_t((r + cake_r)) * size_t(KOUT) + size_t(((PASS * 16) + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 417 "kernels/knn/knn_sm90.cake"
+#line 420 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
