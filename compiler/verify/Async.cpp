@@ -402,7 +402,7 @@ private:
   /// does not contain the use exits with the group in flight: the wait goes
   /// right after that loop (the loop-exit drain). Otherwise it goes before
   /// the statement of that block that contains the use, above the run of
-  /// bar.sync and fence.proxy_async that directly precedes it: the wait must
+  /// bar.sync and publishing fence.proxy_async that directly precedes it: the wait must
   /// retire this thread's group before the barrier that orders every
   /// thread's retirement before the use (PTX ISA 9.7.15.7, wgmma.wait_group
   /// waits for the executing thread's groups).
@@ -441,7 +441,8 @@ private:
         while (i > floor) {
           auto *e = dyn_cast<ExprStmt>(b.stmts[i - 1].get());
           OpId op = e ? opIdOf(*e->expr, kernel_) : OpId::None;
-          if (op != OpId::BarSync && op != OpId::BarSyncId && op != OpId::FenceProxyAsync)
+          if ((op != OpId::BarSync && op != OpId::BarSyncId && op != OpId::FenceProxyAsync) ||
+              (op == OpId::FenceProxyAsync && !publishesWrites(b, i - 1, *e->expr)))
             break;
           --i;
         }
@@ -518,6 +519,27 @@ private:
     std::string w = "wgmma.wait(" + std::to_string(n) + ")";
     return p.after ? insertLineAfter(sm_, *p.at, "insert " + w + " after the loop", w)
                    : insertLineBefore(sm_, *p.at, "insert " + w, w);
+  }
+
+  /// Whether fence.proxy_async \p fence (statement \p i of \p b) follows a generic write of its buffer in
+  /// \p b: a publish, which the barrier after it and the wait above it serve. One that follows only reads
+  /// hands a ring slot back to TMA before its release and needs no retired group: it stays above the wait
+  /// (`fence.proxy_async(s.x); wgmma.wait(0); xs.release(s)`, knn_sm90's FUSED norms).
+  bool publishesWrites(const Block &b, size_t i, const Expr &fence) const {
+    auto args = positionalArgs(fence);
+    Region f = args.empty() ? Region{} : region(*args[0]);
+    if (!f.valid())
+      return true;
+    bool found = false;
+    for (size_t j = 0; j < i && !found; ++j)
+      forEachCall(*b.stmts[j], [&](const Expr &c) {
+        OpId op = opIdOf(c, kernel_);
+        auto a = positionalArgs(c);
+        if ((op == OpId::StShared || op == OpId::StMatrix) && a.size() > 1)
+          if (Region r = region(*a[1]); r.valid() && r.root == f.root)
+            found = true;
+      });
+    return found;
   }
 
   /// Whether \p s (or a statement nested in it) calls one of \p ops.
@@ -1316,13 +1338,18 @@ private:
                 {}};
       for (const SlotRead *rd : pending)
         f.notes.push_back({rd->call->range, "generic read of '" + rd->region.root + "' here"});
-      // Before the release, with the fences directly before it in the order
-      // of their reads: before the first fence of a region read after this one.
+      // Before the release (above a wgmma.wait directly before it: the fences end the generic reads, the
+      // wait retires the MMA, `fence.proxy_async(s.x); wgmma.wait(0); xs.release(s)`), with the fences
+      // directly before it in the order of their reads: before the first fence of a region read after this one.
       const Stmt *at = &s;
       if (auto ps = pos_.find(&s); ps != pos_.end() && pending.size() == 1) {
         const Block &b = *ps->second.block;
         uint32_t mine = pending[0]->call->range.begin;
-        for (size_t j = ps->second.index; j-- > 0;) {
+        size_t top = ps->second.index;
+        if (auto *w = top > 0 ? dyn_cast<ExprStmt>(b.stmts[top - 1].get()) : nullptr;
+            w && opIdOf(*w->expr, kernel_) == OpId::WgmmaWait)
+          at = b.stmts[--top].get();
+        for (size_t j = top; j-- > 0;) {
           auto *e = dyn_cast<ExprStmt>(b.stmts[j].get());
           if (!e || opIdOf(*e->expr, kernel_) != OpId::FenceProxyAsync)
             break;

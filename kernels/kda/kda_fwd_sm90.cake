@@ -258,9 +258,9 @@ kernel kda_fwd(
       wgmma.mma(s.aq, tile.t(us), acc, shape = m64n64k16)
       wgmma.mma(tile.t(us), tile.t(s.kb), state, shape = m64n128k16)
       wgmma.commit()
-      wgmma.wait(0)
       fence.proxy_async(s.up)
       fence.proxy_async(s.gam)
+      wgmma.wait(0)
       wy.release(s)
       let t0 = bos + i * C
       let live = tile.expand(tile.iota(like = acc, axis = 0) < eos - t0, 1)

@@ -36,8 +36,10 @@ param AFTER: bool = false
 require KP == 32 || !AFTER
 // the database norms from the tile in shared memory, not from knn_norms's pass over the database: each warp of
 // the (one) compute warpgroup sums the squares of BN / 4 rows of the slot while its MMA runs, into nb (two
-// buffers: a tile's norms are written one step before its fold reads them, one warpgroup barrier a step orders
-// both). With one query tile (Q <= 64) the database is then read once instead of twice
+// buffers: a tile's norms are written one step before its fold reads them, one warpgroup barrier a step, just
+// before the read, orders both). With one query tile (Q <= 64) the database is then read once instead of twice,
+// but the search is not faster: 0.96x the two-pass one over 37 few-query shapes (five shuffles a row in the
+// warps that also fold; bench/results/knn_h200.md), so no dispatch rule uses it
 param FUSED: bool = false
 require WG == 1 || !FUSED
 require !AFTER || !FUSED
@@ -213,17 +215,18 @@ kernel knn_sm90(
           let nl = math.select(l == 0, n0, math.select(l == 1, n1, math.select(l == 2, n2, n3)))
           st.shared(math.select(t0 * BN + r + l < N, nl, inf), nb[0, r + l])
         }
-        bar.sync(warpgroup)
         fence.proxy_async(s0.x)
       }
       wgmma.wait(0)
       xs.release(s0)
       // pair p: the MMA of tile 2p + 1 (acc[1]) runs while tile 2p (acc[0]) is selected from, then
-      // the MMA of tile 2p + 2 (acc[0]) while tile 2p + 1 (acc[1]) is. FUSED: a step reads the norms of the
-      // tile it folds (written the step before), then writes those of the tile its MMA reads, then the
-      // warpgroup barrier: each buffer's reads come before the barrier that precedes its next writes
+      // the MMA of tile 2p + 2 (acc[0]) while tile 2p + 1 (acc[1]) is. FUSED: a step begins with the
+      // warpgroup barrier, reads the norms of the tile it folds (written the step before), then writes those
+      // of the tile its MMA reads: each buffer's writes come before the barrier that precedes its reads, and
+      // its reads before the barrier that precedes its next writes
       for p in 0 .. XT / 2 - 1 {
         if FUSED {
+          bar.sync(warpgroup)
           let xn0 = ld.shared(nb[0, :], like = acc[0], axis = 1)
         } else {
           if EARLY {
@@ -254,7 +257,6 @@ kernel knn_sm90(
             let nl = math.select(l == 0, n0, math.select(l == 1, n1, math.select(l == 2, n2, n3)))
             st.shared(math.select((t0 + 2 * p + 1) * BN + r + l < N, nl, inf), nb[1, r + l])
           }
-          bar.sync(warpgroup)
         }
         if AFTER {
           topk.fold(best, best_id, qq + xn0 - 2.0 * acc[0], offset = (t0 + 2 * p) * BN, after = lo, after_id = lo_id)
@@ -265,12 +267,13 @@ kernel knn_sm90(
           fence.proxy_async(n0.xn)
           ns.release(n0)
         }
-        wgmma.wait(0)
         if FUSED {
           fence.proxy_async(s1.x)
         }
+        wgmma.wait(0)
         xs.release(s1)
         if FUSED {
+          bar.sync(warpgroup)
           let xn1 = ld.shared(nb[1, :], like = acc[1], axis = 1)
         } else {
           if EARLY {
@@ -301,7 +304,6 @@ kernel knn_sm90(
             let nl = math.select(l == 0, n0, math.select(l == 1, n1, math.select(l == 2, n2, n3)))
             st.shared(math.select((t0 + 2 * p + 2) * BN + r + l < N, nl, inf), nb[0, r + l])
           }
-          bar.sync(warpgroup)
         }
         if AFTER {
           topk.fold(best, best_id, qq + xn1 - 2.0 * acc[1], offset = (t0 + 2 * p + 1) * BN, after = lo, after_id = lo_id)
@@ -312,14 +314,15 @@ kernel knn_sm90(
           fence.proxy_async(n1.xn)
           ns.release(n1)
         }
-        wgmma.wait(0)
         if FUSED {
           fence.proxy_async(s2.x)
         }
+        wgmma.wait(0)
         xs.release(s2)
       }
       // the last pair: tile XT - 1 into acc[1] while tile XT - 2 is selected from
       if FUSED {
+        bar.sync(warpgroup)
         let xn2 = ld.shared(nb[0, :], like = acc[0], axis = 1)
       } else {
         if EARLY {
@@ -350,7 +353,6 @@ kernel knn_sm90(
           let nl = math.select(l == 0, n0, math.select(l == 1, n1, math.select(l == 2, n2, n3)))
           st.shared(math.select((t0 + XT - 1) * BN + r + l < N, nl, inf), nb[1, r + l])
         }
-        bar.sync(warpgroup)
       }
       if AFTER {
         topk.fold(best, best_id, qq + xn2 - 2.0 * acc[0], offset = (t0 + XT - 2) * BN, after = lo, after_id = lo_id)
@@ -361,13 +363,14 @@ kernel knn_sm90(
         fence.proxy_async(n2.xn)
         ns.release(n2)
       }
-      wgmma.wait(0)
       if FUSED {
         fence.proxy_async(s3.x)
       }
+      wgmma.wait(0)
       xs.release(s3)
       qs.release(sq)
       if FUSED {
+        bar.sync(warpgroup)
         let xn3 = ld.shared(nb[1, :], like = acc[1], axis = 1)
       } else {
         let n3 = ns.consume()

@@ -4,7 +4,7 @@ using cake::rt::u16;
 using cake::rt::u32;
 using cake::rt::u64;
 
-#line 66 "kernels/knn/knn_sm90.cake"
+#line 68 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_norms(
     u16 *__restrict__ q,
     u16 *__restrict__ db,
@@ -20,19 +20,19 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 75 "kernels/knn/knn_sm90.cake"
+#line 77 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 76 "kernels/knn/knn_sm90.cake"
+#line 78 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 78 "kernels/knn/knn_sm90.cake"
+#line 80 "kernels/knn/knn_sm90.cake"
     const auto qb = ((cake::rt::cdiv(Q, 128) * 8) * 16);
     const auto r0 = ((((int(blockIdx.x) * 8) + cake_role_warp)) * 16);
-#line 81 "kernels/knn/knn_sm90.cake"
+#line 83 "kernels/knn/knn_sm90.cake"
     for (int i = 0; i < 4; ++i) {
       const auto r = (r0 + (4 * i));
       if ((r < Q)) {
@@ -48,7 +48,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row0[cake_k * 4 + cake_j] = (r) < Q && cake_c0 + cake_j < D ? *(q + (size_t(r) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 85 "kernels/knn/knn_sm90.cake"
+#line 87 "kernels/knn/knn_sm90.cake"
         u16 cake_row1[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -61,7 +61,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row1[cake_k * 4 + cake_j] = ((r + 1)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 86 "kernels/knn/knn_sm90.cake"
+#line 88 "kernels/knn/knn_sm90.cake"
         u16 cake_row2[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -74,7 +74,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row2[cake_k * 4 + cake_j] = ((r + 2)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 87 "kernels/knn/knn_sm90.cake"
+#line 89 "kernels/knn/knn_sm90.cake"
         u16 cake_row3[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -87,7 +87,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row3[cake_k * 4 + cake_j] = ((r + 3)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 88 "kernels/knn/knn_sm90.cake"
+#line 90 "kernels/knn/knn_sm90.cake"
         float cake_sum4 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -96,7 +96,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum4 = cake_sum4 + __shfl_xor_sync(0xffffffffu, cake_sum4, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t(r)) = cake_sum4;
-#line 89 "kernels/knn/knn_sm90.cake"
+#line 91 "kernels/knn/knn_sm90.cake"
         if (((r + 1) < Q)) {
           float cake_sum5 = 0.f;
           #pragma unroll
@@ -107,7 +107,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum5 = cake_sum5 + __shfl_xor_sync(0xffffffffu, cake_sum5, cake_o);
           if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 1))) = cake_sum5;
         }
-#line 92 "kernels/knn/knn_sm90.cake"
+#line 94 "kernels/knn/knn_sm90.cake"
         if (((r + 2) < Q)) {
           float cake_sum6 = 0.f;
           #pragma unroll
@@ -118,7 +118,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum6 = cake_sum6 + __shfl_xor_sync(0xffffffffu, cake_sum6, cake_o);
           if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 2))) = cake_sum6;
         }
-#line 95 "kernels/knn/knn_sm90.cake"
+#line 97 "kernels/knn/knn_sm90.cake"
         if (((r + 3) < Q)) {
           float cake_sum7 = 0.f;
           #pragma unroll
@@ -131,10 +131,10 @@ if (cake_warp >= 0 && cake_warp < 8) {
         }
       }
     }
-#line 109 "kernels/knn/knn_sm90.cake"
+#line 111 "kernels/knn/knn_sm90.cake"
     if ((r0 >= qb)) {
       for (int i = 0; i < 4; ++i) {
-#line 113 "kernels/knn/knn_sm90.cake"
+#line 115 "kernels/knn/knn_sm90.cake"
         const auto rx = ((r0 - qb) + (4 * i));
         u16 cake_row8[4];
         #pragma unroll
@@ -148,7 +148,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row8[cake_k * 4 + cake_j] = (rx) < N && cake_c0 + cake_j < D ? *(db + (size_t(rx) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 115 "kernels/knn/knn_sm90.cake"
+#line 117 "kernels/knn/knn_sm90.cake"
         u16 cake_row9[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -161,7 +161,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row9[cake_k * 4 + cake_j] = ((rx + 1)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 116 "kernels/knn/knn_sm90.cake"
+#line 118 "kernels/knn/knn_sm90.cake"
         u16 cake_row10[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -174,7 +174,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row10[cake_k * 4 + cake_j] = ((rx + 2)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 117 "kernels/knn/knn_sm90.cake"
+#line 119 "kernels/knn/knn_sm90.cake"
         u16 cake_row11[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -187,7 +187,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row11[cake_k * 4 + cake_j] = ((rx + 3)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
           }
         }
-#line 118 "kernels/knn/knn_sm90.cake"
+#line 120 "kernels/knn/knn_sm90.cake"
         float cake_sum12 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -196,7 +196,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum12 = cake_sum12 + __shfl_xor_sync(0xffffffffu, cake_sum12, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t(rx)) = ((rx < N) ? cake_sum12 : __int_as_float(0x7f800000));
-#line 119 "kernels/knn/knn_sm90.cake"
+#line 121 "kernels/knn/knn_sm90.cake"
         float cake_sum13 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -205,7 +205,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum13 = cake_sum13 + __shfl_xor_sync(0xffffffffu, cake_sum13, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 1))) = (((rx + 1) < N) ? cake_sum13 : __int_as_float(0x7f800000));
-#line 120 "kernels/knn/knn_sm90.cake"
+#line 122 "kernels/knn/knn_sm90.cake"
         float cake_sum14 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -214,7 +214,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum14 = cake_sum14 + __shfl_xor_sync(0xffffffffu, cake_sum14, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 2))) = (((rx + 2) < N) ? cake_sum14 : __int_as_float(0x7f800000));
-#line 121 "kernels/knn/knn_sm90.cake"
+#line 123 "kernels/knn/knn_sm90.cake"
         float cake_sum15 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -229,7 +229,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
 }
 }
 
-#line 127 "kernels/knn/knn_sm90.cake"
+#line 129 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_sm90(
     const __grid_constant__ CUtensorMap cake_tmap0,
     const __grid_constant__ CUtensorMap cake_tmap1,
@@ -265,9 +265,9 @@ if (threadIdx.x == 0) {
   cake::rt::fence_mbarrier_init();
 }
 __syncthreads();
-#line 138 "kernels/knn/knn_sm90.cake"
+#line 140 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
-#line 142 "kernels/knn/knn_sm90.cake"
+#line 144 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const auto S = (SK / 16);
 const auto XT = ((NP / 64) / S);
@@ -275,96 +275,96 @@ const int cake_sched0_s = S;
 const int cake_sched0_m = cake::rt::cdiv(Q, 64);
 const int cake_sched0_total = cake_sched0_s * cake_sched0_m;
 const int cake_warp = int(cake::rt::warp_id());
-#line 158 "kernels/knn/knn_sm90.cake"
+#line 160 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 4) {
   // role load: warps 0 .. 4
-#line 158 "kernels/knn/knn_sm90.cake"
+#line 160 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_dec<40>();
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
   if (cake_role_warp == 0 && cake::rt::lane_id() == 0) {
     int qs_pstage = 0; u32 qs_pphase = 0;
     int xs_pstage = 0; u32 xs_pphase = 0;
-#line 159 "kernels/knn/knn_sm90.cake"
+#line 161 "kernels/knn/knn_sm90.cake"
     for (int cake_tile1 = blockIdx.x; cake_tile1 < cake_sched0_total; cake_tile1 += gridDim.x) {
       const int t_m = cake_tile1 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile1 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 160 "kernels/knn/knn_sm90.cake"
+#line 162 "kernels/knn/knn_sm90.cake"
       const int cake_put2 = qs_pstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 16u + 8u * (cake_put2)), qs_pphase ^ 1u);
       if (++qs_pstage == 2) { qs_pstage = 0; qs_pphase ^= 1u; }
-#line 161 "kernels/knn/knn_sm90.cake"
+#line 163 "kernels/knn/knn_sm90.cake"
       cake::rt::tma_load_2d(((cake_smem + 1024u + 16384u * (cake_put2)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, 0, (t_m * 64));
       cake::rt::tma_load_2d(((cake_smem + 1024u + 16384u * (cake_put2)) + u32((0 + 64)) / 64u * 8192u + u32(0) * 128u + u32((0 + 64)) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, (0 + 64), (t_m * 64));
-#line 162 "kernels/knn/knn_sm90.cake"
-      cake::rt::mbarrier_arrive_expect_tx((cake_smem + 0u + 8u * (cake_put2)), 16384u);
 #line 164 "kernels/knn/knn_sm90.cake"
+      cake::rt::mbarrier_arrive_expect_tx((cake_smem + 0u + 8u * (cake_put2)), 16384u);
+#line 166 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
       for (int j = 0; j < XT; ++j) {
         const int cake_put3 = xs_pstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 64u + 8u * (cake_put3)), xs_pphase ^ 1u);
         if (++xs_pstage == 4) { xs_pstage = 0; xs_pphase ^= 1u; }
-#line 167 "kernels/knn/knn_sm90.cake"
+#line 169 "kernels/knn/knn_sm90.cake"
         cake::rt::tma_load_2d(((cake_smem + 33792u + 16384u * (cake_put3)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 32u + 8u * (cake_put3)), &cake_tmap1, 0, (((t0 + j)) * 64));
         cake::rt::tma_load_2d(((cake_smem + 33792u + 16384u * (cake_put3)) + u32((0 + 64)) / 64u * 8192u + u32(0) * 128u + u32((0 + 64)) % 64u * 2u), (cake_smem + 32u + 8u * (cake_put3)), &cake_tmap1, (0 + 64), (((t0 + j)) * 64));
-#line 168 "kernels/knn/knn_sm90.cake"
+#line 170 "kernels/knn/knn_sm90.cake"
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 32u + 8u * (cake_put3)), 16384u);
       }
     }
   }
 }
-#line 178 "kernels/knn/knn_sm90.cake"
+#line 180 "kernels/knn/knn_sm90.cake"
 else if (cake_warp >= 4 && cake_warp < 8) {
   // role compute: warps 4 .. 8
-#line 178 "kernels/knn/knn_sm90.cake"
+#line 180 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_dec<232>();
   const int cake_role_warp = cake_warp - 4;
   (void)cake_role_warp;
    {
     int qs_cstage = 0; u32 qs_cphase = 0;
     int xs_cstage = 0; u32 xs_cphase = 0;
-#line 179 "kernels/knn/knn_sm90.cake"
+#line 181 "kernels/knn/knn_sm90.cake"
     const auto r0 = ((cake_role_warp / 4) * 64);
     float acc[2][32];
     float best[32];
     float cake_best_thr[2] = {__int_as_float(0x7f800000), __int_as_float(0x7f800000)};
-#line 182 "kernels/knn/knn_sm90.cake"
+#line 184 "kernels/knn/knn_sm90.cake"
     int best_id[32];
     for (int cake_tile4 = blockIdx.x; cake_tile4 < cake_sched0_total; cake_tile4 += gridDim.x) {
       const int t_m = cake_tile4 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile4 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 184 "kernels/knn/knn_sm90.cake"
+#line 186 "kernels/knn/knn_sm90.cake"
       const int cake_get5 = qs_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 0u + 8u * (cake_get5)), qs_cphase);
       if (++qs_cstage == 2) { qs_cstage = 0; qs_cphase ^= 1u; }
-#line 185 "kernels/knn/knn_sm90.cake"
+#line 187 "kernels/knn/knn_sm90.cake"
       float cake_rows6[2];
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
         cake_rows6[cake_h] = ((((t_m * 64) + r0) + cake_r) < Q ? *(qn + size_t((((t_m * 64) + r0) + cake_r))) : float(0));
       }
-#line 193 "kernels/knn/knn_sm90.cake"
+#line 195 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
       cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
-#line 195 "kernels/knn/knn_sm90.cake"
+#line 197 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 197 "kernels/knn/knn_sm90.cake"
+#line 199 "kernels/knn/knn_sm90.cake"
       const int cake_get7 = xs_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get7)), xs_cphase);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 198 "kernels/knn/knn_sm90.cake"
+#line 200 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get7)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -374,9 +374,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 199 "kernels/knn/knn_sm90.cake"
-      cake::rt::wgmma_commit_group();
 #line 201 "kernels/knn/knn_sm90.cake"
+      cake::rt::wgmma_commit_group();
+#line 203 "kernels/knn/knn_sm90.cake"
       for (int i = 0; i < 4; ++i) {
         const auto r = ((cake_role_warp * 16) + (4 * i));
         u16 cake_row8[4];
@@ -384,25 +384,25 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row8[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get7)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32(r) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 204 "kernels/knn/knn_sm90.cake"
+#line 206 "kernels/knn/knn_sm90.cake"
         u16 cake_row9[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row9[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get7)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 1)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 205 "kernels/knn/knn_sm90.cake"
+#line 207 "kernels/knn/knn_sm90.cake"
         u16 cake_row10[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row10[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get7)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 2)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 206 "kernels/knn/knn_sm90.cake"
+#line 208 "kernels/knn/knn_sm90.cake"
         u16 cake_row11[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row11[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get7)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 3)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 208 "kernels/knn/knn_sm90.cake"
+#line 210 "kernels/knn/knn_sm90.cake"
         float cake_sum12 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -411,7 +411,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum12 = cake_sum12 + __shfl_xor_sync(0xffffffffu, cake_sum12, cake_o);
         const auto n0 = cake_sum12;
-#line 209 "kernels/knn/knn_sm90.cake"
+#line 211 "kernels/knn/knn_sm90.cake"
         float cake_sum13 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -420,7 +420,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum13 = cake_sum13 + __shfl_xor_sync(0xffffffffu, cake_sum13, cake_o);
         const auto n1 = cake_sum13;
-#line 210 "kernels/knn/knn_sm90.cake"
+#line 212 "kernels/knn/knn_sm90.cake"
         float cake_sum14 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -429,7 +429,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum14 = cake_sum14 + __shfl_xor_sync(0xffffffffu, cake_sum14, cake_o);
         const auto n2 = cake_sum14;
-#line 211 "kernels/knn/knn_sm90.cake"
+#line 213 "kernels/knn/knn_sm90.cake"
         float cake_sum15 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -438,34 +438,34 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum15 = cake_sum15 + __shfl_xor_sync(0xffffffffu, cake_sum15, cake_o);
         const auto n3 = cake_sum15;
-#line 212 "kernels/knn/knn_sm90.cake"
+#line 214 "kernels/knn/knn_sm90.cake"
         const auto l = (int(cake::rt::lane_id()) % 4);
         const auto nl = ((l == 0) ? n0 : ((l == 1) ? n1 : ((l == 2) ? n2 : n3)));
         cake::rt::st_shared_u32(((cake_smem + 100352u) + u32(0) * 256u + u32((r + l)) * 4u), __float_as_uint(float((((((t0 * 64) + r) + l) < N) ? nl : __int_as_float(0x7f800000)))));
       }
-      cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
       cake::rt::fence_proxy_async_shared();
-#line 219 "kernels/knn/knn_sm90.cake"
+#line 220 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 220 "kernels/knn/knn_sm90.cake"
+#line 221 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get7)));
-#line 225 "kernels/knn/knn_sm90.cake"
-      for (int p = 0; p < ((XT / 2) - 1); ++p) {
 #line 227 "kernels/knn/knn_sm90.cake"
+      for (int p = 0; p < ((XT / 2) - 1); ++p) {
+#line 229 "kernels/knn/knn_sm90.cake"
+        cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
         float cake_cols16[16];
         #pragma unroll
         for (int cake_c = 0; cake_c < 8; ++cake_c) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 100352u) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols16[2 * cake_c] = cake_p.x; cake_cols16[2 * cake_c + 1] = cake_p.y;
         }
-#line 234 "kernels/knn/knn_sm90.cake"
+#line 237 "kernels/knn/knn_sm90.cake"
         const int cake_get17 = xs_cstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get17)), xs_cphase);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 235 "kernels/knn/knn_sm90.cake"
+#line 238 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get17)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -475,9 +475,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get17)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 236 "kernels/knn/knn_sm90.cake"
+#line 239 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
-#line 242 "kernels/knn/knn_sm90.cake"
+#line 245 "kernels/knn/knn_sm90.cake"
         for (int i = 0; i < 4; ++i) {
           const auto r = ((cake_role_warp * 16) + (4 * i));
           u16 cake_row18[4];
@@ -485,25 +485,25 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row18[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get17)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32(r) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 245 "kernels/knn/knn_sm90.cake"
+#line 248 "kernels/knn/knn_sm90.cake"
           u16 cake_row19[4];
           #pragma unroll
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row19[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get17)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 1)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 246 "kernels/knn/knn_sm90.cake"
+#line 249 "kernels/knn/knn_sm90.cake"
           u16 cake_row20[4];
           #pragma unroll
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row20[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get17)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 2)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 247 "kernels/knn/knn_sm90.cake"
+#line 250 "kernels/knn/knn_sm90.cake"
           u16 cake_row21[4];
           #pragma unroll
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row21[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get17)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 3)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 249 "kernels/knn/knn_sm90.cake"
+#line 252 "kernels/knn/knn_sm90.cake"
           float cake_sum22 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -512,7 +512,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum22 = cake_sum22 + __shfl_xor_sync(0xffffffffu, cake_sum22, cake_o);
           const auto n0 = cake_sum22;
-#line 250 "kernels/knn/knn_sm90.cake"
+#line 253 "kernels/knn/knn_sm90.cake"
           float cake_sum23 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -521,7 +521,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum23 = cake_sum23 + __shfl_xor_sync(0xffffffffu, cake_sum23, cake_o);
           const auto n1 = cake_sum23;
-#line 251 "kernels/knn/knn_sm90.cake"
+#line 254 "kernels/knn/knn_sm90.cake"
           float cake_sum24 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -530,7 +530,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum24 = cake_sum24 + __shfl_xor_sync(0xffffffffu, cake_sum24, cake_o);
           const auto n2 = cake_sum24;
-#line 252 "kernels/knn/knn_sm90.cake"
+#line 255 "kernels/knn/knn_sm90.cake"
           float cake_sum25 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -539,13 +539,12 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum25 = cake_sum25 + __shfl_xor_sync(0xffffffffu, cake_sum25, cake_o);
           const auto n3 = cake_sum25;
-#line 253 "kernels/knn/knn_sm90.cake"
+#line 256 "kernels/knn/knn_sm90.cake"
           const auto l = (int(cake::rt::lane_id()) % 4);
           const auto nl = ((l == 0) ? n0 : ((l == 1) ? n1 : ((l == 2) ? n2 : n3)));
           cake::rt::st_shared_u32(((cake_smem + 100352u) + u32(1) * 256u + u32((r + l)) * 4u), __float_as_uint(float(((((((((t0 + (2 * p)) + 1)) * 64) + r) + l) < N) ? nl : __int_as_float(0x7f800000)))));
         }
-        cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
-#line 262 "kernels/knn/knn_sm90.cake"
+#line 264 "kernels/knn/knn_sm90.cake"
          {
           const int cake_off = (((t0 + (2 * p))) * 64) + int(cake::rt::lane_id()) % 4 * 2;
           float cake_thr[2], cake_r[2];
@@ -661,26 +660,27 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             }
           }
         }
-#line 268 "kernels/knn/knn_sm90.cake"
+#line 271 "kernels/knn/knn_sm90.cake"
+        cake::rt::fence_proxy_async_shared();
+#line 273 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 270 "kernels/knn/knn_sm90.cake"
-        cake::rt::fence_proxy_async_shared();
-#line 272 "kernels/knn/knn_sm90.cake"
+#line 274 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get17)));
+        cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
         float cake_cols26[16];
         #pragma unroll
         for (int cake_c = 0; cake_c < 8; ++cake_c) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 100352u) + u32(1) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols26[2 * cake_c] = cake_p.x; cake_cols26[2 * cake_c + 1] = cake_p.y;
         }
-#line 281 "kernels/knn/knn_sm90.cake"
+#line 284 "kernels/knn/knn_sm90.cake"
         const int cake_get27 = xs_cstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get27)), xs_cphase);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 282 "kernels/knn/knn_sm90.cake"
+#line 285 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get27)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -690,9 +690,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 283 "kernels/knn/knn_sm90.cake"
+#line 286 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
-#line 289 "kernels/knn/knn_sm90.cake"
+#line 292 "kernels/knn/knn_sm90.cake"
         for (int i = 0; i < 4; ++i) {
           const auto r = ((cake_role_warp * 16) + (4 * i));
           u16 cake_row28[4];
@@ -700,25 +700,25 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row28[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32(r) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 292 "kernels/knn/knn_sm90.cake"
+#line 295 "kernels/knn/knn_sm90.cake"
           u16 cake_row29[4];
           #pragma unroll
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row29[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 1)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 293 "kernels/knn/knn_sm90.cake"
+#line 296 "kernels/knn/knn_sm90.cake"
           u16 cake_row30[4];
           #pragma unroll
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row30[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 2)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 294 "kernels/knn/knn_sm90.cake"
+#line 297 "kernels/knn/knn_sm90.cake"
           u16 cake_row31[4];
           #pragma unroll
           for (int cake_k = 0; cake_k < 1; ++cake_k) {
             cake::rt::ld_shared_bytes<8>(&cake_row31[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get27)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 3)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
           }
-#line 296 "kernels/knn/knn_sm90.cake"
+#line 299 "kernels/knn/knn_sm90.cake"
           float cake_sum32 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -727,7 +727,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum32 = cake_sum32 + __shfl_xor_sync(0xffffffffu, cake_sum32, cake_o);
           const auto n0 = cake_sum32;
-#line 297 "kernels/knn/knn_sm90.cake"
+#line 300 "kernels/knn/knn_sm90.cake"
           float cake_sum33 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -736,7 +736,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum33 = cake_sum33 + __shfl_xor_sync(0xffffffffu, cake_sum33, cake_o);
           const auto n1 = cake_sum33;
-#line 298 "kernels/knn/knn_sm90.cake"
+#line 301 "kernels/knn/knn_sm90.cake"
           float cake_sum34 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -745,7 +745,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum34 = cake_sum34 + __shfl_xor_sync(0xffffffffu, cake_sum34, cake_o);
           const auto n2 = cake_sum34;
-#line 299 "kernels/knn/knn_sm90.cake"
+#line 302 "kernels/knn/knn_sm90.cake"
           float cake_sum35 = 0.f;
           #pragma unroll
           for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -754,13 +754,12 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           #pragma unroll
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum35 = cake_sum35 + __shfl_xor_sync(0xffffffffu, cake_sum35, cake_o);
           const auto n3 = cake_sum35;
-#line 300 "kernels/knn/knn_sm90.cake"
+#line 303 "kernels/knn/knn_sm90.cake"
           const auto l = (int(cake::rt::lane_id()) % 4);
           const auto nl = ((l == 0) ? n0 : ((l == 1) ? n1 : ((l == 2) ? n2 : n3)));
           cake::rt::st_shared_u32(((cake_smem + 100352u) + u32(0) * 256u + u32((r + l)) * 4u), __float_as_uint(float(((((((((t0 + (2 * p)) + 2)) * 64) + r) + l) < N) ? nl : __int_as_float(0x7f800000)))));
         }
-        cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
-#line 309 "kernels/knn/knn_sm90.cake"
+#line 311 "kernels/knn/knn_sm90.cake"
          {
           const int cake_off = ((((t0 + (2 * p)) + 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
           float cake_thr[2], cake_r[2];
@@ -876,28 +875,29 @@ else if (cake_warp >= 4 && cake_warp < 8) {
             }
           }
         }
-#line 315 "kernels/knn/knn_sm90.cake"
+#line 318 "kernels/knn/knn_sm90.cake"
+        cake::rt::fence_proxy_async_shared();
+#line 320 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 317 "kernels/knn/knn_sm90.cake"
-        cake::rt::fence_proxy_async_shared();
-#line 319 "kernels/knn/knn_sm90.cake"
+#line 321 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get27)));
       }
-#line 323 "kernels/knn/knn_sm90.cake"
+#line 325 "kernels/knn/knn_sm90.cake"
+      cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
       float cake_cols36[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 100352u) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols36[2 * cake_c] = cake_p.x; cake_cols36[2 * cake_c + 1] = cake_p.y;
       }
-#line 330 "kernels/knn/knn_sm90.cake"
+#line 333 "kernels/knn/knn_sm90.cake"
       const int cake_get37 = xs_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get37)), xs_cphase);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 331 "kernels/knn/knn_sm90.cake"
+#line 334 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32(0) / 64u * 8192u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get37)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -907,9 +907,9 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get5)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 332 "kernels/knn/knn_sm90.cake"
+#line 335 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
-#line 338 "kernels/knn/knn_sm90.cake"
+#line 341 "kernels/knn/knn_sm90.cake"
       for (int i = 0; i < 4; ++i) {
         const auto r = ((cake_role_warp * 16) + (4 * i));
         u16 cake_row38[4];
@@ -917,25 +917,25 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row38[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32(r) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 341 "kernels/knn/knn_sm90.cake"
+#line 344 "kernels/knn/knn_sm90.cake"
         u16 cake_row39[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row39[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 1)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 342 "kernels/knn/knn_sm90.cake"
+#line 345 "kernels/knn/knn_sm90.cake"
         u16 cake_row40[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row40[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 2)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 343 "kernels/knn/knn_sm90.cake"
+#line 346 "kernels/knn/knn_sm90.cake"
         u16 cake_row41[4];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_shared_bytes<8>(&cake_row41[cake_k * 4], cake::rt::swizzle<128>(((cake_smem + 33792u + 16384u * (cake_get37)) + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) / 64u * 8192u + u32((r + 3)) * 128u + u32((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)) % 64u * 2u)));
         }
-#line 345 "kernels/knn/knn_sm90.cake"
+#line 348 "kernels/knn/knn_sm90.cake"
         float cake_sum42 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -944,7 +944,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum42 = cake_sum42 + __shfl_xor_sync(0xffffffffu, cake_sum42, cake_o);
         const auto n0 = cake_sum42;
-#line 346 "kernels/knn/knn_sm90.cake"
+#line 349 "kernels/knn/knn_sm90.cake"
         float cake_sum43 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -953,7 +953,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum43 = cake_sum43 + __shfl_xor_sync(0xffffffffu, cake_sum43, cake_o);
         const auto n1 = cake_sum43;
-#line 347 "kernels/knn/knn_sm90.cake"
+#line 350 "kernels/knn/knn_sm90.cake"
         float cake_sum44 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -962,7 +962,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum44 = cake_sum44 + __shfl_xor_sync(0xffffffffu, cake_sum44, cake_o);
         const auto n2 = cake_sum44;
-#line 348 "kernels/knn/knn_sm90.cake"
+#line 351 "kernels/knn/knn_sm90.cake"
         float cake_sum45 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 4; ++cake_e) {
@@ -971,13 +971,12 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum45 = cake_sum45 + __shfl_xor_sync(0xffffffffu, cake_sum45, cake_o);
         const auto n3 = cake_sum45;
-#line 349 "kernels/knn/knn_sm90.cake"
+#line 352 "kernels/knn/knn_sm90.cake"
         const auto l = (int(cake::rt::lane_id()) % 4);
         const auto nl = ((l == 0) ? n0 : ((l == 1) ? n1 : ((l == 2) ? n2 : n3)));
         cake::rt::st_shared_u32(((cake_smem + 100352u) + u32(1) * 256u + u32((r + l)) * 4u), __float_as_uint(float(((((((((t0 + XT) - 1)) * 64) + r) + l) < N) ? nl : __int_as_float(0x7f800000)))));
       }
-      cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
-#line 358 "kernels/knn/knn_sm90.cake"
+#line 360 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 2)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -1093,25 +1092,26 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           }
         }
       }
-#line 364 "kernels/knn/knn_sm90.cake"
+#line 367 "kernels/knn/knn_sm90.cake"
+      cake::rt::fence_proxy_async_shared();
+#line 369 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 366 "kernels/knn/knn_sm90.cake"
-      cake::rt::fence_proxy_async_shared();
-#line 368 "kernels/knn/knn_sm90.cake"
+#line 370 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get37)));
-#line 369 "kernels/knn/knn_sm90.cake"
+#line 371 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 16u + 8u * (cake_get5)));
+      cake::rt::bar_sync(1 + cake_role_warp / 4, 128);
       float cake_cols46[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 100352u) + u32(1) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols46[2 * cake_c] = cake_p.x; cake_cols46[2 * cake_c + 1] = cake_p.y;
       }
-#line 379 "kernels/knn/knn_sm90.cake"
+#line 382 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -1227,7 +1227,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           }
         }
       }
-#line 385 "kernels/knn/knn_sm90.cake"
+#line 388 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
@@ -1263,7 +1263,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
         }
         cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
       }
-#line 386 "kernels/knn/knn_sm90.cake"
+#line 389 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1272,7 +1272,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
           if (cake_j % 4 == int(cake::rt::lane_id()) % 4 && (((t_m * 64) + r0) + cake_r) < Q && (t_s * 16) + cake_j < SK) *(pv + (size_t((((t_m * 64) + r0) + cake_r)) * size_t(SK) + size_t(((t_s * 16) + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 387 "kernels/knn/knn_sm90.cake"
+#line 390 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1286,7 +1286,7 @@ else if (cake_warp >= 4 && cake_warp < 8) {
 }
 }
 
-#line 394 "kernels/knn/knn_sm90.cake"
+#line 397 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_merge(
     float *__restrict__ pv,
     int *__restrict__ pi,
@@ -1302,16 +1302,16 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 405 "kernels/knn/knn_sm90.cake"
+#line 408 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 406 "kernels/knn/knn_sm90.cake"
+#line 409 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 407 "kernels/knn/knn_sm90.cake"
+#line 410 "kernels/knn/knn_sm90.cake"
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     float best[16];
     int best_id[16];
@@ -1320,25 +1320,25 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
-#line 412 "kernels/knn/knn_sm90.cake"
+#line 415 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 16; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 413 "kernels/knn/knn_sm90.cake"
+#line 416 "kernels/knn/knn_sm90.cake"
       for (int c = 0; c < (SK / 32); ++c) {
         float cake_row0[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row0[cake_k * 1], (pv + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 415 "kernels/knn/knn_sm90.cake"
+#line 418 "kernels/knn/knn_sm90.cake"
         int cake_row1[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row1[cake_k * 1], (pi + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 416 "kernels/knn/knn_sm90.cake"
+#line 419 "kernels/knn/knn_sm90.cake"
          {
           #pragma unroll
           for (int cake_e = 0; cake_e < 1; ++cake_e) {
@@ -1361,7 +1361,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 418 "kernels/knn/knn_sm90.cake"
+#line 421 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 1; ++cake_h) {
@@ -1396,7 +1396,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 419 "kernels/knn/knn_sm90.cake"
+#line 422 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
@@ -1405,7 +1405,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && (PASS * 16) + cake_j < KOUT) *(dist + (size_t((r + cake_r)) * size_t(KOUT) + size_t(((PASS * 16) + cake_j)))) = best[cake_h * 16 + cake_j];
         }
       }
-#line 420 "kernels/knn/knn_sm90.cake"
+#line 423 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;

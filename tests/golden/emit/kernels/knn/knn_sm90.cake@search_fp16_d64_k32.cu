@@ -4,7 +4,7 @@ using cake::rt::u16;
 using cake::rt::u32;
 using cake::rt::u64;
 
-#line 66 "kernels/knn/knn_sm90.cake"
+#line 68 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_norms(
     u16 *__restrict__ q,
     u16 *__restrict__ db,
@@ -20,19 +20,19 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 75 "kernels/knn/knn_sm90.cake"
+#line 77 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 76 "kernels/knn/knn_sm90.cake"
+#line 78 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 78 "kernels/knn/knn_sm90.cake"
+#line 80 "kernels/knn/knn_sm90.cake"
     const auto qb = ((cake::rt::cdiv(Q, 128) * 8) * 16);
     const auto r0 = ((((int(blockIdx.x) * 8) + cake_role_warp)) * 16);
-#line 81 "kernels/knn/knn_sm90.cake"
+#line 83 "kernels/knn/knn_sm90.cake"
     for (int i = 0; i < 4; ++i) {
       const auto r = (r0 + (4 * i));
       if ((r < Q)) {
@@ -48,7 +48,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row0[cake_k * 2 + cake_j] = (r) < Q && cake_c0 + cake_j < D ? *(q + (size_t(r) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
           }
         }
-#line 85 "kernels/knn/knn_sm90.cake"
+#line 87 "kernels/knn/knn_sm90.cake"
         u16 cake_row1[2];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -61,7 +61,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row1[cake_k * 2 + cake_j] = ((r + 1)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
           }
         }
-#line 86 "kernels/knn/knn_sm90.cake"
+#line 88 "kernels/knn/knn_sm90.cake"
         u16 cake_row2[2];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -74,7 +74,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row2[cake_k * 2 + cake_j] = ((r + 2)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
           }
         }
-#line 87 "kernels/knn/knn_sm90.cake"
+#line 89 "kernels/knn/knn_sm90.cake"
         u16 cake_row3[2];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -87,7 +87,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row3[cake_k * 2 + cake_j] = ((r + 3)) < Q && cake_c0 + cake_j < D ? *(q + (size_t((r + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
           }
         }
-#line 88 "kernels/knn/knn_sm90.cake"
+#line 90 "kernels/knn/knn_sm90.cake"
         float cake_sum4 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 2; ++cake_e) {
@@ -96,7 +96,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum4 = cake_sum4 + __shfl_xor_sync(0xffffffffu, cake_sum4, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t(r)) = cake_sum4;
-#line 89 "kernels/knn/knn_sm90.cake"
+#line 91 "kernels/knn/knn_sm90.cake"
         if (((r + 1) < Q)) {
           float cake_sum5 = 0.f;
           #pragma unroll
@@ -107,7 +107,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum5 = cake_sum5 + __shfl_xor_sync(0xffffffffu, cake_sum5, cake_o);
           if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 1))) = cake_sum5;
         }
-#line 92 "kernels/knn/knn_sm90.cake"
+#line 94 "kernels/knn/knn_sm90.cake"
         if (((r + 2) < Q)) {
           float cake_sum6 = 0.f;
           #pragma unroll
@@ -118,7 +118,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum6 = cake_sum6 + __shfl_xor_sync(0xffffffffu, cake_sum6, cake_o);
           if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(qn + size_t((r + 2))) = cake_sum6;
         }
-#line 95 "kernels/knn/knn_sm90.cake"
+#line 97 "kernels/knn/knn_sm90.cake"
         if (((r + 3) < Q)) {
           float cake_sum7 = 0.f;
           #pragma unroll
@@ -131,10 +131,10 @@ if (cake_warp >= 0 && cake_warp < 8) {
         }
       }
     }
-#line 109 "kernels/knn/knn_sm90.cake"
+#line 111 "kernels/knn/knn_sm90.cake"
     if ((r0 >= qb)) {
       for (int i = 0; i < 4; ++i) {
-#line 113 "kernels/knn/knn_sm90.cake"
+#line 115 "kernels/knn/knn_sm90.cake"
         const auto rx = ((r0 - qb) + (4 * i));
         u16 cake_row8[2];
         #pragma unroll
@@ -148,7 +148,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row8[cake_k * 2 + cake_j] = (rx) < N && cake_c0 + cake_j < D ? *(db + (size_t(rx) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
           }
         }
-#line 115 "kernels/knn/knn_sm90.cake"
+#line 117 "kernels/knn/knn_sm90.cake"
         u16 cake_row9[2];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -161,7 +161,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row9[cake_k * 2 + cake_j] = ((rx + 1)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 1)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
           }
         }
-#line 116 "kernels/knn/knn_sm90.cake"
+#line 118 "kernels/knn/knn_sm90.cake"
         u16 cake_row10[2];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -174,7 +174,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row10[cake_k * 2 + cake_j] = ((rx + 2)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 2)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
           }
         }
-#line 117 "kernels/knn/knn_sm90.cake"
+#line 119 "kernels/knn/knn_sm90.cake"
         u16 cake_row11[2];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -187,7 +187,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row11[cake_k * 2 + cake_j] = ((rx + 3)) < N && cake_c0 + cake_j < D ? *(db + (size_t((rx + 3)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
           }
         }
-#line 118 "kernels/knn/knn_sm90.cake"
+#line 120 "kernels/knn/knn_sm90.cake"
         float cake_sum12 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 2; ++cake_e) {
@@ -196,7 +196,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum12 = cake_sum12 + __shfl_xor_sync(0xffffffffu, cake_sum12, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t(rx)) = ((rx < N) ? cake_sum12 : __int_as_float(0x7f800000));
-#line 119 "kernels/knn/knn_sm90.cake"
+#line 121 "kernels/knn/knn_sm90.cake"
         float cake_sum13 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 2; ++cake_e) {
@@ -205,7 +205,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum13 = cake_sum13 + __shfl_xor_sync(0xffffffffu, cake_sum13, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 1))) = (((rx + 1) < N) ? cake_sum13 : __int_as_float(0x7f800000));
-#line 120 "kernels/knn/knn_sm90.cake"
+#line 122 "kernels/knn/knn_sm90.cake"
         float cake_sum14 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 2; ++cake_e) {
@@ -214,7 +214,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
         #pragma unroll
         for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum14 = cake_sum14 + __shfl_xor_sync(0xffffffffu, cake_sum14, cake_o);
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(xn + size_t((rx + 2))) = (((rx + 2) < N) ? cake_sum14 : __int_as_float(0x7f800000));
-#line 121 "kernels/knn/knn_sm90.cake"
+#line 123 "kernels/knn/knn_sm90.cake"
         float cake_sum15 = 0.f;
         #pragma unroll
         for (int cake_e = 0; cake_e < 2; ++cake_e) {
@@ -229,7 +229,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
 }
 }
 
-#line 127 "kernels/knn/knn_sm90.cake"
+#line 129 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(384, 1) knn_sm90(
     const __grid_constant__ CUtensorMap cake_tmap0,
     const __grid_constant__ CUtensorMap cake_tmap1,
@@ -266,9 +266,9 @@ if (threadIdx.x == 0) {
   cake::rt::fence_mbarrier_init();
 }
 __syncthreads();
-#line 138 "kernels/knn/knn_sm90.cake"
+#line 140 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
-#line 142 "kernels/knn/knn_sm90.cake"
+#line 144 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const auto S = (SK / 32);
 const auto XT = ((NP / 64) / S);
@@ -276,10 +276,10 @@ const int cake_sched0_s = S;
 const int cake_sched0_m = cake::rt::cdiv(Q, 128);
 const int cake_sched0_total = cake_sched0_s * cake_sched0_m;
 const int cake_warp = int(cake::rt::warp_id());
-#line 158 "kernels/knn/knn_sm90.cake"
+#line 160 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 4) {
   // role load: warps 0 .. 4
-#line 158 "kernels/knn/knn_sm90.cake"
+#line 160 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_dec<40>();
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
@@ -287,43 +287,43 @@ if (cake_warp >= 0 && cake_warp < 4) {
     int qs_pstage = 0; u32 qs_pphase = 0;
     int xs_pstage = 0; u32 xs_pphase = 0;
     int ns_pstage = 0; u32 ns_pphase = 0;
-#line 159 "kernels/knn/knn_sm90.cake"
+#line 161 "kernels/knn/knn_sm90.cake"
     for (int cake_tile1 = blockIdx.x; cake_tile1 < cake_sched0_total; cake_tile1 += gridDim.x) {
       const int t_m = cake_tile1 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile1 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 160 "kernels/knn/knn_sm90.cake"
+#line 162 "kernels/knn/knn_sm90.cake"
       const int cake_put2 = qs_pstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 16u + 8u * (cake_put2)), qs_pphase ^ 1u);
       if (++qs_pstage == 2) { qs_pstage = 0; qs_pphase ^= 1u; }
-#line 161 "kernels/knn/knn_sm90.cake"
+#line 163 "kernels/knn/knn_sm90.cake"
       cake::rt::tma_load_2d(((cake_smem + 1024u + 16384u * (cake_put2)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put2)), &cake_tmap0, 0, (t_m * 128));
       cake::rt::mbarrier_arrive_expect_tx((cake_smem + 0u + 8u * (cake_put2)), 16384u);
-#line 164 "kernels/knn/knn_sm90.cake"
+#line 166 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
       for (int j = 0; j < XT; ++j) {
         const int cake_put3 = xs_pstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 64u + 8u * (cake_put3)), xs_pphase ^ 1u);
         if (++xs_pstage == 4) { xs_pstage = 0; xs_pphase ^= 1u; }
-#line 167 "kernels/knn/knn_sm90.cake"
+#line 169 "kernels/knn/knn_sm90.cake"
         cake::rt::tma_load_2d(((cake_smem + 33792u + 8192u * (cake_put3)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 32u + 8u * (cake_put3)), &cake_tmap1, 0, (((t0 + j)) * 64));
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 32u + 8u * (cake_put3)), 8192u);
-#line 170 "kernels/knn/knn_sm90.cake"
+#line 172 "kernels/knn/knn_sm90.cake"
         const int cake_put4 = ns_pstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 128u + 8u * (cake_put4)), ns_pphase ^ 1u);
         if (++ns_pstage == 4) { ns_pstage = 0; ns_pphase ^= 1u; }
-#line 171 "kernels/knn/knn_sm90.cake"
+#line 173 "kernels/knn/knn_sm90.cake"
         cake::rt::tma_load_1d(((cake_smem + 66560u + 256u * (cake_put4)) + u32(0) * 256u + u32(0) * 4u), (cake_smem + 96u + 8u * (cake_put4)), &cake_tmap2, (((t0 + j)) * 64));
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 96u + 8u * (cake_put4)), 256u);
       }
     }
   }
 }
-#line 178 "kernels/knn/knn_sm90.cake"
+#line 180 "kernels/knn/knn_sm90.cake"
 else if (cake_warp >= 4 && cake_warp < 12) {
   // role compute: warps 4 .. 12
-#line 178 "kernels/knn/knn_sm90.cake"
+#line 180 "kernels/knn/knn_sm90.cake"
   cake::rt::setmaxnreg_inc<232>();
   const int cake_role_warp = cake_warp - 4;
   (void)cake_role_warp;
@@ -331,46 +331,46 @@ else if (cake_warp >= 4 && cake_warp < 12) {
     int qs_cstage = 0; u32 qs_cphase = 0;
     int xs_cstage = 0; u32 xs_cphase = 0;
     int ns_cstage = 0; u32 ns_cphase = 0;
-#line 179 "kernels/knn/knn_sm90.cake"
+#line 181 "kernels/knn/knn_sm90.cake"
     const auto r0 = ((cake_role_warp / 4) * 64);
     float acc[2][32];
     float best[64];
     float cake_best_thr[2] = {__int_as_float(0x7f800000), __int_as_float(0x7f800000)};
-#line 182 "kernels/knn/knn_sm90.cake"
+#line 184 "kernels/knn/knn_sm90.cake"
     int best_id[64];
     for (int cake_tile5 = blockIdx.x; cake_tile5 < cake_sched0_total; cake_tile5 += gridDim.x) {
       const int t_m = cake_tile5 % cake_sched0_m;
       (void)t_m;
       const int t_s = (cake_tile5 / cake_sched0_m) % cake_sched0_s;
       (void)t_s;
-#line 184 "kernels/knn/knn_sm90.cake"
+#line 186 "kernels/knn/knn_sm90.cake"
       const int cake_get6 = qs_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 0u + 8u * (cake_get6)), qs_cphase);
       if (++qs_cstage == 2) { qs_cstage = 0; qs_cphase ^= 1u; }
-#line 185 "kernels/knn/knn_sm90.cake"
+#line 187 "kernels/knn/knn_sm90.cake"
       float cake_rows7[2];
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
         cake_rows7[cake_h] = ((((t_m * 128) + r0) + cake_r) < Q ? *(qn + size_t((((t_m * 128) + r0) + cake_r))) : float(0));
       }
-#line 193 "kernels/knn/knn_sm90.cake"
+#line 195 "kernels/knn/knn_sm90.cake"
       const auto t0 = (t_s * XT);
       #pragma unroll
       for (int cake_e = 0; cake_e < 64; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
       cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
-#line 195 "kernels/knn/knn_sm90.cake"
+#line 197 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 64; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 197 "kernels/knn/knn_sm90.cake"
+#line 199 "kernels/knn/knn_sm90.cake"
       const int cake_get8 = xs_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get8)), xs_cphase);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 198 "kernels/knn/knn_sm90.cake"
+#line 200 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 16384u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 8192u * (cake_get8)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -380,22 +380,22 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 8192u * (cake_get8)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 199 "kernels/knn/knn_sm90.cake"
+#line 201 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
-#line 219 "kernels/knn/knn_sm90.cake"
+#line 220 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 220 "kernels/knn/knn_sm90.cake"
+#line 221 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get8)));
-#line 225 "kernels/knn/knn_sm90.cake"
+#line 227 "kernels/knn/knn_sm90.cake"
       for (int p = 0; p < ((XT / 2) - 1); ++p) {
-#line 234 "kernels/knn/knn_sm90.cake"
+#line 237 "kernels/knn/knn_sm90.cake"
         const int cake_get9 = xs_cstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get9)), xs_cphase);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 235 "kernels/knn/knn_sm90.cake"
+#line 238 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 16384u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 8192u * (cake_get9)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -405,20 +405,20 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 8192u * (cake_get9)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 236 "kernels/knn/knn_sm90.cake"
+#line 239 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
-#line 238 "kernels/knn/knn_sm90.cake"
+#line 241 "kernels/knn/knn_sm90.cake"
         const int cake_get10 = ns_cstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 96u + 8u * (cake_get10)), ns_cphase);
         if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 239 "kernels/knn/knn_sm90.cake"
+#line 242 "kernels/knn/knn_sm90.cake"
         float cake_cols11[16];
         #pragma unroll
         for (int cake_c = 0; cake_c < 8; ++cake_c) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 66560u + 256u * (cake_get10)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols11[2 * cake_c] = cake_p.x; cake_cols11[2 * cake_c + 1] = cake_p.y;
         }
-#line 262 "kernels/knn/knn_sm90.cake"
+#line 264 "kernels/knn/knn_sm90.cake"
          {
           const int cake_off = (((t0 + (2 * p))) * 64) + int(cake::rt::lane_id()) % 4 * 2;
           float cake_thr[2], cake_r[2];
@@ -534,21 +534,22 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             }
           }
         }
-#line 265 "kernels/knn/knn_sm90.cake"
+#line 267 "kernels/knn/knn_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get10)));
+#line 273 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 272 "kernels/knn/knn_sm90.cake"
+#line 274 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get9)));
-#line 281 "kernels/knn/knn_sm90.cake"
+#line 284 "kernels/knn/knn_sm90.cake"
         const int cake_get12 = xs_cstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get12)), xs_cphase);
         if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 282 "kernels/knn/knn_sm90.cake"
+#line 285 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 16384u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 8192u * (cake_get12)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -558,20 +559,20 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 8192u * (cake_get12)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 283 "kernels/knn/knn_sm90.cake"
+#line 286 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_commit_group();
-#line 285 "kernels/knn/knn_sm90.cake"
+#line 288 "kernels/knn/knn_sm90.cake"
         const int cake_get13 = ns_cstage;
         cake::rt::mbarrier_wait_parity((cake_smem + 96u + 8u * (cake_get13)), ns_cphase);
         if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 286 "kernels/knn/knn_sm90.cake"
+#line 289 "kernels/knn/knn_sm90.cake"
         float cake_cols14[16];
         #pragma unroll
         for (int cake_c = 0; cake_c < 8; ++cake_c) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 66560u + 256u * (cake_get13)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols14[2 * cake_c] = cake_p.x; cake_cols14[2 * cake_c + 1] = cake_p.y;
         }
-#line 309 "kernels/knn/knn_sm90.cake"
+#line 311 "kernels/knn/knn_sm90.cake"
          {
           const int cake_off = ((((t0 + (2 * p)) + 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
           float cake_thr[2], cake_r[2];
@@ -687,22 +688,23 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             }
           }
         }
-#line 312 "kernels/knn/knn_sm90.cake"
+#line 314 "kernels/knn/knn_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get13)));
+#line 320 "kernels/knn/knn_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 319 "kernels/knn/knn_sm90.cake"
+#line 321 "kernels/knn/knn_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get12)));
       }
-#line 330 "kernels/knn/knn_sm90.cake"
+#line 333 "kernels/knn/knn_sm90.cake"
       const int cake_get15 = xs_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 32u + 8u * (cake_get15)), xs_cphase);
       if (++xs_cstage == 4) { xs_cstage = 0; xs_cphase ^= 1u; }
-#line 331 "kernels/knn/knn_sm90.cake"
+#line 334 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32(0) / 64u * 16384u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 8192u * (cake_get15)) + u32(0) / 64u * 8192u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -712,20 +714,20 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           cake::rt::wgmma_m64nNk16_f32_bf16<64, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get6)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 8192u * (cake_get15)) + u32((0 + cake_s * 16)) / 64u * 8192u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 332 "kernels/knn/knn_sm90.cake"
+#line 335 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_commit_group();
-#line 334 "kernels/knn/knn_sm90.cake"
+#line 337 "kernels/knn/knn_sm90.cake"
       const int cake_get16 = ns_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 96u + 8u * (cake_get16)), ns_cphase);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 335 "kernels/knn/knn_sm90.cake"
+#line 338 "kernels/knn/knn_sm90.cake"
       float cake_cols17[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 66560u + 256u * (cake_get16)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols17[2 * cake_c] = cake_p.x; cake_cols17[2 * cake_c + 1] = cake_p.y;
       }
-#line 358 "kernels/knn/knn_sm90.cake"
+#line 360 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 2)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -841,31 +843,32 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           }
         }
       }
-#line 361 "kernels/knn/knn_sm90.cake"
+#line 363 "kernels/knn/knn_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get16)));
+#line 369 "kernels/knn/knn_sm90.cake"
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 368 "kernels/knn/knn_sm90.cake"
+#line 370 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get15)));
-#line 369 "kernels/knn/knn_sm90.cake"
+#line 371 "kernels/knn/knn_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 16u + 8u * (cake_get6)));
-#line 373 "kernels/knn/knn_sm90.cake"
+#line 376 "kernels/knn/knn_sm90.cake"
       const int cake_get18 = ns_cstage;
       cake::rt::mbarrier_wait_parity((cake_smem + 96u + 8u * (cake_get18)), ns_cphase);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 374 "kernels/knn/knn_sm90.cake"
+#line 377 "kernels/knn/knn_sm90.cake"
       float cake_cols19[16];
       #pragma unroll
       for (int cake_c = 0; cake_c < 8; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 66560u + 256u * (cake_get18)) + u32(0) * 256u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols19[2 * cake_c] = cake_p.x; cake_cols19[2 * cake_c + 1] = cake_p.y;
       }
-#line 379 "kernels/knn/knn_sm90.cake"
+#line 382 "kernels/knn/knn_sm90.cake"
        {
         const int cake_off = ((((t0 + XT) - 1)) * 64) + int(cake::rt::lane_id()) % 4 * 2;
         float cake_thr[2], cake_r[2];
@@ -981,7 +984,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           }
         }
       }
-#line 382 "kernels/knn/knn_sm90.cake"
+#line 385 "kernels/knn/knn_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get18)));
@@ -1020,7 +1023,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
         }
         cake_best_thr[0] = cake_best_thr[1] = __int_as_float(0x7f800000);
       }
-#line 386 "kernels/knn/knn_sm90.cake"
+#line 389 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1029,7 +1032,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           if (cake_j % 4 == int(cake::rt::lane_id()) % 4 && (((t_m * 128) + r0) + cake_r) < Q && (t_s * 32) + cake_j < SK) *(pv + (size_t((((t_m * 128) + r0) + cake_r)) * size_t(SK) + size_t(((t_s * 32) + cake_j)))) = best[cake_h * 32 + cake_j];
         }
       }
-#line 387 "kernels/knn/knn_sm90.cake"
+#line 390 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
         const int cake_r = cake_role_warp % 4 * 16 + int(cake::rt::lane_id()) / 4 + cake_h * 8;
@@ -1043,7 +1046,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
 }
 }
 
-#line 394 "kernels/knn/knn_sm90.cake"
+#line 397 "kernels/knn/knn_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) knn_merge(
     float *__restrict__ pv,
     int *__restrict__ pi,
@@ -1059,16 +1062,16 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 405 "kernels/knn/knn_sm90.cake"
+#line 408 "kernels/knn/knn_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 406 "kernels/knn/knn_sm90.cake"
+#line 409 "kernels/knn/knn_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 407 "kernels/knn/knn_sm90.cake"
+#line 410 "kernels/knn/knn_sm90.cake"
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     float best[32];
     int best_id[32];
@@ -1077,25 +1080,25 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
-#line 412 "kernels/knn/knn_sm90.cake"
+#line 415 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         best_id[cake_e] = -(1);
       }
-#line 413 "kernels/knn/knn_sm90.cake"
+#line 416 "kernels/knn/knn_sm90.cake"
       for (int c = 0; c < (SK / 32); ++c) {
         float cake_row0[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row0[cake_k * 1], (pv + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 415 "kernels/knn/knn_sm90.cake"
+#line 418 "kernels/knn/knn_sm90.cake"
         int cake_row1[1];
         #pragma unroll
         for (int cake_k = 0; cake_k < 1; ++cake_k) {
           cake::rt::ld_global_bytes<4>(&cake_row1[cake_k * 1], (pi + (size_t(r) * size_t(SK) + size_t(((c * 32) + (cake_k * 32 + int(cake::rt::lane_id())) * 1)))));
         }
-#line 416 "kernels/knn/knn_sm90.cake"
+#line 419 "kernels/knn/knn_sm90.cake"
          {
           #pragma unroll
           for (int cake_e = 0; cake_e < 1; ++cake_e) {
@@ -1118,7 +1121,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 418 "kernels/knn/knn_sm90.cake"
+#line 421 "kernels/knn/knn_sm90.cake"
        {
         #pragma unroll
         for (int cake_h = 0; cake_h < 1; ++cake_h) {
@@ -1153,7 +1156,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           }
         }
       }
-#line 419 "kernels/knn/knn_sm90.cake"
+#line 422 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
@@ -1162,7 +1165,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           if (cake_j % 32 == int(cake::rt::lane_id()) && (r + cake_r) < Q && (PASS * 32) + cake_j < KOUT) *(dist + (size_t((r + cake_r)) * size_t(KOUT) + size_t(((PASS * 32) + cake_j)))) = best[cake_h * 32 + cake_j];
         }
       }
-#line 420 "kernels/knn/knn_sm90.cake"
+#line 423 "kernels/knn/knn_sm90.cake"
       #pragma unroll
       for (int cake_h = 0; cake_h < 1; ++cake_h) {
         const int cake_r = 0;
