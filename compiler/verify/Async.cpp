@@ -442,7 +442,11 @@ private:
           auto *e = dyn_cast<ExprStmt>(b.stmts[i - 1].get());
           OpId op = e ? opIdOf(*e->expr, kernel_) : OpId::None;
           if ((op != OpId::BarSync && op != OpId::BarSyncId && op != OpId::FenceProxyAsync) ||
-              (op == OpId::FenceProxyAsync && !publishesWrites(b, i - 1, *e->expr)))
+              (op == OpId::FenceProxyAsync &&
+               !publishesWrites(b, i - 1, *e->expr, kernel_, [&](const Expr &x, const Expr &y) {
+                 Region rx = region(x), ry = region(y);
+                 return !rx.valid() || (ry.valid() && rx.root == ry.root);
+               })))
             break;
           --i;
         }
@@ -519,27 +523,6 @@ private:
     std::string w = "wgmma.wait(" + std::to_string(n) + ")";
     return p.after ? insertLineAfter(sm_, *p.at, "insert " + w + " after the loop", w)
                    : insertLineBefore(sm_, *p.at, "insert " + w, w);
-  }
-
-  /// Whether fence.proxy_async \p fence (statement \p i of \p b) follows a generic write of its buffer in
-  /// \p b: a publish, which the barrier after it and the wait above it serve. One that follows only reads
-  /// hands a ring slot back to TMA before its release and needs no retired group: it stays above the wait
-  /// (`fence.proxy_async(s.x); wgmma.wait(0); xs.release(s)`, knn_sm90's FUSED norms).
-  bool publishesWrites(const Block &b, size_t i, const Expr &fence) const {
-    auto args = positionalArgs(fence);
-    Region f = args.empty() ? Region{} : region(*args[0]);
-    if (!f.valid())
-      return true;
-    bool found = false;
-    for (size_t j = 0; j < i && !found; ++j)
-      forEachCall(*b.stmts[j], [&](const Expr &c) {
-        OpId op = opIdOf(c, kernel_);
-        auto a = positionalArgs(c);
-        if ((op == OpId::StShared || op == OpId::StMatrix) && a.size() > 1)
-          if (Region r = region(*a[1]); r.valid() && r.root == f.root)
-            found = true;
-      });
-    return found;
   }
 
   /// Whether \p s (or a statement nested in it) calls one of \p ops.

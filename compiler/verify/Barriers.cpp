@@ -954,21 +954,6 @@ private:
     return std::nullopt;
   }
 
-  /// Whether fence.proxy_async \p fence (statement \p i of \p blk) publishes generic writes: a statement
-  /// before it in the block writes its buffer (or it names none). One that follows only reads (a ring
-  /// slot handed back to TMA before its release) publishes nothing and is no place for a barrier.
-  bool publishes(const Block &blk, size_t i, const Expr &fence) const {
-    auto args = sema::positionalArgs(fence);
-    auto v = args.empty() ? std::nullopt : views_.of(args[0]);
-    if (!v)
-      return true;
-    std::vector<Access> before;
-    for (size_t j = 0; j < i; ++j)
-      forEachCall(*blk.stmts[j], [&](const Expr &call) { accessesOf(k_, u_, views_, call, *blk.stmts[j], false, before); });
-    return std::any_of(before.begin(), before.end(),
-                       [&](const Access &x) { return x.kind == AccessKind::Write && x.view.base == v->base; });
-  }
-
   /// Where the barrier between \p a and \p b goes: in the innermost block
   /// holding both, a barrier that a branch between them hides moves out of
   /// it; else the barrier goes right after the last fence between them that
@@ -991,10 +976,14 @@ private:
       if (auto p = conditionalBarrier(*blk, static_cast<size_t>(i)))
         return *p;
     long lowest = a.kind == AccessKind::Fence ? ai : ai + 1; // a fence access is itself the spot
+    auto sameBuffer = [&](const Expr &x, const Expr &y) {
+      auto vx = views_.of(&x), vy = views_.of(&y);
+      return !vx || (vy && vx->base == vy->base);
+    };
     for (long i = static_cast<long>(bi) - 1; i >= lowest && i >= 0; --i) {
       const Expr *c = stmtCall(*blk->stmts[i]);
       sema::OpId op = c ? opIdOf(*c, k_) : sema::OpId::None;
-      if ((op == sema::OpId::FenceProxyAsync && publishes(*blk, static_cast<size_t>(i), *c)) ||
+      if ((op == sema::OpId::FenceProxyAsync && publishesWrites(*blk, static_cast<size_t>(i), *c, k_, sameBuffer)) ||
           op == sema::OpId::FenceGpu || op == sema::OpId::FenceCta)
         return {insertLineAfter(ctx_.sm, *blk->stmts[i], "insert '" + line + "' after the fence", line), c->range};
     }

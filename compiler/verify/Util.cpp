@@ -52,6 +52,22 @@ Fix insertLineAfter(const SourceManager &sm, const Stmt &stmt, std::string title
   return insertFix(std::move(title), stmt.range.file, at, prefix + indentAt(sm, stmt.range) + line + "\n");
 }
 
+bool publishesWrites(const Block &b, size_t i, const Expr &fence, const sema::Kernel &kernel,
+                     const std::function<bool(const Expr &fenced, const Expr &written)> &sameBuffer) {
+  auto args = sema::positionalArgs(fence);
+  if (args.empty())
+    return true;
+  bool found = false;
+  for (size_t j = 0; j < i && !found; ++j)
+    forEachCall(*b.stmts[j], [&](const Expr &c) {
+      sema::OpId op = sema::opIdOf(c, kernel);
+      auto a = sema::positionalArgs(c);
+      found = found || ((op == sema::OpId::StShared || op == sema::OpId::StMatrix) && a.size() > 1 &&
+                        sameBuffer(*args[0], *a[1]));
+    });
+  return found;
+}
+
 Fix insertLineAtEnd(const SourceManager &sm, const Block &block, std::string title, const std::string &line) {
   if (!block.stmts.empty())
     return insertLineAfter(sm, *block.stmts.back(), std::move(title), line);

@@ -40,6 +40,13 @@ std::string indentAt(const SourceManager &sm, SourceRange range);
 Fix insertLineBefore(const SourceManager &sm, const syntax::Stmt &stmt, std::string title, const std::string &line);
 /// A fix inserting \p line as a new line after \p stmt, indented like it.
 Fix insertLineAfter(const SourceManager &sm, const syntax::Stmt &stmt, std::string title, const std::string &line);
+
+/// Whether fence.proxy_async \p fence, statement \p i of \p b, publishes generic writes: a statement of \p b
+/// before it stores into its buffer (st.shared, st.matrix through a view \p sameBuffer accepts), or it names
+/// none. One that follows only reads hands a ring slot back to TMA before its release: no barrier or retired
+/// wgmma group belongs with it (bar.race's and wgmma.inflight's fix placement).
+bool publishesWrites(const syntax::Block &b, size_t i, const syntax::Expr &fence, const sema::Kernel &kernel,
+                     const std::function<bool(const syntax::Expr &fenced, const syntax::Expr &written)> &sameBuffer);
 /// A fix inserting \p line as the last statement of \p block (before its '}').
 Fix insertLineAtEnd(const SourceManager &sm, const syntax::Block &block, std::string title, const std::string &line);
 
