@@ -71,6 +71,7 @@ def main():
                      "-I", "kernels"]
             jobs.append(("ThunderKittens", a.tk, f, flags))
     if a.flashkda and a.cutlass:
+        a.cutlass = os.path.abspath(a.cutlass)  # the check runs in FlashKDA's folder
         flags = ["-std=c++17", "-I", os.path.join(a.cutlass, "include"),
                  "-I", os.path.join(a.cutlass, "tools", "util", "include"), "-I", "csrc"]
         jobs.append(("FlashKDA", a.flashkda, "csrc/smxx/fwd_launch.cu", flags))

@@ -69,7 +69,7 @@ const char *kindName(EventKind k) {
     KIND(MbarInit) KIND(FenceMbarInit) KIND(MbarArrive) KIND(MbarExpectTx) KIND(MbarWait) KIND(TmaLoad) KIND(BulkLoad)
     KIND(TmaStore) KIND(BulkCommit) KIND(BulkWait) KIND(FenceProxyAsync) KIND(CtaBarrier) KIND(NamedBarrier)
     KIND(WarpBarrier) KIND(SharedRead) KIND(SharedWrite) KIND(WgmmaMma) KIND(WgmmaCommit) KIND(WgmmaWait)
-    KIND(AccRead) KIND(LoopBegin) KIND(LoopEnd) KIND(BranchBegin) KIND(BranchElse) KIND(BranchEnd) KIND(Other)
+    KIND(TmemLoad) KIND(TmemWait) KIND(AccRead) KIND(LoopBegin) KIND(LoopEnd) KIND(BranchBegin) KIND(BranchElse) KIND(BranchEnd) KIND(Other)
 #undef KIND
   }
   return "?";
@@ -120,6 +120,19 @@ std::optional<std::string> describeEvents(SourceManager &sm, FileId file, const 
         os << " fixed";
       if (e.oneLane)
         os << " one-lane";
+      if (e.kind == EventKind::NamedBarrier) { // the threads that get here, as runs of one id: `id@first-last`
+        os << " reach=";
+        if (e.reach.empty())
+          os << "?";
+        for (size_t t = 0, shown = 0; t < e.reach.size(); ++t) {
+          if (e.reach[t] < 0 || (t > 0 && e.reach[t - 1] == e.reach[t]))
+            continue;
+          size_t last = t;
+          while (last + 1 < e.reach.size() && e.reach[last + 1] == e.reach[t])
+            ++last;
+          os << (shown++ ? "," : "") << e.reach[t] << "@" << t << "-" << last;
+        }
+      }
       os << "\n";
       if (e.kind == EventKind::LoopBegin || e.kind == EventKind::BranchBegin || e.kind == EventKind::BranchElse)
         ++depth;

@@ -44,7 +44,10 @@ enum class EventKind {
   WgmmaMma,        ///< wgmma.mma_async (object: the accumulator it writes)
   WgmmaCommit,     ///< wgmma.commit_group
   WgmmaWait,       ///< wgmma.wait_group N (n: N, -1 when not a constant)
-  AccRead,         ///< a read of an element of a float array (object: which array, or which buffer of it)
+  TmemLoad,        ///< tcgen05.ld (object: the register array it writes)
+  TmemWait,        ///< tcgen05.wait::ld (every earlier tcgen05.ld of the thread has landed)
+  AccRead,         ///< a read of an element of a float array, or of a 32-bit array a tcgen05.ld wrote (object:
+                   ///< which array, or which buffer of it)
   LoopBegin,       ///< a loop's body starts (mayBeEmpty unless its trip count is known positive)
   LoopEnd,         ///< the loop's body ends
   BranchBegin,     ///< an if: its then-arm follows (text: the condition)
@@ -90,6 +93,10 @@ struct Event {
   /// Under a branch one lane of a warp takes (`if (lane_id() == 0)`, `threadIdx.x % 32 == 0`, `threadIdx.x == 0`,
   /// an elect): what it does is that lane's alone.
   bool oneLane = false;
+  /// NamedBarrier: the id each thread of the block (threadIdx.x, up to the kernel's __launch_bounds__) uses here,
+  /// -1 where the thread does not get here; empty when not decided (no launch bounds, a block of more dimensions,
+  /// a condition on data, a divergent loop or early exit around it)
+  std::vector<int16_t> reach = {};
 };
 
 struct KernelEvents {

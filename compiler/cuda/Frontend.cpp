@@ -38,7 +38,9 @@ namespace {
 /// events located at the kernel's call).
 class Collector {
 public:
-  Collector(clang::ASTContext &ctx, KernelEvents &out) : ctx_(ctx), sm_(ctx.getSourceManager()), out_(out) {}
+  /// \p quiet: quiet()'s memo, which depends on no kernel: one for the translation unit.
+  Collector(clang::ASTContext &ctx, KernelEvents &out, std::map<const clang::FunctionDecl *, bool> &quiet)
+      : ctx_(ctx), sm_(ctx.getSourceManager()), out_(out), quiet_(quiet) {}
 
   /// The events of kernel \p f (its definition).
   void kernel(const clang::FunctionDecl *f) {
@@ -50,6 +52,8 @@ public:
   }
 
 private:
+  using Env = std::map<const clang::ValueDecl *, int64_t>; ///< values of a thread's variables (valueFor)
+
   Where whereOf(clang::SourceLocation loc) { return detail::whereOf(sm_, loc); }
 
   void visit(const clang::Stmt *s, const clang::Stmt *site, const std::string &via) {
@@ -84,6 +88,12 @@ private:
             if (a->getNumOutputs() > 0)
               e.object = identity(a->getOutputExpr(0));
             break;
+          case EventKind::TmemLoad: // its registers: reads of them before tcgen05.wait::ld are followed
+            if (a->getNumOutputs() > 0)
+              e.object = identity(a->getOutputExpr(0));
+            if (!e.object.empty())
+              tmemDestinations_.insert(e.object.substr(0, e.object.find('#')));
+            break;
           case EventKind::MbarInit:
           case EventKind::MbarArrive:
           case EventKind::MbarWait:
@@ -97,6 +107,7 @@ private:
               }
             break;
           case EventKind::WgmmaWait:
+          case EventKind::BulkWait:
           case EventKind::MbarExpectTx: // the groups left in flight; the bytes: the last operand
             e.n = ops.empty() ? -1 : value(ops.size() - 1);
             break;
@@ -108,6 +119,8 @@ private:
             e.threads = ops.size() < 2 ? -1 : value(1) >= 0 ? value(1) : -2;
             if (e.n == 0 && e.threads == -1)
               e.kind = EventKind::CtaBarrier;
+            else if (e.threads != -2 && !ops.empty())
+              e.reach = reachOf(operandExpr(*a, ops[0]), e.n);
             break;
           default:
             break;
@@ -149,10 +162,16 @@ private:
       push(begin);
       const bool lane = cond && oneLanePredicate(cond);
       oneLane_ += lane;
+      if (begin.divergent) // the threads that run each arm: those whose condition says so (reachOf)
+        roles_.push_back({cond, true, args_.size()});
       visit(branch->getThen(), site, via);
+      if (begin.divergent)
+        roles_.back().arm = false;
       oneLane_ -= lane;
       push({EventKind::BranchElse, whereOf(at->getBeginLoc()), "else", via});
       visit(branch->getElse(), site, via);
+      if (begin.divergent)
+        roles_.pop_back();
       if (out_.events.size() == first + 2) // a branch with no operation in either arm is no branch to the rules
         out_.events.resize(first);
       else
@@ -186,14 +205,33 @@ private:
       begin.divergent = cond && dependsOnThread(cond);
       const size_t first = out_.events.size();
       push(begin);
+      scopes_.push_back({roles_.size(), true, begin.divergent, false});
       visit(body, site, via);
       visit(after, site, via);
       visit(cond, site, via);
+      scopes_.pop_back();
       if (out_.events.size() == first + 1) // nothing in it
         out_.events.resize(first);
       else
         push({EventKind::LoopEnd, whereOf(at->getBeginLoc()), "loop", via});
       return;
+    }
+    // what leaves a block early changes which threads reach what follows (reachOf): a return of the kernel's
+    // under divergent arms is an exit of the threads those arms hold; a break, continue or a helper's return
+    // under arms entered inside its loop or helper leaves the rest of that loop or helper undecided; a goto,
+    // and a switch on the thread, everything after
+    if (llvm::isa<clang::ReturnStmt>(s) && args_.empty()) {
+      kernelExits_.push_back(roles_);
+    } else if (llvm::isa<clang::ReturnStmt>(s) || llvm::isa<clang::BreakStmt>(s) || llvm::isa<clang::ContinueStmt>(s)) {
+      const bool loop = !llvm::isa<clang::ReturnStmt>(s);
+      for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it)
+        if (it->loop == loop) { // the innermost loop (break, continue), the helper (return)
+          it->lost |= roles_.size() > it->roles;
+          break;
+        }
+    } else if (llvm::isa<clang::GotoStmt>(s) || llvm::isa<clang::IndirectGotoStmt>(s) ||
+               (llvm::isa<clang::SwitchStmt>(s) && dependsOnThread(llvm::cast<clang::SwitchStmt>(s)->getCond()))) {
+      reachLost_ = true;
     }
     // a C++ store to a __shared__ object (`tile[i] = v`): a generic-proxy write of shared memory
     if (auto *op = llvm::dyn_cast<clang::BinaryOperator>(s); op && op->isAssignmentOp() && writesShared(op->getLHS()))
@@ -218,11 +256,13 @@ private:
         e.threads = call->getNumArgs() < 2 ? -1 : valueOf(call->getArg(1)) >= 0 ? valueOf(call->getArg(1)) : -2;
         if (e.n == 0 && e.threads == -1)
           e.kind = EventKind::CtaBarrier;
+        else if (e.threads != -2)
+          e.reach = reachOf(call->getNumArgs() > 0 ? call->getArg(0) : nullptr, e.n);
         push(std::move(e));
         return;
       }
       const clang::FunctionDecl *def = f->getDefinition();
-      if (def && def->hasBody() && stack_.size() < 16 && stack_.insert(def).second) {
+      if (def && def->hasBody() && !quiet(def) && stack_.size() < 16 && stack_.insert(def).second) {
         // the helper's reference and pointer parameters name the caller's arrays
         // and their value parameters the caller's constants (a barrier id, a byte count)
         std::map<const clang::ParmVarDecl *, std::string> names;
@@ -250,7 +290,14 @@ private:
         values_.push_back(std::move(values));
         threadParams_.push_back(std::move(thread));
         barriers_.push_back(std::move(barriers));
+        std::map<const clang::ParmVarDecl *, const clang::Expr *> args; // a thread's values of them (reachOf)
+        for (unsigned i = 0; i < def->getNumParams() && i < call->getNumArgs(); ++i)
+          args[def->getParamDecl(i)] = call->getArg(i);
+        args_.push_back(std::move(args));
+        scopes_.push_back({roles_.size(), false, false, false});
         visit(def->getBody(), at, via.empty() ? f->getQualifiedNameAsString() : via);
+        scopes_.pop_back();
+        args_.pop_back();
         barriers_.pop_back();
         threadParams_.pop_back();
         values_.pop_back();
@@ -259,10 +306,13 @@ private:
       }
       return;
     }
-    // a read of an element of a float array (an accumulator's register)
+    // a read of an element of a float array (an accumulator's register), or of a 32-bit one a tcgen05.ld wrote
     if (auto *cast = llvm::dyn_cast<clang::ImplicitCastExpr>(s); cast && cast->getCastKind() == clang::CK_LValueToRValue &&
-                                                               cast->getType()->isRealFloatingType()) {
-      if (std::string id = identity(cast->getSubExpr()); !id.empty()) {
+                                                               registerElement(cast->getType().getTypePtr())) {
+      std::string id = identity(cast->getSubExpr());
+      if (!id.empty() && !cast->getType()->isRealFloatingType() && !tmemDestinations_.count(id.substr(0, id.find('#'))))
+        id.clear();
+      if (!id.empty()) {
         Event e{EventKind::AccRead, whereOf(at->getBeginLoc()), "a read of " + id.substr(id.find(':') + 1), via};
         e.object = id;
         push(std::move(e));
@@ -273,6 +323,52 @@ private:
     }
     for (const clang::Stmt *child : s->children())
       visit(child, site, via);
+  }
+
+  /// Whether visiting the body of \p f could push no event, whatever its caller passes: no asm, no barrier
+  /// builtin, no store to __shared__, no read of a register (registerElement) that identity() could name (a parameter's or a local
+  /// array's element), and only such callees. CuTe's tensor algebra is most of a CuTe kernel's calls, each
+  /// entered at every call site: 7.4 of the 20 s FlashKDA's fwd_launch.cu took before this (its 28 kernel
+  /// instantiations). Memoized; a function on a call cycle is not quiet.
+  bool quiet(const clang::FunctionDecl *f) {
+    auto [it, added] = quiet_.try_emplace(f, false);
+    if (!added)
+      return it->second;
+    bool result = true;
+    std::vector<const clang::Stmt *> work{f->getBody()};
+    while (result && !work.empty()) {
+      const clang::Stmt *s = work.back();
+      work.pop_back();
+      if (!s)
+        continue;
+      if (llvm::isa<clang::AsmStmt>(s))
+        result = false;
+      else if (auto *op = llvm::dyn_cast<clang::BinaryOperator>(s); op && op->isAssignmentOp() && writesShared(op->getLHS()))
+        result = false;
+      else if (auto *call = llvm::dyn_cast<clang::CallExpr>(s)) {
+        if (const clang::FunctionDecl *g = call->getDirectCallee()) {
+          const std::string name = g->getNameAsString();
+          const clang::FunctionDecl *def = g->getDefinition();
+          if (name.starts_with("__syncthreads") || name == "__syncwarp" || name.starts_with("__barrier_sync") ||
+              name.starts_with("__nvvm_barrier") || (def && def->hasBody() && !quiet(def)))
+            result = false;
+        }
+      } else if (auto *cast = llvm::dyn_cast<clang::ImplicitCastExpr>(s);
+                 cast && cast->getCastKind() == clang::CK_LValueToRValue && registerElement(cast->getType().getTypePtr())) {
+        const clang::Expr *e = cast->getSubExpr()->IgnoreParenImpCasts();
+        while (auto *a = llvm::dyn_cast<clang::ArraySubscriptExpr>(e))
+          e = a->getBase()->IgnoreParenImpCasts();
+        if (auto *ref = llvm::dyn_cast<clang::DeclRefExpr>(e))
+          if (llvm::isa<clang::ParmVarDecl>(ref->getDecl()) ||
+              (llvm::isa<clang::VarDecl>(ref->getDecl()) &&
+               llvm::isa<clang::ConstantArrayType>(ref->getDecl()->getType().getCanonicalType().getTypePtr())))
+            result = false;
+      }
+      for (const clang::Stmt *child : s->children())
+        work.push_back(child);
+    }
+    quiet_[f] = result;
+    return result;
   }
 
   void push(Event e) {
@@ -361,14 +457,93 @@ private:
     const clang::Type *element = array->getElementType().getCanonicalType().getTypePtr();
     std::string id = std::to_string(reinterpret_cast<uintptr_t>(var)) + ":" + var->getNameAsString();
     if (auto *inner = llvm::dyn_cast<clang::ConstantArrayType>(element)) {
-      if (!inner->getElementType()->isRealFloatingType())
+      if (!registerElement(inner->getElementType().getTypePtr()))
         return "";
       if (subscripts.empty())
         return id; // the whole array of buffers
       clang::Expr::EvalResult k;
       return id + "#" + (subscripts.back()->EvaluateAsInt(k, ctx_) ? llvm::toString(k.Val.getInt(), 10) : "?");
     }
-    return element->isRealFloatingType() ? id : "";
+    return registerElement(element) ? id : "";
+  }
+
+  /// A register an MMA accumulates into or a tcgen05.ld fills: a float, or a 32-bit integer (tcgen05.ld's b32,
+  /// an integer MMA's s32).
+  bool registerElement(const clang::Type *t) const {
+    t = t->getCanonicalTypeInternal().getTypePtr();
+    return t->isRealFloatingType() || (t->isIntegerType() && !t->isDependentType() && ctx_.getTypeSize(t) == 32);
+  }
+
+  /// The input expression PTX operand \p token (`%k`, outputs first) names, or null.
+  static const clang::Expr *operandExpr(const clang::GCCAsmStmt &a, const std::string &token) {
+    if (token.size() < 2 || token[0] != '%' || !std::isdigit(static_cast<unsigned char>(token[1])))
+      return nullptr;
+    unsigned k = static_cast<unsigned>(std::atoi(token.c_str() + 1));
+    return k >= a.getNumOutputs() && k < a.getNumOutputs() + a.getNumInputs() ? a.getInputExpr(k - a.getNumOutputs())
+                                                                                : nullptr;
+  }
+
+  /// The named-barrier id each thread of the block uses at the code being visited (Event::reach): -1 for a
+  /// thread that does not get here (an arm around it its condition rules out, or a return of the kernel's it
+  /// took before); \p n the id when it is a constant, else \p id read for each thread. Empty when not decided:
+  /// no __launch_bounds__, a block of more dimensions, a divergent loop or a lost scope around it, or a condition
+  /// or id valueFor cannot tell for some thread (a condition on data).
+  std::vector<int16_t> reachOf(const clang::Expr *id, int64_t n) {
+    if (!blockThreads_ || multiDimensional_ || reachLost_ || (n < 0 && !id))
+      return {};
+    for (const Scope &scope : scopes_)
+      if (scope.lost || scope.divergent)
+        return {};
+    std::vector<int16_t> out(static_cast<size_t>(blockThreads_), -1);
+    for (int64_t tid = 0; tid < blockThreads_; ++tid) {
+      std::vector<std::optional<Env>> envs(args_.size() + 1);
+      auto holds = [&](const std::vector<Role> &arms) -> std::optional<bool> {
+        for (const Role &r : arms) {
+          std::optional<int64_t> v = valueFor(r.cond, tid, frameEnv(r.frame, tid, envs), 0);
+          if (!v)
+            return std::nullopt;
+          if ((*v != 0) != r.arm)
+            return false;
+        }
+        return true;
+      };
+      bool exited = false;
+      for (const std::vector<Role> &exit : kernelExits_) {
+        std::optional<bool> took = holds(exit);
+        if (!took)
+          return {};
+        if ((exited = *took))
+          break;
+      }
+      if (exited)
+        continue;
+      std::optional<bool> here = holds(roles_);
+      if (!here)
+        return {};
+      if (!*here)
+        continue;
+      std::optional<int64_t> v = n >= 0 ? std::optional<int64_t>(n) : valueFor(id, tid, frameEnv(args_.size(), tid, envs), 0);
+      if (!v || *v < 0 || *v > INT16_MAX)
+        return {};
+      out[static_cast<size_t>(tid)] = static_cast<int16_t>(*v);
+    }
+    return out;
+  }
+
+  /// The values for thread \p tid of the parameters of the helper entered \p frame deep (its callers' arguments,
+  /// each read in its caller's frame; a parameter valueFor cannot tell is left out), memoized in \p envs.
+  Env &frameEnv(size_t frame, int64_t tid, std::vector<std::optional<Env>> &envs) {
+    if (!envs[frame]) {
+      Env env;
+      if (frame > 0) {
+        Env &outer = frameEnv(frame - 1, tid, envs);
+        for (const auto &[parm, arg] : args_[frame - 1])
+          if (std::optional<int64_t> v = valueFor(arg, tid, outer, 0))
+            env[parm] = *v;
+      }
+      envs[frame] = std::move(env);
+    }
+    return *envs[frame];
   }
 
   /// The value of PTX operand \p token: `%k` names the asm statement's k-th operand (outputs first), else a
@@ -549,8 +724,6 @@ private:
     d.all = *first ? 1 : 0;
     return d;
   }
-
-  using Env = std::map<const clang::ValueDecl *, int64_t>;
 
   /// The value of stable() expression \p e for thread \p tid (threadIdx.x; y and z not decided), with the
   /// values of a helper's parameters and locals in \p env; nullopt where it cannot tell.
@@ -902,6 +1075,26 @@ private:
   };
   std::vector<Barriers> barriers_; ///< per helper entered
   std::map<const clang::VarDecl *, bool> threadVars_;           ///< dependsOnThread of a local's initializer
+  /// A divergent branch's arm around the code visited: the threads for which \p cond (read in the helper
+  /// entered \p frame deep, 0 the kernel) is \p arm run it.
+  struct Role {
+    const clang::Expr *cond;
+    bool arm;
+    size_t frame;
+  };
+  /// A loop or a helper entered: the arms around it when entered, whether its condition reads the thread, and
+  /// whether a break, continue or return under arms entered inside it left the rest of it undecided.
+  struct Scope {
+    size_t roles;
+    bool loop, divergent, lost;
+  };
+  std::vector<Role> roles_;                          ///< the divergent arms around the code visited
+  std::vector<std::vector<Role>> kernelExits_;       ///< the arms each return of the kernel's was under
+  std::vector<Scope> scopes_;                        ///< the loops and helpers around the code visited
+  std::vector<std::map<const clang::ParmVarDecl *, const clang::Expr *>> args_; ///< per helper entered
+  bool reachLost_ = false; ///< a goto or a switch on the thread: which threads get where is not decided after
+  std::set<std::string> tmemDestinations_;   ///< the arrays a tcgen05.ld wrote so far (identity, no buffer)
+  std::map<const clang::FunctionDecl *, bool> &quiet_;          ///< quiet() of a device function
   std::map<const clang::FunctionDecl *, bool> threadFunctions_; ///< dependsOnThread of a device function
   std::map<const clang::FunctionDecl *, bool> identityFunctions_; ///< readsOnlyIdentity of a device function
   std::set<const clang::ValueDecl *> assigned_; ///< the kernel's locals that change (markAssigned)
@@ -964,12 +1157,13 @@ private:
       const std::string shown = os.str();
       k.name += "<" + (shown.size() > 96 ? shown.substr(0, 93) + "..." : shown) + ">";
     }
-    Collector(ctx, k).kernel(def);
+    Collector(ctx, k, quiet_).kernel(def);
     k.end = detail::whereOf(sm, def->getBody()->getEndLoc());
     out_.kernels.push_back(std::move(k));
   }
 
   ParseResult &out_;
+  std::map<const clang::FunctionDecl *, bool> quiet_;
 };
 
 class Action : public clang::ASTFrontendAction {
@@ -1022,7 +1216,21 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
   ParseResult out;
   // the flags ../shared/env/toolchain.md checked with Clang 19 and CUDA 13; no error limit: the kernels after
   // a header's twentieth error are still checked
-  std::vector<std::string> args = {"-x", "cuda", "--cuda-path=/usr/local/cuda", "--cuda-gpu-arch=" + arch,
+  // Clang 19 knows CUDA targets up to sm_90a and rejects sm_100a (../shared/env/toolchain.md): a newer target
+  // is parsed as sm_90a with its own macros in place of sm_90a's (`__CUDA_ARCH__` 1000 and
+  // `__CUDA_ARCH_FEAT_SM100_ALL` for sm_100a), so the code its headers keep for it (CAKE's tcgen05 helpers,
+  // CUTLASS's SM100 paths) is the code read. Clang does not read inline PTX, and the rules read its text: what
+  // sm_90a's Clang would reject of sm_100a's builtins is reported as Clang's (cuda.error), never guessed past.
+  std::string clangArch = arch;
+  std::vector<std::string> archMacros;
+  if (int number = arch.rfind("sm_", 0) == 0 ? std::atoi(arch.c_str() + 3) : 0; number > 90) {
+    clangArch = "sm_90a";
+    archMacros = {"-U__CUDA_ARCH__", "-D__CUDA_ARCH__=" + std::to_string(number * 10),
+                  "-U__CUDA_ARCH_FEAT_SM90_ALL"};
+    if (arch.back() == 'a')
+      archMacros.push_back("-D__CUDA_ARCH_FEAT_SM" + std::to_string(number) + "_ALL=1");
+  }
+  std::vector<std::string> args = {"-x", "cuda", "--cuda-path=/usr/local/cuda", "--cuda-gpu-arch=" + clangArch,
                                    "--cuda-device-only", "-nocudalib", "-Wno-unknown-cuda-version", "-std=c++17",
                                    "-resource-dir=/usr/lib/llvm-19/lib/clang/19", "-isystem", "/cake-cuda-shim",
                                    "-isystem", "/usr/local/cuda/include/cccl", "-fsyntax-only", "-w",
@@ -1035,6 +1243,7 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
     args.push_back("-D__CUDACC_VER_MINOR__=" + std::to_string(version % 1000 / 10));
     args.push_back("-D__CUDACC_VER_BUILD__=0");
   }
+  args.insert(args.end(), archMacros.begin(), archMacros.end());
   args.insert(args.end(), extraArgs.begin(), extraArgs.end());
   // Clang 19 does not know CUDA 13: it lowers `<<<...>>>` in host code through the legacy cudaConfigureCall,
   // which CUDA 13 no longer declares; declared here, host launch code parses (the checker reads device code only)

@@ -25,7 +25,9 @@ namespace fs = std::filesystem;
 namespace cake::cuda::detail {
 namespace {
 
-constexpr const char *kMagic = "cake-cuda-preamble 1";
+/// The first line of a preamble's .deps; a cache of another format is rebuilt (2: the PCH's main file named by
+/// the key, not by the first file checked).
+constexpr const char *kMagic = "cake-cuda-preamble 2";
 /// The cache keeps this many preambles (a ThunderKittens one is 37 MB); the least recently used go first.
 constexpr size_t kKeep = 24;
 
@@ -250,7 +252,6 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
   p.text = text.substr(0, bounds.Size);
   std::error_code ec;
   fs::path file = fs::absolute(path, ec);
-  p.header = file.string() + ".cake-preamble";
   // the key: everything that shapes the PCH
   std::string key = CLANG_VERSION_STRING "\n" + file.parent_path().string() + "\n";
   for (const std::string &a : args)
@@ -260,6 +261,10 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
   key += p.text;
   char hex[17];
   snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(llvm::xxh3_64bits(key)));
+  // the PCH records its main file's name, a virtual file beside the checked one (quoted includes are found from
+  // there): named by the key, not by the file, so that every file of the folder with this preamble reuses it (a
+  // name of the first file's broke the second's parse: tests/lit/cuda/preamble.test, two files one preamble)
+  p.header = (file.parent_path() / (".cake-preamble-" + std::string(hex) + ".cuh")).string();
   fs::path dir = fs::path(cacheDir) / "cuda-preamble";
   fs::create_directories(dir, ec);
   if (ec)

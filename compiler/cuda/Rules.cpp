@@ -90,7 +90,8 @@ EventKind classifyPtx(const std::string &instruction) {
     return EventKind::BulkWait;
   // a bulk copy, tensor or not: shared -> global is a store in a bulk group; global -> shared completes on an
   // mbarrier (prefetches and reductions into global are neither)
-  if (starts("cp.async.bulk.") && !starts("cp.async.bulk.prefetch")) {
+  // (cp.reduce.async.bulk: a store that reduces into global, in a bulk group too)
+  if ((starts("cp.async.bulk.") || starts("cp.reduce.async.bulk.")) && !starts("cp.async.bulk.prefetch")) {
     const bool tensor = starts("cp.async.bulk.tensor");
     if (op.find(".global.shared") != std::string::npos)
       return EventKind::TmaStore;
@@ -99,6 +100,10 @@ EventKind classifyPtx(const std::string &instruction) {
   }
   if (starts("wgmma.mma_async"))
     return EventKind::WgmmaMma;
+  if (starts("tcgen05.ld."))
+    return EventKind::TmemLoad;
+  if (starts("tcgen05.wait::ld"))
+    return EventKind::TmemWait;
   if (starts("wgmma.commit_group"))
     return EventKind::WgmmaCommit;
   if (starts("wgmma.wait_group"))
@@ -122,8 +127,13 @@ EventKind classifyPtx(const std::string &instruction) {
 
 namespace {
 
+/// An event as a message names it: its text, a long register list (`{%0, ..., %31}`) shortened to `{...}`.
 std::string where(const Event &e) {
-  return "'" + e.text + "'" + (e.via.empty() ? "" : " (in " + e.via + ")");
+  std::string text = e.text;
+  if (size_t open = text.find('{'), close = text.find('}'); open != std::string::npos && close != std::string::npos &&
+                                                             close > open + 24)
+    text.replace(open + 1, close - open - 1, "...");
+  return "'" + text + "'" + (e.via.empty() ? "" : " (in " + e.via + ")");
 }
 
 /// What the rules carry along the events: the pending hazards, each the event that opened it.
@@ -131,18 +141,26 @@ struct State {
   const Event *init = nullptr;  ///< an mbarrier init not yet fenced
   const Event *write = nullptr; ///< a generic shared write not yet fenced for the async proxy
   const Event *read = nullptr;  ///< a generic shared read not yet fenced before a release
-  const Event *store = nullptr; ///< a TMA store not yet waited
+  /// The TMA stores not yet waited, each with the bulk groups committed after its own (-1: its group is still
+  /// open, and no wait covers it until a commit closes it)
+  std::map<const Event *, int64_t> stores;
+  const Event *lastWait = nullptr; ///< the last cp.async.bulk.wait_group
   bool waited = false;          ///< an mbarrier wait since the last arrive: reads now are of a delivered stage
   int64_t committed = 0, retired = 0; ///< wgmma groups committed, and retired by waits (1-based)
   std::map<std::string, std::pair<int64_t, const Event *>> inFlight; ///< accumulator -> (its group, the MMA)
+  std::map<std::string, const Event *> tmemLoads; ///< registers a tcgen05.ld fills, not yet waited (tcgen05.wait::ld)
   const Event *laneWrite = nullptr; ///< a shared write by every lane not yet ordered by a barrier among them
 };
 
 /// The zero-trip path and the loop's exit meet: a hazard pending on either is pending after.
 State join(const State &a, const State &b) {
   State j{a.init ? a.init : b.init, a.write ? a.write : b.write, a.read ? a.read : b.read,
-          a.store ? a.store : b.store, a.waited || b.waited, std::max(a.committed, b.committed),
-          std::min(a.retired, b.retired), a.inFlight, a.laneWrite ? a.laneWrite : b.laneWrite};
+          a.stores, a.lastWait ? a.lastWait : b.lastWait, a.waited || b.waited, std::max(a.committed, b.committed),
+          std::min(a.retired, b.retired), a.inFlight, a.tmemLoads, a.laneWrite ? a.laneWrite : b.laneWrite};
+  j.tmemLoads.insert(b.tmemLoads.begin(), b.tmemLoads.end());
+  for (const auto &[store, after] : b.stores) // the younger group of the two: the later a wait retires it
+    if (auto [it, added] = j.stores.try_emplace(store, after); !added)
+      it->second = std::min(it->second, after);
   for (const auto &[object, pending] : b.inFlight)
     if (!j.inFlight.count(object) || j.inFlight[object].first < pending.first)
       j.inFlight[object] = pending;
@@ -183,22 +201,32 @@ public:
     Paths paths{Path{}};
     run(0, k_.events.size(), paths);
     bool fixed = false;
-    for (const Path &p : paths) {
-      if (!p.state.store) // tma.store-wait: a store pending at the kernel's end
-        continue;
-      bool added = report("tma.store-wait", p.state.store->at,
-                          "this TMA store is never waited before the kernel ends (no cp.async.bulk.wait_group after "
-                          "it on every path): the shared memory it reads is released at exit while the store may "
-                          "still read it",
-                          {k_.at, "kernel '" + k_.name + "' ends without cp.async.bulk.wait_group.read 0 after it"});
-      // one wait before the closing brace, for every store: every thread runs it, and it waits for the bulk
-      // groups of the thread that stored (the others have none)
-      if (added && k_.end.line && !fixed) {
-        out_.back().fix = Finding::Insert{"wait for the TMA stores before the kernel ends", k_.end,
-                                          "asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");"};
-        fixed = true;
+    for (const Path &p : paths)
+      for (const auto &[store, after] : p.state.stores) { // tma.store-wait: a store pending at the kernel's end
+        const std::string why =
+            after < 0 ? ": its bulk group is never committed (cp.async.bulk.commit_group), so no "
+                        "cp.async.bulk.wait_group covers it"
+            : p.state.lastWait && p.state.lastWait->n > after
+                ? ": the wait after it (" + where(*p.state.lastWait) + ") lets " +
+                      (p.state.lastWait->n == 1 ? std::string("the most recent bulk group")
+                                                : "the " + std::to_string(p.state.lastWait->n) +
+                                                      " most recent bulk groups") +
+                      " run on, its own among them"
+                : " (no cp.async.bulk.wait_group after it on every path)";
+        bool added = report("tma.store-wait", store->at,
+                            "this TMA store is never waited before the kernel ends" + why +
+                                ": the shared memory it reads is released at exit while the store may still read it",
+                            {k_.at, "kernel '" + k_.name + "' ends without cp.async.bulk.wait_group.read 0 after it"});
+        // one commit and wait before the closing brace, for every store: every thread runs it, and it waits for
+        // the bulk groups of the thread that stored (the others have none; an empty group completes at once)
+        if (added && k_.end.line && !fixed) {
+          out_.back().fix = Finding::Insert{
+              "wait for the TMA stores before the kernel ends", k_.end,
+              after < 0 ? "asm volatile(\"cp.async.bulk.commit_group;\\n\\tcp.async.bulk.wait_group.read 0;\" ::: \"memory\");"
+                        : "asm volatile(\"cp.async.bulk.wait_group.read 0;\" ::: \"memory\");"};
+          fixed = true;
+        }
       }
-    }
     namedBarriers();
     expectTx();
   }
@@ -288,16 +316,30 @@ private:
   }
 
   /// bar.ids: a named barrier's id is 1 to 15 and its thread count a positive multiple of 32, and the uses of
-  /// one id agree on the count; an id or count that is not a constant is said once in a note.
+  /// one id agree on the count; an id or count that is not a constant is said once in a note. An id that
+  /// differs between threads (`bar.sync 1 + warp / 4, 128`) is checked per id the threads use (Event::reach).
+  /// bar.count: the threads that arrive at each use of an id, with those that arrive at its other uses and are
+  /// none of them, are as many as its count (each thread's reach decided over the block; a use not decided leaves
+  /// the kernel's counts unchecked, said once in a note);
+  /// bar.uniform: a use that only some lanes of a warp reach.
   void namedBarriers() {
     std::map<int64_t, const Event *> first; // id -> its first use with a constant count
-    bool cta = false, noted = false;
+    bool cta = false, noted = false, undecided = false;
     for (const Event &e : k_.events)
       cta |= e.kind == EventKind::CtaBarrier;
+    // the uses: (event, id), one per id an event's threads use
+    std::vector<std::pair<const Event *, int64_t>> uses;
     for (const Event &e : k_.events) {
       if (e.kind != EventKind::NamedBarrier)
         continue;
-      if (e.n < 0 || e.threads == -2) {
+      undecided |= e.reach.empty();
+      if (e.n >= 0 && e.threads != -2) {
+        uses.push_back({&e, e.n});
+        continue;
+      }
+      std::set<int64_t> ids(e.reach.begin(), e.reach.end());
+      ids.erase(-1);
+      if (e.threads == -2 || e.reach.empty()) {
         if (!noted)
           report("bar.ids", e.at,
                  "the " + std::string(e.n < 0 ? "id" : "thread count") + " of this named barrier (" + where(e) +
@@ -306,11 +348,19 @@ private:
         noted = true;
         continue;
       }
-      if (e.n > 15) {
+      for (int64_t id : ids)
+        uses.push_back({&e, id});
+    }
+    std::set<int64_t> inconsistent; // ids with a finding of their own: their counts are not compared again
+    for (const auto &[use, id] : uses) {
+      const Event &e = *use;
+      const std::string name = "named barrier " + std::to_string(id);
+      if (id > 15) {
         report("bar.ids", e.at,
-               "named barrier " + std::to_string(e.n) + " does not exist (" + where(e) +
+               name + " does not exist (" + where(e) + (e.n < 0 ? ", with the id its threads compute" : "") +
                    "): a CTA has 16 hardware barriers, 0 to 15",
                {k_.at, "in kernel '" + k_.name + "'"});
+        inconsistent.insert(id);
         continue;
       }
       if (e.threads >= 0 && (e.threads == 0 || e.threads % 32 != 0)) {
@@ -318,26 +368,139 @@ private:
                "the thread count " + std::to_string(e.threads) + " of this named barrier (" + where(e) +
                    ") is not a positive multiple of 32: barriers count whole warps",
                {k_.at, "in kernel '" + k_.name + "'"});
+        inconsistent.insert(id);
         continue;
       }
-      if (e.n == 0 && e.threads >= 0 && cta) {
+      if (id == 0 && e.threads >= 0 && cta) {
         report("bar.ids", e.at,
                "this uses barrier 0 with a thread count (" + where(e) +
                    ") in a kernel whose __syncthreads() is barrier 0 with every thread: the two collide; use an id "
                    "from 1 to 15",
                {k_.at, "in kernel '" + k_.name + "'"});
+        inconsistent.insert(id);
         continue;
       }
-      if (e.threads < 0)
-        continue;
-      auto [it, added] = first.try_emplace(e.n, &e);
-      if (!added && it->second->threads != e.threads)
+      const int64_t threads = e.threads >= 0 ? e.threads : static_cast<int64_t>(e.reach.size()); // none: the CTA's
+      auto [it, added] = first.try_emplace(id, &e);
+      const int64_t before = it->second->threads >= 0 ? it->second->threads : static_cast<int64_t>(it->second->reach.size());
+      if (!added && before != threads && threads > 0 && before > 0) {
         report("bar.ids", e.at,
-               "named barrier " + std::to_string(e.n) + " is used here with " + std::to_string(e.threads) +
-                   " threads and elsewhere with " + std::to_string(it->second->threads) +
+               name + " is used here with " + std::to_string(threads) + " threads and elsewhere with " +
+                   std::to_string(before) +
                    ": the barrier completes when the first count arrives, so one side runs ahead or hangs",
-               {it->second->at, "barrier " + std::to_string(e.n) + " with " + std::to_string(it->second->threads) +
-                                    " threads (" + where(*it->second) + ")"});
+               {it->second->at, "barrier " + std::to_string(id) + " with " + std::to_string(before) + " threads (" +
+                                    where(*it->second) + ")"});
+        inconsistent.insert(id);
+      }
+    }
+    // bar.uniform: a warp some of whose lanes reach a use and some do not
+    for (const Event &e : k_.events) {
+      if (e.kind != EventKind::NamedBarrier || e.reach.empty())
+        continue;
+      for (size_t w = 0; w * 32 < e.reach.size(); ++w) {
+        size_t lanes = 0, n = std::min<size_t>(32, e.reach.size() - w * 32);
+        for (size_t l = 0; l < n; ++l)
+          lanes += e.reach[w * 32 + l] >= 0;
+        if (lanes > 0 && lanes < n) {
+          report("bar.uniform", e.at,
+                 where(e) + " is reached by " + std::to_string(lanes) + " of the 32 lanes of warp " +
+                     std::to_string(w) + " (threads " + std::to_string(w * 32) + "-" + std::to_string(w * 32 + n - 1) +
+                     "): a named barrier counts whole warps, and the lanes that branch around it run on "
+                     "unsynchronized; hoist it out of the lane's branch",
+                 {k_.at, "in kernel '" + k_.name + "'"});
+          for (int16_t id : e.reach)
+            if (id >= 0)
+              inconsistent.insert(id);
+          break;
+        }
+      }
+    }
+    if (undecided) { // some use's threads are not known: no id's count is compared with its threads
+      for (const Event &e : k_.events)
+        if (e.kind == EventKind::NamedBarrier && e.reach.empty()) {
+          report("bar.count", e.at,
+                 "which threads of the block reach this named barrier (" + where(e) +
+                     ") is not decided (no __launch_bounds__, a block of more dimensions, a condition or id on data, "
+                     "or a loop or early exit on the thread around it): the threads of this kernel's named "
+                     "barriers are not compared with their counts (bar.count)",
+                 {k_.at, "in kernel '" + k_.name + "'"}, /*decided=*/false);
+          break;
+        }
+      return;
+    }
+    // bar.count, per use and id: the threads that arrive there, with those that arrive at its other uses and are
+    // none of them (an arrive of one group, a sync of another), are as many as the count. A group that syncs at
+    // two places counts whole at each; a place fewer reach than its count is flagged even where the id's other
+    // uses add up (the missing threads arrive elsewhere: the phases mix).
+    auto setOf = [](const Event &e, int64_t id) {
+      std::vector<bool> t(e.reach.size());
+      for (size_t i = 0; i < e.reach.size(); ++i)
+        t[i] = e.reach[i] == id;
+      return t;
+    };
+    auto ranges = [](const std::vector<bool> &t) { // at most three runs of threads
+      std::string who;
+      size_t shown = 0;
+      for (size_t i = 0; i < t.size(); ++i) {
+        if (!t[i] || (i > 0 && t[i - 1]))
+          continue;
+        size_t last = i;
+        while (last + 1 < t.size() && t[last + 1])
+          ++last;
+        if (shown++ < 3)
+          who += (who.empty() ? "" : ", ") + std::to_string(i) + "-" + std::to_string(last);
+      }
+      return who + (shown > 3 ? ", ..." : "");
+    };
+    for (const auto &[use, id] : uses) {
+      if (inconsistent.count(id))
+        continue;
+      const Event &e = *use;
+      const int64_t count = e.threads >= 0 ? e.threads : static_cast<int64_t>(e.reach.size());
+      const std::vector<bool> here = setOf(e, id);
+      const int64_t n = std::count(here.begin(), here.end(), true);
+      std::vector<bool> others(here.size()), skipped(here.size());
+      for (const auto &[other, otherId] : uses) {
+        if (other == use || otherId != id)
+          continue;
+        std::vector<bool> t = setOf(*other, id);
+        bool disjoint = true;
+        for (size_t i = 0; i < t.size() && i < here.size() && disjoint; ++i)
+          disjoint = !(t[i] && here[i]);
+        for (size_t i = 0; i < t.size() && i < others.size(); ++i) {
+          if (disjoint)
+            others[i] = others[i] || t[i];
+          else // a use that shares threads with this one: its other threads are the group's too
+            skipped[i] = skipped[i] || (t[i] && !here[i]);
+        }
+      }
+      const int64_t m = std::count(others.begin(), others.end(), true);
+      if (n + m == count)
+        continue;
+      // threads that use the id with these elsewhere but skip this use: the branch around it splits the group
+      // the barrier counts (bar.uniform, as the IR verifier names a barrier under a role's branch)
+      if (const int64_t k = std::count(skipped.begin(), skipped.end(), true); k > 0 && n < count) {
+        report("bar.uniform", e.at,
+               where(e) + " (named barrier " + std::to_string(id) + ", " + std::to_string(count) +
+                   " threads) is reached here by threads " + ranges(here) + " only; threads " + ranges(skipped) +
+                   ", which use it with them elsewhere, branch around it: the barrier waits for threads that do "
+                   "not come (a hang, or it completes with another phase's arrivals); hoist it out of the branch",
+               {k_.at, "the block of kernel '" + k_.name + "' as its __launch_bounds__ gives it (" +
+                           std::to_string(here.size()) + " threads)"});
+        continue;
+      }
+      report("bar.count", e.at,
+             "named barrier " + std::to_string(id) + " counts " + std::to_string(count) + " threads (" + where(e) +
+                 "), but " + std::to_string(n) + " threads arrive at it here (threads " + ranges(here) + ")" +
+                 (m ? " and " + std::to_string(m) + " others at its other uses (threads " + ranges(others) + ")"
+                    : std::string(n < count ? " and no others at its other uses" : "")) +
+                 ": " +
+                 (n + m < count ? "it never completes, and the threads that wait on it hang (or it completes with "
+                                  "threads of another phase)"
+                                : "it completes with whichever " + std::to_string(count) +
+                                      " arrive first, so the groups it should keep apart run into each other"),
+             {k_.at, "the block of kernel '" + k_.name + "' as its __launch_bounds__ gives it (" +
+                         std::to_string(here.size()) + " threads)"});
     }
   }
 
@@ -445,8 +608,15 @@ private:
     case EventKind::FenceProxyAsync:
       s.write = s.read = nullptr;
       return;
+    case EventKind::BulkCommit:
+      for (auto &[store, after] : s.stores)
+        ++after;
+      return;
     case EventKind::BulkWait:
-      s.store = nullptr;
+      // wait_group(.read) N: every committed group but the N most recent is done; a depth that is not a
+      // constant is taken to retire every committed group (no finding rests on a guess of it)
+      std::erase_if(s.stores, [&](const auto &pending) { return pending.second >= std::max<int64_t>(e.n, 0); });
+      s.lastWait = &e;
       return;
     case EventKind::WgmmaMma:
       if (!e.object.empty())
@@ -461,7 +631,24 @@ private:
       for (auto it = s.inFlight.begin(); it != s.inFlight.end();)
         it = it->second.first <= s.retired ? s.inFlight.erase(it) : std::next(it);
       return;
+    case EventKind::TmemLoad:
+      if (!e.object.empty())
+        s.tmemLoads[e.object] = &e;
+      return;
+    case EventKind::TmemWait:
+      s.tmemLoads.clear();
+      return;
     case EventKind::AccRead: {
+      if (auto load = s.tmemLoads.find(e.object); load != s.tmemLoads.end()) { // hazard 17
+        report("tcgen05.wait", e.at,
+               "this reads the registers '" + e.object.substr(e.object.find(':') + 1) + "' that a tcgen05.ld (" +
+                   where(*load->second) + ") fills asynchronously, with no tcgen05.wait::ld between on some path: "
+                   "they may not hold the loaded values yet; wait (tcgen05.wait::ld.sync.aligned) after the load and "
+                   "before the first read",
+               {load->second->at, "the tcgen05.ld that writes them"});
+        s.tmemLoads.erase(load);
+        return;
+      }
       auto it = s.inFlight.find(e.object);
       if (it == s.inFlight.end() || e.object.ends_with("#?"))
         return;
@@ -484,8 +671,7 @@ private:
                    "write; fence it (fence.proxy.async.shared::cta) after the writes and before the store",
                {s.write->at, "the last generic write of shared memory before the store"});
       s.write = nullptr;
-      if (!s.store)
-        s.store = &e;
+      s.stores[&e] = -1;
       return;
     case EventKind::MbarArrive:
       if (e.oneLane && s.laneWrite) // an arrive releases its own lane's writes only

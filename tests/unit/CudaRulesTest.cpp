@@ -64,6 +64,42 @@ TEST(CudaRules, InitFenceAndStoreWaitInSourceOrder) {
   EXPECT_TRUE(checkKernel(s).empty());
 }
 
+// cp.async.bulk.wait_group(.read) N waits for committed groups but the N most recent: a store whose group is
+// never committed, or among the N a wait lets run on, is pending at exit (the emitted CUDA of a `tma.store_wait(1)`
+// at a kernel's end, bench/cuda/crosscheck.py's gemm_sm90_ws store_wait_deeper mutant of line 68).
+TEST(CudaRules, StoreWaitCountsBulkGroups) {
+  auto ev = [](EventKind k, uint32_t line, int64_t n = -1) {
+    Event e{k, {line, 1}, "op", ""};
+    e.n = n;
+    return e;
+  };
+  // never committed: the wait covers no group of it
+  KernelEvents open{"o", {1, 1}, {ev(EventKind::TmaStore, 3), ev(EventKind::BulkWait, 4, 0)}};
+  open.end = {6, 1};
+  std::vector<Finding> f = checkKernel(open);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "tma.store-wait");
+  EXPECT_NE(f[0].message.find("never committed"), std::string::npos);
+  ASSERT_TRUE(f[0].fix.has_value()); // the fix commits, then waits
+  EXPECT_NE(f[0].fix->statement.find("commit_group"), std::string::npos);
+  // its own group the most recent: wait_group.read 1 leaves it running
+  KernelEvents deep{"d", {1, 1}, {ev(EventKind::TmaStore, 3), ev(EventKind::BulkCommit, 3), ev(EventKind::BulkWait, 4, 1)}};
+  f = checkKernel(deep);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].at.line, 3u);
+  deep.events.back().n = 0;
+  EXPECT_TRUE(checkKernel(deep).empty());
+  // a younger group committed after it: wait 1 retires the older store, not the younger one
+  KernelEvents two{"t", {1, 1}, {ev(EventKind::TmaStore, 3), ev(EventKind::BulkCommit, 3), ev(EventKind::TmaStore, 4),
+                                 ev(EventKind::BulkCommit, 4), ev(EventKind::BulkWait, 5, 1)}};
+  f = checkKernel(two);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].at.line, 4u);
+  // a depth that is not a constant retires every committed group, never the open one
+  KernelEvents unknown{"u", {1, 1}, {ev(EventKind::TmaStore, 3), ev(EventKind::BulkCommit, 3), ev(EventKind::BulkWait, 4)}};
+  EXPECT_TRUE(checkKernel(unknown).empty());
+}
+
 TEST(CudaRules, ProxyFenceBothDirections) {
   auto ev = [](EventKind k, uint32_t line) { return Event{k, {line, 1}, "op", ""}; };
   // hazard 11: a generic write, then a TMA store
@@ -96,7 +132,8 @@ TEST(CudaRules, LoopsZeroTripAndBackEdge) {
   auto ev = [](EventKind k, uint32_t line) { return Event{k, {line, 1}, "op", ""}; };
   Event loop{EventKind::LoopBegin, {4, 1}, "loop", ""};
   KernelEvents k{"k", {1, 1}, {ev(EventKind::SharedWrite, 3), loop, ev(EventKind::FenceProxyAsync, 5),
-                               ev(EventKind::LoopEnd, 4), ev(EventKind::TmaStore, 7), ev(EventKind::BulkWait, 8)}};
+                               ev(EventKind::LoopEnd, 4), ev(EventKind::TmaStore, 7), ev(EventKind::BulkCommit, 7),
+                               ev(EventKind::BulkWait, 8)}};
   std::vector<Finding> f = checkKernel(k);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].code, "proxy.fence");
@@ -176,25 +213,34 @@ TEST(CudaRules, CtaBarrierUnderDivergentControl) {
 
 // bar.ids: ids past 15, counts not whole warps, one id with two counts; a note for an id that is not constant.
 TEST(CudaRules, NamedBarrierIdsAndCounts) {
+  // threads 0 .. (the count in whole warps) - 1 of a block of 256 use a constant id; an id -1 is not decided
   auto bar = [](uint32_t line, int64_t id, int64_t threads) {
     Event e{EventKind::NamedBarrier, {line, 1}, "bar.sync %0, %1", ""};
     e.n = id;
     e.threads = threads;
+    if (id >= 0) {
+      e.reach.assign(256, -1);
+      for (int64_t t = 0; t < (threads + 31) / 32 * 32; ++t)
+        e.reach[t] = static_cast<int16_t>(id);
+    }
     return e;
   };
   KernelEvents ok{"k", {1, 1}, {bar(3, 1, 256), bar(4, 1, 256), bar(5, 2, 128)}};
   EXPECT_TRUE(checkKernel(ok).empty());
   KernelEvents bad{"k", {1, 1}, {bar(3, 1, 256), bar(4, 1, 128), bar(5, 2, 100), bar(6, 16, 128), bar(7, -1, 128)}};
   std::vector<Finding> f = checkKernel(bad);
-  ASSERT_EQ(f.size(), 4u);
+  ASSERT_EQ(f.size(), 5u);
   EXPECT_EQ(f[0].at.line, 4u); // the second count
   EXPECT_EQ(f[0].notes.at(0).at.line, 3u);
   EXPECT_EQ(f[1].at.line, 5u);
   EXPECT_EQ(f[2].at.line, 6u);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(f[i].code, "bar.ids");
+  // the id that is not decided: a note of each rule (sorted by code at one place)
   EXPECT_EQ(f[3].at.line, 7u);
-  EXPECT_FALSE(f[3].decided);
-  for (const Finding &x : f)
-    EXPECT_EQ(x.code, "bar.ids");
+  EXPECT_EQ(f[3].code, "bar.count");
+  EXPECT_EQ(f[4].code, "bar.ids");
+  EXPECT_FALSE(f[3].decided || f[4].decided);
 }
 
 // mbar.expect-tx: constant bytes against the constant bulk copies of the same block; a tensor copy is a note.
@@ -248,4 +294,93 @@ TEST(CudaRules, ProxyFenceReleaseOnlyForTmaRefills) {
   EXPECT_TRUE(checkKernel(k).empty());
   k.events[4].barrier = ""; // not followed: reported as before
   EXPECT_EQ(checkKernel(k).size(), 1u);
+}
+
+// Hazard 17: the registers a tcgen05.ld fills are read only after tcgen05.wait::ld (the IR verifier's
+// tcgen05.wait); a wait on one path only leaves the other path's read flagged.
+TEST(CudaRules, TmemLoadWaitedBeforeRead) {
+  EXPECT_EQ(classifyPtx("tcgen05.ld.sync.aligned.32x32b.x32.b32 {%0, %1}, [%32]"), EventKind::TmemLoad);
+  EXPECT_EQ(classifyPtx("tcgen05.wait::ld.sync.aligned"), EventKind::TmemWait);
+  EXPECT_EQ(classifyPtx("tcgen05.wait::st.sync.aligned"), EventKind::Other);
+  EXPECT_EQ(classifyPtx("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%0, {%2, %3}], [%1]"),
+            EventKind::TmaStore);
+  Event load{EventKind::TmemLoad, {3, 1}, "tcgen05.ld", ""};
+  load.object = "1:r";
+  Event read{EventKind::AccRead, {5, 1}, "a read of r", ""};
+  read.object = "1:r";
+  Event other = read;
+  other.object = "2:s"; // another array: no load pending on it
+  KernelEvents k{"k", {1, 1}, {load, other, read}};
+  std::vector<Finding> f = checkKernel(k);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "tcgen05.wait");
+  EXPECT_EQ(f[0].at.line, 5u);
+  EXPECT_EQ(f[0].notes.at(0).at.line, 3u);
+  k.events.insert(k.events.begin() + 1, Event{EventKind::TmemWait, {4, 1}, "tcgen05.wait::ld", ""});
+  EXPECT_TRUE(checkKernel(k).empty());
+  Event branch{EventKind::BranchBegin, {4, 1}, "c", ""};
+  KernelEvents half{"h", {1, 1}, {load, branch, Event{EventKind::TmemWait, {4, 1}, "w", ""},
+                                  Event{EventKind::BranchElse, {4, 1}, "else", ""},
+                                  Event{EventKind::BranchEnd, {4, 1}, "end", ""}, read}};
+  f = checkKernel(half);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "tcgen05.wait");
+}
+
+// bar.count over Event::reach: per id, the threads of all its uses against its count; an arrive and a sync of
+// two groups add up; a use whose threads are not known leaves the counts unchecked (a note).
+TEST(CudaRules, NamedBarrierCountsTheThreadsThatReachIt) {
+  auto bar = [](uint32_t line, int64_t id, int64_t threads, int16_t first, int16_t last, int16_t use) {
+    Event e{EventKind::NamedBarrier, {line, 1}, "bar.sync", ""};
+    e.n = id;
+    e.threads = threads;
+    e.reach.assign(256, -1);
+    for (int t = first; t <= last; ++t)
+      e.reach[t] = use;
+    return e;
+  };
+  KernelEvents ok{"ok", {1, 1}, {bar(3, 1, 256, 0, 127, 1), bar(4, 1, 256, 128, 255, 1), bar(5, 2, 128, 0, 127, 2)}};
+  EXPECT_TRUE(checkKernel(ok).empty());
+  KernelEvents few{"few", {1, 1}, {bar(3, 1, 128, 0, 63, 1)}};
+  std::vector<Finding> f = checkKernel(few);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "bar.count");
+  EXPECT_NE(f[0].message.find("64 threads"), std::string::npos);
+  // an id each thread computes: 0-127 use 3, 128-255 use 4, each of 128: clean; all on 3 with 128: too many
+  Event computed = bar(6, -1, 128, 0, 127, 3);
+  for (int t = 128; t < 256; ++t)
+    computed.reach[t] = 4;
+  KernelEvents perThread{"p", {1, 1}, {computed}};
+  EXPECT_TRUE(checkKernel(perThread).empty());
+  KernelEvents mixed{"m", {1, 1}, {bar(6, -1, 128, 0, 255, 3)}};
+  f = checkKernel(mixed);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "bar.count");
+  // some lanes of a warp: bar.uniform, and no count compared for that id
+  KernelEvents lanes{"l", {1, 1}, {bar(3, 1, 256, 0, 15, 1)}};
+  f = checkKernel(lanes);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "bar.uniform");
+  // half a warpgroup at one use of a barrier the whole warpgroup uses elsewhere: the branch splits the group
+  // (bar.uniform at that use; the other use, 128 of 128, is clean)
+  KernelEvents split{"s", {1, 1}, {bar(3, 1, 128, 128, 191, 1), bar(4, 1, 128, 128, 255, 1)}};
+  f = checkKernel(split);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "bar.uniform");
+  EXPECT_EQ(f[0].at.line, 3u);
+  // two warpgroups, each whole, on one id of 128 at two places: they mix (bar.count at both)
+  KernelEvents shared{"w", {1, 1}, {bar(3, 1, 128, 0, 127, 1), bar(4, 1, 128, 128, 255, 1)}};
+  f = checkKernel(shared);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(f[0].code, "bar.count");
+  EXPECT_EQ(f[1].code, "bar.count");
+  // one use not decided: a note, and the wrong count elsewhere is not compared
+  Event unknown{EventKind::NamedBarrier, {7, 1}, "bar.sync", ""};
+  unknown.n = 5;
+  unknown.threads = 128;
+  KernelEvents notDecided{"n", {1, 1}, {bar(3, 1, 128, 0, 63, 1), unknown}};
+  f = checkKernel(notDecided);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].code, "bar.count");
+  EXPECT_FALSE(f[0].decided);
 }

@@ -1,5 +1,5 @@
-// Role predicates and CTA barriers (bar.uniform) and named barriers' ids and counts (bar.ids). Each kernel is
-// one case; roles.test names the lines.
+// Role predicates and CTA barriers (bar.uniform), named barriers' ids (bar.ids) and the threads that reach
+// them (bar.count). Each kernel is one case; roles.test names the lines.
 #include <cstdint>
 
 __device__ __forceinline__ void named_sync(int id, int threads) {
@@ -78,4 +78,46 @@ __global__ void __launch_bounds__(128) two_dimensional(float *out) {
     __syncthreads();
     out[threadIdx.y * 32 + threadIdx.x] = s[threadIdx.x];
   }
+}
+
+__device__ __forceinline__ void named_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" :: "r"(id), "r"(threads) : "memory");
+}
+
+// bar.count: the threads that use an id, over all its uses, against its count. Warps 0-1 (64 threads) sync on
+// a barrier of 128; both halves of the block sync on barrier 7 of 128 each (256 threads: the halves mix); the
+// arrive of warps 0-3 and the sync of warps 4-7 on barrier 9 are 256 of 256 (clean), as are barriers 10 and 11
+// of one warpgroup each (an id each thread computes).
+__global__ void __launch_bounds__(256) thread_counts(float *out) {
+  const int warp = threadIdx.x / 32;
+  if (warp < 2)
+    named_sync(6, 128);
+  if (warp < 4)
+    named_sync(7, 128);
+  else
+    named_sync(7, 128);
+  if (warp < 4)
+    named_arrive(9, 256);
+  else
+    named_sync(9, 256);
+  named_sync(10 + warp / 4, 128);
+  out[threadIdx.x] = 0;
+}
+
+// a named barrier one lane of each warp reaches (bar.uniform); the warps past an early return do not count
+__global__ void __launch_bounds__(256) lanes_and_exits(float *out) {
+  if (threadIdx.x % 32 == 0)
+    named_sync(1, 256);
+  if (threadIdx.x >= 128)
+    return;
+  named_sync(2, 128);
+  out[threadIdx.x] = 0;
+}
+
+// an id read from memory: which barrier each thread uses is not decided (a note), and no count is compared
+__global__ void __launch_bounds__(128) data_id(const int *ids, float *out) {
+  named_sync(ids[0], 128);
+  if (threadIdx.x < 64)
+    named_sync(3, 128);
+  out[threadIdx.x] = 0;
 }
