@@ -1254,11 +1254,16 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
   args.push_back("-include");
   args.push_back("/cake-cuda-shim/cake_cuda_shim.h");
   // Clang 19 loses the host's global operator new and delete (those Sema declares implicitly: plain, sized,
-  // aligned) when it reads a CUDA PCH in C++20 (the device ones of its
+  // aligned; and <new>'s nothrow ones) when it reads a CUDA PCH in C++20 (the device ones of its
   // cuda_wrappers/new stay): a host `new float` no longer resolves, and in C++20 a delete-expression crashes it
-  // (Sema::ActOnCXXDelete; tests/lit/cuda/preamble.test). Declared again after the PCH, they resolve.
+  // (Sema::ActOnCXXDelete; tests/lit/cuda/preamble.test). It keeps one of printf's two declarations, the host's
+  // (stdio.h) or the device's (the runtime wrapper): ThunderKittens' device print helpers then found no printf.
+  // Declared again after the PCH, they resolve (11 of its 36 files were parsed whole before, 1.0-1.5 s; with
+  // the preamble reused now: bench/results/cuda_public_kernels.md).
   shim.emplace_back("/cake-cuda-shim/cake_after_preamble.h",
                     "#pragma once\n"
+                    "extern \"C\" int printf(const char *, ...);\n"
+                    "extern \"C\" __attribute__((device)) int printf(const char *, ...);\n"
                     "#if __cplusplus > 201703L\n"
                     "void *operator new(decltype(sizeof 0));\n"
                     "void *operator new[](decltype(sizeof 0));\n"
@@ -1266,6 +1271,10 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
                     "void operator delete[](void *) noexcept;\n"
                     "void operator delete(void *, decltype(sizeof 0)) noexcept;\n"
                     "void operator delete[](void *, decltype(sizeof 0)) noexcept;\n"
+                    "#if defined(_NEW) || defined(_LIBCPP_NEW)\n"
+                    "void *operator new(decltype(sizeof 0), const std::nothrow_t &) noexcept;\n"
+                    "void *operator new[](decltype(sizeof 0), const std::nothrow_t &) noexcept;\n"
+                    "#endif\n"
                     "#ifdef __cpp_aligned_new\n"
                     "void *operator new(decltype(sizeof 0), std::align_val_t);\n"
                     "void *operator new[](decltype(sizeof 0), std::align_val_t);\n"

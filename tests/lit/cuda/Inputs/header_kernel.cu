@@ -1,6 +1,6 @@
 // Launches the kernel of header_kernel.cuh; its host code allocates with new and delete (C++20 on top of a
 // precompiled preamble once crashed Clang 19 there: Frontend.cpp's cake_after_preamble.h) and calls the host's
-// printf, which Clang 19 loses reading a CUDA PCH (the file is then parsed whole: the same report).
+// printf, whose host declaration Clang 19 loses reading a CUDA PCH (declared again after it: the same report).
 #include <cstdio>
 #include "header_kernel.cuh"
 
