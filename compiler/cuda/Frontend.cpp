@@ -30,6 +30,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace cake::cuda {
 namespace {
@@ -1301,13 +1302,27 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
     ran = parse(detail::withoutPreamble(text, *pre), pre->pch, files);
     std::erase_if(out.errors, [](const ParseResult::Error &e) { return e.message.find(detail::kOdrArtifact) != std::string::npos; });
     // Clang 19 merges a CUDA PCH's host and device overloads of one signature (printf, the nothrow operator new
-    // of the wrappers): host code that calls the host one finds only the device one. The device code the rules
-    // read keeps its overloads; when such a call appears (or a genuine host-to-device call, which the whole
-    // parse reports the same), the file is parsed whole and that result is given (tests/lit/cuda/preamble.test)
-    if (hostCallsDevice) {
-      detail::parseWholeFromNowOn(*pre);
+    // of the wrappers; those known are declared again after the PCH): host code that calls the host one finds
+    // only the device one. When such a call appears (or a genuine host-to-device call, which the whole parse
+    // reports the same), the file is parsed whole and that result is given, unless this parse's errors are
+    // ones the whole parse was seen to give too (detail::knownFaithful; tests/lit/cuda/preamble.test)
+    if (hostCallsDevice && !detail::knownFaithful(*pre, out.errors)) {
+      const std::vector<ParseResult::Error> onPch = out.errors;
       out = ParseResult{};
       ran = parse(text, "", shim);
+      auto key = [](const ParseResult::Error &e) { return std::tie(e.at.file, e.at.line, e.at.column, e.message); };
+      auto sorted = [&](std::vector<ParseResult::Error> v) {
+        std::sort(v.begin(), v.end(), [&](const auto &a, const auto &b) { return key(a) < key(b); });
+        return v;
+      };
+      const std::vector<ParseResult::Error> a = sorted(onPch), b = sorted(out.errors);
+      const bool same = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](const auto &x, const auto &y) {
+                          return key(x) == key(y);
+                        });
+      if (same)
+        detail::markFaithful(*pre, onPch);
+      else
+        detail::parseWholeFromNowOn(*pre);
     }
   } else {
     ran = parse(text, "", shim);

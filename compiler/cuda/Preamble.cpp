@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -233,6 +234,7 @@ void evict(const fs::path &dir) {
     fs::remove(fs::path(pchs[i].second).replace_extension(".missing"), ec);
     fs::remove(fs::path(pchs[i].second).replace_extension(".deps"), ec);
     fs::remove(fs::path(pchs[i].second).replace_extension(".whole"), ec);
+    fs::remove(fs::path(pchs[i].second).replace_extension(".faithful"), ec);
   }
 }
 
@@ -281,6 +283,7 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
   if (stillMissing(fs::path(pch).replace_extension(".missing")))
     return std::nullopt; // it stops at a header that is still not there (writeMissing)
   fs::remove(fs::path(pch).replace_extension(".whole"), ec); // a rebuilt preamble is tried again
+  fs::remove(fs::path(pch).replace_extension(".faithful"), ec);
   p.errors.clear();
   // built beside its final name and renamed into place: two checks building the same preamble do not collide
   const std::string suffix = ".tmp" + std::to_string(getpid());
@@ -321,6 +324,40 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
     return std::nullopt;
   evict(dir);
   return p;
+}
+
+namespace {
+
+/// One error as a line of a .faithful file.
+std::string errorLine(const ParseResult::Error &e) {
+  return std::to_string(e.at.line) + "\t" + std::to_string(e.at.column) + "\t" + oneLine(e.at.file) + "\t" +
+         oneLine(e.message);
+}
+
+} // namespace
+
+bool knownFaithful(const Preamble &p, const std::vector<ParseResult::Error> &errors) {
+  std::ifstream in(fs::path(p.pch).replace_extension(".faithful"));
+  if (!in)
+    return false;
+  std::set<std::string> seen;
+  for (std::string line; std::getline(in, line);)
+    seen.insert(line);
+  return std::all_of(errors.begin(), errors.end(), [&](const ParseResult::Error &e) { return seen.count(errorLine(e)); });
+}
+
+void markFaithful(const Preamble &p, const std::vector<ParseResult::Error> &errors) {
+  const fs::path file = fs::path(p.pch).replace_extension(".faithful");
+  const std::string temporary = file.string() + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(temporary);
+    for (const ParseResult::Error &e : errors)
+      out << errorLine(e) << "\n";
+    if (!out)
+      return;
+  }
+  std::error_code ec;
+  fs::rename(temporary, file, ec);
 }
 
 void parseWholeFromNowOn(const Preamble &p) {

@@ -13,8 +13,11 @@
 // later must be seen.
 //
 // Clang 19 loses some host declarations when it reads a CUDA PCH (Frontend.cpp says which and what is done):
-// when the parse on top of a preamble shows that loss, the file is parsed whole, and the preamble is marked so
-// that its files are parsed whole from then on (until it is rebuilt), never paying for both parses twice.
+// when the parse on top of a preamble shows what that loss looks like (a host call finding only __device__
+// candidates), the file is parsed whole too. Where the two agree (the same errors: genuine ones, ThunderKittens'
+// host harness calling isnan), the errors are remembered and a later parse on the PCH with no others is taken
+// as it is; where they differ, the preamble is marked so that its files are parsed whole from then on (until it
+// is rebuilt), never paying for both parses twice.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -48,6 +51,14 @@ std::optional<Preamble> preamble(const std::string &path, const std::string &tex
 /// overloads showed): until the preamble is rebuilt, preamble() gives nullopt for it and the cost is a whole
 /// parse, not a parse on the PCH and then a whole one.
 void parseWholeFromNowOn(const Preamble &p);
+
+/// Whether a parse on top of \p p that gave \p errors, among them what Clang 19's CUDA-PCH loss of host
+/// overloads looks like (Frontend.cpp), is known to give what the whole parse gives: a parse on it gave these
+/// errors, or more, once, and the whole parse the same (markFaithful). Then the whole parse is not needed.
+bool knownFaithful(const Preamble &p, const std::vector<ParseResult::Error> &errors);
+
+/// Remembers that a parse on top of \p p gave \p errors and the whole parse the same ones (`<key>.faithful`).
+void markFaithful(const Preamble &p, const std::vector<ParseResult::Error> &errors);
 
 /// The text to parse on top of \p p: \p text with the preamble's bytes blanked, new lines kept.
 std::string withoutPreamble(const std::string &text, const Preamble &p);
