@@ -23,16 +23,22 @@
 #include "cli/Commands.h"
 #include "formats/Input.h"
 #include "cli/Options.h"
+#include "cli/Sweep.h"
 #include "compiler/runner/Process.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <ctime>
-#include <sstream>
 #include <cxxopts.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
+#include <sstream>
 
 namespace cake::cli {
 namespace {
@@ -50,9 +56,14 @@ std::string today() {
   return buf;
 }
 
-/// One run of the plan: `cake run` in a child, its report condensed.
-json runOne(const std::string &cake, const json &entry, const json &shape, std::string &device) {
+/// One run of the plan: `cake run` in a child (on GPU \p gpu of the host when given: the child sees only it),
+/// its report condensed; a hang or a crash is the GPU's fault (worth trying on another), anything else the
+/// kernel's or the input's.
+SweepAttempt runOne(const std::string &cake, const json &entry, const json &shape, std::string &device,
+                    const std::string &gpu = "") {
   std::vector<std::string> argv = {cake, "run", entry.at("file").get<std::string>(), "--format", "json"};
+  if (!gpu.empty())
+    argv.insert(argv.begin(), {"env", "CUDA_VISIBLE_DEVICES=" + gpu});
   if (entry.contains("workload"))
     argv.insert(argv.end(), {"--workload", entry["workload"].get<std::string>()});
   // a manifest's instantiation of a file with parameters (its workload unless the entry names one)
@@ -66,6 +77,8 @@ json runOne(const std::string &cake, const json &entry, const json &shape, std::
                            std::to_string(entry.value("warmup", 10))});
   if (!entry.value("check", true))
     argv.push_back("--no-check");
+  if (entry.contains("timeout"))
+    argv.insert(argv.end(), {"--timeout", entry["timeout"].dump()});
   // The child's result comes back through --report, never through its stdout.
   char dir[] = "/tmp/cake-bench-XXXXXX";
   json report;
@@ -97,7 +110,8 @@ json runOne(const std::string &cake, const json &entry, const json &shape, std::
     if (report.is_object() && report.contains("status"))
       out["status"] = report["status"];
     out["exit_code"] = r.exitCode;
-    return out;
+    // `cake run` exits 3 for a launch past its --timeout; a signal is a crash of the child
+    return {std::move(out), r.timedOut || r.exitCode == 3 || r.signal != 0};
   }
   device = report.value("device", device);
   const json &t = report["time_ms"];
@@ -122,7 +136,7 @@ json runOne(const std::string &cake, const json &entry, const json &shape, std::
   // the report's ok covers the check; a run that was not checked says so (invariant 15)
   out["ok"] = true;
   out["checked"] = report.value("checked", false);
-  return out;
+  return {std::move(out), false};
 }
 
 /// Why \p plan cannot be run ("" when it can), naming the place: the whole
@@ -149,6 +163,9 @@ std::string planError(const json &plan) {
         return at + "." + key + " must be an integer from " + std::to_string(least) + " to 1000000";
     if (e.contains("check") && !e["check"].is_boolean())
       return at + ".check must be true or false";
+    if (e.contains("timeout") && (!e["timeout"].is_number() || e["timeout"].get<double>() <= 0 ||
+                                  e["timeout"].get<double>() > 3600))
+      return at + ".timeout must be a number of seconds from 0 to 3600 (one launch's limit)";
     if (e.contains("constants") && !e["constants"].is_object())
       return at + ".constants must be an object";
     if (!e.contains("shapes") || !e["shapes"].is_array() || e["shapes"].empty())
@@ -172,6 +189,153 @@ std::string planError(const json &plan) {
   return "";
 }
 
+/// The GPUs --gpus names: a count (0 .. N-1) or a comma-separated list of CUDA_VISIBLE_DEVICES values; "" (the
+/// one GPU the environment gives, untouched) when not given.
+std::optional<std::vector<std::string>> gpuList(const std::string &text, std::string &error) {
+  std::vector<std::string> out;
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    const long n = std::strtol(text.c_str(), nullptr, 10);
+    if (n < 1 || n > 1024) {
+      error = "--gpus takes a count from 1 to 1024 or a list of GPU ids, not '" + text + "'";
+      return std::nullopt;
+    }
+    for (long i = 0; i < n; ++i)
+      out.push_back(std::to_string(i));
+    return out;
+  }
+  std::stringstream in(text);
+  for (std::string g; std::getline(in, g, ',');) {
+    if (g.empty() || g.find_first_of(" \t=") != std::string::npos ||
+        std::find(out.begin(), out.end(), g) != out.end()) {
+      error = "--gpus takes a count or a list of distinct GPU ids (0,1,3 or GPU-UUIDs), not '" + text + "'";
+      return std::nullopt;
+    }
+    out.push_back(g);
+  }
+  if (out.empty())
+    error = "--gpus names no GPU";
+  return out.empty() ? std::nullopt : std::optional(out);
+}
+
+/// A hash of the plan, so that the shards a merge joins are of one plan.
+std::string planKey(const json &plan) {
+  uint64_t h = 1469598103934665603ull; // FNV-1a over the plan's compact text
+  for (unsigned char c : plan.dump()) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
+/// `cake bench --merge`: the shards' results, each run at its place in the plan (a one-GPU sweep's file).
+int mergeShards(const std::vector<std::string> &files, const std::string &output) {
+  json merged;
+  std::vector<json> runs;
+  std::vector<bool> seen;
+  std::set<int64_t> shards;
+  int64_t count = -1;
+  for (const std::string &f : files) {
+    std::string text;
+    if (auto error = readJsonInput(f, text); !error)
+      return fail(error.error().message, UsageError);
+    json r = json::parse(text, nullptr, false);
+    if (r.is_discarded() || !r.is_object() || !r.contains("shard") || !r["shard"].is_object() ||
+        !r.contains("runs") || !r["runs"].is_array())
+      return fail(f + ": not the results of a shard (cake bench --shard I/N)", UsageError);
+    const json &shard = r["shard"];
+    if (!shard.contains("index") || !shard.contains("count") || !shard.contains("items") || !shard.contains("plan") ||
+        !shard["index"].is_number_integer() || !shard["count"].is_number_integer() ||
+        !shard["items"].is_number_integer() || shard["items"].get<int64_t>() < 0 ||
+        shard["items"].get<int64_t>() > 10000000)
+      return fail(f + ": its \"shard\" is not {index, count, items, plan}", UsageError);
+    if (merged.is_null()) {
+      merged = r;
+      count = shard["count"].get<int64_t>();
+      seen.assign(static_cast<size_t>(shard["items"].get<int64_t>()), false);
+      runs.assign(seen.size(), json());
+    } else if (shard["plan"] != merged["shard"]["plan"] || shard["count"].get<int64_t>() != count ||
+               shard["items"].get<int64_t>() != static_cast<int64_t>(seen.size())) {
+      return fail(f + ": a shard of another plan or split (plan " + shard["plan"].dump() + ", " +
+                      shard["count"].dump() + " shards) than " + files.front(),
+                  UsageError);
+    }
+    if (!shards.insert(shard["index"].get<int64_t>()).second)
+      return fail(f + ": shard " + shard["index"].dump() + " is given twice", UsageError);
+    for (const json &run : r["runs"]) {
+      if (!run.is_object() || !run.contains("index") || !run["index"].is_number_integer() ||
+          run["index"].get<int64_t>() < 0 || run["index"].get<int64_t>() >= static_cast<int64_t>(seen.size()))
+        return fail(f + ": a run without its place in the plan (\"index\")", UsageError);
+      const size_t i = static_cast<size_t>(run["index"].get<int64_t>());
+      if (seen[i])
+        return fail(f + ": item " + std::to_string(i) + " of the plan is in two shards", UsageError);
+      seen[i] = true;
+      runs[i] = run;
+      runs[i].erase("index");
+    }
+    if (merged["device"].get<std::string>().empty())
+      merged["device"] = r["device"];
+    if (&f != &files.front())
+      for (const json &g : r.value("gpus", json::array()))
+        merged["gpus"].push_back(g);
+  }
+  std::string missing;
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (!seen[i])
+      missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+  if (!missing.empty())
+    return fail("items " + missing + " of the plan are in none of the " + std::to_string(files.size()) +
+                    " shards given (of " + std::to_string(count) + ")",
+                InputErrors);
+  merged.erase("shard");
+  merged["runs"] = runs;
+  int failures = 0;
+  for (const json &run : runs)
+    failures += !run.value("ok", false);
+  std::ofstream out(output, std::ios::trunc);
+  if (!(out << merged.dump(2) << "\n"))
+    return fail("cannot write " + output, UsageError);
+  std::cerr << "merged " << files.size() << " shards: " << runs.size() << " runs, " << failures << " failed\n";
+  return failures ? InputErrors : Success;
+}
+
+/// A shell word: \p s in single quotes.
+std::string quoted(const std::string &s) {
+  std::string out = "'";
+  for (char c : s)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+/// `cake bench --slurm N`: the script that runs the plan as a Slurm job array of N shards and merges them in a
+/// job that waits for the array (afterany: a failed shard's results are merged, its missing items named).
+std::string slurmScript(const std::string &cake, const std::string &plan, const std::string &output, int64_t shards,
+                        const std::string &gres, const std::vector<std::string> &passOn) {
+  std::string pass;
+  for (const std::string &a : passOn)
+    pass += " " + quoted(a);
+  std::string shard = quoted(output) + "'.shard-'\"$SLURM_ARRAY_TASK_ID\"'.json'";
+  std::ostringstream os;
+  os << "#!/usr/bin/env bash\n"
+     << "# Generated by `cake bench --slurm " << shards << "`: " << plan << " in " << shards
+     << " shards (a Slurm job array), then one merge into " << output << ".\n"
+     << "set -euo pipefail\n"
+     << "array=$(sbatch --parsable --job-name=cake-bench --array=0-" << shards - 1
+     << (gres.empty() ? "" : " --gres=" + gres) << " --output=" << quoted(output + ".shard-%a.log") << " \\\n"
+     << "  --wrap=" << quoted("exec " + quoted(cake) + " bench " + quoted(plan) + pass + " --shard \"$SLURM_ARRAY_TASK_ID\"/" +
+                              std::to_string(shards) + " -o " + shard)
+     << ")\n"
+     << "array=${array%%;*}\n"
+     << "sbatch --parsable --job-name=cake-bench-merge --dependency=afterany:$array --output="
+     << quoted(output + ".merge.log") << " \\\n"
+     << "  --wrap=" << quoted("exec " + quoted(cake) + " bench --merge -o " + quoted(output) + " " + quoted(output) +
+                              ".shard-*.json")
+     << "\n"
+     << "echo \"submitted: shards $array, then the merge into " << output << "\"\n";
+  return os.str();
+}
+
 } // namespace
 
 int runBench(int argc, char **argv) {
@@ -183,16 +347,40 @@ int runBench(int argc, char **argv) {
       "peers", "Peers' times at the plan's shapes (JSON rows, e.g. from bench/kmeans/peers_assign.py): each run "
                "gets them, the faster one and its speedup over it",
       cxxopts::value<std::string>())(
-      "h,help", "Show this help")("plan", "The plan (JSON)", cxxopts::value<std::string>());
-  o.parse_positional({"plan"});
-  o.positional_help("PLAN.json");
+      "gpus", "Run on these GPUs of the host at once, one worker each taking the next item when free: a count "
+              "(0 .. N-1) or a list of CUDA_VISIBLE_DEVICES values (0,2,3)",
+      cxxopts::value<std::string>())(
+      "retries", "With --gpus: how many more GPUs an item whose run hung or crashed is tried on",
+      cxxopts::value<int>()->default_value("1"))(
+      "shard", "Run only shard I of N (items I, I + N, ...; 0 <= I < N) and record it for --merge",
+      cxxopts::value<std::string>())(
+      "merge", "Merge the results of a plan's shards (the inputs) into one results file")(
+      "slurm", "Print the script that runs the plan on a Slurm cluster in N shards (a job array) and merges them",
+      cxxopts::value<int64_t>())(
+      "slurm-gres", "With --slurm: each shard's --gres (none: \"\")", cxxopts::value<std::string>()->default_value("gpu:1"))(
+      "h,help", "Show this help")("inputs", "The plan (JSON), or with --merge the shards' results",
+                                  cxxopts::value<std::vector<std::string>>());
+  o.parse_positional({"inputs"});
+  o.positional_help("PLAN.json | --merge SHARD.json...");
   cxxopts::ParseResult args;
   if (auto done = parseCommandLine(o, argc, argv, args))
     return *done;
-  if (!args.count("plan") || !args.count("output"))
-    return fail("usage: cake bench PLAN.json -o RESULTS.json", UsageError);
+  const std::vector<std::string> inputs =
+      args.count("inputs") ? args["inputs"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (!args.count("output"))
+    return fail("usage: cake bench PLAN.json -o RESULTS.json [--gpus N] [--shard I/N] | cake bench --merge -o "
+                "RESULTS.json SHARD.json...",
+                UsageError);
+  if (args.count("merge")) {
+    if (inputs.empty() || args.count("gpus") || args.count("shard") || args.count("slurm") || args.count("peers"))
+      return fail("--merge takes the shards' results files and -o, nothing else", UsageError);
+    return mergeShards(inputs, args["output"].as<std::string>());
+  }
+  if (inputs.size() != 1)
+    return fail("usage: cake bench PLAN.json -o RESULTS.json (one plan)", UsageError);
+  const std::string planPath = inputs.front();
   std::string text;
-  if (auto error = readJsonInput(args["plan"].as<std::string>(), text); !error)
+  if (auto error = readJsonInput(planPath, text); !error)
     return fail(error.error().message, UsageError);
   json plan = json::parse(text, nullptr, false);
   if (plan.is_discarded() || !plan.contains("runs") || !plan["runs"].is_array())
@@ -208,29 +396,99 @@ int runBench(int argc, char **argv) {
       return fail(args["peers"].as<std::string>() + ": " + error, UsageError);
   }
   if (std::string error = planError(plan); !error.empty())
-    return fail(args["plan"].as<std::string>() + ": " + error + " (nothing was run)", UsageError);
+    return fail(planPath + ": " + error + " (nothing was run)", UsageError);
+  std::vector<std::string> gpus = {""};
+  if (args.count("gpus")) {
+    std::string error;
+    auto list = gpuList(args["gpus"].as<std::string>(), error);
+    if (!list)
+      return fail(error, UsageError);
+    gpus = *list;
+  }
+  const int retries = args["retries"].as<int>();
+  if (retries < 0 || retries > 64)
+    return fail("--retries takes 0 to 64", UsageError);
+  int64_t shardIndex = 0, shardCount = 1;
+  if (args.count("shard")) {
+    const std::string s = args["shard"].as<std::string>();
+    char *end = nullptr;
+    shardIndex = std::strtoll(s.c_str(), &end, 10);
+    if (end == s.c_str() || *end != '/' || (shardCount = std::strtoll(end + 1, &end, 10)) < 1 || *end != '\0' ||
+        shardIndex < 0 || shardIndex >= shardCount || shardCount > 100000)
+      return fail("--shard takes I/N with 0 <= I < N, not '" + s + "'", UsageError);
+  }
   std::error_code ec;
   std::string cake = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec)
     return fail("cannot find the cake binary (/proc/self/exe)", UsageError);
+  if (args.count("slurm")) {
+    const int64_t n = args["slurm"].as<int64_t>();
+    if (n < 1 || n > 100000 || args.count("shard"))
+      return fail("--slurm takes a shard count from 1 to 100000 (and no --shard: each job of the array is one)",
+                  UsageError);
+    std::vector<std::string> passOn;
+    if (!args["commit"].as<std::string>().empty())
+      passOn = {"--commit", args["commit"].as<std::string>()};
+    if (args.count("gpus"))
+      passOn.insert(passOn.end(), {"--gpus", args["gpus"].as<std::string>()});
+    std::cout << slurmScript(cake, std::filesystem::absolute(planPath, ec).string(),
+                             std::filesystem::absolute(args["output"].as<std::string>(), ec).string(), n,
+                             args["slurm-gres"].as<std::string>(), passOn);
+    return Success;
+  }
 
+  // the plan's items in order; a shard runs every shardCount-th of them
+  struct Planned {
+    size_t index;
+    const json *entry, *shape;
+  };
+  std::vector<Planned> items;
+  size_t total = 0;
+  for (const json &entry : plan["runs"])
+    for (const json &shape : entry.at("shapes")) {
+      if (static_cast<int64_t>(total % static_cast<size_t>(shardCount)) == shardIndex)
+        items.push_back({total, &entry, &shape});
+      ++total;
+    }
   json results = {{"version", 1}, {"device", ""}, {"commit", args["commit"].as<std::string>()}, {"date", today()},
                   {"runs", json::array()}};
   std::string device;
+  std::mutex deviceMutex;
   int failures = 0;
+  SweepOutcome outcome;
   try {
-    for (const json &entry : plan["runs"])
-      for (const json &shape : entry.at("shapes")) {
-        json r = runOne(cake, entry, shape, device);
-        failures += !r["ok"].get<bool>();
-        std::cerr << (r["ok"].get<bool>() ? "ok   " : "FAIL ") << r["file"].get<std::string>() << " "
-                  << shape.dump() << (r.contains("median_ms") ? " " + r["median_ms"].dump() + " ms" : "") << "\n";
-        results["runs"].push_back(std::move(r));
-      }
+    outcome = runSweep(
+        items.size(), gpus, retries,
+        [&](size_t i, const std::string &gpu) {
+          std::string seen;
+          SweepAttempt a = runOne(cake, *items[i].entry, *items[i].shape, seen, gpu);
+          std::lock_guard lock(deviceMutex);
+          if (device.empty())
+            device = seen;
+          return a;
+        },
+        [&](size_t i, const json &r) {
+          failures += !r["ok"].get<bool>();
+          std::cerr << (r["ok"].get<bool>() ? "ok   " : "FAIL ") << r["file"].get<std::string>() << " "
+                    << items[i].shape->dump() << (r.contains("median_ms") ? " " + r["median_ms"].dump() + " ms" : "")
+                    << (gpus.size() > 1 ? " (GPU " + r["gpu"].get<std::string>() + ")" : "") << "\n";
+        });
   } catch (const json::exception &e) {
     return fail(std::string("bad plan: ") + e.what(), UsageError);
   }
+  for (size_t i = 0; i < items.size(); ++i) {
+    json r = std::move(outcome.results[i]);
+    if (gpus.size() == 1 && gpus.front().empty())
+      r.erase("gpu"); // the one GPU of the environment: a one-GPU sweep's file, as before --gpus
+    if (args.count("shard"))
+      r["index"] = items[i].index;
+    results["runs"].push_back(std::move(r));
+  }
   results["device"] = device;
+  if (args.count("gpus"))
+    results["gpus"] = outcome.gpus;
+  if (args.count("shard"))
+    results["shard"] = {{"index", shardIndex}, {"count", shardCount}, {"items", total}, {"plan", planKey(plan)}};
   if (peers) {
     joinPeers(results, *peers);
     const json &sum = results["peer_summary"];

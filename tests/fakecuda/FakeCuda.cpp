@@ -9,6 +9,8 @@
 // With CAKE_FAKE_HANG_SITE=N such a launch also fills the run's hang record
 // (the 40-byte mapped host allocation `cake run --watch-hangs` makes) as a
 // watched wait at site N would, so run.hang and what it names are tested too.
+// With CAKE_FAKE_HANG_DEVICE=V every launch hangs in a process whose
+// CUDA_VISIBLE_DEVICES is V: one broken GPU of several (tests/lit/cli/bench-gpus.test).
 //
 // Loaded by `cake run` through CAKE_LIBCUDA (tests/lit/runner/fake-driver.test),
 // and by libcake_kmeans.so in its host-path test (tests/unit/KMeansLibTest.cpp):
@@ -208,8 +210,15 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction) {
 }
 CUresult cuFuncSetAttribute(CUfunction, CUfunction_attribute, int) { return CUDA_SUCCESS; }
 
+/// Whether this process's GPU is the broken one: CAKE_FAKE_HANG_DEVICE names a CUDA_VISIBLE_DEVICES value whose
+/// every launch hangs (a GPU that stopped answering; `cake bench --gpus` moves its work elsewhere).
+static bool brokenDevice() {
+  const char *broken = std::getenv("CAKE_FAKE_HANG_DEVICE"), *visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  return broken && visible && std::string(broken) == visible;
+}
+
 static CUresult launch(CUfunction f) {
-  if (reinterpret_cast<FakeFunction *>(f)->name.find("hang") == std::string::npos)
+  if (reinterpret_cast<FakeFunction *>(f)->name.find("hang") == std::string::npos && !brokenDevice())
     return CUDA_SUCCESS;
   hung = true;
   if (const char *site = std::getenv("CAKE_FAKE_HANG_SITE"); site && hangRecord) {

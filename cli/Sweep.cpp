@@ -1,0 +1,143 @@
+//===- Sweep.cpp - Items of a sweep handed out to the GPUs of a host ------===//
+#include "cli/Sweep.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace cake::cli {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+/// A GPU with this many faults in a row gets no more items.
+constexpr int kFaultsToRetire = 2;
+
+struct Item {
+  std::set<std::string> tried;   ///< the GPUs it ran on
+  json attempts = json::array(); ///< its failed attempts before the last
+  bool done = false;
+};
+
+struct Gpu {
+  std::string name;
+  int items = 0, faults = 0, faultsInRow = 0;
+  std::string retired; ///< why it gets no more items ("" while it does)
+};
+
+} // namespace
+
+SweepOutcome runSweep(size_t count, const std::vector<std::string> &gpus, int retries,
+                      const std::function<SweepAttempt(size_t, const std::string &)> &run,
+                      const std::function<void(size_t, const json &)> &done) {
+  SweepOutcome out;
+  out.results.assign(count, json::object());
+  std::vector<Item> items(count);
+  std::vector<Gpu> state;
+  for (const std::string &g : gpus) {
+    state.emplace_back();
+    state.back().name = g;
+  }
+  std::deque<size_t> pending;
+  for (size_t i = 0; i < count; ++i)
+    pending.push_back(i);
+  std::mutex m;
+  std::condition_variable changed;
+  size_t inFlight = 0;
+
+  // under the lock: an item's final result
+  auto finish = [&](size_t i, json result) {
+    if (items[i].attempts.size())
+      result["attempts"] = items[i].attempts;
+    items[i].done = true;
+    out.results[i] = std::move(result);
+    if (done)
+      done(i, out.results[i]);
+  };
+  // under the lock: whether a GPU that has not run item i still takes items
+  auto placeable = [&](size_t i) {
+    for (const Gpu &g : state)
+      if (g.retired.empty() && !items[i].tried.count(g.name))
+        return true;
+    return false;
+  };
+  // under the lock: pending items no GPU left can take fail with their last fault
+  auto dropUnplaceable = [&] {
+    for (auto it = pending.begin(); it != pending.end();) {
+      if (placeable(*it)) {
+        ++it;
+        continue;
+      }
+      json last = items[*it].attempts.empty() ? json{{"ok", false}, {"error", "no GPU left to run it"}}
+                                              : items[*it].attempts.back();
+      json result = {{"ok", false}, {"error", "every GPU that could run it failed: " + last.value("error", std::string())}};
+      if (!items[*it].attempts.empty())
+        result["gpu"] = last["gpu"];
+      const size_t i = *it;
+      it = pending.erase(it);
+      finish(i, std::move(result));
+    }
+  };
+
+  auto worker = [&](size_t w) {
+    std::unique_lock lock(m);
+    while (state[w].retired.empty()) {
+      auto next = std::find_if(pending.begin(), pending.end(),
+                               [&](size_t i) { return !items[i].tried.count(state[w].name); });
+      if (next == pending.end()) {
+        if (pending.empty() && inFlight == 0)
+          break;
+        changed.wait(lock); // an item in flight elsewhere may come back to be tried here
+        continue;
+      }
+      const size_t i = *next;
+      pending.erase(next);
+      items[i].tried.insert(state[w].name);
+      ++inFlight;
+      ++state[w].items;
+      lock.unlock();
+      SweepAttempt a = run(i, state[w].name);
+      lock.lock();
+      --inFlight;
+      a.result["gpu"] = state[w].name;
+      if (a.gpuFault) {
+        ++state[w].faults;
+        if (++state[w].faultsInRow >= kFaultsToRetire)
+          state[w].retired = std::to_string(kFaultsToRetire) + " faults in a row (hangs or crashes)";
+        json attempt = {{"gpu", state[w].name}, {"error", a.result.value("error", std::string("failed"))}};
+        if (static_cast<int>(items[i].attempts.size()) < retries && placeable(i)) {
+          items[i].attempts.push_back(std::move(attempt));
+          pending.push_front(i); // the next free GPU that has not run it takes it first
+        } else {
+          finish(i, std::move(a.result));
+        }
+      } else {
+        state[w].faultsInRow = 0;
+        finish(i, std::move(a.result));
+      }
+      dropUnplaceable();
+      changed.notify_all();
+    }
+    // the last GPU to stop takes what no GPU can run any more with it
+    dropUnplaceable();
+    changed.notify_all();
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 0; w < state.size(); ++w)
+    threads.emplace_back(worker, w);
+  for (std::thread &t : threads)
+    t.join();
+  for (const Gpu &g : state) {
+    json j = {{"gpu", g.name}, {"items", g.items}, {"faults", g.faults}};
+    if (!g.retired.empty())
+      j["retired"] = g.retired;
+    out.gpus.push_back(std::move(j));
+  }
+  return out;
+}
+
+} // namespace cake::cli

@@ -1,0 +1,46 @@
+//===- Sweep.h - Items of a sweep handed out to the GPUs of a host -*- C++ -*-===//
+//
+// Part of CAKE (issue #23). `cake bench --gpus` runs a plan's items (kernel x
+// shape, each a `cake run` child) on several GPUs at once: one worker thread per
+// GPU takes the next item as soon as it is free (items differ in cost by orders
+// of magnitude, so a static split would wait on the slowest GPU). An item whose
+// run hung or crashed (a GPU fault, not the kernel's failed check) is tried
+// again on a GPU it has not run on; a GPU with two such faults in a row gets no
+// more items. The results come back in the items' order, whatever order they
+// finished in, so a sweep's file is a one-GPU sweep's plus where each item ran.
+// The run function is the caller's: the workers know nothing of `cake run`.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace cake::cli {
+
+/// What one attempt of an item came to: its result (an object), and whether it failed through the GPU (a hang,
+/// a crash: worth trying elsewhere) rather than through the kernel or the input (the same anywhere).
+struct SweepAttempt {
+  nlohmann::ordered_json result;
+  bool gpuFault = false;
+};
+
+struct SweepOutcome {
+  /// Per item, its last attempt's result with "gpu" (where it ran) and, when it ran more than once, "attempts"
+  /// ({gpu, error} of each failed one before).
+  std::vector<nlohmann::ordered_json> results;
+  /// Per GPU: {"gpu", "items" (attempts run there), "faults", "retired" (why it got no more items, or absent)}.
+  nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+};
+
+/// Runs items 0 .. \p count - 1 with \p run (item, gpu) on the \p gpus, one worker thread each; an item whose
+/// attempt was a GPU fault is tried again on another GPU, at most \p retries more times. \p done is called (from
+/// the worker, one at a time) with each item's final result.
+SweepOutcome runSweep(size_t count, const std::vector<std::string> &gpus, int retries,
+                      const std::function<SweepAttempt(size_t item, const std::string &gpu)> &run,
+                      const std::function<void(size_t item, const nlohmann::ordered_json &result)> &done = {});
+
+} // namespace cake::cli
