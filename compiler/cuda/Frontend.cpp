@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -1255,7 +1256,7 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
   args.push_back("-include");
   args.push_back("/cake-cuda-shim/cake_cuda_shim.h");
   // Clang 19 loses the host's global operator new and delete (those Sema declares implicitly: plain, sized,
-  // aligned; and <new>'s nothrow ones) when it reads a CUDA PCH in C++20 (the device ones of its
+  // aligned; and <new>'s placement and nothrow ones) when it reads a CUDA PCH in C++20 (the device ones of its
   // cuda_wrappers/new stay): a host `new float` no longer resolves, and in C++20 a delete-expression crashes it
   // (Sema::ActOnCXXDelete; tests/lit/cuda/preamble.test). It keeps one of printf's two declarations, the host's
   // (stdio.h) or the device's (the runtime wrapper): ThunderKittens' device print helpers then found no printf.
@@ -1273,6 +1274,7 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
                     "void operator delete(void *, decltype(sizeof 0)) noexcept;\n"
                     "void operator delete[](void *, decltype(sizeof 0)) noexcept;\n"
                     "#if defined(_NEW) || defined(_LIBCPP_NEW)\n"
+                    "void *operator new(decltype(sizeof 0), void *) noexcept;\n"
                     "void *operator new(decltype(sizeof 0), const std::nothrow_t &) noexcept;\n"
                     "void *operator new[](decltype(sizeof 0), const std::nothrow_t &) noexcept;\n"
                     "#endif\n"
@@ -1310,7 +1312,12 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
       const std::vector<ParseResult::Error> onPch = out.errors;
       out = ParseResult{};
       ran = parse(text, "", shim);
-      auto key = [](const ParseResult::Error &e) { return std::tie(e.at.file, e.at.line, e.at.column, e.message); };
+      // a header's name as Clang gave it: absolute from the PCH, as included (relative) in the whole parse
+      auto key = [](const ParseResult::Error &e) {
+        std::error_code ec;
+        std::string file = e.at.file.empty() ? "" : std::filesystem::absolute(e.at.file, ec).lexically_normal().string();
+        return std::make_tuple(file, e.at.line, e.at.column, e.message);
+      };
       auto sorted = [&](std::vector<ParseResult::Error> v) {
         std::sort(v.begin(), v.end(), [&](const auto &a, const auto &b) { return key(a) < key(b); });
         return v;
