@@ -189,34 +189,6 @@ std::string planError(const json &plan) {
   return "";
 }
 
-/// The GPUs --gpus names: a count (0 .. N-1) or a comma-separated list of CUDA_VISIBLE_DEVICES values; "" (the
-/// one GPU the environment gives, untouched) when not given.
-std::optional<std::vector<std::string>> gpuList(const std::string &text, std::string &error) {
-  std::vector<std::string> out;
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-    const long n = std::strtol(text.c_str(), nullptr, 10);
-    if (n < 1 || n > 1024) {
-      error = "--gpus takes a count from 1 to 1024 or a list of GPU ids, not '" + text + "'";
-      return std::nullopt;
-    }
-    for (long i = 0; i < n; ++i)
-      out.push_back(std::to_string(i));
-    return out;
-  }
-  std::stringstream in(text);
-  for (std::string g; std::getline(in, g, ',');) {
-    if (g.empty() || g.find_first_of(" \t=") != std::string::npos ||
-        std::find(out.begin(), out.end(), g) != out.end()) {
-      error = "--gpus takes a count or a list of distinct GPU ids (0,1,3 or GPU-UUIDs), not '" + text + "'";
-      return std::nullopt;
-    }
-    out.push_back(g);
-  }
-  if (out.empty())
-    error = "--gpus names no GPU";
-  return out.empty() ? std::nullopt : std::optional(out);
-}
-
 /// A hash of the plan, so that the shards a merge joins are of one plan.
 std::string planKey(const json &plan) {
   uint64_t h = 1469598103934665603ull; // FNV-1a over the plan's compact text
@@ -400,7 +372,7 @@ int runBench(int argc, char **argv) {
   std::vector<std::string> gpus = {""};
   if (args.count("gpus")) {
     std::string error;
-    auto list = gpuList(args["gpus"].as<std::string>(), error);
+    auto list = parseGpus(args["gpus"].as<std::string>(), error);
     if (!list)
       return fail(error, UsageError);
     gpus = *list;

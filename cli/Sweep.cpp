@@ -6,6 +6,7 @@
 #include <deque>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 namespace cake::cli {
@@ -30,6 +31,32 @@ struct Gpu {
 };
 
 } // namespace
+
+std::optional<std::vector<std::string>> parseGpus(const std::string &text, std::string &error) {
+  std::vector<std::string> out;
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    const long n = std::strtol(text.c_str(), nullptr, 10);
+    if (n < 1 || n > 1024) {
+      error = "--gpus takes a count from 1 to 1024 or a list of GPU ids, not '" + text + "'";
+      return std::nullopt;
+    }
+    for (long i = 0; i < n; ++i)
+      out.push_back(std::to_string(i));
+    return out;
+  }
+  std::stringstream in(text);
+  for (std::string g; std::getline(in, g, ',');) {
+    if (g.empty() || g.find_first_of(" \t=") != std::string::npos ||
+        std::find(out.begin(), out.end(), g) != out.end()) {
+      error = "--gpus takes a count or a list of distinct GPU ids (0,1,3 or GPU-UUIDs), not '" + text + "'";
+      return std::nullopt;
+    }
+    out.push_back(g);
+  }
+  if (out.empty())
+    error = "--gpus names no GPU";
+  return out.empty() ? std::nullopt : std::optional(out);
+}
 
 SweepOutcome runSweep(size_t count, const std::vector<std::string> &gpus, int retries,
                       const std::function<SweepAttempt(size_t, const std::string &)> &run,

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct SweepOutcome {
   /// Per GPU: {"gpu", "items" (attempts run there), "faults", "retired" (why it got no more items, or absent)}.
   nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
 };
+
+/// The GPUs a --gpus option names: a count N (GPUs 0 .. N-1) or a comma-separated list of CUDA_VISIBLE_DEVICES
+/// values (0,2,3 or GPU UUIDs); nullopt with \p error when it names none, one twice, or more than 1024.
+std::optional<std::vector<std::string>> parseGpus(const std::string &text, std::string &error);
 
 /// Runs items 0 .. \p count - 1 with \p run (item, gpu) on the \p gpus, one worker thread each; an item whose
 /// attempt was a GPU fault is tried again on another GPU, at most \p retries more times. \p done is called (from

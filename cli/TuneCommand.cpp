@@ -24,12 +24,15 @@
 // <project>/.cake/tune.jsonl), keyed by the file's hash, the targets, the
 // sizes, the bindings and ARGS: a candidate measured there already is not
 // run again (an interrupted tune resumes; --fresh measures anew). Without a
-// GPU the ranking is the model's, and the output says so.
+// GPU the ranking is the model's, and the output says so. --gpus N runs the
+// candidates on N GPUs at once (cli/Sweep.h: a candidate whose run hung or
+// crashed runs again on another GPU, its failed attempts in its database row).
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
 #include "cli/Options.h"
 #include "cli/RunSignature.h"
+#include "cli/Sweep.h"
 #include "compiler/cost/Cost.h"
 #include "compiler/driver/Check.h"
 #include "compiler/driver/Tactics.h"
@@ -52,6 +55,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <unistd.h>
@@ -79,6 +83,7 @@ struct Candidate {
   std::optional<double> measuredMs; ///< the run's median
   std::map<std::string, double> kernelMs; ///< each kernel's median (the pipeline's), for the calibration
   std::string status;               ///< "" (not run), "ok", or the run's failure ("failed", "timeout", ...)
+  std::string gpu;                  ///< the GPU it ran on (--gpus)
   std::string message, device;
   bool fromDb = false;
   size_t order = 0; ///< allInstantiations' order, the tie-break of the ranking
@@ -236,29 +241,32 @@ Candidate costed(const SourceManager &sm, FileId file, sema::Instantiation inst,
 
 /// How the candidates run: `SELF run PATH -p ... --size ... [--kernel K] --report REPORT ARGS`.
 struct RunSetup {
-  std::string self, kernel, report;
+  std::string self, kernel;
   cost::Sizes sizes;
   std::vector<std::string> args;
   double timeout = 120;
 };
 
-/// Runs \p c in a child and reads its report into it: "ok" with the median,
-/// or the run's status ("failed", "timeout", "no-gpu", "usage", ...) and
-/// message.
-void runOnce(Candidate &c, const RunSetup &setup, const std::string &path) {
+/// Runs \p c in a child (on GPU \p gpu of the host when given: the child sees only it; its report in \p report)
+/// and reads its report into it: "ok" with the median, or the run's status ("failed", "timeout", "no-gpu",
+/// "usage", ...) and message. Whether the GPU failed it (a hang, a crash: worth running on another).
+bool runOnce(Candidate &c, const RunSetup &setup, const std::string &path, const std::string &gpu,
+             const std::string &report) {
   std::vector<std::string> argv = {setup.self, "run", path};
+  if (!gpu.empty())
+    argv.insert(argv.begin(), {"env", "CUDA_VISIBLE_DEVICES=" + gpu});
   for (const auto &[k, v] : c.params)
     argv.insert(argv.end(), {"-p", k + "=" + v});
   for (const auto &[k, v] : setup.sizes)
     argv.insert(argv.end(), {"--size", k + "=" + std::to_string(v)});
   if (!setup.kernel.empty())
     argv.insert(argv.end(), {"--kernel", setup.kernel});
-  argv.insert(argv.end(), {"--report", setup.report});
+  argv.insert(argv.end(), {"--report", report});
   argv.insert(argv.end(), setup.args.begin(), setup.args.end());
   std::error_code ec;
-  std::filesystem::remove(setup.report, ec);
+  std::filesystem::remove(report, ec);
   runner::ProcessResult pr = runner::runProcess(argv, setup.timeout);
-  std::ifstream in(setup.report);
+  std::ifstream in(report);
   std::stringstream buf;
   buf << in.rdbuf();
   json doc = json::parse(buf.str(), nullptr, false);
@@ -284,6 +292,8 @@ void runOnce(Candidate &c, const RunSetup &setup, const std::string &path) {
     c.message = doc.value("message", "");
     c.device = doc.value("device", "");
   }
+  // `cake run` exits 3 for a launch past its --timeout; a signal is a crash of the child
+  return pr.timedOut || pr.exitCode == 3 || pr.signal != 0;
 }
 
 /// One file given to tune: its text, the IR hash the database keys it by, its kernels' targets (from the
@@ -490,6 +500,11 @@ int runTune(int argc, char **argv) {
       "model-only", "Rank by the cost model alone (by default its predictions are corrected by the database's "
                     "runs of the same schedules at other problems)")(
       "timeout", "Seconds one candidate's run may take", cxxopts::value<double>()->default_value("120"))(
+      "gpus", "Run the candidates on these GPUs of the host at once, one worker each taking the next when free: a "
+              "count (0 .. N-1) or a list of CUDA_VISIBLE_DEVICES values (0,2,3)",
+      cxxopts::value<std::string>())(
+      "retries", "With --gpus: how many more GPUs a candidate whose run hung or crashed is tried on",
+      cxxopts::value<int>()->default_value("1"))(
       "limit", "At most this many instantiations", cxxopts::value<size_t>()->default_value("4096"))(
       "format", "text or json", cxxopts::value<std::string>()->default_value("text"))("h,help", "Show this help")(
       "files", "The file (several: each a candidate schedule of the same problem, e.g. a kernel's variants)",
@@ -503,6 +518,17 @@ int runTune(int argc, char **argv) {
   const std::string format = args["format"].as<std::string>();
   if (format != "text" && format != "json")
     return reportFailure("cake tune", "--format is text or json, not '" + format + "'", UsageError);
+  std::vector<std::string> gpus = {""}; // the one GPU the environment gives, untouched
+  if (args.count("gpus")) {
+    std::string error;
+    auto list = parseGpus(args["gpus"].as<std::string>(), error);
+    if (!list)
+      return reportFailure("cake tune", error, UsageError);
+    gpus = *list;
+  }
+  const int retries = args["retries"].as<int>();
+  if (retries < 0 || retries > 64)
+    return reportFailure("cake tune", "--retries takes 0 to 64", UsageError);
   std::string sizeError;
   auto given = sizeArgs(args, "size", sizeError);
   if (!given)
@@ -629,8 +655,7 @@ int runTune(int argc, char **argv) {
   const std::string self = fs::read_symlink("/proc/self/exe").string();
   char tmpl[] = "/tmp/cake-tune-XXXXXX";
   const std::string tmp = ::mkdtemp(tmpl) ? tmpl : "";
-  const std::string report = tmp.empty() ? "" : (fs::path(tmp) / "report.json").string();
-  RunSetup setup{self, kernel, report, sizes, splitArgs(runArgs), args["timeout"].as<double>()};
+  RunSetup setup{self, kernel, sizes, splitArgs(runArgs), args["timeout"].as<double>()};
   // a file runs where it is; a rewritten text from the temporary folder under its file's name, written once
   std::map<size_t, std::string> written;
   auto pathOf = [&](size_t t) -> std::string {
@@ -646,54 +671,92 @@ int runTune(int argc, char **argv) {
     return it->second;
   };
   bool noGpu = false;
-  for (size_t i = 0; i < measure && !noGpu; ++i) {
+  auto progress = [&](size_t i) {
+    const Candidate &c = cands[i];
+    if (format == "text")
+      std::cerr << "[" << i + 1 << "/" << measure << "] " << c.label << ": "
+                << (c.status == "ok" ? ms(c.measuredMs) : c.status + (c.message.empty() ? "" : " (" + c.message + ")"))
+                << " (predicted " << ms(c.predictedMs) << (c.correctedMs ? ", corrected " + ms(c.correctedMs) : "")
+                << ")" << (c.fromDb ? ", from the tuning database" : "")
+                << (gpus.size() > 1 && !c.fromDb ? ", GPU " + c.gpu : "") << "\n";
+  };
+  // the database's measurements first; the others run, on the GPUs --gpus names at once (cli/Sweep.h)
+  std::vector<size_t> toRun;
+  std::vector<json> keys(measure);
+  for (size_t i = 0; i < measure; ++i) {
     Candidate &c = cands[i];
-    json key =
+    keys[i] =
         formats::tuneKey(sources[c.source].ir, sources[c.source].targets, sizes, c.params, c.rings, runKey, c.groups);
-    if (const json *old = args.count("fresh") ? nullptr : stored(key)) {
+    if (const json *old = args.count("fresh") ? nullptr : stored(keys[i])) {
       c.fromDb = true;
       c.status = old->value("status", "");
       if ((*old)["ms"].is_number())
         c.measuredMs = (*old)["ms"].get<double>();
       c.message = old->value("message", "");
       c.device = old->value("device", "");
+      progress(i);
     } else {
-      runOnce(c, setup, pathOf(c.text));
-      // no GPU, or arguments cake run refuses: every candidate would fail the same, so none is recorded
-      if (c.status == "no-gpu") {
-        noGpu = true;
-        c.status.clear();
-        break;
-      }
-      std::error_code ec;
-      if (c.status == "usage") {
-        if (!tmp.empty())
-          fs::remove_all(tmp, ec);
-        return reportFailure("cake tune", "cake run refused the arguments: " + c.message, UsageError);
-      }
-      json entry = {{"key", key},
-                    {"file", sources[c.source].path},
-                    {"time", std::chrono::duration_cast<std::chrono::seconds>(
-                                 std::chrono::system_clock::now().time_since_epoch())
-                                 .count()},
-                    {"predicted_ms", c.predictedMs ? json(*c.predictedMs) : json()},
-                    {"held", heldNames},
-                    {"ms", c.measuredMs ? json(*c.measuredMs) : json()},
-                    {"kernels", c.kernelMs},
-                    {"status", c.status},
-                    {"message", c.message},
-                    {"device", c.device}};
-      fs::create_directories(fs::path(dbPath).parent_path().empty() ? fs::path(".") : fs::path(dbPath).parent_path(),
-                             ec);
-      std::ofstream(dbPath, std::ios::app) << entry.dump() << "\n";
-      db.push_back(std::move(entry));
+      toRun.push_back(i);
     }
-    if (format == "text")
-      std::cerr << "[" << i + 1 << "/" << measure << "] " << c.label << ": "
-                << (c.status == "ok" ? ms(c.measuredMs) : c.status + (c.message.empty() ? "" : " (" + c.message + ")"))
-                << " (predicted " << ms(c.predictedMs) << (c.correctedMs ? ", corrected " + ms(c.correctedMs) : "")
-                << ")" << (c.fromDb ? ", from the tuning database" : "")
-                << "\n";
+  }
+  std::vector<std::string> paths; // written before the workers start
+  for (size_t i : toRun)
+    paths.push_back(pathOf(cands[i].text));
+  std::string usageMessage;
+  std::mutex stopMutex;
+  SweepOutcome outcome = runSweep(
+      toRun.size(), gpus, retries,
+      [&](size_t t, const std::string &gpu) -> SweepAttempt {
+        Candidate &c = cands[toRun[t]];
+        // no GPU, or arguments cake run refuses: every candidate would fail the same; the rest are not run
+        {
+          std::lock_guard lock(stopMutex);
+          if (noGpu || !usageMessage.empty())
+            return {json{{"ok", false}, {"error", "not run"}, {"skipped", true}}, false};
+        }
+        const std::string report =
+            tmp.empty() ? "" : (fs::path(tmp) / ("report-" + (gpu.empty() ? std::string("0") : gpu) + ".json")).string();
+        const bool fault = runOnce(c, setup, paths[t], gpu, report);
+        c.gpu = gpu;
+        std::lock_guard lock(stopMutex);
+        if (c.status == "no-gpu")
+          noGpu = true;
+        if (c.status == "usage" && usageMessage.empty())
+          usageMessage = c.message;
+        return {json{{"ok", c.status == "ok"}, {"error", c.status + (c.message.empty() ? "" : ": " + c.message)}}, fault};
+      },
+      [&](size_t t, const json &result) {
+        Candidate &c = cands[toRun[t]];
+        if (result.value("skipped", false) || c.status == "no-gpu" || c.status == "usage") {
+          c.status.clear(); // not a measurement: not recorded
+          return;
+        }
+        std::error_code ec;
+        json entry = {{"key", keys[toRun[t]]},
+                      {"file", sources[c.source].path},
+                      {"time", std::chrono::duration_cast<std::chrono::seconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count()},
+                      {"predicted_ms", c.predictedMs ? json(*c.predictedMs) : json()},
+                      {"held", heldNames},
+                      {"ms", c.measuredMs ? json(*c.measuredMs) : json()},
+                      {"kernels", c.kernelMs},
+                      {"status", c.status},
+                      {"message", c.message},
+                      {"device", c.device}};
+        if (result.contains("attempts"))
+          entry["attempts"] = result["attempts"];
+        fs::create_directories(fs::path(dbPath).parent_path().empty() ? fs::path(".") : fs::path(dbPath).parent_path(),
+                               ec);
+        std::ofstream(dbPath, std::ios::app) << entry.dump() << "\n";
+        db.push_back(std::move(entry));
+        progress(toRun[t]);
+      });
+  if (!usageMessage.empty()) {
+    std::error_code ec;
+    if (!tmp.empty())
+      fs::remove_all(tmp, ec);
+    return reportFailure("cake tune", "cake run refused the arguments: " + usageMessage, UsageError);
   }
   if (!tmp.empty()) {
     std::error_code ec;
