@@ -23,6 +23,8 @@ PACKAGES=(
   llvm-19-tools libclang-rt-19-dev python3
   # real LSP clients for the editor tests
   neovim emacs-nox elpa-eglot
+  # a single-node Slurm for the sweep test (tests/slurm/sweep.sh starts its own daemons)
+  slurmctld slurmd slurm-client munge
 )
 
 missing=()
