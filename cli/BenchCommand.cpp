@@ -34,6 +34,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -327,6 +328,7 @@ int runBench(int argc, char **argv) {
       "shard", "Run only shard I of N (items I, I + N, ...; 0 <= I < N) and record it for --merge",
       cxxopts::value<std::string>())(
       "merge", "Merge the results of a plan's shards (the inputs) into one results file")(
+      "fresh", "Run every item, also those the journal of an interrupted run (RESULTS.json.journal) holds")(
       "slurm", "Print the script that runs the plan on a Slurm cluster in N shards (a job array) and merges them",
       cxxopts::value<int64_t>())(
       "slurm-gres", "With --slurm: each shard's --gres (none: \"\")", cxxopts::value<std::string>()->default_value("gpu:1"))(
@@ -424,14 +426,43 @@ int runBench(int argc, char **argv) {
     }
   json results = {{"version", 1}, {"device", ""}, {"commit", args["commit"].as<std::string>()}, {"date", today()},
                   {"runs", json::array()}};
+  // the journal: each finished run as it ends, so that a sweep killed (or a shard preempted) and run again loses
+  // only the runs in flight (removed once the results file is written; --fresh starts it anew)
+  const std::string output = args["output"].as<std::string>(), journalPath = output + ".journal";
+  const json journalHead = {{"plan", planKey(plan)}, {"shard", std::to_string(shardIndex) + "/" + std::to_string(shardCount)}};
+  std::map<size_t, json> journaled; // plan index -> its run
   std::string device;
+  if (!args.count("fresh")) {
+    std::ifstream in(journalPath);
+    std::string line;
+    if (std::getline(in, line) && json::parse(line, nullptr, false) == journalHead)
+      while (std::getline(in, line)) {
+        json j = json::parse(line, nullptr, false); // a line cut by the kill does not parse: that run runs again
+        if (j.is_object() && j["index"].is_number_unsigned() && j["run"].is_object()) {
+          journaled[j["index"].get<size_t>()] = j["run"];
+          if (device.empty())
+            device = j.value("device", "");
+        }
+      }
+  }
+  std::ofstream journal(journalPath, journaled.empty() ? std::ios::trunc : std::ios::app);
+  if (journaled.empty())
+    journal << journalHead.dump() << "\n" << std::flush;
+  std::vector<size_t> toRun; // positions in items
+  for (size_t i = 0; i < items.size(); ++i)
+    if (!journaled.count(items[i].index))
+      toRun.push_back(i);
+  if (!journaled.empty())
+    std::cerr << "resumed: " << items.size() - toRun.size() << " of " << items.size() << " runs from " << journalPath
+              << "\n";
   std::mutex deviceMutex;
   int failures = 0;
   SweepOutcome outcome;
   try {
     outcome = runSweep(
-        items.size(), gpus, retries,
-        [&](size_t i, const std::string &gpu) {
+        toRun.size(), gpus, retries,
+        [&](size_t t, const std::string &gpu) {
+          const size_t i = toRun[t];
           std::string seen;
           SweepAttempt a = runOne(cake, *items[i].entry, *items[i].shape, seen, gpu);
           std::lock_guard lock(deviceMutex);
@@ -439,7 +470,9 @@ int runBench(int argc, char **argv) {
             device = seen;
           return a;
         },
-        [&](size_t i, const json &r) {
+        [&](size_t t, const json &r) {
+          const size_t i = toRun[t];
+          journal << json{{"index", items[i].index}, {"run", r}, {"device", device}}.dump() << "\n" << std::flush;
           failures += !r["ok"].get<bool>();
           std::cerr << (r["ok"].get<bool>() ? "ok   " : "FAIL ") << r["file"].get<std::string>() << " "
                     << items[i].shape->dump() << (r.contains("median_ms") ? " " + r["median_ms"].dump() + " ms" : "")
@@ -448,8 +481,13 @@ int runBench(int argc, char **argv) {
   } catch (const json::exception &e) {
     return fail(std::string("bad plan: ") + e.what(), UsageError);
   }
+  std::vector<json> byItem(items.size());
+  for (size_t t = 0; t < toRun.size(); ++t)
+    byItem[toRun[t]] = std::move(outcome.results[t]);
   for (size_t i = 0; i < items.size(); ++i) {
-    json r = std::move(outcome.results[i]);
+    const bool fromJournal = byItem[i].is_null();
+    json r = fromJournal ? journaled.at(items[i].index) : std::move(byItem[i]);
+    failures += fromJournal && !r.value("ok", false);
     if (gpus.size() == 1 && gpus.front().empty())
       r.erase("gpu"); // the one GPU of the environment: a one-GPU sweep's file, as before --gpus
     if (args.count("shard"))
@@ -470,9 +508,12 @@ int runBench(int argc, char **argv) {
                 << "x, " << sum["below_0_9"].get<int>() << " below 0.9x";
     std::cerr << "\n";
   }
-  std::ofstream out(args["output"].as<std::string>(), std::ios::trunc);
+  std::ofstream out(output, std::ios::trunc);
   if (!(out << results.dump(2) << "\n"))
-    return fail("cannot write " + args["output"].as<std::string>(), UsageError);
+    return fail("cannot write " + output, UsageError);
+  out.close();
+  journal.close();
+  std::filesystem::remove(journalPath, ec);
   return failures ? InputErrors : Success;
 }
 
