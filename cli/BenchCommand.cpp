@@ -383,14 +383,8 @@ int runBench(int argc, char **argv) {
   if (retries < 0 || retries > 64)
     return fail("--retries takes 0 to 64", UsageError);
   int64_t shardIndex = 0, shardCount = 1;
-  if (args.count("shard")) {
-    const std::string s = args["shard"].as<std::string>();
-    char *end = nullptr;
-    shardIndex = std::strtoll(s.c_str(), &end, 10);
-    if (end == s.c_str() || *end != '/' || (shardCount = std::strtoll(end + 1, &end, 10)) < 1 || *end != '\0' ||
-        shardIndex < 0 || shardIndex >= shardCount || shardCount > 100000)
-      return fail("--shard takes I/N with 0 <= I < N, not '" + s + "'", UsageError);
-  }
+  if (std::string error; args.count("shard") && !parseShard(args["shard"].as<std::string>(), shardIndex, shardCount, error))
+    return fail(error, UsageError);
   std::error_code ec;
   std::string cake = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   if (ec)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -56,6 +57,17 @@ std::optional<std::vector<std::string>> parseGpus(const std::string &text, std::
   if (out.empty())
     error = "--gpus names no GPU";
   return out.empty() ? std::nullopt : std::optional(out);
+}
+
+bool parseShard(const std::string &text, int64_t &index, int64_t &count, std::string &error) {
+  char *end = nullptr;
+  index = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '/' || (count = std::strtoll(end + 1, &end, 10)) < 1 || *end != '\0' ||
+      index < 0 || index >= count || count > 100000) {
+    error = "--shard takes I/N with 0 <= I < N, not '" + text + "'";
+    return false;
+  }
+  return true;
 }
 
 SweepOutcome runSweep(size_t count, const std::vector<std::string> &gpus, int retries,

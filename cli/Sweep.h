@@ -41,6 +41,9 @@ struct SweepOutcome {
 /// values (0,2,3 or GPU UUIDs); nullopt with \p error when it names none, one twice, or more than 1024.
 std::optional<std::vector<std::string>> parseGpus(const std::string &text, std::string &error);
 
+/// A --shard I/N option: shard \p index of \p count (0 <= I < N <= 100000); false with \p error otherwise.
+bool parseShard(const std::string &text, int64_t &index, int64_t &count, std::string &error);
+
 /// Runs items 0 .. \p count - 1 with \p run (item, gpu) on the \p gpus, one worker thread each; an item whose
 /// attempt was a GPU fault is tried again on another GPU, at most \p retries more times. \p done is called (from
 /// the worker, one at a time) with each item's final result.

@@ -26,7 +26,10 @@
 // run again (an interrupted tune resumes; --fresh measures anew). Without a
 // GPU the ranking is the model's, and the output says so. --gpus N runs the
 // candidates on N GPUs at once (cli/Sweep.h: a candidate whose run hung or
-// crashed runs again on another GPU, its failed attempts in its database row).
+// crashed runs again on another GPU, its failed attempts in its database row);
+// --shard I/N measures every N-th of the chosen ones (a cluster's hosts, into
+// one database: rows are appended under a lock, formats/TuneDb.h), and a tune
+// without --shard then takes every measurement from the database.
 //
 //===----------------------------------------------------------------------===//
 #include "cli/Commands.h"
@@ -505,6 +508,9 @@ int runTune(int argc, char **argv) {
       cxxopts::value<std::string>())(
       "retries", "With --gpus: how many more GPUs a candidate whose run hung or crashed is tried on",
       cxxopts::value<int>()->default_value("1"))(
+      "shard", "Measure only shard I of N of the chosen candidates (the I-th, (I + N)-th, ... best; 0 <= I < N), "
+               "into the database, which a tune without --shard then reads",
+      cxxopts::value<std::string>())(
       "limit", "At most this many instantiations", cxxopts::value<size_t>()->default_value("4096"))(
       "format", "text or json", cxxopts::value<std::string>()->default_value("text"))("h,help", "Show this help")(
       "files", "The file (several: each a candidate schedule of the same problem, e.g. a kernel's variants)",
@@ -529,6 +535,9 @@ int runTune(int argc, char **argv) {
   const int retries = args["retries"].as<int>();
   if (retries < 0 || retries > 64)
     return reportFailure("cake tune", "--retries takes 0 to 64", UsageError);
+  int64_t shardIndex = 0, shardCount = 1;
+  if (std::string error; args.count("shard") && !parseShard(args["shard"].as<std::string>(), shardIndex, shardCount, error))
+    return reportFailure("cake tune", error, UsageError);
   std::string sizeError;
   auto given = sizeArgs(args, "size", sizeError);
   if (!given)
@@ -684,6 +693,8 @@ int runTune(int argc, char **argv) {
   std::vector<size_t> toRun;
   std::vector<json> keys(measure);
   for (size_t i = 0; i < measure; ++i) {
+    if (static_cast<int64_t>(i % static_cast<size_t>(shardCount)) != shardIndex)
+      continue; // another shard's (--shard): measured there, into the same database
     Candidate &c = cands[i];
     keys[i] =
         formats::tuneKey(sources[c.source].ir, sources[c.source].targets, sizes, c.params, c.rings, runKey, c.groups);
@@ -731,7 +742,6 @@ int runTune(int argc, char **argv) {
           c.status.clear(); // not a measurement: not recorded
           return;
         }
-        std::error_code ec;
         json entry = {{"key", keys[toRun[t]]},
                       {"file", sources[c.source].path},
                       {"time", std::chrono::duration_cast<std::chrono::seconds>(
@@ -746,9 +756,8 @@ int runTune(int argc, char **argv) {
                       {"device", c.device}};
         if (result.contains("attempts"))
           entry["attempts"] = result["attempts"];
-        fs::create_directories(fs::path(dbPath).parent_path().empty() ? fs::path(".") : fs::path(dbPath).parent_path(),
-                               ec);
-        std::ofstream(dbPath, std::ios::app) << entry.dump() << "\n";
+        if (!formats::appendTuneRow(dbPath, entry))
+          std::cerr << "cake tune: cannot append to the tuning database " << dbPath << "\n";
         db.push_back(std::move(entry));
         progress(toRun[t]);
       });

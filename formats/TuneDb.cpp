@@ -3,8 +3,12 @@
 
 #include "formats/FailureLog.h"
 
+#include <cerrno>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace cake::formats {
 
@@ -28,6 +32,26 @@ std::vector<nlohmann::ordered_json> readTuneDb(const std::string &path) {
                                                                        j["key"].is_object())
       out.push_back(std::move(j));
   return out;
+}
+
+bool appendTuneRow(const std::string &path, const nlohmann::ordered_json &row) {
+  std::error_code ec;
+  if (const auto dir = std::filesystem::path(path).parent_path(); !dir.empty())
+    std::filesystem::create_directories(dir, ec);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return false;
+  const std::string line = row.dump() + "\n";
+  bool ok = ::flock(fd, LOCK_EX) == 0;
+  for (size_t done = 0; ok && done < line.size();) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    ok = n > 0;
+    done += ok ? static_cast<size_t>(n) : 0;
+  }
+  ::flock(fd, LOCK_UN);
+  return ::close(fd) == 0 && ok;
 }
 
 std::string tuneDbPathFor(const std::string &file) {

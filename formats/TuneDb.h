@@ -39,4 +39,9 @@ std::vector<nlohmann::ordered_json> readTuneDb(const std::string &path);
 /// The database of the project holding \p file: projectDataDir(file)/tune.jsonl; "" in no project.
 std::string tuneDbPathFor(const std::string &file);
 
+/// Appends \p row to the database at \p path as one line, safe for concurrent writers (the workers of `cake
+/// tune --gpus`, the shards of a cluster's tune on a shared folder): the file is opened for appending, locked
+/// (flock, exclusive) and written in one call, so lines never interleave. False when it cannot be written.
+bool appendTuneRow(const std::string &path, const nlohmann::ordered_json &row);
+
 } // namespace cake::formats
