@@ -493,6 +493,10 @@ private:
   std::vector<int16_t> reachOf(const clang::Expr *id, int64_t n) {
     if (!blockThreads_ || multiDimensional_ || reachLost_ || (n < 0 && !id))
       return {};
+    // each evaluation of a condition or id for a thread counts: past a budget per kernel (thousands of unrolled
+    // barriers under conditions of their own) the rest are not decided, a note rather than a long wait
+    if (reachSpent_ > kReachBudget)
+      return {};
     for (const Scope &scope : scopes_)
       if (scope.lost || scope.divergent)
         return {};
@@ -501,7 +505,23 @@ private:
       std::vector<std::optional<Env>> envs(args_.size() + 1);
       auto holds = [&](const std::vector<Role> &arms) -> std::optional<bool> {
         for (const Role &r : arms) {
-          std::optional<int64_t> v = valueFor(r.cond, tid, frameEnv(r.frame, tid, envs), 0);
+          // a condition of the kernel's own (not a helper's) has one value per thread: read once per kernel
+          std::optional<int64_t> v;
+          if (r.frame == 0) {
+            auto [it, fresh] = kernelConds_.try_emplace(r.cond);
+            if (fresh) {
+              it->second.resize(static_cast<size_t>(blockThreads_));
+              for (int64_t t = 0; t < blockThreads_; ++t) {
+                Env none;
+                it->second[static_cast<size_t>(t)] = valueFor(r.cond, t, none, 0);
+              }
+              reachSpent_ += static_cast<size_t>(blockThreads_);
+            }
+            v = it->second[static_cast<size_t>(tid)];
+          } else {
+            v = valueFor(r.cond, tid, frameEnv(r.frame, tid, envs), 0);
+            ++reachSpent_;
+          }
           if (!v)
             return std::nullopt;
           if ((*v != 0) != r.arm)
@@ -1095,6 +1115,10 @@ private:
   std::vector<Scope> scopes_;                        ///< the loops and helpers around the code visited
   std::vector<std::map<const clang::ParmVarDecl *, const clang::Expr *>> args_; ///< per helper entered
   bool reachLost_ = false; ///< a goto or a switch on the thread: which threads get where is not decided after
+  static constexpr size_t kReachBudget = 1'000'000; ///< reachOf's evaluations per kernel (1-2 s at most here)
+  size_t reachSpent_ = 0;
+  /// Each condition of the kernel's own around a named barrier, per thread (reachOf)
+  std::map<const clang::Expr *, std::vector<std::optional<int64_t>>> kernelConds_;
   std::set<std::string> tmemDestinations_;   ///< the arrays a tcgen05.ld wrote so far (identity, no buffer)
   std::map<const clang::FunctionDecl *, bool> &quiet_;          ///< quiet() of a device function
   std::map<const clang::FunctionDecl *, bool> threadFunctions_; ///< dependsOnThread of a device function
