@@ -57,6 +57,19 @@ std::string today() {
   return buf;
 }
 
+/// What a run of \p entry at \p shape is in the results file, whether it ran or not.
+json identityOf(const json &entry, const json &shape) {
+  json out = {{"file", entry["file"]},
+              {"family", entry.value("family", "")},
+              {"problem", entry.value("problem", entry.value("family", ""))},
+              {"sizes", shape}};
+  if (entry.contains("instance"))
+    out["instance"] = entry["instance"];
+  if (entry.contains("constants"))
+    out["constants"] = entry["constants"];
+  return out;
+}
+
 /// One run of the plan: `cake run` in a child (on GPU \p gpu of the host when given: the child sees only it),
 /// its report condensed; a hang or a crash is the GPU's fault (worth trying on another), anything else the
 /// kernel's or the input's.
@@ -94,14 +107,7 @@ SweepAttempt runOne(const std::string &cake, const json &entry, const json &shap
     report = json::parse(text.str(), nullptr, false);
     std::filesystem::remove_all(dir);
   }
-  json out = {{"file", entry["file"]},
-              {"family", entry.value("family", "")},
-              {"problem", entry.value("problem", entry.value("family", ""))},
-              {"sizes", shape}};
-  if (entry.contains("instance"))
-    out["instance"] = entry["instance"];
-  if (entry.contains("constants"))
-    out["constants"] = entry["constants"];
+  json out = identityOf(entry, shape);
   if (r.exitCode != 0 || report.is_discarded() || !report.is_object() || !report.value("ok", false)) {
     out["ok"] = false;
     out["error"] = r.timedOut ? std::string("timed out")
@@ -111,8 +117,10 @@ SweepAttempt runOne(const std::string &cake, const json &entry, const json &shap
     if (report.is_object() && report.contains("status"))
       out["status"] = report["status"];
     out["exit_code"] = r.exitCode;
-    // `cake run` exits 3 for a launch past its --timeout; a signal is a crash of the child
-    return {std::move(out), r.timedOut || r.exitCode == 3 || r.signal != 0};
+    // `cake run` exits 3 for a launch past its --timeout; a signal is a crash of the child; a GPU of --gpus the
+    // child cannot use (no-gpu: a wrong id, a GPU fallen off the bus) is that GPU's fault too
+    const bool noGpu = !gpu.empty() && report.is_object() && report.value("status", "") == "no-gpu";
+    return {std::move(out), r.timedOut || r.exitCode == 3 || r.signal != 0 || noGpu};
   }
   device = report.value("device", device);
   const json &t = report["time_ms"];
@@ -466,11 +474,14 @@ int runBench(int argc, char **argv) {
         },
         [&](size_t t, const json &r) {
           const size_t i = toRun[t];
-          journal << json{{"index", items[i].index}, {"run", r}, {"device", device}}.dump() << "\n" << std::flush;
-          failures += !r["ok"].get<bool>();
-          std::cerr << (r["ok"].get<bool>() ? "ok   " : "FAIL ") << r["file"].get<std::string>() << " "
+          if (!r.value("gpu_fault", false)) // a GPU's failure is not the item's: a rerun tries it again
+            journal << json{{"index", items[i].index}, {"run", r}, {"device", device}}.dump() << "\n" << std::flush;
+          const bool ok = r.value("ok", false);
+          failures += !ok;
+          std::cerr << (ok ? "ok   " : "FAIL ") << items[i].entry->at("file").get<std::string>() << " "
                     << items[i].shape->dump() << (r.contains("median_ms") ? " " + r["median_ms"].dump() + " ms" : "")
-                    << (gpus.size() > 1 ? " (GPU " + r["gpu"].get<std::string>() + ")" : "") << "\n";
+                    << (gpus.size() > 1 && r.contains("gpu") ? " (GPU " + r.value("gpu", std::string()) + ")" : "")
+                    << (ok ? "" : ": " + r.value("error", std::string())) << "\n";
         });
   } catch (const json::exception &e) {
     return fail(std::string("bad plan: ") + e.what(), UsageError);
@@ -482,6 +493,11 @@ int runBench(int argc, char **argv) {
     const bool fromJournal = byItem[i].is_null();
     json r = fromJournal ? journaled.at(items[i].index) : std::move(byItem[i]);
     failures += fromJournal && !r.value("ok", false);
+    if (!r.contains("file")) { // an item no GPU ran (every one stopped taking items): what it is, then why
+      json named = identityOf(*items[i].entry, *items[i].shape);
+      named.update(r);
+      r = std::move(named);
+    }
     if (gpus.size() == 1 && gpus.front().empty())
       r.erase("gpu"); // the one GPU of the environment: a one-GPU sweep's file, as before --gpus
     if (args.count("shard"))

@@ -22,6 +22,7 @@ constexpr int kFaultsToRetire = 2;
 struct Item {
   std::set<std::string> tried;   ///< the GPUs it ran on
   json attempts = json::array(); ///< its failed attempts before the last
+  json last;                     ///< its last attempt's result (null before any)
   bool done = false;
 };
 
@@ -111,12 +112,16 @@ SweepOutcome runSweep(size_t count, const std::vector<std::string> &gpus, int re
         ++it;
         continue;
       }
-      json last = items[*it].attempts.empty() ? json{{"ok", false}, {"error", "no GPU left to run it"}}
-                                              : items[*it].attempts.back();
-      json result = {{"ok", false}, {"error", "every GPU that could run it failed: " + last.value("error", std::string())}};
-      if (!items[*it].attempts.empty())
-        result["gpu"] = last["gpu"];
+      // its last attempt's result (the caller's fields kept), or a bare one for an item no GPU ever ran
       const size_t i = *it;
+      json result = items[i].last.is_object() ? items[i].last : json::object();
+      result["ok"] = false;
+      result["gpu_fault"] = true;
+      result["error"] = items[i].last.is_object()
+                            ? "every GPU that could run it failed: " + items[i].last.value("error", std::string("failed"))
+                            : std::string("no GPU left to run it (every GPU stopped taking items)");
+      if (!items[i].attempts.empty() && items[i].last.is_object())
+        items[i].attempts.erase(items[i].attempts.end() - 1); // the last attempt is the result itself
       it = pending.erase(it);
       finish(i, std::move(result));
     }
@@ -148,10 +153,12 @@ SweepOutcome runSweep(size_t count, const std::vector<std::string> &gpus, int re
         if (++state[w].faultsInRow >= kFaultsToRetire)
           state[w].retired = std::to_string(kFaultsToRetire) + " faults in a row (hangs or crashes)";
         json attempt = {{"gpu", state[w].name}, {"error", a.result.value("error", std::string("failed"))}};
+        items[i].last = a.result;
         if (static_cast<int>(items[i].attempts.size()) < retries && placeable(i)) {
           items[i].attempts.push_back(std::move(attempt));
           pending.push_front(i); // the next free GPU that has not run it takes it first
         } else {
+          a.result["gpu_fault"] = true;
           finish(i, std::move(a.result));
         }
       } else {

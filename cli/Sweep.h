@@ -30,7 +30,8 @@ struct SweepAttempt {
 };
 
 struct SweepOutcome {
-  /// Per item, its last attempt's result with "gpu" (where it ran) and, when it ran more than once, "attempts"
+  /// Per item, its last attempt's result with "gpu" (where it ran), "gpu_fault": true when it failed through the
+  /// GPUs (every try a hang or crash, or no GPU left to run it), and, when it ran more than once, "attempts"
   /// ({gpu, error} of each failed one before).
   std::vector<nlohmann::ordered_json> results;
   /// Per GPU: {"gpu", "items" (attempts run there), "faults", "retired" (why it got no more items, or absent)}.

@@ -727,11 +727,15 @@ int runTune(int argc, char **argv) {
         }
         const std::string report =
             tmp.empty() ? "" : (fs::path(tmp) / ("report-" + (gpu.empty() ? std::string("0") : gpu) + ".json")).string();
-        const bool fault = runOnce(c, setup, paths[t], gpu, report);
+        bool fault = runOnce(c, setup, paths[t], gpu, report);
         c.gpu = gpu;
         std::lock_guard lock(stopMutex);
-        if (c.status == "no-gpu")
+        // no GPU in the environment: none of the candidates can run; one GPU of --gpus the child cannot use (a
+        // wrong id, a GPU fallen off the bus) is that GPU's fault: the candidate runs on another
+        if (c.status == "no-gpu" && gpu.empty())
           noGpu = true;
+        else if (c.status == "no-gpu")
+          fault = true;
         if (c.status == "usage" && usageMessage.empty())
           usageMessage = c.message;
         return {json{{"ok", c.status == "ok"}, {"error", c.status + (c.message.empty() ? "" : ": " + c.message)}}, fault};
@@ -761,6 +765,10 @@ int runTune(int argc, char **argv) {
         db.push_back(std::move(entry));
         progress(toRun[t]);
       });
+  // every GPU of --gpus retired without a measurement: as no GPU (nothing is recorded, the ranking is the model's)
+  if (gpus.size() > 1 && std::all_of(outcome.gpus.begin(), outcome.gpus.end(), [](const json &g) { return g.contains("retired"); }) &&
+      std::none_of(toRun.begin(), toRun.end(), [&](size_t i) { return cands[i].status == "ok"; }))
+    noGpu = true;
   if (!usageMessage.empty()) {
     std::error_code ec;
     if (!tmp.empty())
