@@ -21,13 +21,13 @@
 //===----------------------------------------------------------------------===//
 #include "cli/BenchPeers.h"
 #include "cli/Commands.h"
+#include "formats/FailureLog.h"
 #include "formats/Input.h"
 #include "cli/Options.h"
 #include "cli/Sweep.h"
 #include "compiler/runner/Process.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <cxxopts.hpp>
@@ -76,8 +76,6 @@ json identityOf(const json &entry, const json &shape) {
 SweepAttempt runOne(const std::string &cake, const json &entry, const json &shape, std::string &device,
                     const std::string &gpu = "") {
   std::vector<std::string> argv = {cake, "run", entry.at("file").get<std::string>(), "--format", "json"};
-  if (!gpu.empty())
-    argv.insert(argv.begin(), {"env", "CUDA_VISIBLE_DEVICES=" + gpu});
   if (entry.contains("workload"))
     argv.insert(argv.end(), {"--workload", entry["workload"].get<std::string>()});
   // a manifest's instantiation of a file with parameters (its workload unless the entry names one)
@@ -100,7 +98,7 @@ SweepAttempt runOne(const std::string &cake, const json &entry, const json &shap
   if (mkdtemp(dir)) {
     std::string reportFile = std::string(dir) + "/report.json";
     argv.insert(argv.end(), {"--report", reportFile});
-    r = runner::runProcess(argv, 600);
+    r = runner::runProcess(onGpu(argv, gpu), 600);
     std::ifstream f(reportFile);
     std::stringstream text;
     text << f.rdbuf();
@@ -117,10 +115,7 @@ SweepAttempt runOne(const std::string &cake, const json &entry, const json &shap
     if (report.is_object() && report.contains("status"))
       out["status"] = report["status"];
     out["exit_code"] = r.exitCode;
-    // `cake run` exits 3 for a launch past its --timeout; a signal is a crash of the child; a GPU of --gpus the
-    // child cannot use (no-gpu: a wrong id, a GPU fallen off the bus) is that GPU's fault too
-    const bool noGpu = !gpu.empty() && report.is_object() && report.value("status", "") == "no-gpu";
-    return {std::move(out), r.timedOut || r.exitCode == 3 || r.signal != 0 || noGpu};
+    return {std::move(out), gpuFault(r, report.is_object() ? report.value("status", "") : "", gpu)};
   }
   device = report.value("device", device);
   const json &t = report["time_ms"];
@@ -198,17 +193,8 @@ std::string planError(const json &plan) {
   return "";
 }
 
-/// A hash of the plan, so that the shards a merge joins are of one plan.
-std::string planKey(const json &plan) {
-  uint64_t h = 1469598103934665603ull; // FNV-1a over the plan's compact text
-  for (unsigned char c : plan.dump()) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
-}
+/// A hash of the plan, so that the shards a merge joins (and a journal resumed) are of one plan.
+std::string planKey(const json &plan) { return formats::hashText(plan.dump()); }
 
 /// `cake bench --merge`: the shards' results, each run at its place in the plan (a one-GPU sweep's file).
 int mergeShards(const std::vector<std::string> &files, const std::string &output) {

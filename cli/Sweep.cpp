@@ -60,6 +60,16 @@ std::optional<std::vector<std::string>> parseGpus(const std::string &text, std::
   return out.empty() ? std::nullopt : std::optional(out);
 }
 
+std::vector<std::string> onGpu(std::vector<std::string> argv, const std::string &gpu) {
+  if (!gpu.empty())
+    argv.insert(argv.begin(), {"env", "CUDA_VISIBLE_DEVICES=" + gpu});
+  return argv;
+}
+
+bool gpuFault(const runner::ProcessResult &child, const std::string &status, const std::string &gpu) {
+  return child.timedOut || child.exitCode == 3 || child.signal != 0 || (!gpu.empty() && status == "no-gpu");
+}
+
 bool parseShard(const std::string &text, int64_t &index, int64_t &count, std::string &error) {
   char *end = nullptr;
   index = std::strtoll(text.c_str(), &end, 10);

@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #pragma once
 
+#include "compiler/runner/Process.h"
+
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -41,6 +43,15 @@ struct SweepOutcome {
 /// The GPUs a --gpus option names: a count N (GPUs 0 .. N-1) or a comma-separated list of CUDA_VISIBLE_DEVICES
 /// values (0,2,3 or GPU UUIDs); nullopt with \p error when it names none, one twice, or more than 1024.
 std::optional<std::vector<std::string>> parseGpus(const std::string &text, std::string &error);
+
+/// \p argv run on GPU \p gpu of the host: `env CUDA_VISIBLE_DEVICES=GPU ARGV...` (the child sees only it), or
+/// \p argv as it is for "" (the one GPU the environment gives).
+std::vector<std::string> onGpu(std::vector<std::string> argv, const std::string &gpu);
+
+/// Whether a `cake run` child on GPU \p gpu failed through the GPU, not the kernel or the input: its launch ran
+/// past --timeout (exit 3), it was killed at the wall-clock limit or by a signal, or its report's \p status is
+/// no-gpu for a GPU of --gpus (a wrong id, a GPU fallen off the bus).
+bool gpuFault(const runner::ProcessResult &child, const std::string &status, const std::string &gpu);
 
 /// A --shard I/N option: shard \p index of \p count (0 <= I < N <= 100000); false with \p error otherwise.
 bool parseShard(const std::string &text, int64_t &index, int64_t &count, std::string &error);

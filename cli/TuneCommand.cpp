@@ -256,8 +256,6 @@ struct RunSetup {
 bool runOnce(Candidate &c, const RunSetup &setup, const std::string &path, const std::string &gpu,
              const std::string &report) {
   std::vector<std::string> argv = {setup.self, "run", path};
-  if (!gpu.empty())
-    argv.insert(argv.begin(), {"env", "CUDA_VISIBLE_DEVICES=" + gpu});
   for (const auto &[k, v] : c.params)
     argv.insert(argv.end(), {"-p", k + "=" + v});
   for (const auto &[k, v] : setup.sizes)
@@ -268,7 +266,7 @@ bool runOnce(Candidate &c, const RunSetup &setup, const std::string &path, const
   argv.insert(argv.end(), setup.args.begin(), setup.args.end());
   std::error_code ec;
   std::filesystem::remove(report, ec);
-  runner::ProcessResult pr = runner::runProcess(argv, setup.timeout);
+  runner::ProcessResult pr = runner::runProcess(onGpu(argv, gpu), setup.timeout);
   std::ifstream in(report);
   std::stringstream buf;
   buf << in.rdbuf();
@@ -295,8 +293,7 @@ bool runOnce(Candidate &c, const RunSetup &setup, const std::string &path, const
     c.message = doc.value("message", "");
     c.device = doc.value("device", "");
   }
-  // `cake run` exits 3 for a launch past its --timeout; a signal is a crash of the child
-  return pr.timedOut || pr.exitCode == 3 || pr.signal != 0;
+  return gpuFault(pr, c.status, gpu);
 }
 
 /// One file given to tune: its text, the IR hash the database keys it by, its kernels' targets (from the
@@ -727,15 +724,11 @@ int runTune(int argc, char **argv) {
         }
         const std::string report =
             tmp.empty() ? "" : (fs::path(tmp) / ("report-" + (gpu.empty() ? std::string("0") : gpu) + ".json")).string();
-        bool fault = runOnce(c, setup, paths[t], gpu, report);
+        const bool fault = runOnce(c, setup, paths[t], gpu, report); // no-gpu on a GPU of --gpus: that GPU's
         c.gpu = gpu;
         std::lock_guard lock(stopMutex);
-        // no GPU in the environment: none of the candidates can run; one GPU of --gpus the child cannot use (a
-        // wrong id, a GPU fallen off the bus) is that GPU's fault: the candidate runs on another
-        if (c.status == "no-gpu" && gpu.empty())
+        if (c.status == "no-gpu" && gpu.empty()) // no GPU in the environment: none of the candidates can run
           noGpu = true;
-        else if (c.status == "no-gpu")
-          fault = true;
         if (c.status == "usage" && usageMessage.empty())
           usageMessage = c.message;
         return {json{{"ok", c.status == "ok"}, {"error", c.status + (c.message.empty() ? "" : ": " + c.message)}}, fault};

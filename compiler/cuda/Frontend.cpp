@@ -1337,19 +1337,17 @@ ParseResult parseCuda(const std::string &path, const std::string &text, const st
       out = ParseResult{};
       ran = parse(text, "", shim);
       // a header's name as Clang gave it: absolute from the PCH, as included (relative) in the whole parse
-      auto key = [](const ParseResult::Error &e) {
-        std::error_code ec;
-        std::string file = e.at.file.empty() ? "" : std::filesystem::absolute(e.at.file, ec).lexically_normal().string();
-        return std::make_tuple(file, e.at.line, e.at.column, e.message);
+      auto keys = [](const std::vector<ParseResult::Error> &errors) { // sorted, each header named absolute
+        std::vector<std::tuple<std::string, uint32_t, uint32_t, std::string>> out;
+        for (const ParseResult::Error &e : errors) {
+          std::error_code ec;
+          out.emplace_back(e.at.file.empty() ? "" : std::filesystem::absolute(e.at.file, ec).lexically_normal().string(),
+                           e.at.line, e.at.column, e.message);
+        }
+        std::sort(out.begin(), out.end());
+        return out;
       };
-      auto sorted = [&](std::vector<ParseResult::Error> v) {
-        std::sort(v.begin(), v.end(), [&](const auto &a, const auto &b) { return key(a) < key(b); });
-        return v;
-      };
-      const std::vector<ParseResult::Error> a = sorted(onPch), b = sorted(out.errors);
-      const bool same = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [&](const auto &x, const auto &y) {
-                          return key(x) == key(y);
-                        });
+      const bool same = keys(onPch) == keys(out.errors);
       if (same)
         detail::markFaithful(*pre, onPch);
       else

@@ -315,6 +315,9 @@ private:
     return nullptr;
   }
 
+  /// A named barrier's thread count: the one it gives, else (none given) the block's.
+  static int64_t countOf(const Event &e) { return e.threads >= 0 ? e.threads : static_cast<int64_t>(e.reach.size()); }
+
   /// bar.ids: a named barrier's id is 1 to 15 and its thread count a positive multiple of 32, and the uses of
   /// one id agree on the count; an id or count that is not a constant is said once in a note. An id that
   /// differs between threads (`bar.sync 1 + warp / 4, 128`) is checked per id the threads use (Event::reach).
@@ -380,9 +383,9 @@ private:
         inconsistent.insert(id);
         continue;
       }
-      const int64_t threads = e.threads >= 0 ? e.threads : static_cast<int64_t>(e.reach.size()); // none: the CTA's
+      const int64_t threads = countOf(e);
       auto [it, added] = first.try_emplace(id, &e);
-      const int64_t before = it->second->threads >= 0 ? it->second->threads : static_cast<int64_t>(it->second->reach.size());
+      const int64_t before = countOf(*it->second);
       if (!added && before != threads && threads > 0 && before > 0) {
         report("bar.ids", e.at,
                name + " is used here with " + std::to_string(threads) + " threads and elsewhere with " +
@@ -456,7 +459,7 @@ private:
       if (inconsistent.count(id))
         continue;
       const Event &e = *use;
-      const int64_t count = e.threads >= 0 ? e.threads : static_cast<int64_t>(e.reach.size());
+      const int64_t count = countOf(e);
       const std::vector<bool> here = setOf(e, id);
       const int64_t n = std::count(here.begin(), here.end(), true);
       std::vector<bool> others(here.size()), skipped(here.size());
