@@ -12,7 +12,9 @@ about 60 ms of samples each, at most 50, or 200 for calls under 0.2 ms).
 
 Usage: PEERS_DIR=.peers CAKE_LIB=... sweep.py SHAPES.json [--only I:J] [--where "B * N <= 4096"]
        [--random N] [--lloyd B,N,K,D] [--force VARIANT] > results.json
-SHAPES.json: ../shared/workloads/kmeans_shapes.json's format ({"shapes": [[B, N, K, D], ...]}).
+SHAPES.json: ../shared/workloads/kmeans_shapes.json's format ({"shapes": [[B, N, K, D(, dtype)], ...]}; a
+shape's own dtype overrides --dtype). Where neither peer runs a shape, torch's mm + argmin (chunked) is the peer.
+Rows go to stderr as they finish (a sweep cut short keeps them: --only resumes).
 """
 import argparse
 import json
@@ -103,7 +105,7 @@ def main():
                     "e.g. assign_d64_split4: measures a variant through the library call")
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"], help="the inputs' element type")
     args = ap.parse_args()
-    dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
+    default_dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
     if args.force:
         ck.force_variant(args.force)
     shapes = json.load(open(args.shapes))["shapes"]
@@ -124,13 +126,24 @@ def main():
     from flash_kmeans.centroid_update_triton import triton_centroid_update_sorted_euclid as fk_update
     from flashlib.primitives.kmeans import euclid_assign_triton as fl_assign
 
+    def torch_assign(x, c, c_sq, out):
+        """ids = argmin_k ||c_k||^2 - 2 x . c_k, in row chunks of at most 2^28 distances."""
+        step = max(1, (1 << 28) // c.shape[1])
+        for b in range(x.shape[0]):
+            for i in range(0, x.shape[1], step):
+                d = torch.addmm(c_sq[b][None], x[b, i:i + step], c[b].T, beta=1, alpha=-2)
+                out[b, i:i + step] = d.argmin(1)
+        return out
+
     rows = []
-    for B, N, K, D in shapes:
+    for shape in shapes:
+        B, N, K, D = shape[:4]
+        dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[shape[4]] if len(shape) > 4 else default_dtype
         torch.manual_seed(B * 1000003 + N + K + D)
         x = torch.randn(B, N, D, device="cuda", dtype=dtype)
         c = x[:, torch.randperm(N, device="cuda")[:K]].clone() if K <= N else \
             torch.randn(B, K, D, device="cuda", dtype=dtype)
-        row = {"B": B, "N": N, "K": K, "D": D}
+        row = {"B": B, "N": N, "K": K, "D": D, "dtype": "fp16" if dtype == torch.float16 else "bf16"}
         flops = 2.0 * B * N * K * D
         bytes_ = 2.0 * B * (N + K) * D + 4.0 * B * N
         row["floor_ms"] = max(flops / (TENSOR_TFLOPS * 1e12), bytes_ / (DRAM_TBPS * 1e12)) * 1e3
@@ -141,18 +154,22 @@ def main():
             row["variant"] = ck.variant(B, N, K, D, dtype=dtype)
         except Exception as e:  # noqa: BLE001
             row["ok"], row["cake_error"] = False, repr(e)[:300]
-        x_sq = (x.float() ** 2).sum(-1)
+        x_sq = torch.stack([(x[b].float() ** 2).sum(-1) for b in range(B)])  # per batch: bounded temporaries
         c_sq = (c.float() ** 2).sum(-1)
         out = torch.empty(B, N, device="cuda", dtype=torch.int32)
         fns = {"flash_kmeans": lambda: fk_assign(x, c, x_sq, out, c_sq), "flashlib": lambda: fl_assign(x, c, out, c_sq)}
         if "cake_error" not in row:
             fns["cake"] = lambda: ck.assign(x, c)
         times, errors = timed(fns)
+        if "flash_kmeans" in errors and "flashlib" in errors:
+            t, e = timed({"torch": lambda: torch_assign(x, c, c_sq, out)})
+            times.update(t)
+            errors.update(e)
         for name, (ms, reps) in times.items():
             row[name + "_ms"], row[name + "_reps"] = ms, reps
         for name, e in errors.items():
             row[name + "_error"] = e
-        peers = [row[k] for k in ("flash_kmeans_ms", "flashlib_ms") if k in row]
+        peers = [row[k] for k in ("flash_kmeans_ms", "flashlib_ms", "torch_ms") if k in row]
         if "cake_ms" in row and peers:
             row["speedup_vs_best_peer"] = min(peers) / row["cake_ms"]
             row["fraction_of_floor"] = row["floor_ms"] / row["cake_ms"]
@@ -171,13 +188,14 @@ def main():
         del x, c, out, x_sq, c_sq
         torch.cuda.empty_cache()
     ratios = [r["speedup_vs_best_peer"] for r in rows if "speedup_vs_best_peer" in r]
-    summary = {"shapes": len(rows), "timed": len(ratios), "all_ok": all(r.get("ok") for r in rows)}
+    summary = {"shapes": len(rows), "timed": len(ratios), "all_ok": all(r.get("ok") for r in rows),
+               "cake_errors": sum("cake_error" in r for r in rows)}
     if ratios:
         summary.update(geomean=math.exp(sum(map(math.log, ratios)) / len(ratios)), min=min(ratios),
-                       below_0_9=sum(r < 0.9 for r in ratios))
+                       below_0_9=sum(r < 0.9 for r in ratios), below_0_95=sum(r < 0.95 for r in ratios))
     print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
                       "commit": os.environ.get("COMMIT", ""), "date": time.strftime("%Y-%m-%d"),
-                      "forced_variant": args.force or None, "dtype": args.dtype,
+                      "forced_variant": args.force or None,
                       "summary": summary, "rows": rows}, indent=1))
 
 
