@@ -55,31 +55,37 @@ run() { # description, command...
   if timeout 120 "$@" > "$R/one.log" 2>&1; then echo "- ok: $what" >> "$R/oracles.md"
   else echo "- FAIL: $what: $(tail -2 "$R/one.log" | tr '\n' ' ')" >> "$R/oracles.md"; fails=$((fails + 1)); fi
 }
-# INSTANCES: the manifest's instantiations to check (default: every one); UPDATE_SHAPES: B,N,K of the updates
+# INSTANCES: the manifest's instantiations to check (default: every one); UPDATE_SHAPES: B,N,K of the updates.
+# D is a size: each instantiation of row width DP runs at a ragged D (3/4 of DP, a multiple of 8: the
+# columns past D are read as zeros from the caller's rows) and at D = DP; the sanitizers at the ragged D.
 while IFS=$'\t' read -r inst f w target pad params; do
   [ -n "${INSTANCES:-}" ] && [[ " $INSTANCES " != *" $inst "* ]] && continue
+  dp=128
+  [[ $params =~ (^| )DP=([0-9]+) ]] && dp=${BASH_REMATCH[2]}
+  ragged=$(( dp * 3 / 4 / 8 * 8 ))
+  [[ $params == *DP=* ]] || ragged=$dp  # a file of one width (update_sorted: D = 128)
   case $inst in
   update*)
-    for s in ${UPDATE_SHAPES:-32,65536,1024 4,65537,257 1,1000,100}; do
-      IFS=, read -r b n k <<< "$s"
-      run "$inst B=$b N=$n K=$k" build-dev/cake run "$f" --instance "$inst" --size B=$b --size N=$n \
-        --size K=$k --reps 5 --warmup 1 --format json
-      [ "$s" = 32,65536,1024 ] && cp "$R/one.log" "$R/$inst-paper.json"
+    for s in ${UPDATE_SHAPES:-32,65536,1024,$dp 4,65537,257,$ragged 1,1000,100,$ragged}; do
+      IFS=, read -r b n k d <<< "$s"
+      run "$inst B=$b N=$n K=$k D=$d" build-dev/cake run "$f" --instance "$inst" --size B=$b --size N=$n \
+        --size K=$k --size D=$d --reps 5 --warmup 1 --format json
+      [ "$b,$n,$k" = 32,65536,1024 ] && cp "$R/one.log" "$R/$inst-paper.json"
     done
-    run "memcheck $inst B=2 N=1000 K=100" compute-sanitizer --tool memcheck --error-exitcode 9 \
+    run "memcheck $inst B=2 N=1000 K=100 D=$ragged" compute-sanitizer --tool memcheck --error-exitcode 9 \
       --report-api-errors no build-dev/cake run "$f" --instance "$inst" --size B=2 --size N=1000 --size K=100 \
-      --reps 1 --warmup 0 --no-watchdog
+      --size D=$ragged --reps 1 --warmup 0 --no-watchdog
     ;;
   *)
-    for s in 2,300,300 3,4097,1000 1,65537,1024 5,20000,2500; do
-      IFS=, read -r b n k <<< "$s"
-      run "$inst B=$b N=$n K=$k" build-dev/cake run "$f" --instance "$inst" --size B=$b --size N=$n \
-        --size K=$k --size KP=$(( (k + pad - 1) / pad * pad )) --seed $((b * n + k)) --reps 2 --warmup 1
+    for s in ${ASSIGN_SHAPES:-2,300,300,$ragged 3,4097,1000,$ragged 1,65537,1024,$dp 5,20000,2500,$ragged}; do
+      IFS=, read -r b n k d <<< "$s"
+      run "$inst B=$b N=$n K=$k D=$d" build-dev/cake run "$f" --instance "$inst" --size B=$b --size N=$n \
+        --size K=$k --size D=$d --size KP=$(( (k + pad - 1) / pad * pad )) --seed $((b * n + k)) --reps 2 --warmup 1
     done
     for tool in memcheck racecheck; do
-      run "$tool $inst B=2 N=300 K=300" compute-sanitizer --tool $tool --error-exitcode 9 \
+      run "$tool $inst B=2 N=300 K=300 D=$ragged" compute-sanitizer --tool $tool --error-exitcode 9 \
         --report-api-errors no build-dev/cake run "$f" --instance "$inst" --size B=2 --size N=300 --size K=300 \
-        --size KP=$(( (300 + pad - 1) / pad * pad )) --reps 1 --warmup 0 --no-watchdog
+        --size D=$ragged --size KP=$(( (300 + pad - 1) / pad * pad )) --reps 1 --warmup 0 --no-watchdog
     done
     ;;
   esac

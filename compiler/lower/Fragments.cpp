@@ -1325,13 +1325,16 @@ std::optional<Val> storeFragmentRows(Lowerer &L, const Expr &call, const Val &v,
 
 /// st.global into a 1-D global row from a warp: a blocked vector (each lane
 /// stores its chunks, converted to the row's type with a pending math.cast),
-/// or a scalar broadcast to every element of the row.
+/// or a scalar broadcast to every element of the row. With `clip = true` only
+/// the elements inside the tensor are stored (a row of D columns written DP
+/// at a time, as ld.global's clip reads it).
 std::optional<Val> storeBlockedRow(Lowerer &L, const Expr &call, const Val &v, const Val &dst) {
   std::vector<int64_t> shape = dst.viewShape();
   Elem out = *dst.type->elem;
   int64_t eb = elemBytes(out);
+  const bool clip = keywordArg(call, "clip") && L.constant(*keywordArg(call, "clip")).value_or(0);
   if (!L.role || L.role->role->issue != IssueMode::Warp || shape.size() != 1 || shape[0] % 32 ||
-      keywordArg(call, "mask") || keywordArg(call, "clip")) {
+      keywordArg(call, "mask")) {
     L.unsupported(call.range, "st.global of a vector other than into a whole 1-D row from a warp");
     return std::nullopt;
   }
@@ -1394,11 +1397,25 @@ std::optional<Val> storeBlockedRow(Lowerer &L, const Expr &call, const Val &v, c
   L.w.line("cake_c[cake_j] = " + element + ";");
   L.w.close();
   std::string first = "(cake_k * 32 + int(cake::rt::lane_id())) * " + std::to_string(perChunk);
+  std::string at = first + " + cake_s * " + std::to_string(perStore);
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_s = 0; cake_s < " + std::to_string(perChunk / perStore) + "; ++cake_s)");
-  L.w.line("cake::rt::st_global_bytes<" + std::to_string(store) + ">(" +
-           L.globalAddress(dst, first + " + cake_s * " + std::to_string(perStore)) + ", &cake_c[cake_s * " +
-           std::to_string(perStore) + "]);");
+  const std::string vector = "cake::rt::st_global_bytes<" + std::to_string(store) + ">(" + L.globalAddress(dst, at) +
+                             ", &cake_c[cake_s * " + std::to_string(perStore) + "]);";
+  if (!clip) {
+    L.w.line(vector);
+  } else {
+    // a store inside the tensor is one store; the elements of one that is not are stored one by one while inside
+    std::string inRows;
+    for (size_t d = 0; d + 1 < dst.origin.size(); ++d)
+      inRows += "(" + dst.origin[d] + ") < " + L.dimCxx(dst.type->dims[d]) + " && ";
+    const std::string bound = L.dimCxx(dst.type->dims.back()), ps = std::to_string(perStore);
+    L.w.line("const int cake_c0 = (" + dst.origin.back() + ") + " + at + ";");
+    L.w.line("if (" + inRows + "cake_c0 + " + ps + " <= " + bound + ") " + vector);
+    L.w.line("else if (" + (inRows.empty() ? std::string("true") : inRows.substr(0, inRows.size() - 4)) + ")");
+    L.w.line("  for (int cake_j = 0; cake_j < " + ps + " && cake_c0 + cake_j < " + bound + "; ++cake_j) *" +
+             L.globalAddress(dst, at + " + cake_j") + " = cake_c[cake_s * " + ps + " + cake_j];");
+  }
   L.w.close();
   L.w.close();
   return Val{};

@@ -9,16 +9,18 @@
 // both), so the two rings' cp.async groups stay in order.
 // Norms come from kmeans_cnorm, padded with +inf to KP (a multiple of BN): padded columns never win.
 // Shared memory: 16 KiB (x) + 3 x (16 KiB + 256 B) (centroids, norms) = 65 KiB of 163 KiB.
-// The library builds the instantiations of kernels/kmeans/kmeans.manifest.json (D = 32, 64, 128,
-// 256; bf16 and fp16); D = 512 does not fit three stages beside its x tile on sm_80.
+// The library builds the instantiations of kernels/kmeans/kmeans.manifest.json (DP = 32, 64, 128,
+// 256; bf16 and fp16); DP = 512 does not fit three stages beside its x tile on sm_80.
+// D is a size (any multiple of 8 up to DP): rows are copied DP columns at a time, the chunks past D
+// zero-filled (cp.async's src-size), so the caller's tensors are read as they are.
 
-param D: int in {32, 64, 128, 256} = 128
+param DP: int in {32, 64, 128, 256} = 128
 param elem: elem in {bf16, fp16} = bf16
 
 const BM = 64
 const BN = 64
 // rows narrower than the 128-byte swizzle span take their own span (tma.box)
-const SW = math.min(2 * D, 128)
+const SW = math.min(2 * DP, 128)
 const STAGES = 3
 
 // ||c_k||^2 in fp32, one warp per centroid row; rows K .. KP of the padded norms are +inf.
@@ -26,11 +28,12 @@ kernel kmeans_cnorm(
   c: global elem[B, K, D] align(16),
   cn: global fp32[B, KP] align(16),
 ) target(sm_80) grid(math.cdiv(KP, 8), B) block(256) {
+  assume D % 8 == 0, D <= DP
   role rows warps(0 .. 8) issue(warp) {
     let b = cta.id(1)
     let r = cta.id(0) * 8 + self.warp()
     if r < K {
-      let x = math.cast(ld.global(c[b, r, :]), fp32)
+      let x = math.cast(ld.global(c[b, r, 0:DP], clip = true), fp32)
       st.global(reduce.sum(x * x, axis = 0), cn[b, r])
     }
     if r >= K {
@@ -48,15 +51,16 @@ kernel kmeans_assign_sm80(
   ids: global i32[B, N],
 ) target(sm_80) grid(math.cdiv(N, BM), B) block(128) {
   assume KP % BN == 0, KP >= BN
+  assume D % 8 == 0, D <= DP
   let CT = KP / BN
   let b = cta.id(1)
   let m0 = cta.id(0) * BM
 
   ring xs stages(1) producer(main) consumer(main) {
-    x: shared elem[BM, D] swizzle(SW)
+    x: shared elem[BM, DP] swizzle(SW)
   }
   ring cs stages(STAGES) producer(main) consumer(main) {
-    c: shared elem[BN, D] swizzle(SW)
+    c: shared elem[BN, DP] swizzle(SW)
     cn: shared fp32[1, BN]
   }
 
@@ -83,7 +87,7 @@ kernel kmeans_assign_sm80(
     for j in 0 .. CT {
       let s = cs.consume()
       acc = 0.0
-      for kk in 0 .. D / 16 unroll {
+      for kk in 0 .. DP / 16 unroll {
         let fa = ld.matrix(sx.x[wm:wm + 16, kk * 16:kk * 16 + 16], operand = a)
         let fb = ld.matrix(s.c[0:BN, kk * 16:kk * 16 + 16], operand = b)
         mma.sync(fa, fb, acc, shape = m16n8k16)
@@ -114,13 +118,14 @@ kernel kmeans_distance(
   ids: global i32[B, N],
   dist: global fp32[B, N],
 ) target(sm_80) grid(math.cdiv(N, 8), B) block(256) {
+  assume D % 8 == 0, D <= DP
   role rows warps(0 .. 8) issue(warp) {
     let b = cta.id(1)
     let n = cta.id(0) * 8 + self.warp()
     if n < N {
       let k = ld.global(ids[b, n])
-      let xr = math.cast(ld.global(x[b, n, :]), fp32)
-      let cr = math.cast(ld.global(c[b, k, :]), fp32)
+      let xr = math.cast(ld.global(x[b, n, 0:DP], clip = true), fp32)
+      let cr = math.cast(ld.global(c[b, k, 0:DP], clip = true), fp32)
       st.global(reduce.sum((xr - cr) * (xr - cr), axis = 0), dist[b, n])
     }
   }

@@ -15,11 +15,15 @@
 // points: 32 tiles on 132 SMs): work tile (s, b, m) folds one of S ranges of centroid tiles into
 // partials (value, id), and kmeans_argmin_merge keeps the smallest per row.
 // The library builds the instantiations of kernels/kmeans/kmeans.manifest.json. The defaults
-// are the paper's cell (D = 128, bf16, three compute warpgroups):
+// are the paper's cell (D = 128, bf16, three compute warpgroups).
+// D is a size: any multiple of 8 up to the tile width DP. x and the centroids are read through
+// TMA boxes of DP columns and the columns past D are zero-filled (zeros add nothing to x . c), so
+// a problem of D = 48 runs at DP = 64 on the caller's tensors, without a padded copy; the norms
+// and distance kernels read rows DP columns at a time, clipped at D.
 // Shared memory: 2 x 48 KiB (x) + 3 x 32 KiB (c) + 3 x 512 B (norms) = 194 KiB of 227 KiB.
 // Registers: 128 x 24 + 384 x 160 = 64512 of 65536.
 
-param D: int in {32, 64, 128, 256, 512} = 128
+param DP: int in {32, 64, 128, 256, 512} = 128
 param elem: elem in {bf16, fp16} = bf16
 // compute warpgroups (64 rows of x each) and centroid tile rows
 param WG: int in 1 .. 4 = 3
@@ -29,12 +33,12 @@ param XS: int in 1 .. 3 = 2
 param CS: int in 2 .. 5 = 3
 // splits of the centroid range (1: none)
 param S: int in 1 .. 9 = 1
-// a 64-row x tile of D = 512 is 64 KiB: one compute warpgroup
-require WG == 1 || D <= 256
+// a 64-row x tile of DP = 512 is 64 KiB: one compute warpgroup
+require WG == 1 || DP <= 256
 
 const BM = 64 * WG
 // rows narrower than the 128-byte swizzle span take their own span (tma.box)
-const SW = math.min(2 * D, 128)
+const SW = math.min(2 * DP, 128)
 // three compute warpgroups leave 160 registers a thread; fewer, 232
 const LOAD_REGS = math.select(WG == 3, 24, 40)
 const COMPUTE_REGS = math.select(WG == 3, 160, 232)
@@ -50,11 +54,12 @@ kernel kmeans_cnorm(
   c: global elem[B, K, D] align(16),
   cn: global fp32[B, KP] align(16),
 ) target(sm_90a) grid(math.cdiv(KP, 8), B) block(256) {
+  assume D % 8 == 0, D <= DP
   role rows warps(0 .. 8) issue(warp) {
     let b = cta.id(1)
     let r = cta.id(0) * 8 + self.warp()
     if r < K {
-      let x = math.cast(ld.global(c[b, r, :]), fp32)
+      let x = math.cast(ld.global(c[b, r, 0:DP], clip = true), fp32)
       st.global(reduce.sum(x * x, axis = 0), cn[b, r])
     }
     if r >= K {
@@ -82,20 +87,22 @@ kernel kmeans_assign_sm90(
     let CT = KP / BN / S
   }
   assume CT >= 2, CT % 2 == 0
+  // rows of whole 16-byte vectors (TMA strides), read DP columns at a time
+  assume D % 8 == 0, D <= DP
   if S == 1 {
     let tiles = sched.tiles(b = B, m = math.cdiv(N, BM))
   } else {
     let tiles = sched.tiles(s = S, b = B, m = math.cdiv(N, BM))
   }
 
-  // cake: accept perf.stages -- one x stage (XS = 1: D = 256 and 512) stalls once per work tile:
+  // cake: accept perf.stages -- one x stage (XS = 1: DP = 256 and 512) stalls once per work tile:
   // measured at D = 256, it beats 64-wide centroid tiles with two (bench/results/kmeans/variants_h200.md);
-  // at D = 512 a second 64 KiB x stage does not fit beside two centroid stages of 64 x 512
+  // at DP = 512 a second 64 KiB x stage does not fit beside two centroid stages of 64 x 512
   ring xs stages(XS) producer(load) consumer(compute) {
-    x: shared elem[BM, D] swizzle(SW)
+    x: shared elem[BM, DP] swizzle(SW)
   }
   ring cs stages(CS) producer(load) consumer(compute) {
-    c: shared elem[BN, D] swizzle(SW)
+    c: shared elem[BN, DP] swizzle(SW)
   }
   ring ns stages(CS) producer(load) consumer(compute) {
     cn: shared fp32[BN]
@@ -285,13 +292,14 @@ kernel kmeans_distance(
   ids: global i32[B, N],
   dist: global fp32[B, N],
 ) target(sm_90a) grid(math.cdiv(N, 8), B) block(256) {
+  assume D % 8 == 0, D <= DP
   role rows warps(0 .. 8) issue(warp) {
     let b = cta.id(1)
     let n = cta.id(0) * 8 + self.warp()
     if n < N {
       let k = ld.global(ids[b, n])
-      let xr = math.cast(ld.global(x[b, n, :]), fp32)
-      let cr = math.cast(ld.global(c[b, k, :]), fp32)
+      let xr = math.cast(ld.global(x[b, n, 0:DP], clip = true), fp32)
+      let cr = math.cast(ld.global(c[b, k, 0:DP], clip = true), fp32)
       st.global(reduce.sum((xr - cr) * (xr - cr), axis = 0), dist[b, n])
     }
   }

@@ -7,14 +7,16 @@
 //   kmeans_update_means  c_new = sums / counts (c_old when the count is 0), rounded to elem, and
 //                        shift[b] = max over k of ||c_new - c_old||^2 of the stored centroids
 //                        (fp32 atomic.max): 0 exactly when no centroid of batch b moved.
-// D and the element type are parameters (the library builds the instantiations of
-// kernels/kmeans/kmeans.manifest.json): D is a multiple of 32 whose row splits into whole chunks
-// (32, 64, 128, 256, 512). B, N and K are sizes bound at launch (any values); ids must lie in
-// [0, K) (the kernels do not check them).
+// The row width DP and the element type are parameters (the library builds the instantiations of
+// kernels/kmeans/kmeans.manifest.json): DP is a multiple of 32 whose row splits into whole chunks
+// (32, 64, 128, 256, 512). D (any multiple of 8 up to DP), B, N and K are sizes bound at launch;
+// rows of x and the centroids are read and written DP columns at a time, clipped at D (the sums
+// past D stay 0), so the caller's tensors are used as they are. ids must lie in [0, K) (the
+// kernels do not check them).
 // Traffic at B = 32, N = 65536, K = 1024, D = 128: x is read once (512 MiB), the reductions
 // (1 GiB of fp32 adds) stay in L2, where sums (16 MiB) lives.
 
-param D: int in {32, 64, 128, 256, 512} = 128
+param DP: int in {32, 64, 128, 256, 512} = 128
 param elem: elem in {bf16, fp16} = bf16
 // rows a warp loads before it issues their reductions (the loads of a batch overlap)
 const RW = 4
@@ -24,7 +26,7 @@ const ROWS = 8 * RW * STEPS
 
 // sums[b, k, :] = 0, counts[b, k] = 0, shift[b] = 0; one warp per centroid row.
 kernel kmeans_update_zero(
-  sums: global fp32[B, K, D] align(16),
+  sums: global fp32[B, K, DP] align(16),
   counts: global i32[B, K],
   shift: global fp32[B],
 ) target(sm_90a) grid(math.cdiv(K, 8), B) block(256) {
@@ -52,9 +54,10 @@ kernel kmeans_update_zero(
 kernel kmeans_update_sums(
   x: global elem[B, N, D] align(16),
   ids: global i32[B, N],
-  sums: global fp32[B, K, D] align(16),
+  sums: global fp32[B, K, DP] align(16),
   counts: global i32[B, K],
 ) target(sm_90a) grid(math.cdiv(N, ROWS), B) block(256) {
+  assume D % 8 == 0, D <= DP
   role rows warps(0 .. 8) issue(warp) {
     let b = cta.id(1)
     for s in 0 .. STEPS {
@@ -64,10 +67,10 @@ kernel kmeans_update_sums(
         let k1 = ld.global(ids[b, n + 1])
         let k2 = ld.global(ids[b, n + 2])
         let k3 = ld.global(ids[b, n + 3])
-        let x0 = math.cast(ld.global(x[b, n, :]), fp32)
-        let x1 = math.cast(ld.global(x[b, n + 1, :]), fp32)
-        let x2 = math.cast(ld.global(x[b, n + 2, :]), fp32)
-        let x3 = math.cast(ld.global(x[b, n + 3, :]), fp32)
+        let x0 = math.cast(ld.global(x[b, n, 0:DP], clip = true), fp32)
+        let x1 = math.cast(ld.global(x[b, n + 1, 0:DP], clip = true), fp32)
+        let x2 = math.cast(ld.global(x[b, n + 2, 0:DP], clip = true), fp32)
+        let x3 = math.cast(ld.global(x[b, n + 3, 0:DP], clip = true), fp32)
         atomic.add(x0, sums[b, k0, :])
         atomic.add(x1, sums[b, k1, :])
         atomic.add(x2, sums[b, k2, :])
@@ -82,7 +85,7 @@ kernel kmeans_update_sums(
         for i in 0 .. RW {
           if n + i < N {
             let k = ld.global(ids[b, n + i])
-            let xi = math.cast(ld.global(x[b, n + i, :]), fp32)
+            let xi = math.cast(ld.global(x[b, n + i, 0:DP], clip = true), fp32)
             atomic.add(xi, sums[b, k, :])
             if elect.one() {
               atomic.add(1, counts[b, k])
@@ -99,21 +102,22 @@ kernel kmeans_update_sums(
 // One warp per centroid row; c_old is loaded in the fp32 row's layout (like = s).
 kernel kmeans_update_means(
   c_old: global elem[B, K, D] align(16),
-  sums: global fp32[B, K, D] align(16),
+  sums: global fp32[B, K, DP] align(16),
   counts: global i32[B, K],
   c_new: global elem[B, K, D] align(16),
   shift: global fp32[B],
 ) target(sm_90a) grid(math.cdiv(K, 8), B) block(256) {
+  assume D % 8 == 0, D <= DP
   role rows warps(0 .. 8) issue(warp) {
     let b = cta.id(1)
     let k = cta.id(0) * 8 + self.warp()
     if k < K {
       let n = ld.global(counts[b, k])
       let s = ld.global(sums[b, k, :])
-      let old = math.cast(ld.global(c_old[b, k, :], like = s), fp32)
+      let old = math.cast(ld.global(c_old[b, k, 0:DP], like = s, clip = true), fp32)
       let mean = math.select(n > 0, s / math.cast(math.max(n, 1), fp32), old)
       let c = math.cast(mean, elem)
-      st.global(c, c_new[b, k, :])
+      st.global(c, c_new[b, k, 0:DP], clip = true)
       let d = math.cast(c, fp32) - old
       let moved = reduce.sum(d * d, axis = 0)
       if elect.one() {

@@ -1,4 +1,4 @@
-//===- Padding.cpp - Problems of a D the kernels are not built for --------===//
+//===- Padding.cpp - Problems of a D that is not a multiple of 8 ----------===//
 #include "lib/kmeans/Padding.h"
 
 #include "lib/kmeans/Pipeline.h"
@@ -9,12 +9,7 @@ namespace {
 uint64_t rounded(uint64_t bytes) { return (bytes + 255) / 256 * 256; }
 } // namespace
 
-int64_t kernelD(int64_t D) {
-  for (int64_t width : {32, 64, 128, 256, 512})
-    if (D <= width)
-      return width;
-  return D;
-}
+int64_t kernelD(int64_t D) { return (D + 7) / 8 * 8; }
 
 uint64_t paddedBytes(const std::vector<WideTensor> &tensors, int64_t kernelD, size_t elemBytes) {
   uint64_t bytes = 0;

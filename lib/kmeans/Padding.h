@@ -1,10 +1,13 @@
-//===- Padding.h - Problems of a D the kernels are not built for -*- C++ -*-===//
+//===- Padding.h - Problems of a D that is not a multiple of 8 -*- C++ -*-===//
 //
-// Part of CAKE. The kernels are built for D = 32, 64, 128, 256 and 512. A
-// problem of another D (up to 512) runs on the next of these: the library
-// copies x and the centroids into zero-padded scratch rows (cuMemcpy2DAsync)
-// and the results back. Zero columns change no distance, norm or mean, so the
-// answer is the unpadded problem's; the cost is the copies.
+// Part of CAKE. The kernels take any D that is a multiple of 8 (rows of whole
+// 16-byte vectors, as TMA and the vector loads read them) on the caller's
+// tensors: they read rows DP columns at a time, zero past D. A problem of
+// another D, the slower path, runs at D rounded up to a multiple of 8: the
+// library copies x and the centroids into zero-padded scratch rows
+// (cuMemcpy2DAsync) and the results back. Zero columns change no distance,
+// norm or mean, so the answer is the unpadded problem's; the cost is the
+// copies.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -18,8 +21,8 @@
 
 namespace cake::kmeans {
 
-/// The D the kernels run a problem of \p D at: the smallest built width that
-/// holds it, or \p D itself past 512 (which no kernel takes: dispatch says so).
+/// The D the kernels run a problem of \p D at: \p D rounded up to a multiple
+/// of 8 (a D no kernel takes, past 512, is dispatch's to refuse).
 int64_t kernelD(int64_t D);
 
 /// A tensor of rows D wide that the kernels read (in) or write (out) at kernel D.

@@ -88,10 +88,21 @@ TEST(KMeansDispatch, UnsupportedSaysWhatExists) {
   EXPECT_NE(fp32.error().message.find("bf16, D = 128, three compute warpgroups on compute capability 9.0 (sm_90a)"),
             std::string::npos)
       << fp32.error().message;
-  // the library pads other D to a built width before it dispatches (kernelD); the rules take only those
+  // D is a size: a multiple of 8 runs at the narrowest row width DP that holds it, on the caller's rows
   Dispatched d96 = dispatch(problem(Op::Assign, 1, 100, 10, 96));
-  ASSERT_FALSE(d96);
-  EXPECT_NE(d96.error().message.find("D = 96"), std::string::npos);
+  ASSERT_TRUE(d96) << d96.error().message;
+  EXPECT_EQ((*d96)->name, "assign_d128_wg2");
+  Dispatched d40 = dispatch(problem(Op::Update, 1, 100, 10, 40, DType::F16));
+  ASSERT_TRUE(d40) << d40.error().message;
+  EXPECT_EQ((*d40)->name, "update_d64_f16");
+  // other D: the library pads it to a multiple of 8 before it dispatches (kernelD); the rules refuse it
+  Dispatched d100 = dispatch(problem(Op::Assign, 1, 100, 10, 100));
+  ASSERT_FALSE(d100);
+  EXPECT_NE(d100.error().message.find("D = 100"), std::string::npos);
+  // past the widest row (512): no kernel, said
+  Dispatched d520 = dispatch(problem(Op::Assign, 1, 100, 10, 520));
+  ASSERT_FALSE(d520);
+  EXPECT_NE(d520.error().message.find("D = 520"), std::string::npos);
   // Ampere: the assignment only (the update kernels are sm_90a), up to D = 256
   Dispatched ampere = dispatch(problem(Op::Update, 1, 100, 10, 128, DType::BF16, 80, 108));
   ASSERT_FALSE(ampere);
@@ -484,7 +495,9 @@ TEST(KMeansCApi, VariantQueryNeedsNoGpu) {
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 128, CAKE_KMEANS_BF16, 132), "assign_d128_wg2");
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 16384, 128, CAKE_KMEANS_BF16, 132), "assign_d128_split4");
   EXPECT_STREQ(cake_kmeans_variant(1, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "update_d64");
-  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 96, CAKE_KMEANS_BF16, 0), "assign_d128_wg2"); // padded to 128
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 96, CAKE_KMEANS_BF16, 0), "assign_d128_wg2"); // rows read 128 wide
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 48, CAKE_KMEANS_BF16, 0), "assign_d64_wg2");
+  EXPECT_STREQ(cake_kmeans_variant(1, 1, 100, 10, 120, CAKE_KMEANS_BF16, 0), "update"); // not update_sorted (D = 128)
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 20, CAKE_KMEANS_F16, 0), "assign_d32_f16");
   EXPECT_STREQ(cake_kmeans_variant(1, 1, 100, 10, 400, CAKE_KMEANS_BF16, 0), "update_d512");
   EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 600, CAKE_KMEANS_BF16, 0), nullptr);
@@ -492,15 +505,14 @@ TEST(KMeansCApi, VariantQueryNeedsNoGpu) {
   EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 128, 7, 0), nullptr);
 }
 
-TEST(KMeansPadding, KernelDIsTheNextBuiltWidth) {
-  EXPECT_EQ(kernelD(1), 32);
-  EXPECT_EQ(kernelD(16), 32);
-  EXPECT_EQ(kernelD(32), 32);
-  EXPECT_EQ(kernelD(33), 64);
-  EXPECT_EQ(kernelD(96), 128);
-  EXPECT_EQ(kernelD(300), 512);
+TEST(KMeansPadding, KernelDIsTheNextMultipleOf8) {
+  EXPECT_EQ(kernelD(1), 8);
+  EXPECT_EQ(kernelD(16), 16); // the caller's rows, no copy
+  EXPECT_EQ(kernelD(33), 40);
+  EXPECT_EQ(kernelD(96), 96);
+  EXPECT_EQ(kernelD(300), 304);
   EXPECT_EQ(kernelD(512), 512);
-  EXPECT_EQ(kernelD(513), 513); // no kernel: dispatch says so
+  EXPECT_EQ(kernelD(513), 520); // no kernel: dispatch says so
   // every built width has an assign and an update kernel for bf16 and fp16
   for (int64_t D : {32, 64, 128, 256, 512})
     for (DType t : {DType::BF16, DType::F16})
@@ -521,11 +533,11 @@ TEST(KMeansCApi, ForcedVariantBypassesTheRules) {
       << cake_kmeans_last_error();
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 64, CAKE_KMEANS_BF16, 0), "assign_d64_split4"); // still forced
   // a forced variant that cannot take the (padded) problem: refused before any GPU work, the padding named
-  ASSERT_EQ(cake_kmeans_force_variant("assign_d128_wg2"), CAKE_KMEANS_OK);
+  ASSERT_EQ(cake_kmeans_force_variant("assign_d64_wg2"), CAKE_KMEANS_OK);
   int32_t *ids = reinterpret_cast<int32_t *>(0x30000);
-  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 300, 256, 40, CAKE_KMEANS_BF16, nullptr),
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 300, 256, 65, CAKE_KMEANS_BF16, nullptr),
             CAKE_KMEANS_UNSUPPORTED);
-  EXPECT_NE(std::string(cake_kmeans_last_error()).find("(D = 40 runs padded with zeros to D = 64)"),
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("(D = 65 runs padded with zeros to D = 72)"),
             std::string::npos)
       << cake_kmeans_last_error();
   ASSERT_EQ(cake_kmeans_force_variant(nullptr), CAKE_KMEANS_OK);
@@ -666,12 +678,13 @@ TEST_F(KMeansFakeDriver, ForcedVariantIsChecked) {
       << cake_kmeans_last_error();
 }
 
-// A D the kernels are not built for runs padded: x and the centroids copied
+// A D that is not a multiple of 8 runs padded: x and the centroids copied
 // into zero-padded rows (cuMemcpy2DAsync, which the stand-in performs), the
-// new centroids copied back; assign, update and fit alike.
+// new centroids copied back; assign, update and fit alike. A multiple of 8
+// between the row widths (48, 96) runs on the caller's rows.
 TEST_F(KMeansFakeDriver, PaddedD) {
   const int B = 2, N = 300, K = 100;
-  for (int D : {20, 96, 300}) {
+  for (int D : {20, 48, 96, 300}) {
     void *x = alloc(size_t(B) * N * D * 2), *c = alloc(size_t(B) * K * D * 2), *cNew = alloc(size_t(B) * K * D * 2);
     auto *ids = static_cast<int32_t *>(alloc(size_t(B) * N * 4));
     EXPECT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, D, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_OK)
