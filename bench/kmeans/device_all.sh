@@ -61,7 +61,7 @@ run() { # description, command...
 while IFS=$'\t' read -r inst f w target pad params; do
   [ -n "${INSTANCES:-}" ] && [[ " $INSTANCES " != *" $inst "* ]] && continue
   dp=128
-  [[ $params =~ (^| )DP=([0-9]+) ]] && dp=${BASH_REMATCH[2]}
+  [[ $params =~ (^|,)DP=([0-9]+) ]] && dp=${BASH_REMATCH[2]}
   ragged=$(( dp * 3 / 4 / 8 * 8 ))
   [[ $params == *DP=* ]] || ragged=$dp  # a file of one width (update_sorted: D = 128)
   case $inst in

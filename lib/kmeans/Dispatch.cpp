@@ -133,8 +133,15 @@ Status forceVariant(std::string_view name) {
 uint64_t forcingGeneration() { return generation; }
 
 Dispatched dispatch(const Problem &p) {
-  if (const Variant *forced = p.op == Op::Assign ? forcedAssign.load() : forcedUpdate.load())
+  if (const Variant *forced = p.op == Op::Assign ? forcedAssign.load() : forcedUpdate.load()) {
+    // forcing skips the rules, not the instantiation's domain (its dtype, D <= DP, target)
+    const library::Instance *inst = embeddedManifest().instance(std::string(forced->name));
+    std::string failed;
+    if (inst && !library::domainHolds(embeddedManifest(), *inst, manifestProblem(p), failed))
+      return unsupported("the forced variant '" + std::string(forced->name) + "' cannot take this problem (" +
+                         describe(p) + "): " + failed);
     return forced;
+  }
   library::Decision d = library::dispatch(embeddedManifest(), manifestProblem(p));
   if (d.chosen) {
     const Variant *v = findVariant(d.chosen->name);

@@ -85,7 +85,7 @@ TEST(KMeansDispatch, UnsupportedSaysWhatExists) {
   EXPECT_EQ(statusCode(fp32.error()), CAKE_KMEANS_UNSUPPORTED);
   EXPECT_NE(fp32.error().message.find("no assign kernel for fp32 with D = 64"), std::string::npos)
       << fp32.error().message;
-  EXPECT_NE(fp32.error().message.find("bf16, D = 128, three compute warpgroups on compute capability 9.0 (sm_90a)"),
+  EXPECT_NE(fp32.error().message.find("bf16, D <= 128 (a multiple of 8), three compute warpgroups on compute capability 9.0 (sm_90a)"),
             std::string::npos)
       << fp32.error().message;
   // D is a size: a multiple of 8 runs at the narrowest row width DP that holds it, on the caller's rows
@@ -256,10 +256,11 @@ TEST(KMeansDispatch, PredicatesAreTheFittedModels) {
 
 TEST(KMeansDispatch, ExplainNamesTheRuleThatChose) {
   std::string why = explain(problem(Op::Assign, 1, 4096, 16384, 64));
-  EXPECT_NE(why.find("assign_d128_split4: outside its domain (D = 64 is not 128)"), std::string::npos) << why;
+  EXPECT_NE(why.find("assign_d32_wg2: outside its domain (D % 8 == 0 && D <= DP does not hold)"), std::string::npos)
+      << why;
   EXPECT_NE(why.find("assign_d64_split4: in its domain and splitPays holds"), std::string::npos) << why;
   EXPECT_EQ(why.find("assign_d64_wg3"), std::string::npos) << why; // tried after the winner: not at all
-  std::string none = explain(problem(Op::Assign, 1, 4096, 1024, 96));
+  std::string none = explain(problem(Op::Assign, 1, 4096, 1024, 100)); // the library pads it to 104 first
   EXPECT_NE(none.find("no rule takes"), std::string::npos) << none;
   // the 8.x family runs sm_80 code: an 8.6 part gets the Ampere schedule
   Dispatched d = dispatch(problem(Op::Assign, 1, 4096, 1024, 128, DType::BF16, 86));
@@ -413,7 +414,7 @@ TEST(KMeansEmbedded, AssignPipelinePlansAtRealSizes) {
       EXPECT_EQ(plan.config.grid.x, uint32_t(std::min<int64_t>(132, tiles))) << k->name;
       EXPECT_EQ(plan.config.block.x, three ? 512u : 384u) << k->name;
       EXPECT_GT(plan.config.dynamicShared, 96u * 1024);
-      ASSERT_EQ(plan.args.size(), 11u);
+      ASSERT_EQ(plan.args.size(), 12u); // the tensor maps, the pointers and the sizes B, D, K, KP, N
       const runner::PlannedArg *x = nullptr;
       for (const runner::PlannedArg &a : plan.args)
         if (a.kind == lower::KernelArg::TensorMap && a.name == "x")
@@ -466,17 +467,32 @@ TEST(KMeansEmbedded, UpdatePipelineWhenBuilt) {
 }
 
 TEST(KMeansEmbedded, ARuleToTheWrongVariantIsCaught) {
-  // the assign variant asked to take D = 64: the IR says D = 128
-  Problem p = problem(Op::Assign, 1, 100, 10, 64);
+  // the bf16 assign variant asked to take fp16 tensors: the IR says bf16
+  Problem p = problem(Op::Assign, 1, 100, 10, 64, DType::F16);
   Pipeline pipe;
   auto f = preparePipeline(*findVariant("assign_sm90"), p,
-                           {{"x", sema::Elem::BF16, {1, 100, 64}}, {"c", sema::Elem::BF16, {1, 10, 64}},
+                           {{"x", sema::Elem::FP16, {1, 100, 64}}, {"c", sema::Elem::FP16, {1, 10, 64}},
                             {"ids", sema::Elem::I32, {1, 100}}},
                            pipe);
   ASSERT_FALSE(f);
   EXPECT_EQ(statusCode(f.error()), CAKE_KMEANS_UNSUPPORTED);
-  EXPECT_NE(f.error().message.find("takes c as bf16[1, 10, 128], the call passes bf16[1, 10, 64]"), std::string::npos)
+  EXPECT_NE(f.error().message.find("takes c as bf16[1, 10, 64], the call passes fp16[1, 10, 64]"), std::string::npos)
       << f.error().message;
+  // a row width below the call's D: the instantiation's fact D <= DP refuses the launch, named
+  Problem wide = problem(Op::Assign, 1, 100, 10, 128);
+  Pipeline narrow;
+  auto n = preparePipeline(*findVariant("assign_d64_wg2"), wide,
+                           {{"x", sema::Elem::BF16, {1, 100, 128}}, {"c", sema::Elem::BF16, {1, 10, 128}},
+                            {"ids", sema::Elem::I32, {1, 100}}},
+                           narrow);
+  ASSERT_TRUE(n) << n.error().message;
+  runner::Buffers at = {{"x", 0x100000}, {"c", 0x200000}, {"ids", 0x300000}};
+  for (const ScratchBuffer &s : narrow.scratch)
+    at[s.name] = 0x1000000 + s.offset;
+  auto planned = runner::planLowered(*narrow.kernels.front(), at, narrow.sizes, 132);
+  ASSERT_FALSE(planned);
+  EXPECT_NE(planned.error().message.find("violate the kernel's fact 'D <= DP'"), std::string::npos)
+      << planned.error().message;
   // a parameter the library does not know
   Pipeline missing;
   auto g = preparePipeline(*findVariant("assign_sm90"), problem(Op::Assign, 1, 100, 10, 128),
