@@ -14,6 +14,10 @@
 //   tcgen05.lanes  a warp reads and writes only its TMEM lane quadrant
 //                  (PTX ISA, tcgen05 "Access restrictions": warp w of a
 //                  warpgroup accesses lanes 32 * (w % 4) .. + 31; hazard 19)
+//   bounds.tail      a tensor dimension that every access reaches only in a fixed
+//                    prefix (a row read DP columns at a time, at column 0, with no loop
+//                    along it) while the facts let the dimension be longer: its tail
+//                    is silently never read or written
 //   bounds.coverage  the CTAs, warps, lanes and iterations of a grid reach every
 //                  element between the first and last one a tensor dimension's
 //                  accesses reach (a thread map with a too-large stride skips
@@ -312,6 +316,16 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
         if (m && *m > 0 && *m < (int64_t(1) << 30))
           smp[s] = (smp[s] + *m - 1) / *m * *m;
       }
+    // a size its facts clamp at an upper bound (D <= DP) also takes a ragged value below it, the others
+    // staying near v: the tail of a row narrower than its tile (D = 24 of DP = 32) with rows of the usual count
+    if (v == kValues[0])
+      for (const std::string &s : syms)
+        if (upper[s] < INT64_MAX / 4 && smp[s] == upper[s] / multiple[s] * multiple[s] &&
+            smp[s] - multiple[s] >= std::max<int64_t>(lower[s], 1)) {
+          Sample below = smp;
+          below[s] = smp[s] - multiple[s];
+          push(std::move(below));
+        }
     push(std::move(smp));
   }
   if (syms.empty() && scalars.empty())
@@ -722,6 +736,7 @@ public:
         vars_.decl[v->name.name] = v;
     });
     checkCoverage();
+    checkTail();
     std::vector<Finding> out;
     for (auto &[key, f] : findings_)
       out.push_back(std::move(f));
@@ -755,6 +770,9 @@ private:
   }
 
   void visit(const Expr &e, const views::Context &c) {
+    if (e.kind == ExprKind::Name && !env_.letOf(e.text))
+      if (const sema::Param *p = k_.param(e.text); p && p->type.space == sema::Space::Global)
+        ++uses_[p->name];
     if (e.kind == ExprKind::Call) {
       OpId id = sema::opIdOf(e, k_);
       onCall(e, id, c);
@@ -847,6 +865,15 @@ private:
     if (global)
       if (const sema::Param *p = globalParam(*global))
         checkGlobal(call, id, *global, *p, partner, canClip, c);
+    // bounds.tail: what each access reaches of each dimension (TMA copies too: their box)
+    const Expr *reached = global, *box = partner;
+    if (id == OpId::TmaLoad)
+      reached = arg(0), box = arg(1);
+    else if (id == OpId::TmaStore || id == OpId::TmaReduce)
+      reached = arg(1), box = arg(0);
+    if (reached)
+      if (const sema::Param *p = globalParam(*reached))
+        recordReach(*reached, *p, box);
     if (id == OpId::Tcgen05Ld || id == OpId::Tcgen05St)
       if (const Expr *t = arg(id == OpId::Tcgen05Ld ? 0 : 1))
         checkLanes(call, *t, c);
@@ -937,9 +964,12 @@ private:
       return;
     recordCoverage(b, checks, p, c, exact && checks.size() == n);
     std::string opName(sema::opOf(call, k_)->name);
+    // a tile (a partner wider than one element) or a slice of a row: clip = true is the edge's form
     bool isTile = false;
     for (const auto &e : extent)
       isTile |= e && *e > 1;
+    for (size_t i = 0; i < n; ++i)
+      isTile |= view->operands[i + 1]->kind == ExprKind::Slice;
     Subject subj{&call, &global, p.name, opName, "bounds.global", true};
     auto w = search(b, checks, c, guarded ? Mode::Outside : Mode::Crossing);
     if (!w && nonStrictGuard(c))
@@ -1472,6 +1502,158 @@ private:
       if (auto it = byName.find(to.slotNames[i]); it != byName.end())
         vals[i] = it->second;
     return vals;
+  }
+
+  //===-- bounds.tail ------------------------------------------------------===//
+
+  /// What the accesses reach of one dimension of a global tensor: the end of
+  /// the prefix every access stays in, or whole (an access that moves along
+  /// it, or one the rule cannot read).
+  struct Reach {
+    bool whole = false;
+    int64_t end = 0;                ///< every access lies in [0, end)
+    bool rowwise = false;           ///< some access moves along another dimension (rows read a tile at a time)
+    const Expr *at = nullptr;       ///< the index of the access reaching furthest
+    std::string endText;            ///< how the source writes end (the slice's or the box's bound)
+  };
+
+  /// The value of \p e when it is a compile-time constant (an index that does not move), else nullopt.
+  std::optional<int64_t> constant(const Expr &e) const { return sema::evalInt(e, k_.consts); }
+
+  void recordReach(const Expr &global, const sema::Param &p, const Expr *partnerExpr) {
+    ++recorded_[p.name];
+    const Expr *view = views::stripParens(&global);
+    const size_t rank = p.type.dims.size();
+    const size_t n = view->kind == ExprKind::Index ? view->operands.size() - 1 : 0;
+    bool corner = n == rank;
+    for (size_t i = 0; i < n && corner; ++i)
+      corner = view->operands[i + 1]->kind != ExprKind::Slice;
+    // a corner-form access covers its partner's (box's) shape, aligned to the trailing dimensions
+    std::optional<sema::shapes::Shape> shape;
+    const syntax::TypeExpr *decl = nullptr;
+    if (corner && partnerExpr) {
+      sema::shapes::Value v = env_.infer(*partnerExpr);
+      shape = v.shape, decl = v.decl;
+    }
+    // whether the access moves along dimension d (an index or a slice start that is not a constant)
+    auto moves = [&](size_t d) {
+      if (d >= n)
+        return false;
+      const Expr &ix = *view->operands[d + 1];
+      const Expr *start = ix.kind == ExprKind::Slice ? ix.operand(0) : &ix;
+      return start && !constant(*start);
+    };
+    for (size_t d = 0; d < rank; ++d) {
+      Reach &r = reach_[{p.name, d}];
+      if (r.whole)
+        continue;
+      for (size_t e = 0; e < rank; ++e)
+        r.rowwise |= e != d && moves(e);
+      if (d >= n) { // the view keeps the whole dimension
+        r.whole = true;
+        continue;
+      }
+      const Expr &ix = *view->operands[d + 1];
+      std::optional<int64_t> lo, hi;
+      std::string hiText;
+      if (ix.kind == ExprKind::Slice) {
+        lo = ix.operand(0) ? constant(*ix.operand(0)) : std::optional<int64_t>(0);
+        if (ix.operand(1))
+          hi = constant(*ix.operand(1)), hiText = std::string(textOf(ctx_.sm, ix.operand(1)->range));
+      } else if (corner && shape && shape->size() <= rank && d >= rank - shape->size()) {
+        size_t sd = d - (rank - shape->size());
+        lo = constant(ix);
+        if (lo && (*shape)[sd]) {
+          hi = *lo + *(*shape)[sd];
+          if (*lo == 0 && decl && decl->dims.size() == shape->size())
+            hiText = std::string(textOf(ctx_.sm, decl->dims[sd]->range));
+        }
+      } else if (corner && (!shape || d < rank - shape->size())) {
+        lo = constant(ix); // an index: one element
+        if (lo)
+          hi = *lo + 1;
+      }
+      if (!lo || !hi) {
+        r.whole = true;
+        continue;
+      }
+      if (*hi > r.end || !r.at) {
+        r.end = std::max(r.end, *hi);
+        r.at = &ix;
+        r.endText = hiText; // empty when the source writes no bound (a box of a computed shape)
+      }
+    }
+  }
+
+  /// A dimension of size S that every access reaches only in [0, E), where
+  /// some sizes the facts allow make S > E: its tail is never touched. The
+  /// fix-it states the fact S <= E the kernel relies on (appended to its
+  /// first `assume`, else a new one); a launch with a longer dimension is
+  /// then refused instead of computing on a prefix.
+  void checkTail() {
+    for (auto &[key, r] : reach_) {
+      const auto &[name, d] = key;
+      const sema::Param *p = k_.param(name);
+      // a prefix of one element is an index (x[0]), not a row read a tile at a time
+      // and a tensor read one tile at a fixed place (x[0:64] of x[N]) is a one-tile kernel, not a row pattern
+      if (r.whole || !r.at || r.end < 2 || !r.rowwise || !p || uses_[name] != recorded_[name])
+        continue;
+      const sema::Dim &dim = p->type.dims[d];
+      if (dim.value || !dim.expr)
+        continue; // a constant dimension: bounds.global's
+      std::optional<int64_t> longer;
+      for (const Sample &smp : wideSamples_) {
+        auto v = sema::evalInKernel(k_, *dim.expr, [&](const std::string &n) -> std::optional<int64_t> {
+          auto it = smp.find(n);
+          return it == smp.end() ? std::nullopt : std::optional<int64_t>(it->second);
+        });
+        if (v && *v > r.end) {
+          longer = *v;
+          break;
+        }
+      }
+      if (!longer)
+        continue;
+      std::string size(textOf(ctx_.sm, dim.expr->range));
+      // the bound as the source writes it (the slice's or the tile's), else its value (then no fix-it:
+      // a number fixed in one instantiation is not the fact the source means in all of them)
+      const bool named = !r.endText.empty();
+      if (!named)
+        r.endText = std::to_string(r.end);
+      std::string reach = "every access to '" + name + "' reaches only elements 0 .. " + std::to_string(r.end - 1) +
+                          " of dimension " + std::to_string(d) + " (size " + size + "), with no loop along it";
+      std::string tail = "at " + size + " = " + std::to_string(*longer) + " elements " + std::to_string(r.end) +
+                         " .. " + std::to_string(*longer - 1) + " are never read or written";
+      // As tma.align: when the kernel states facts about the size, the incomplete contract is reported
+      // there (where the fix goes), the access as a note
+      const Expr *stated =
+          dim.expr->kind == ExprKind::Name ? factAbout(k_, dim.expr->text) : nullptr;
+      Finding f = makeFinding("bounds.tail", stated ? stated->range : r.at->range, "");
+      if (stated) {
+        f.message = "the facts about " + size + " ('" + std::string(textOf(ctx_.sm, stated->range)) +
+                    "') do not bound it by " + r.endText + ", but " + reach + ": " + tail + "; state " + size +
+                    " <= " + r.endText + " so that a launch with a longer dimension is refused, or loop along it";
+        f.notes.push_back({r.at->range, "the access reaching furthest, elements 0 .. " + std::to_string(r.end - 1)});
+      } else {
+        f.message = reach + ", and nothing proves " + size + " <= " + r.endText + ": " + tail +
+                    "; state the fact (assume " + size + " <= " + r.endText +
+                    ") so that a launch with a longer dimension is refused, or loop along it";
+      }
+      f.notes.push_back({dim.expr->range, "'" + name + "' declares dimension " + std::to_string(d) + " here"});
+      const std::string fact = size + " <= " + r.endText;
+      if (const AssumeStmt *a = firstAssume(); named && a && !a->facts.empty())
+        f.fixes.push_back(insertFix("state " + fact, a->range.file, a->facts.back()->range.end, ", " + fact));
+      else if (named && !k_.decl->body.stmts.empty())
+        f.fixes.push_back(insertLineBefore(ctx_.sm, *k_.decl->body.stmts.front(), "state " + fact, "assume " + fact));
+      add(std::move(f));
+    }
+  }
+
+  const AssumeStmt *firstAssume() const {
+    for (const StmtPtr &st : k_.decl->body.stmts)
+      if (auto *a = dyn_cast<AssumeStmt>(st.get()))
+        return a;
+    return nullptr;
   }
 
   //===-- bounds.coverage --------------------------------------------------===//
@@ -2035,6 +2217,8 @@ private:
   std::vector<bool> usedForText_;
   std::map<std::pair<std::string, size_t>, std::vector<CoverItem>> cover_;
   std::set<std::pair<std::string, size_t>> poisoned_;
+  std::map<std::pair<std::string, size_t>, Reach> reach_;
+  std::map<std::string, int> uses_, recorded_;
   const views::Context *current_ = nullptr;
   Builder::Vars vars_;
   const sema::Role *varsRole_ = nullptr;

@@ -188,6 +188,7 @@ private:
     } else if (name == OpId::StGlobal && arg(1)) {
       checkExtent(*arg(1), env_.infer(*arg(0)), *arg(0));
     } else if (name == OpId::LdGlobal && arg(0)) {
+      recordRowLoad(call, *arg(0), c);
       if (const Expr *like = sema::keywordArg(call, "like")) {
         Value partner = env_.infer(*like);
         if (const Expr *axis = sema::keywordArg(call, "axis")) {
@@ -204,6 +205,38 @@ private:
     if (name == OpId::MbarrierArrive || name == OpId::MbarrierArriveExpectTx || name == OpId::CpAsyncArrive ||
         name == OpId::Tcgen05Commit)
       recordArrival(call, *op, c);
+  }
+
+  /// ld.global of a whole 1-D row into a warp (no `like`): each lane reads
+  /// chunks of min(16, row bytes / 32) bytes with one vector load
+  /// (compiler/lower/Fragments.cpp, lowerLdGlobal), so the tensor's base and
+  /// row stride must be multiples of the chunk or the load faults on a
+  /// misaligned address (the lowering refuses what it cannot prove).
+  void recordRowLoad(const Expr &call, const Expr &global, const views::Context &c) {
+    if (!c.role || c.role->issue != sema::IssueMode::Warp || sema::keywordArg(call, "like") ||
+        sema::keywordArg(call, "axis"))
+      return;
+    auto [p, index] = resolveGlobal(global);
+    if (!p || !index || !p->type.elem || index->operands.size() != p->type.dims.size() + 1)
+      return;
+    const Expr &last = *index->operands.back();
+    std::optional<int64_t> extent;
+    if (last.kind == ExprKind::Slice) {
+      auto lo = last.operand(0) ? sema::evalInt(*last.operand(0), k_.consts) : std::optional<int64_t>(0);
+      auto hi = last.operand(1) ? sema::evalInt(*last.operand(1), k_.consts) : p->type.dims.back().value;
+      if (lo && hi)
+        extent = *hi - *lo;
+    }
+    for (size_t i = 1; i + 1 < index->operands.size(); ++i)
+      if (index->operands[i]->kind == ExprKind::Slice)
+        return; // not one row
+    const int64_t bytes = extent.value_or(0) * sema::elemBytes(*p->type.elem);
+    const int64_t chunk = std::min<int64_t>(16, bytes / 32);
+    if (chunk <= int64_t(sema::elemBytes(*p->type.elem)) || bytes % (32 * chunk))
+      return; // element-sized loads are naturally aligned
+    RowUse &u = rowUses_[p->name];
+    if (uint32_t(chunk) > u.need)
+      u = {{&call, std::string(opInfo(OpId::LdGlobal).name)}, uint32_t(chunk)};
   }
 
   /// The global parameter a view reads and the Index expression that selects
@@ -367,6 +400,9 @@ private:
   /// What goes wrong when \p param's address or stride is misaligned: the
   /// tensor map (TMA) or the chunks (cp.async only).
   std::string misalignment(const std::string &param) const {
+    if (!tmaUses_.count(param))
+      return "ld.global reads its rows in " + std::to_string(rowUses_.at(param).need) +
+             "-byte vectors (a misaligned-address fault at run time)";
     for (const Use &u : tmaUses_.at(param))
       if (opIdOf(*u.call, k_) != OpId::CpAsync)
         return "TMA rejects the tensor map (illegal instruction at run time)";
@@ -375,19 +411,23 @@ private:
 
   /// The first TMA (or cp.async) use of \p p, as a note.
   Note useNote(const std::string &param) const {
-    const Use &u = tmaUses_.at(param).front();
+    const Use &u = tmaUses_.count(param) ? tmaUses_.at(param).front() : rowUses_.at(param).use;
     return {u.call->range, "'" + param + "' is accessed by " + u.what + " here"};
   }
 
   void reportAlignment() {
-    const uint32_t need = k_.desc->tmaAlignBytes;
+    const uint32_t tmaNeed = k_.desc->tmaAlignBytes;
     // Stride findings are grouped by the size symbol whose fact is missing:
     // one `assume` repairs every tensor whose row stride is that symbol.
     std::map<std::string, std::vector<const sema::Param *>> bySymbol;
     std::vector<std::string> symbolOrder;
+    std::map<std::string, uint32_t> needOf;
     for (const sema::Param &p : k_.params) {
-      if (!tmaUses_.count(p.name) || !p.type.elem || !p.type.syntax)
+      if ((!tmaUses_.count(p.name) && !rowUses_.count(p.name)) || !p.type.elem || !p.type.syntax)
         continue;
+      // TMA and cp.async need the target's alignment, a warp's vector row loads their chunk
+      const uint32_t need = tmaUses_.count(p.name) ? tmaNeed : rowUses_.at(p.name).need;
+      needOf[p.name] = need;
       checkBaseAlign(p, need);
       uint32_t eb = sema::elemBytes(*p.type.elem);
       if (const Clause *strides = p.type.clause("strides")) {
@@ -415,6 +455,9 @@ private:
     for (const std::string &sym : symbolOrder) {
       const std::vector<const sema::Param *> &params = bySymbol[sym];
       const sema::Param &first = *params.front();
+      uint32_t need = 0;
+      for (const sema::Param *q : params)
+        need = std::max(need, needOf[q->name]);
       Diagnostic &d = reportStride(first, *first.type.dims.back().expr, "row stride",
                                    sema::elemBytes(*first.type.elem), need, sym);
       for (size_t i = 1; i < params.size(); ++i)
@@ -433,7 +476,8 @@ private:
     Diagnostic &d = ctx_.sink.report("tma.align", at,
                                      "'" + p.name + "' " + what + " but is accessed by " +
                                          (misalignment(p.name).rfind("TMA", 0) == 0 ? std::string("TMA")
-                                                                                  : std::string(opInfo(OpId::CpAsync).name)) +
+                                          : tmaUses_.count(p.name)        ? std::string(opInfo(OpId::CpAsync).name)
+                                                                          : std::string(opInfo(OpId::LdGlobal).name)) +
                                          ", which needs a " +
                                          std::to_string(need) + "-byte aligned global address; declare align(" +
                                          std::to_string(need) + ") so that the launcher checks it");
@@ -821,6 +865,11 @@ private:
   views::Env env_;
   Facts facts_;
   std::map<std::string, std::vector<Use>> tmaUses_;
+  struct RowUse {
+    Use use;
+    uint32_t need = 0;
+  };
+  std::map<std::string, RowUse> rowUses_;
   std::map<std::string, size_t> boxReported_;
   std::vector<Arrival> arrivals_;
 };

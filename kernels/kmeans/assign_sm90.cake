@@ -27,7 +27,8 @@ param DP: int in {32, 64, 128, 256, 512} = 128
 param elem: elem in {bf16, fp16} = bf16
 // compute warpgroups (64 rows of x each) and centroid tile rows
 param WG: int in 1 .. 4 = 3
-param BN: int in {64, 128} = 128
+// (16: the small-K tile, K padded to a multiple of 32 instead of 256)
+param BN: int in {16, 64, 128} = 128
 // ring stages: x tiles, centroid tiles (and their norms)
 param XS: int in 1 .. 3 = 2
 param CS: int in 2 .. 5 = 3
@@ -42,10 +43,14 @@ const SW = math.min(2 * DP, 128)
 // three compute warpgroups leave 160 registers a thread; fewer, 232
 const LOAD_REGS = math.select(WG == 3, 24, 40)
 const COMPUTE_REGS = math.select(WG == 3, 160, 232)
-if BN == 64 {
-  const MMA = m64n64k16
+if BN == 16 {
+  const MMA = m64n16k16
 } else {
-  const MMA = m64n128k16
+  if BN == 64 {
+    const MMA = m64n64k16
+  } else {
+    const MMA = m64n128k16
+  }
 }
 
 // ||c_k||^2 in fp32, one warp per centroid row (run once per Lloyd iteration); rows K .. KP

@@ -74,7 +74,7 @@ kernel knn_norms(
   tail_id: global i32[Q, KP],
 ) target(sm_90a) grid(math.cdiv(Q, 8 * NR) + math.select(FUSED, 0, math.cdiv(NP, 8 * NR))) block(256) {
   // NP rounds N up to 2 BN S rows (knn_sm90): the four rows of a group are all below NP or none is
-  assume D % 8 == 0, NP % 128 == 0
+  assume D % 8 == 0, D <= DP, NP % 128 == 0
   role rows warps(0 .. 8) issue(warp) {
     // rows 0 .. qb are the queries' (the last CTA's past Q idle), the rest the database's
     let qb = math.cdiv(Q, 8 * NR) * 8 * NR

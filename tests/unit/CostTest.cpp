@@ -264,7 +264,9 @@ const sema::Kernel &kernelNamed(const Loaded &l, std::string_view name) {
   return l.kernel();
 }
 
-Sizes kmeans(int64_t b, int64_t n, int64_t k) { return {{"B", b}, {"N", n}, {"K", k}, {"KP", (k + 255) / 256 * 256}}; }
+Sizes kmeans(int64_t b, int64_t n, int64_t k) {
+  return {{"B", b}, {"N", n}, {"K", k}, {"D", 128}, {"KP", (k + 255) / 256 * 256}};
+}
 
 } // namespace
 

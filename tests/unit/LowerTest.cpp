@@ -367,9 +367,10 @@ TEST(LowerMmaSyncArgmin, KMeansSm80Lowers) {
   ASSERT_EQ(l->module.kernels.size(), 3u); // cnorm, the assignment, the distances
   const std::string &src = l->module.source;
   // the batch index leads the flat address of a 3-D tile; rows and columns are its last two dimensions
-  EXPECT_NE(src.find("(c + (size_t(b) * size_t(K) + size_t(cake_gr)) * size_t(128) + size_t(cake_gc))"),
+  // D is a size: rows of D columns, copied 128 (DP) at a time, the chunks past D zero-filled
+  EXPECT_NE(src.find("(c + (size_t(b) * size_t(K) + size_t(cake_gr)) * size_t(D) + size_t(cake_gc))"),
             std::string::npos);
-  EXPECT_NE(src.find("const int cake_bytes = cake_gr < K && cake_gc < 128 ?"), std::string::npos);
+  EXPECT_NE(src.find("const int cake_bytes = cake_gr < K && cake_gc < D ?"), std::string::npos);
   EXPECT_NE(src.find("(cn + size_t(cake_gr) * size_t(KP) + size_t(cake_gc))"), std::string::npos);
   EXPECT_NE(src.find("float acc[1][8][4];"), std::string::npos);
   EXPECT_NE(src.find("float best[8];"), std::string::npos); // 2 rows x 4 chains

@@ -656,7 +656,7 @@ TEST(LaunchLowered, PlansEveryParameterInOrder) {
   const lower::LoweredKernel *k = l->module.kernel("kmeans_assign_sm90");
   ASSERT_NE(k, nullptr);
   Buffers buffers = {{"x", 0x10000}, {"c", 0x20000}, {"cn", 0x30000}, {"ids", 0x40000}};
-  lower::Bindings sizes = {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 256}};
+  lower::Bindings sizes = {{"B", 2}, {"N", 300}, {"K", 200}, {"D", 128}, {"KP", 256}};
   auto planned = planLowered(*k, buffers, sizes, 132);
   ASSERT_TRUE(planned) << planned.error().message;
   const LaunchPlan &plan = *planned;
@@ -686,6 +686,25 @@ TEST(LaunchLowered, PlansEveryParameterInOrder) {
   EXPECT_EQ(plan.config.block.x, k->block);
   EXPECT_EQ(plan.config.dynamicShared, k->dynamicShared);
   EXPECT_FALSE(plan.needsHangRecord);
+  // D is a size: at D = 72 the map covers the caller's rows of 72 (144-byte strides) and the box stays 128
+  // wide (TMA fills the columns past D with zeros): no padded copy
+  sizes["D"] = 72;
+  auto ragged = planLowered(*k, buffers, sizes, 132);
+  ASSERT_TRUE(ragged) << ragged.error().message;
+  for (const PlannedArg &a : ragged->args)
+    if (a.kind == lower::KernelArg::TensorMap && a.name == "x") {
+      EXPECT_EQ(a.map.dims[0], 72u);
+      EXPECT_EQ(a.map.strides[1], 144u);
+      EXPECT_EQ(a.map.box[0], x->map.box[0]);
+      EXPECT_EQ(validateTensorMap(a.map), "");
+    }
+  // a D that is not a multiple of 8 (rows TMA cannot stride) or past the tile: the kernel's facts refuse it
+  for (int64_t bad : {100, 136}) {
+    sizes["D"] = bad;
+    auto refused = planLowered(*k, buffers, sizes, 132);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("violate the kernel's fact"), std::string::npos) << refused.error().message;
+  }
 }
 
 TEST(LaunchLowered, SaysWhatIsWrong) {
@@ -693,23 +712,23 @@ TEST(LaunchLowered, SaysWhatIsWrong) {
   const lower::LoweredKernel *k = l->module.kernel("kmeans_assign_sm90");
   ASSERT_NE(k, nullptr);
   Buffers buffers = {{"x", 0x10000}, {"c", 0x20000}, {"cn", 0x30000}, {"ids", 0x40000}};
-  auto unbound = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}}, 132);
+  auto unbound = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}, {"D", 128}}, 132);
   ASSERT_FALSE(unbound);
   EXPECT_EQ(unbound.error().kind, Error::InvalidArgument);
   EXPECT_EQ(unbound.error().message,
             "kernel 'kmeans_assign_sm90': size 'KP' of kernel 'kmeans_assign_sm90' is not bound");
-  auto fact = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 200}}, 132);
+  auto fact = planLowered(*k, buffers, {{"B", 2}, {"N", 300}, {"K", 200}, {"D", 128}, {"KP", 200}}, 132);
   ASSERT_FALSE(fact);
   EXPECT_NE(fact.error().message.find("the sizes violate the kernel's fact"), std::string::npos)
       << fact.error().message;
   Buffers missing = buffers;
   missing.erase("ids");
-  auto noBuffer = planLowered(*k, missing, {{"B", 2}, {"N", 300}, {"K", 200}, {"KP", 256}}, 132);
+  auto noBuffer = planLowered(*k, missing, {{"B", 2}, {"N", 300}, {"K", 200}, {"D", 128}, {"KP", 256}}, 132);
   ASSERT_FALSE(noBuffer);
   EXPECT_EQ(noBuffer.error().message, "kernel 'kmeans_assign_sm90': no buffer was given for 'ids'");
   const lower::LoweredKernel *cnorm = l->module.kernel("kmeans_cnorm");
   ASSERT_NE(cnorm, nullptr);
-  auto grid = planLowered(*cnorm, buffers, {{"B", 70000}, {"K", 200}, {"KP", 256}}, 132);
+  auto grid = planLowered(*cnorm, buffers, {{"B", 70000}, {"K", 200}, {"D", 128}, {"KP", 256}}, 132);
   ASSERT_FALSE(grid);
   EXPECT_EQ(grid.error().message,
             "kernel 'kmeans_cnorm': the grid 32x70000x1 is past the limits 2147483647 x 65535 x 65535");

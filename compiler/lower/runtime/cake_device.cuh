@@ -1403,11 +1403,36 @@ __device__ __forceinline__ void wgmma_wait_group() {
 }
 
 /// wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (.f16.f16 when F16), both
-/// operands in shared memory: acc (+)= A[64, 16] * B[16, N], N in {64, 128, 256}. `accumulate`
+/// operands in shared memory: acc (+)= A[64, 16] * B[16, N], N in {16, 32, 64, 128, 256}. `accumulate`
 /// false (the scale-d predicate) overwrites acc. TransA/TransB = 1 for
 /// MN-major tiles; ScaleA/ScaleB = 1 or -1. acc holds N / 2 floats per thread
 /// in the wgmma accumulator layout.
 // The shared-shared wgmma of one N, its operand type (bf16 or f16) as a string literal.
+#define CAKE_RT_WGMMA_SS_N16(TY) \
+  asm volatile( \
+  "{\n.reg .pred p;\n" \
+  "setp.ne.b32 p, %10, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n16k16.f32." TY "." TY " {" \
+  "%0, %1, %2, %3, %4, %5, %6, %7" \
+  "}, %8, %9, p, %11, %12, %13, %14;\n}\n" \
+  : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]), \
+  "+f"(acc[6]), "+f"(acc[7]) \
+  : "l"(desc_a), "l"(desc_b), "r"(static_cast<u32>(accumulate)), "n"(ScaleA), "n"(ScaleB), \
+  "n"(TransA), "n"(TransB) \
+  : "memory")
+#define CAKE_RT_WGMMA_SS_N32(TY) \
+  asm volatile( \
+  "{\n.reg .pred p;\n" \
+  "setp.ne.b32 p, %18, 0;\n" \
+  "wgmma.mma_async.sync.aligned.m64n32k16.f32." TY "." TY " {" \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15" \
+  "}, %16, %17, p, %19, %20, %21, %22;\n}\n" \
+  : "+f"(acc[0]), "+f"(acc[1]), "+f"(acc[2]), "+f"(acc[3]), "+f"(acc[4]), "+f"(acc[5]), \
+  "+f"(acc[6]), "+f"(acc[7]), "+f"(acc[8]), "+f"(acc[9]), "+f"(acc[10]), "+f"(acc[11]), \
+  "+f"(acc[12]), "+f"(acc[13]), "+f"(acc[14]), "+f"(acc[15]) \
+  : "l"(desc_a), "l"(desc_b), "r"(static_cast<u32>(accumulate)), "n"(ScaleA), "n"(ScaleB), \
+  "n"(TransA), "n"(TransB) \
+  : "memory")
 #define CAKE_RT_WGMMA_SS_N64(TY) \
   asm volatile( \
   "{\n.reg .pred p;\n" \
@@ -1491,10 +1516,15 @@ __device__ __forceinline__ void wgmma_wait_group() {
 
 template <int N, int TransA = 0, int TransB = 0, int ScaleA = 1, int ScaleB = 1, bool F16 = false>
 __device__ __forceinline__ void wgmma_m64nNk16_f32_bf16(float (&acc)[N / 2], u64 desc_a, u64 desc_b, bool accumulate) {
-  static_assert(N == 64 || N == 128 || N == 256, "wgmma_m64nNk16_f32_bf16: N is 64, 128 or 256");
+  static_assert(N == 16 || N == 32 || N == 64 || N == 128 || N == 256,
+                "wgmma_m64nNk16_f32_bf16: N is 16, 32, 64, 128 or 256");
   static_assert((TransA == 0 || TransA == 1) && (TransB == 0 || TransB == 1), "transpose flags are 0 or 1");
   static_assert((ScaleA == 1 || ScaleA == -1) && (ScaleB == 1 || ScaleB == -1), "scales are 1 or -1");
-    if constexpr (N == 64) {
+    if constexpr (N == 16) {
+      if constexpr (F16) CAKE_RT_WGMMA_SS_N16("f16"); else CAKE_RT_WGMMA_SS_N16("bf16");
+    } else if constexpr (N == 32) {
+      if constexpr (F16) CAKE_RT_WGMMA_SS_N32("f16"); else CAKE_RT_WGMMA_SS_N32("bf16");
+    } else if constexpr (N == 64) {
       if constexpr (F16)
         CAKE_RT_WGMMA_SS_N64("f16");
       else

@@ -9,7 +9,7 @@ kernel stage(
   A: global bf16[M, K] align(16),
   C: global bf16[M, BK],
 ) target(sm_80) grid(math.cdiv(M, BM)) block(128) {
-  assume K % 8 == 0, K >= 1
+  assume K % 8 == 0, K >= 1, K <= BK
   ring ab stages(2) producer(main) consumer(main) {
     // expected-note@+1:8 {{'ab.a' is laid out here}}
     a: shared bf16[BM, BK] swizzle(128B)

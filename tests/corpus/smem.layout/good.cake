@@ -3,7 +3,7 @@
 kernel stage(
   A: global bf16[M, K] align(16),
 ) target(sm_80) grid(math.cdiv(M, 64)) block(128) {
-  assume K % 8 == 0, K >= 1
+  assume K % 8 == 0, K >= 1, K <= 128
   var x64: shared bf16[64, 64] swizzle(64B)
   var x128: shared bf16[64, 128] swizzle(128B)
   var x32: shared bf16[64, 48] swizzle(32B)

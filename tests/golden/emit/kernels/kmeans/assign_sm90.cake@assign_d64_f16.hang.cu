@@ -4,7 +4,7 @@ using cake::rt::u16;
 using cake::rt::u32;
 using cake::rt::u64;
 
-#line 53 "kernels/kmeans/assign_sm90.cake"
+#line 58 "kernels/kmeans/assign_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) kmeans_cnorm(
     u16 *__restrict__ c,
     float *__restrict__ cn,
@@ -17,16 +17,16 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 57 "kernels/kmeans/assign_sm90.cake"
+#line 62 "kernels/kmeans/assign_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 58 "kernels/kmeans/assign_sm90.cake"
+#line 63 "kernels/kmeans/assign_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 59 "kernels/kmeans/assign_sm90.cake"
+#line 64 "kernels/kmeans/assign_sm90.cake"
     const auto b = int(blockIdx.y);
     const auto r = ((int(blockIdx.x) * 8) + cake_role_warp);
     if ((r < K)) {
@@ -42,7 +42,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row0[cake_k * 2 + cake_j] = (b) < B && (r) < K && cake_c0 + cake_j < D ? *(c + ((size_t(b) * size_t(K) + size_t(r)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
         }
       }
-#line 63 "kernels/kmeans/assign_sm90.cake"
+#line 68 "kernels/kmeans/assign_sm90.cake"
       float cake_sum1 = 0.f;
       #pragma unroll
       for (int cake_e = 0; cake_e < 2; ++cake_e) {
@@ -52,7 +52,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
       for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum1 = cake_sum1 + __shfl_xor_sync(0xffffffffu, cake_sum1, cake_o);
       if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(cn + (size_t(b) * size_t(KP) + size_t(r))) = cake_sum1;
     }
-#line 65 "kernels/kmeans/assign_sm90.cake"
+#line 70 "kernels/kmeans/assign_sm90.cake"
     if ((r >= K)) {
       if ((r < KP)) {
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(cn + (size_t(b) * size_t(KP) + size_t(r))) = __int_as_float(0x7f800000);
@@ -62,7 +62,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
 }
 }
 
-#line 73 "kernels/kmeans/assign_sm90.cake"
+#line 78 "kernels/kmeans/assign_sm90.cake"
 extern "C" __global__ void __launch_bounds__(384, 1) kmeans_assign_sm90(
     const __grid_constant__ CUtensorMap cake_tmap0,
     const __grid_constant__ CUtensorMap cake_tmap1,
@@ -96,22 +96,22 @@ if (threadIdx.x == 0) {
   cake::rt::fence_mbarrier_init();
 }
 __syncthreads();
-#line 82 "kernels/kmeans/assign_sm90.cake"
+#line 87 "kernels/kmeans/assign_sm90.cake"
 // assume: checked by the launcher
 const auto CT = (KP / 128);
-#line 89 "kernels/kmeans/assign_sm90.cake"
+#line 94 "kernels/kmeans/assign_sm90.cake"
 // assume: checked by the launcher
-#line 91 "kernels/kmeans/assign_sm90.cake"
+#line 96 "kernels/kmeans/assign_sm90.cake"
 // assume: checked by the launcher
-#line 93 "kernels/kmeans/assign_sm90.cake"
+#line 98 "kernels/kmeans/assign_sm90.cake"
 const int cake_sched0_b = B;
 const int cake_sched0_m = cake::rt::cdiv(N, 128);
 const int cake_sched0_total = cake_sched0_b * cake_sched0_m;
 const int cake_warp = int(cake::rt::warp_id());
-#line 111 "kernels/kmeans/assign_sm90.cake"
+#line 116 "kernels/kmeans/assign_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 4) {
   // role load: warps 0 .. 4
-#line 111 "kernels/kmeans/assign_sm90.cake"
+#line 116 "kernels/kmeans/assign_sm90.cake"
   cake::rt::setmaxnreg_dec<40>();
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
@@ -119,11 +119,11 @@ if (cake_warp >= 0 && cake_warp < 4) {
     int xs_pstage = 0; u32 xs_pphase = 0;
     int cs_pstage = 0; u32 cs_pphase = 0;
     int ns_pstage = 0; u32 ns_pphase = 0;
-#line 114 "kernels/kmeans/assign_sm90.cake"
+#line 119 "kernels/kmeans/assign_sm90.cake"
     const int cake_put1 = ns_pstage;
     cake::rt::watched_wait((cake_smem + 128u + 8u * (cake_put1)), ns_pphase ^ 1u, cake_hang, 0u, 2000000000ull);
     if (++ns_pstage == 4) { ns_pstage = 0; ns_pphase ^= 1u; }
-#line 115 "kernels/kmeans/assign_sm90.cake"
+#line 120 "kernels/kmeans/assign_sm90.cake"
     cake::rt::tma_load_2d(((cake_smem + 99328u + 512u * (cake_put1)) + u32(0) * 512u + u32(0) * 4u), (cake_smem + 96u + 8u * (cake_put1)), &cake_tmap0, 0, 0);
     cake::rt::mbarrier_arrive_expect_tx((cake_smem + 96u + 8u * (cake_put1)), 512u);
     for (int cake_tile2 = blockIdx.x; cake_tile2 < cake_sched0_total; cake_tile2 += gridDim.x) {
@@ -131,27 +131,27 @@ if (cake_warp >= 0 && cake_warp < 4) {
       (void)t_m;
       const int t_b = (cake_tile2 / cake_sched0_m) % cake_sched0_b;
       (void)t_b;
-#line 118 "kernels/kmeans/assign_sm90.cake"
+#line 123 "kernels/kmeans/assign_sm90.cake"
       const int cake_put3 = xs_pstage;
       cake::rt::watched_wait((cake_smem + 16u + 8u * (cake_put3)), xs_pphase ^ 1u, cake_hang, 1u, 2000000000ull);
       if (++xs_pstage == 2) { xs_pstage = 0; xs_pphase ^= 1u; }
-#line 119 "kernels/kmeans/assign_sm90.cake"
+#line 124 "kernels/kmeans/assign_sm90.cake"
       cake::rt::tma_load_3d(((cake_smem + 1024u + 16384u * (cake_put3)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 0u + 8u * (cake_put3)), &cake_tmap1, 0, (t_m * 128), t_b);
       cake::rt::mbarrier_arrive_expect_tx((cake_smem + 0u + 8u * (cake_put3)), 16384u);
       for (int j = 0; j < CT; ++j) {
         const int cake_put4 = cs_pstage;
         cake::rt::watched_wait((cake_smem + 64u + 8u * (cake_put4)), cs_pphase ^ 1u, cake_hang, 2u, 2000000000ull);
         if (++cs_pstage == 4) { cs_pstage = 0; cs_pphase ^= 1u; }
-#line 124 "kernels/kmeans/assign_sm90.cake"
+#line 129 "kernels/kmeans/assign_sm90.cake"
         cake::rt::tma_load_3d(((cake_smem + 33792u + 16384u * (cake_put4)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u), (cake_smem + 32u + 8u * (cake_put4)), &cake_tmap2, 0, (j * 128), t_b);
-#line 128 "kernels/kmeans/assign_sm90.cake"
+#line 133 "kernels/kmeans/assign_sm90.cake"
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 32u + 8u * (cake_put4)), 16384u);
         const int cake_put5 = ns_pstage;
         cake::rt::watched_wait((cake_smem + 128u + 8u * (cake_put5)), ns_pphase ^ 1u, cake_hang, 3u, 2000000000ull);
         if (++ns_pstage == 4) { ns_pstage = 0; ns_pphase ^= 1u; }
-#line 131 "kernels/kmeans/assign_sm90.cake"
+#line 136 "kernels/kmeans/assign_sm90.cake"
         cake::rt::tma_load_2d(((cake_smem + 99328u + 512u * (cake_put5)) + u32(0) * 512u + u32(0) * 4u), (cake_smem + 96u + 8u * (cake_put5)), &cake_tmap0, (j * 128), t_b);
-#line 135 "kernels/kmeans/assign_sm90.cake"
+#line 140 "kernels/kmeans/assign_sm90.cake"
         cake::rt::mbarrier_arrive_expect_tx((cake_smem + 96u + 8u * (cake_put5)), 512u);
       }
     }
@@ -159,7 +159,7 @@ if (cake_warp >= 0 && cake_warp < 4) {
 }
 else if (cake_warp >= 4 && cake_warp < 12) {
   // role compute: warps 4 .. 12
-#line 140 "kernels/kmeans/assign_sm90.cake"
+#line 145 "kernels/kmeans/assign_sm90.cake"
   cake::rt::setmaxnreg_inc<232>();
   const int cake_role_warp = cake_warp - 4;
   (void)cake_role_warp;
@@ -167,37 +167,37 @@ else if (cake_warp >= 4 && cake_warp < 12) {
     int xs_cstage = 0; u32 xs_cphase = 0;
     int cs_cstage = 0; u32 cs_cphase = 0;
     int ns_cstage = 0; u32 ns_cphase = 0;
-#line 141 "kernels/kmeans/assign_sm90.cake"
+#line 146 "kernels/kmeans/assign_sm90.cake"
     const auto r0 = ((cake_role_warp / 4) * 64);
     float acc[2][64];
     float best[8];
     int best_id[8];
-#line 151 "kernels/kmeans/assign_sm90.cake"
+#line 156 "kernels/kmeans/assign_sm90.cake"
     int pb = 0;
     int pm = cake::rt::cdiv(N, 128);
     #pragma unroll
     for (int cake_e = 0; cake_e < 8; ++cake_e) {
       best[cake_e] = __int_as_float(0x7f800000);
     }
-#line 154 "kernels/kmeans/assign_sm90.cake"
+#line 159 "kernels/kmeans/assign_sm90.cake"
     #pragma unroll
     for (int cake_e = 0; cake_e < 8; ++cake_e) {
       best_id[cake_e] = 0;
     }
-#line 155 "kernels/kmeans/assign_sm90.cake"
+#line 160 "kernels/kmeans/assign_sm90.cake"
     for (int cake_tile6 = blockIdx.x; cake_tile6 < cake_sched0_total; cake_tile6 += gridDim.x) {
       const int t_m = cake_tile6 % cake_sched0_m;
       (void)t_m;
       const int t_b = (cake_tile6 / cake_sched0_m) % cake_sched0_b;
       (void)t_b;
-#line 156 "kernels/kmeans/assign_sm90.cake"
+#line 161 "kernels/kmeans/assign_sm90.cake"
       const int cake_get7 = xs_cstage;
       cake::rt::watched_wait((cake_smem + 0u + 8u * (cake_get7)), xs_cphase, cake_hang, 4u, 2000000000ull);
       if (++xs_cstage == 2) { xs_cstage = 0; xs_cphase ^= 1u; }
       const int cake_get8 = cs_cstage;
       cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get8)), cs_cphase, cake_hang, 5u, 2000000000ull);
       if (++cs_cstage == 4) { cs_cstage = 0; cs_cphase ^= 1u; }
-#line 160 "kernels/kmeans/assign_sm90.cake"
+#line 165 "kernels/kmeans/assign_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get7)) + u32(0) / 64u * 16384u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get8)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -207,19 +207,19 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           cake::rt::wgmma_m64nNk16_f32_bf16<128, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get8)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 161 "kernels/kmeans/assign_sm90.cake"
+#line 166 "kernels/kmeans/assign_sm90.cake"
       cake::rt::wgmma_commit_group();
       const int cake_get9 = ns_cstage;
       cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get9)), ns_cphase, cake_hang, 6u, 2000000000ull);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 163 "kernels/kmeans/assign_sm90.cake"
+#line 168 "kernels/kmeans/assign_sm90.cake"
       float cake_cols10[32];
       #pragma unroll
       for (int cake_c = 0; cake_c < 16; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 512u * (cake_get9)) + u32(0) * 512u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols10[2 * cake_c] = cake_p.x; cake_cols10[2 * cake_c + 1] = cake_p.y;
       }
-#line 165 "kernels/kmeans/assign_sm90.cake"
+#line 170 "kernels/kmeans/assign_sm90.cake"
        {
         const int cake_off = (((CT - 1)) * 128);
         #pragma unroll
@@ -242,11 +242,11 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           for (int cake_p = 0; cake_p < 4; ++cake_p) best_id[cake_h * 4 + cake_p] = best[cake_h * 4 + cake_p] < cake_old[cake_p] ? cake_off : best_id[cake_h * 4 + cake_p];
         }
       }
-#line 169 "kernels/kmeans/assign_sm90.cake"
+#line 174 "kernels/kmeans/assign_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get9)));
-#line 171 "kernels/kmeans/assign_sm90.cake"
+#line 176 "kernels/kmeans/assign_sm90.cake"
        {
         float cake_fv[2]; int cake_fi[2];
         #pragma unroll
@@ -273,7 +273,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) best[cake_h] = cake_fv[cake_h], best_id[cake_h] = cake_fi[cake_h];
       }
-#line 173 "kernels/kmeans/assign_sm90.cake"
+#line 178 "kernels/kmeans/assign_sm90.cake"
       if (cake::rt::lane_id() % 4 == 0) {
         #pragma unroll
         for (int cake_h = 0; cake_h < 2; ++cake_h) {
@@ -281,12 +281,12 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           if (((pm * 128) + r0) + cake_r < N) *(ids + (size_t(pb) * size_t(N) + size_t((((pm * 128) + r0) + cake_r)))) = best_id[cake_h];
         }
       }
-#line 178 "kernels/kmeans/assign_sm90.cake"
+#line 183 "kernels/kmeans/assign_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 8; ++cake_e) {
         best[cake_e] = __int_as_float(0x7f800000);
       }
-#line 179 "kernels/kmeans/assign_sm90.cake"
+#line 184 "kernels/kmeans/assign_sm90.cake"
       #pragma unroll
       for (int cake_e = 0; cake_e < 8; ++cake_e) {
         best_id[cake_e] = 0;
@@ -296,15 +296,15 @@ else if (cake_warp >= 4 && cake_warp < 12) {
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 186 "kernels/kmeans/assign_sm90.cake"
+#line 191 "kernels/kmeans/assign_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get8)));
-#line 191 "kernels/kmeans/assign_sm90.cake"
+#line 196 "kernels/kmeans/assign_sm90.cake"
       for (int p = 0; p < ((CT / 2) - 1); ++p) {
         const int cake_get11 = cs_cstage;
         cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get11)), cs_cphase, cake_hang, 7u, 2000000000ull);
         if (++cs_cstage == 4) { cs_cstage = 0; cs_cphase ^= 1u; }
-#line 193 "kernels/kmeans/assign_sm90.cake"
+#line 198 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get7)) + u32(0) / 64u * 16384u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get11)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -314,19 +314,19 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             cake::rt::wgmma_m64nNk16_f32_bf16<128, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get11)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 194 "kernels/kmeans/assign_sm90.cake"
+#line 199 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_commit_group();
         const int cake_get12 = ns_cstage;
         cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get12)), ns_cphase, cake_hang, 8u, 2000000000ull);
         if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 196 "kernels/kmeans/assign_sm90.cake"
+#line 201 "kernels/kmeans/assign_sm90.cake"
         float cake_cols13[32];
         #pragma unroll
         for (int cake_c = 0; cake_c < 16; ++cake_c) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 512u * (cake_get12)) + u32(0) * 512u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols13[2 * cake_c] = cake_p.x; cake_cols13[2 * cake_c + 1] = cake_p.y;
         }
-#line 198 "kernels/kmeans/assign_sm90.cake"
+#line 203 "kernels/kmeans/assign_sm90.cake"
          {
           const int cake_off = ((2 * p) * 128);
           #pragma unroll
@@ -349,22 +349,22 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             for (int cake_p = 0; cake_p < 4; ++cake_p) best_id[cake_h * 4 + cake_p] = best[cake_h * 4 + cake_p] < cake_old[cake_p] ? cake_off : best_id[cake_h * 4 + cake_p];
           }
         }
-#line 202 "kernels/kmeans/assign_sm90.cake"
+#line 207 "kernels/kmeans/assign_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get12)));
-#line 204 "kernels/kmeans/assign_sm90.cake"
+#line 209 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 205 "kernels/kmeans/assign_sm90.cake"
+#line 210 "kernels/kmeans/assign_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get11)));
-#line 206 "kernels/kmeans/assign_sm90.cake"
+#line 211 "kernels/kmeans/assign_sm90.cake"
         const int cake_get14 = cs_cstage;
         cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get14)), cs_cphase, cake_hang, 9u, 2000000000ull);
         if (++cs_cstage == 4) { cs_cstage = 0; cs_cphase ^= 1u; }
-#line 207 "kernels/kmeans/assign_sm90.cake"
+#line 212 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_fence();
          {
           const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get7)) + u32(0) / 64u * 16384u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get14)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -374,19 +374,19 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             cake::rt::wgmma_m64nNk16_f32_bf16<128, 0, 0, 1, 1, true>(acc[0], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get14)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
           }
         }
-#line 208 "kernels/kmeans/assign_sm90.cake"
+#line 213 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_commit_group();
         const int cake_get15 = ns_cstage;
         cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get15)), ns_cphase, cake_hang, 10u, 2000000000ull);
         if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 210 "kernels/kmeans/assign_sm90.cake"
+#line 215 "kernels/kmeans/assign_sm90.cake"
         float cake_cols16[32];
         #pragma unroll
         for (int cake_c = 0; cake_c < 16; ++cake_c) {
           const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 512u * (cake_get15)) + u32(0) * 512u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
           cake_cols16[2 * cake_c] = cake_p.x; cake_cols16[2 * cake_c + 1] = cake_p.y;
         }
-#line 212 "kernels/kmeans/assign_sm90.cake"
+#line 217 "kernels/kmeans/assign_sm90.cake"
          {
           const int cake_off = ((((2 * p) + 1)) * 128);
           #pragma unroll
@@ -409,23 +409,23 @@ else if (cake_warp >= 4 && cake_warp < 12) {
             for (int cake_p = 0; cake_p < 4; ++cake_p) best_id[cake_h * 4 + cake_p] = best[cake_h * 4 + cake_p] < cake_old[cake_p] ? cake_off : best_id[cake_h * 4 + cake_p];
           }
         }
-#line 216 "kernels/kmeans/assign_sm90.cake"
+#line 221 "kernels/kmeans/assign_sm90.cake"
         cake::rt::fence_proxy_async_shared();
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get15)));
-#line 218 "kernels/kmeans/assign_sm90.cake"
+#line 223 "kernels/kmeans/assign_sm90.cake"
         cake::rt::wgmma_wait_group<0>();
         cake::rt::fence_operands(acc[0]);
         cake::rt::fence_operands(acc[1]);
-#line 219 "kernels/kmeans/assign_sm90.cake"
+#line 224 "kernels/kmeans/assign_sm90.cake"
         __syncwarp();
         if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get14)));
       }
-#line 223 "kernels/kmeans/assign_sm90.cake"
+#line 228 "kernels/kmeans/assign_sm90.cake"
       const int cake_get17 = cs_cstage;
       cake::rt::watched_wait((cake_smem + 32u + 8u * (cake_get17)), cs_cphase, cake_hang, 11u, 2000000000ull);
       if (++cs_cstage == 4) { cs_cstage = 0; cs_cphase ^= 1u; }
-#line 224 "kernels/kmeans/assign_sm90.cake"
+#line 229 "kernels/kmeans/assign_sm90.cake"
       cake::rt::wgmma_fence();
        {
         const u32 cake_a0 = u32(((cake_smem + 1024u + 16384u * (cake_get7)) + u32(0) / 64u * 16384u + u32(r0) * 128u + u32(0) % 64u * 2u)), cake_b0 = u32(((cake_smem + 33792u + 16384u * (cake_get17)) + u32(0) / 64u * 16384u + u32(0) * 128u + u32(0) % 64u * 2u));
@@ -435,19 +435,19 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           cake::rt::wgmma_m64nNk16_f32_bf16<128, 0, 0, 1, 1, true>(acc[1], cake::rt::wgmma_desc_advance(cake_da, u32(((cake_smem + 1024u + 16384u * (cake_get7)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(r0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_a0), cake::rt::wgmma_desc_advance(cake_db, u32(((cake_smem + 33792u + 16384u * (cake_get17)) + u32((0 + cake_s * 16)) / 64u * 16384u + u32(0) * 128u + u32((0 + cake_s * 16)) % 64u * 2u)) - cake_b0), (0) || cake_s > 0);
         }
       }
-#line 225 "kernels/kmeans/assign_sm90.cake"
+#line 230 "kernels/kmeans/assign_sm90.cake"
       cake::rt::wgmma_commit_group();
       const int cake_get18 = ns_cstage;
       cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get18)), ns_cphase, cake_hang, 12u, 2000000000ull);
       if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 227 "kernels/kmeans/assign_sm90.cake"
+#line 232 "kernels/kmeans/assign_sm90.cake"
       float cake_cols19[32];
       #pragma unroll
       for (int cake_c = 0; cake_c < 16; ++cake_c) {
         const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 512u * (cake_get18)) + u32(0) * 512u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
         cake_cols19[2 * cake_c] = cake_p.x; cake_cols19[2 * cake_c + 1] = cake_p.y;
       }
-#line 229 "kernels/kmeans/assign_sm90.cake"
+#line 234 "kernels/kmeans/assign_sm90.cake"
        {
         const int cake_off = (((CT - 2)) * 128);
         #pragma unroll
@@ -470,33 +470,33 @@ else if (cake_warp >= 4 && cake_warp < 12) {
           for (int cake_p = 0; cake_p < 4; ++cake_p) best_id[cake_h * 4 + cake_p] = best[cake_h * 4 + cake_p] < cake_old[cake_p] ? cake_off : best_id[cake_h * 4 + cake_p];
         }
       }
-#line 233 "kernels/kmeans/assign_sm90.cake"
+#line 238 "kernels/kmeans/assign_sm90.cake"
       cake::rt::fence_proxy_async_shared();
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get18)));
-#line 235 "kernels/kmeans/assign_sm90.cake"
+#line 240 "kernels/kmeans/assign_sm90.cake"
       cake::rt::wgmma_wait_group<0>();
       cake::rt::fence_operands(acc[0]);
       cake::rt::fence_operands(acc[1]);
-#line 236 "kernels/kmeans/assign_sm90.cake"
+#line 241 "kernels/kmeans/assign_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 64u + 8u * (cake_get17)));
-#line 237 "kernels/kmeans/assign_sm90.cake"
+#line 242 "kernels/kmeans/assign_sm90.cake"
       __syncwarp();
       if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 16u + 8u * (cake_get7)));
     }
-#line 239 "kernels/kmeans/assign_sm90.cake"
+#line 244 "kernels/kmeans/assign_sm90.cake"
     const int cake_get20 = ns_cstage;
     cake::rt::watched_wait((cake_smem + 96u + 8u * (cake_get20)), ns_cphase, cake_hang, 13u, 2000000000ull);
     if (++ns_cstage == 4) { ns_cstage = 0; ns_cphase ^= 1u; }
-#line 240 "kernels/kmeans/assign_sm90.cake"
+#line 245 "kernels/kmeans/assign_sm90.cake"
     float cake_cols21[32];
     #pragma unroll
     for (int cake_c = 0; cake_c < 16; ++cake_c) {
       const float2 cake_p = cake::rt::ld_shared_f32x2(((cake_smem + 99328u + 512u * (cake_get20)) + u32(0) * 512u + u32((0 + cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2)) * 4u));
       cake_cols21[2 * cake_c] = cake_p.x; cake_cols21[2 * cake_c + 1] = cake_p.y;
     }
-#line 242 "kernels/kmeans/assign_sm90.cake"
+#line 247 "kernels/kmeans/assign_sm90.cake"
      {
       const int cake_off = (((CT - 1)) * 128);
       #pragma unroll
@@ -519,11 +519,11 @@ else if (cake_warp >= 4 && cake_warp < 12) {
         for (int cake_p = 0; cake_p < 4; ++cake_p) best_id[cake_h * 4 + cake_p] = best[cake_h * 4 + cake_p] < cake_old[cake_p] ? cake_off : best_id[cake_h * 4 + cake_p];
       }
     }
-#line 246 "kernels/kmeans/assign_sm90.cake"
+#line 251 "kernels/kmeans/assign_sm90.cake"
     cake::rt::fence_proxy_async_shared();
     __syncwarp();
     if (cake::rt::lane_id() == 0) cake::rt::mbarrier_arrive((cake_smem + 128u + 8u * (cake_get20)));
-#line 248 "kernels/kmeans/assign_sm90.cake"
+#line 253 "kernels/kmeans/assign_sm90.cake"
      {
       float cake_fv[2]; int cake_fi[2];
       #pragma unroll
@@ -550,7 +550,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) best[cake_h] = cake_fv[cake_h], best_id[cake_h] = cake_fi[cake_h];
     }
-#line 250 "kernels/kmeans/assign_sm90.cake"
+#line 255 "kernels/kmeans/assign_sm90.cake"
     if (cake::rt::lane_id() % 4 == 0) {
       #pragma unroll
       for (int cake_h = 0; cake_h < 2; ++cake_h) {
@@ -562,7 +562,7 @@ else if (cake_warp >= 4 && cake_warp < 12) {
 }
 }
 
-#line 289 "kernels/kmeans/assign_sm90.cake"
+#line 294 "kernels/kmeans/assign_sm90.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) kmeans_distance(
     u16 *__restrict__ x,
     u16 *__restrict__ c,
@@ -577,22 +577,22 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 295 "kernels/kmeans/assign_sm90.cake"
+#line 300 "kernels/kmeans/assign_sm90.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 296 "kernels/kmeans/assign_sm90.cake"
+#line 301 "kernels/kmeans/assign_sm90.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 297 "kernels/kmeans/assign_sm90.cake"
+#line 302 "kernels/kmeans/assign_sm90.cake"
     const auto b = int(blockIdx.y);
     const auto n = ((int(blockIdx.x) * 8) + cake_role_warp);
     if ((n < N)) {
       const int cake_ld0 = *(ids + (size_t(b) * size_t(N) + size_t(n)));
       const auto k = cake_ld0;
-#line 301 "kernels/kmeans/assign_sm90.cake"
+#line 306 "kernels/kmeans/assign_sm90.cake"
       u16 cake_row1[2];
       #pragma unroll
       for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -605,7 +605,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row1[cake_k * 2 + cake_j] = (b) < B && (n) < N && cake_c0 + cake_j < D ? *(x + ((size_t(b) * size_t(N) + size_t(n)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
         }
       }
-#line 302 "kernels/kmeans/assign_sm90.cake"
+#line 307 "kernels/kmeans/assign_sm90.cake"
       u16 cake_row2[2];
       #pragma unroll
       for (int cake_k = 0; cake_k < 1; ++cake_k) {
@@ -618,7 +618,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           for (int cake_j = 0; cake_j < 2; ++cake_j) cake_row2[cake_k * 2 + cake_j] = (b) < B && (k) < K && cake_c0 + cake_j < D ? *(c + ((size_t(b) * size_t(K) + size_t(k)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 2 + cake_j)))) : u16(0);
         }
       }
-#line 303 "kernels/kmeans/assign_sm90.cake"
+#line 308 "kernels/kmeans/assign_sm90.cake"
       float cake_sum3 = 0.f;
       #pragma unroll
       for (int cake_e = 0; cake_e < 2; ++cake_e) {
