@@ -72,6 +72,12 @@ std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
     L.unsupported(call.range, "wgmma.mma other than bf16 or fp16 K-major swizzled tiles of one type");
     return std::nullopt;
   }
+  // the runtime has the shared-shared form for these N (compiler/lower/runtime/cake_device.cuh)
+  if (n != 16 && n != 32 && n != 64 && n != 128 && n != 256) {
+    L.unsupported(call.range, "wgmma.mma of shape m64n" + std::to_string(n) +
+                                  "k16 (the runtime has N = 16, 32, 64, 128 and 256)");
+    return std::nullopt;
+  }
   // the runtime's template arguments: N, TransA, TransB, ScaleA, ScaleB, F16
   std::string targs = std::to_string(n) + (ea == Elem::FP16 ? ", 0, 0, 1, 1, true" : "");
   std::vector<int64_t> as = a->viewShape(), bs = b->viewShape();
