@@ -139,10 +139,12 @@ bool domainHolds(const Manifest &m, const Instance &inst, const Problem &p, std:
       return false;
     }
   }
-  // sm_80 code runs on the 8.x family, sm_90a code on 9.0 only (its major is 9)
+  // arch-specific code (sm_90a, sm_100a: a cubin) runs on its major version only; sm_80 code is
+  // shipped as PTX (lib/core/CakeLibrary.cmake), which the driver compiles for 8.0 and every GPU after
   int cc = targetComputeCapability(inst.target);
   auto have = integer(value("cc").value_or("0")).value_or(0);
-  if (cc && have && cc / 10 != have / 10) {
+  bool archSpecific = !inst.target.empty() && inst.target.back() == 'a';
+  if (cc && have && (archSpecific ? cc / 10 != have / 10 : have < cc)) {
     failed = "compute capability " + std::to_string(have / 10) + "." + std::to_string(have % 10) + " does not run " +
              inst.target + " code";
     return false;

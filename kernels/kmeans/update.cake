@@ -16,7 +16,7 @@
 // Traffic at B = 32, N = 65536, K = 1024, D = 128: x is read once (512 MiB), the reductions
 // (1 GiB of fp32 adds) stay in L2, where sums (16 MiB) lives.
 
-param DP: int in {32, 64, 128, 256, 512} = 128
+param DP: int in {32, 64, 128, 256, 512, 1024} = 128
 param elem: elem in {bf16, fp16} = bf16
 // rows a warp loads before it issues their reductions (the loads of a batch overlap)
 const RW = 4

@@ -256,7 +256,7 @@ def _compiling():
 def assign(x, c, return_distance=False):
     """The nearest centroid of every point: ids[b, n] = argmin_k ||x[b, n] - c[b, k]||^2.
 
-    x: [N, D] or [B, N, D], c: [K, D] or [B, K, D] of the same dtype (bfloat16 or float16, D up to 512),
+    x: [N, D] or [B, N, D], c: [K, D] or [B, K, D] of the same dtype (bfloat16 or float16, D up to 1024),
     contiguous, on one CUDA device. Returns int32 ids of shape [N] or [B, N]; with return_distance=True,
     (ids, dist): dist float32 like ids, ||x - c[id]||^2 computed in fp32 from the inputs.
     Near ties (within fp32 rounding of the distances) may go either way. Also the torch.library ops

@@ -207,10 +207,10 @@ void errorsOnTheGpu() {
                          300, 255, D, CAKE_KMEANS_BF16, nullptr);
   std::printf("  misaligned c: %s: %s\n", cake_kmeans_status_name(s), cake_kmeans_last_error());
   EXPECT(s == CAKE_KMEANS_INVALID_ARGUMENT);
-  // past the widest kernel (512): refused before any GPU work
-  s = cake_kmeans_assign(p.ptr("x"), p.ptr("c"), static_cast<int32_t *>(p.ptr("ids")), 1, 30, 25, 600,
+  // past the widest kernel (1024): refused before any GPU work
+  s = cake_kmeans_assign(p.ptr("x"), p.ptr("c"), static_cast<int32_t *>(p.ptr("ids")), 1, 30, 25, 1032,
                          CAKE_KMEANS_BF16, nullptr);
-  std::printf("  D = 600: %s: %s\n", cake_kmeans_status_name(s), cake_kmeans_last_error());
+  std::printf("  D = 1032: %s: %s\n", cake_kmeans_status_name(s), cake_kmeans_last_error());
   EXPECT(s == CAKE_KMEANS_UNSUPPORTED);
   // nothing was written by the refused calls
   if (!p.fetch("ids"))

@@ -136,6 +136,10 @@ def every_variant_forced():
         for name, D, dtype in [("assign_sm90", 128, bf), ("assign_d128_wg2", 128, bf), ("assign_d128_split4", 128, bf),
                                ("assign_d64_wg3", 64, bf), ("assign_d64_wg2", 64, bf), ("assign_d64_split4", 64, bf),
                                ("assign_d256_wg2", 256, bf),
+                               # D split (past 512), each centroid tile width at a D with a ragged last chunk
+                               ("assign_wide_n64", 1000, bf), ("assign_wide_n128", 776, bf),
+                               ("assign_wide_n256", 1024, bf), ("assign_wide_n64_f16", 520, f16),
+                               ("assign_wide_n256_f16", 1000, f16),
                                # the Ampere schedule (PTX, compiled by the driver for this GPU)
                                ("assign_sm80", 128, bf), ("assign_sm80_d32", 32, bf), ("assign_sm80_d64", 64, bf),
                                ("assign_sm80_d256", 256, bf), ("assign_sm80_d32_f16", 32, f16),
@@ -208,8 +212,8 @@ def argument_errors():
         else:
             raise AssertionError(f"no {kind.__name__} (expected: {text})")
     # the library's own refusals
-    wide = torch.zeros(1, 10, 600, device="cuda", dtype=torch.bfloat16)
-    for xx, cc, what in [(wide, wide[:, :5].contiguous(), "D = 600")]:
+    wide = torch.zeros(1, 10, 1032, device="cuda", dtype=torch.bfloat16)
+    for xx, cc, what in [(wide, wide[:, :5].contiguous(), "D = 1032 (past the widest row, 1024)")]:
         try:
             km.assign(xx, cc)
         except km.CakeKMeansError as e:
@@ -266,16 +270,17 @@ def update_matches_torch():
 
 @test
 def every_width_and_dtype():
-    """D from 16 to 512, bf16 and fp16: at the row widths (32, 64, 128, 256, 512), between them on the caller's
-    rows (16, 40, 96, 200, 384: each width's kernels reading a row narrower than their tile), and a D that is not
-    a multiple of 8 (20: padded copies); assign against torch, update against index_add means, and one fit of D = 20."""
+    """D from 16 to 1024, bf16 and fp16: at the row widths (32, 64, 128, 256, 512), between them on the caller's
+    rows (16, 40, 96, 200, 384: each width's kernels reading a row narrower than their tile), past them with D split
+    (520, 768, 1000, 1024: chunks of 64 columns, the last one ragged at 520 and 1000), and a D that is not a
+    multiple of 8 (20: padded copies); assign against torch, update against index_add means, and one fit of D = 20."""
     for dtype in (torch.bfloat16, torch.float16):
-        for D in (16, 20, 32, 40, 64, 96, 128, 200, 256, 384, 512):
+        for D in (16, 20, 32, 40, 64, 96, 128, 200, 256, 384, 512, 520, 768, 1000, 1024):
             x, c = inputs((2, 3001, D), 700, seed=D, dtype=dtype)
             ids = assign_checked(x, c, f"assign {dtype} D = {D}")
             if km.has_update():
                 check_update(x, ids, c, f"{dtype} D = {D}")
-        print(f"  assign and update {dtype} at D = 16 .. 512: ok")
+        print(f"  assign and update {dtype} at D = 16 .. 1024: ok")
     if km.has_update():
         x, _ = inputs((2, 5000, 20), 1, seed=5, dtype=torch.float16)
         c, ids = km.fit(x, 50, 30, seed=1)

@@ -89,20 +89,33 @@ TEST(KMeansDispatch, UnsupportedSaysWhatExists) {
             std::string::npos)
       << fp32.error().message;
   // D is a size: a multiple of 8 runs at the narrowest row width DP that holds it, on the caller's rows
-  Dispatched d96 = dispatch(problem(Op::Assign, 1, 100, 10, 96));
+  Dispatched d96 = dispatch(problem(Op::Assign, 1, 100, 100, 96));
   ASSERT_TRUE(d96) << d96.error().message;
   EXPECT_EQ((*d96)->name, "assign_d128_wg2");
-  Dispatched d40 = dispatch(problem(Op::Update, 1, 100, 10, 40, DType::F16));
+  Dispatched d40 = dispatch(problem(Op::Update, 1, 100, 100, 40, DType::F16));
   ASSERT_TRUE(d40) << d40.error().message;
   EXPECT_EQ((*d40)->name, "update_d64_f16");
   // other D: the library pads it to a multiple of 8 before it dispatches (kernelD); the rules refuse it
   Dispatched d100 = dispatch(problem(Op::Assign, 1, 100, 10, 100));
   ASSERT_FALSE(d100);
   EXPECT_NE(d100.error().message.find("D = 100"), std::string::npos);
-  // past the widest row (512): no kernel, said
+  // past 512 the assignment splits D (assign_wide), its centroid tile by K; the update takes rows up to 1024
   Dispatched d520 = dispatch(problem(Op::Assign, 1, 100, 10, 520));
-  ASSERT_FALSE(d520);
-  EXPECT_NE(d520.error().message.find("D = 520"), std::string::npos);
+  ASSERT_TRUE(d520) << d520.error().message;
+  EXPECT_EQ((*d520)->name, "assign_wide_n64");
+  Dispatched d768 = dispatch(problem(Op::Assign, 1, 100, 100, 768, DType::F16));
+  ASSERT_TRUE(d768) << d768.error().message;
+  EXPECT_EQ((*d768)->name, "assign_wide_n128_f16");
+  Dispatched d1024 = dispatch(problem(Op::Assign, 1, 100, 129, 1024));
+  ASSERT_TRUE(d1024) << d1024.error().message;
+  EXPECT_EQ((*d1024)->name, "assign_wide_n256");
+  Dispatched u1024 = dispatch(problem(Op::Update, 1, 100, 129, 1024));
+  ASSERT_TRUE(u1024) << u1024.error().message;
+  EXPECT_EQ((*u1024)->name, "update_d1024");
+  // past the widest row (1024): no kernel, said
+  Dispatched d1032 = dispatch(problem(Op::Assign, 1, 100, 10, 1032));
+  ASSERT_FALSE(d1032);
+  EXPECT_NE(d1032.error().message.find("D = 1032"), std::string::npos);
   // Ampere: the assignment only (the update kernels are sm_90a), up to D = 256
   Dispatched ampere = dispatch(problem(Op::Update, 1, 100, 10, 128, DType::BF16, 80, 108));
   ASSERT_FALSE(ampere);
@@ -266,7 +279,12 @@ TEST(KMeansDispatch, ExplainNamesTheRuleThatChose) {
   Dispatched d = dispatch(problem(Op::Assign, 1, 4096, 1024, 128, DType::BF16, 86));
   ASSERT_TRUE(d);
   EXPECT_EQ((*d)->name, "assign_sm80");
-  EXPECT_FALSE(dispatch(problem(Op::Assign, 1, 4096, 1024, 128, DType::BF16, 100))); // nothing for 10.0 yet
+  // sm_80 code is PTX, which the driver compiles for later GPUs: a 10.0 part (no sm_100a kmeans kernels yet) gets
+  // the Ampere schedule too, and its assignment only (no update)
+  Dispatched blackwell = dispatch(problem(Op::Assign, 1, 4096, 1024, 128, DType::BF16, 100));
+  ASSERT_TRUE(blackwell) << blackwell.error().message;
+  EXPECT_EQ((*blackwell)->name, "assign_sm80");
+  EXPECT_FALSE(dispatch(problem(Op::Update, 1, 4096, 1024, 128, DType::BF16, 100)));
 }
 
 //===-- Argument checks ----------------------------------------------------===//
@@ -378,7 +396,10 @@ TEST(KMeansEmbedded, AssignPipelinePlansAtRealSizes) {
     Problem p = problem(Op::Assign, B, N, K, D);
     Dispatched d = dispatch(p);
     ASSERT_TRUE(d);
-    const bool three = threeWarpgroupsPay(p) && D != 256;
+    // K = 1 takes the 16-wide centroid tiles (smallK: three compute warpgroups, K padded to 32)
+    const bool small = K <= 64;
+    EXPECT_EQ((*d)->name.find("_k16") != std::string_view::npos, small) << (*d)->name;
+    const bool three = (threeWarpgroupsPay(p) || small) && D != 256;
     const int64_t BM = three ? 192 : 128;
     Pipeline pipe;
     std::vector<TensorSpec> tensors = {{"x", sema::Elem::BF16, {B, N, D}},
@@ -389,7 +410,9 @@ TEST(KMeansEmbedded, AssignPipelinePlansAtRealSizes) {
     ASSERT_EQ(pipe.kernels.size(), 2u);
     EXPECT_EQ(pipe.kernels[0]->name, "kmeans_cnorm");
     EXPECT_EQ(pipe.kernels[1]->name, (*d)->kernels[1]);
-    int64_t KP = (K + 255) / 256 * 256;
+    const int64_t pad = small ? 32 : 256;
+    EXPECT_EQ((*d)->kPad, pad);
+    int64_t KP = (K + pad - 1) / pad * pad;
     EXPECT_EQ(pipe.sizes.at("KP"), KP);
     ASSERT_EQ(pipe.scratch.size(), 1u);
     EXPECT_EQ(pipe.scratch[0].name, "cn");
@@ -511,13 +534,20 @@ TEST(KMeansCApi, VariantQueryNeedsNoGpu) {
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 128, CAKE_KMEANS_BF16, 132), "assign_d128_wg2");
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 16384, 128, CAKE_KMEANS_BF16, 132), "assign_d128_split4");
   EXPECT_STREQ(cake_kmeans_variant(1, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "update_d64");
-  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 96, CAKE_KMEANS_BF16, 0), "assign_d128_wg2"); // rows read 128 wide
-  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 48, CAKE_KMEANS_BF16, 0), "assign_d64_wg2");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 100, 96, CAKE_KMEANS_BF16, 0), "assign_d128_wg2"); // rows read 128 wide
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 100, 48, CAKE_KMEANS_BF16, 0), "assign_d64_wg2");
+  // up to 64 centroids: tiles of 16 (K padded to 32, not 256)
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 48, CAKE_KMEANS_BF16, 0), "assign_d64_k16");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 64, 48, CAKE_KMEANS_BF16, 0), "assign_d64_k16");
   EXPECT_STREQ(cake_kmeans_variant(1, 1, 100, 10, 120, CAKE_KMEANS_BF16, 0), "update"); // not update_sorted (D = 128)
-  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 20, CAKE_KMEANS_F16, 0), "assign_d32_f16");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 100, 20, CAKE_KMEANS_F16, 0), "assign_d32_f16");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 20, CAKE_KMEANS_F16, 0), "assign_d32_k16_f16");
+  // past 512: D split, the centroid tile by K
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 600, CAKE_KMEANS_BF16, 0), "assign_wide_n64");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 300, 1024, CAKE_KMEANS_F16, 0), "assign_wide_n256_f16");
   EXPECT_STREQ(cake_kmeans_variant(1, 1, 100, 10, 400, CAKE_KMEANS_BF16, 0), "update_d512");
-  EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 600, CAKE_KMEANS_BF16, 0), nullptr);
-  EXPECT_NE(std::string(cake_kmeans_last_error()).find("D = 600"), std::string::npos) << cake_kmeans_last_error();
+  EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 1032, CAKE_KMEANS_BF16, 0), nullptr);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("D = 1032"), std::string::npos) << cake_kmeans_last_error();
   EXPECT_EQ(cake_kmeans_variant(0, 1, 100, 10, 128, 7, 0), nullptr);
 }
 
@@ -568,9 +598,9 @@ TEST(KMeansCApi, ArgumentErrorsComeFirst) {
   EXPECT_EQ(cake_kmeans_assign(nullptr, at(0x20000), ids, 1, 10, 10, 128, CAKE_KMEANS_BF16, nullptr),
             CAKE_KMEANS_INVALID_ARGUMENT);
   EXPECT_STREQ(cake_kmeans_last_error(), "cake_kmeans_assign: x is a null pointer");
-  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 600, CAKE_KMEANS_BF16, nullptr),
+  EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 1032, CAKE_KMEANS_BF16, nullptr),
             CAKE_KMEANS_UNSUPPORTED);
-  EXPECT_NE(std::string(cake_kmeans_last_error()).find("no assign kernel for bf16 with D = 600"), std::string::npos);
+  EXPECT_NE(std::string(cake_kmeans_last_error()).find("no assign kernel for bf16 with D = 1032"), std::string::npos);
   EXPECT_EQ(cake_kmeans_assign(at(0x10000), at(0x20000), ids, 1, 10, 10, 64, CAKE_KMEANS_F32, nullptr),
             CAKE_KMEANS_UNSUPPORTED);
   int iters = 7;
