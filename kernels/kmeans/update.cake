@@ -13,6 +13,9 @@
 // rows of x and the centroids are read and written DP columns at a time, clipped at D (the sums
 // past D stay 0), so the caller's tensors are used as they are. ids must lie in [0, K) (the
 // kernels do not check them).
+// The same source serves compute capability 8.x: the manifest's update_sm80_* instantiations build it
+// with --target sm_80 (PTX), where a row's reduction lowers to scalar red.global.add.f32 (the .v4 form
+// is sm_90; compiler/lower/runtime/cake_device.cuh).
 // Traffic at B = 32, N = 65536, K = 1024, D = 128: x is read once (512 MiB), the reductions
 // (1 GiB of fp32 adds) stay in L2, where sums (16 MiB) lives.
 

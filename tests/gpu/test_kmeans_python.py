@@ -90,7 +90,7 @@ def inputs(shape_x, K, seed, dtype=torch.bfloat16):
 
 
 SUPPORTED = torch.cuda.get_device_capability() == (9, 0)
-AMPERE = torch.cuda.get_device_capability()[0] == 8  # the assignment only (update and fit are sm_90a)
+AMPERE = torch.cuda.get_device_capability()[0] == 8  # the sm_80 kernels: assign, update and fit up to D = 256
 
 
 @test
@@ -275,12 +275,12 @@ def every_width_and_dtype():
     (520, 768, 1000, 1024: chunks of 64 columns, the last one ragged at 520 and 1000), and a D that is not a
     multiple of 8 (20: padded copies); assign against torch, update against index_add means, and one fit of D = 20."""
     for dtype in (torch.bfloat16, torch.float16):
-        for D in (16, 20, 32, 40, 64, 96, 128, 200, 256, 384, 512, 520, 768, 1000, 1024):
+        for D in (16, 20, 32, 40, 64, 96, 128, 200, 256) + (() if AMPERE else (384, 512, 520, 768, 1000, 1024)):
             x, c = inputs((2, 3001, D), 700, seed=D, dtype=dtype)
             ids = assign_checked(x, c, f"assign {dtype} D = {D}")
             if km.has_update():
                 check_update(x, ids, c, f"{dtype} D = {D}")
-        print(f"  assign and update {dtype} at D = 16 .. 1024: ok")
+        print(f"  assign and update {dtype} at D = 16 .. {256 if AMPERE else 1024}: ok")
     if km.has_update():
         x, _ = inputs((2, 5000, 20), 1, seed=5, dtype=torch.float16)
         c, ids = km.fit(x, 50, 30, seed=1)
@@ -317,6 +317,40 @@ def fit_improves_the_objective():
             assert bool((err <= 2.0 ** -7 * c.float().abs() + 1e-3).all()), float(err.max())
         c2, ids2 = km.fit(x, k, 3, seed=1)  # default init
         reference_check(x, c2, ids2)
+
+
+@test
+def ampere_update_and_fit_forced():
+    """The Ampere path end to end on this GPU (sm_80 code is PTX, which the driver compiles for it): update_sm80_*
+    (update.cake at --target sm_80: scalar fp32 reductions) against index_add means at ragged shapes and D between
+    the widths, and fit with both the sm_80 assignment and update forced (ids nearest, the objective decreases)."""
+    if not km.has_update():
+        print(f"  skipped: {km.build_info()}")
+        return
+    try:
+        for assign_v, update_v, D, dtype in [("assign_sm80", "update_sm80_d128", 128, torch.bfloat16),
+                                             ("assign_sm80_d64_f16", "update_sm80_d64_f16", 40, torch.float16),
+                                             ("assign_sm80_d256", "update_sm80_d256", 200, torch.bfloat16),
+                                             ("assign_sm80_d32_f16", "update_sm80_d32_f16", 32, torch.float16)]:
+            km.force_variant(update_v)
+            for B, N, K in [(1, 1, 1), (3, 4097, 513)]:
+                g = torch.Generator(device="cuda").manual_seed(B + N + K + D)
+                x = torch.randn(B, N, D, generator=g, device="cuda").to(dtype)
+                ids = torch.randint(0, K, (B, N), generator=g, device="cuda", dtype=torch.int32)
+                c = torch.randn(B, K, D, generator=g, device="cuda").to(dtype)
+                check_update(x, ids, c, f"{update_v} B={B} N={N} K={K} D={D}")
+            km.force_variant(assign_v)
+            x, _ = inputs((2, 5000, D), 1, seed=D, dtype=dtype)
+            init = x[:, :64].clone()
+            c, ids, iters = km.fit(x, 64, 30, init=init, return_iters=True)
+            reference_check(x, c, ids)
+            obj = lambda cc: float(torch.cdist(x.float(), cc.float()).min(-1).values.pow(2).sum())  # noqa: E731
+            before, after = obj(init), obj(c)
+            assert after < before, (before, after)
+            print(f"  fit with {assign_v} + {update_v}: {iters} iterations, objective {before:.6g} -> {after:.6g}")
+            km.force_variant(None)
+    finally:
+        km.force_variant(None)
 
 
 @test
@@ -362,9 +396,10 @@ def main():
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, library {km.library_path()}")
     print(km.build_info())
     if AMPERE:
-        for t in (assign_matches_torch, assign_returns_distances):
+        for t in (assign_matches_torch, assign_returns_distances, every_width_and_dtype, update_matches_torch,
+                  fit_improves_the_objective):
             t()
-        print(f"{len(failures)} failures (compute capability 8.x: the assignment)")
+        print(f"{len(failures)} failures (compute capability 8.x: assign, update and fit up to D = 256)")
         return 1 if failures else 0
     if not SUPPORTED:
         x, c = inputs((100, 128), 10, seed=0)
@@ -378,7 +413,7 @@ def main():
     for t in (assign_matches_torch, assign_returns_distances, every_variant_forced, variant_explains_its_rule,
               every_width_and_dtype,
               assign_on_a_side_stream, argument_errors, current_device_left_alone, update_matches_torch, fit_improves_the_objective,
-              ops_under_torch_compile, assign_in_a_cuda_graph):
+              ampere_update_and_fit_forced, ops_under_torch_compile, assign_in_a_cuda_graph):
         t()
     print(f"{len(failures)} failures" + (f": {', '.join(failures)}" if failures else ""))
     return 1 if failures else 0

@@ -116,13 +116,16 @@ TEST(KMeansDispatch, UnsupportedSaysWhatExists) {
   Dispatched d1032 = dispatch(problem(Op::Assign, 1, 100, 10, 1032));
   ASSERT_FALSE(d1032);
   EXPECT_NE(d1032.error().message.find("D = 1032"), std::string::npos);
-  // Ampere: the assignment only (the update kernels are sm_90a), up to D = 256
+  // Ampere: assignment and update up to D = 256 (update.cake built for sm_80)
   Dispatched ampere = dispatch(problem(Op::Update, 1, 100, 10, 128, DType::BF16, 80, 108));
-  ASSERT_FALSE(ampere);
-  EXPECT_NE(ampere.error().message.find("no update kernel for bf16 with D = 128 (B = 1, N = 100, K = 10) on a GPU of "
-                                         "compute capability 8.0"),
+  ASSERT_TRUE(ampere) << ampere.error().message;
+  EXPECT_EQ((*ampere)->name, "update_sm80_d128");
+  Dispatched ampere264 = dispatch(problem(Op::Update, 1, 100, 10, 264, DType::BF16, 80, 108));
+  ASSERT_FALSE(ampere264);
+  EXPECT_NE(ampere264.error().message.find("no update kernel for bf16 with D = 264 (B = 1, N = 100, K = 10) on a GPU "
+                                            "of compute capability 8.0"),
             std::string::npos)
-      << ampere.error().message;
+      << ampere264.error().message;
   Dispatched wide = dispatch(problem(Op::Assign, 1, 100, 10, 512, DType::BF16, 86, 84));
   ASSERT_FALSE(wide);
   EXPECT_NE(wide.error().message.find("compute capability 8.6"), std::string::npos) << wide.error().message;
@@ -138,6 +141,10 @@ TEST(KMeansDispatch, AmpereFamily) {
       ASSERT_TRUE(d) << cc << " D = " << D << ": " << d.error().message;
       EXPECT_EQ((*d)->name, want) << cc;
       EXPECT_EQ((*d)->target, "sm_80");
+      Dispatched u = dispatch(problem(Op::Update, 32, 65536, 1024, D, t, cc, 108));
+      ASSERT_TRUE(u) << cc << " D = " << D << ": " << u.error().message;
+      EXPECT_EQ((*u)->name, "update_sm80_d" + std::to_string(D) + (t == DType::F16 ? "_f16" : "")) << cc;
+      EXPECT_EQ((*u)->target, "sm_80");
     }
   const EmbeddedFile *f = findEmbedded("assign_sm80");
   ASSERT_NE(f, nullptr);
@@ -280,11 +287,13 @@ TEST(KMeansDispatch, ExplainNamesTheRuleThatChose) {
   ASSERT_TRUE(d);
   EXPECT_EQ((*d)->name, "assign_sm80");
   // sm_80 code is PTX, which the driver compiles for later GPUs: a 10.0 part (no sm_100a kmeans kernels yet) gets
-  // the Ampere schedule too, and its assignment only (no update)
+  // the Ampere schedules
   Dispatched blackwell = dispatch(problem(Op::Assign, 1, 4096, 1024, 128, DType::BF16, 100));
   ASSERT_TRUE(blackwell) << blackwell.error().message;
   EXPECT_EQ((*blackwell)->name, "assign_sm80");
-  EXPECT_FALSE(dispatch(problem(Op::Update, 1, 4096, 1024, 128, DType::BF16, 100)));
+  Dispatched blackwellUpdate = dispatch(problem(Op::Update, 1, 4096, 1024, 128, DType::BF16, 100));
+  ASSERT_TRUE(blackwellUpdate) << blackwellUpdate.error().message;
+  EXPECT_EQ((*blackwellUpdate)->name, "update_sm80_d128");
 }
 
 //===-- Argument checks ----------------------------------------------------===//

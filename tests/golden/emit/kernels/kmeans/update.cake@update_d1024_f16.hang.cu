@@ -4,7 +4,7 @@ using cake::rt::u16;
 using cake::rt::u32;
 using cake::rt::u64;
 
-#line 28 "kernels/kmeans/update.cake"
+#line 31 "kernels/kmeans/update.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) kmeans_update_zero(
     float *__restrict__ sums,
     int *__restrict__ counts,
@@ -17,13 +17,13 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
 const int cake_warp = int(cake::rt::warp_id());
-#line 33 "kernels/kmeans/update.cake"
+#line 36 "kernels/kmeans/update.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 34 "kernels/kmeans/update.cake"
+#line 37 "kernels/kmeans/update.cake"
     const auto b = int(blockIdx.y);
     const auto k = ((int(blockIdx.x) * 8) + cake_role_warp);
     if ((k < K)) {
@@ -39,7 +39,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
           cake::rt::st_global_bytes<16>((sums + ((size_t(b) * size_t(K) + size_t(k)) * size_t(1024) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_s * 4)))), &cake_c[cake_s * 4]);
         }
       }
-#line 38 "kernels/kmeans/update.cake"
+#line 41 "kernels/kmeans/update.cake"
       if ((cake::rt::lane_id() == 0)) {
         if (cake::rt::lane_id() == cake::rt::first_active_lane()) *(counts + (size_t(b) * size_t(K) + size_t(k))) = 0;
       }
@@ -53,7 +53,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
 }
 }
 
-#line 54 "kernels/kmeans/update.cake"
+#line 57 "kernels/kmeans/update.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) kmeans_update_sums(
     u16 *__restrict__ x,
     int *__restrict__ ids,
@@ -68,32 +68,32 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 60 "kernels/kmeans/update.cake"
+#line 63 "kernels/kmeans/update.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 61 "kernels/kmeans/update.cake"
+#line 64 "kernels/kmeans/update.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 62 "kernels/kmeans/update.cake"
+#line 65 "kernels/kmeans/update.cake"
     const auto b = int(blockIdx.y);
     for (int s = 0; s < 2; ++s) {
       const auto n = ((int(blockIdx.x) * 64) + ((((s * 8) + cake_role_warp)) * 4));
       if (((n + 4) <= N)) {
         const int cake_ld0 = *(ids + (size_t(b) * size_t(N) + size_t(n)));
         const auto k0 = cake_ld0;
-#line 67 "kernels/kmeans/update.cake"
+#line 70 "kernels/kmeans/update.cake"
         const int cake_ld1 = *(ids + (size_t(b) * size_t(N) + size_t((n + 1))));
         const auto k1 = cake_ld1;
-#line 68 "kernels/kmeans/update.cake"
+#line 71 "kernels/kmeans/update.cake"
         const int cake_ld2 = *(ids + (size_t(b) * size_t(N) + size_t((n + 2))));
         const auto k2 = cake_ld2;
-#line 69 "kernels/kmeans/update.cake"
+#line 72 "kernels/kmeans/update.cake"
         const int cake_ld3 = *(ids + (size_t(b) * size_t(N) + size_t((n + 3))));
         const auto k3 = cake_ld3;
-#line 70 "kernels/kmeans/update.cake"
+#line 73 "kernels/kmeans/update.cake"
         u16 cake_row4[32];
         #pragma unroll
         for (int cake_k = 0; cake_k < 4; ++cake_k) {
@@ -106,7 +106,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row4[cake_k * 8 + cake_j] = (b) < B && (n) < N && cake_c0 + cake_j < D ? *(x + ((size_t(b) * size_t(N) + size_t(n)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
           }
         }
-#line 71 "kernels/kmeans/update.cake"
+#line 74 "kernels/kmeans/update.cake"
         u16 cake_row5[32];
         #pragma unroll
         for (int cake_k = 0; cake_k < 4; ++cake_k) {
@@ -119,7 +119,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row5[cake_k * 8 + cake_j] = (b) < B && ((n + 1)) < N && cake_c0 + cake_j < D ? *(x + ((size_t(b) * size_t(N) + size_t((n + 1))) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
           }
         }
-#line 72 "kernels/kmeans/update.cake"
+#line 75 "kernels/kmeans/update.cake"
         u16 cake_row6[32];
         #pragma unroll
         for (int cake_k = 0; cake_k < 4; ++cake_k) {
@@ -132,7 +132,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row6[cake_k * 8 + cake_j] = (b) < B && ((n + 2)) < N && cake_c0 + cake_j < D ? *(x + ((size_t(b) * size_t(N) + size_t((n + 2))) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
           }
         }
-#line 73 "kernels/kmeans/update.cake"
+#line 76 "kernels/kmeans/update.cake"
         u16 cake_row7[32];
         #pragma unroll
         for (int cake_k = 0; cake_k < 4; ++cake_k) {
@@ -145,35 +145,35 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row7[cake_k * 8 + cake_j] = (b) < B && ((n + 3)) < N && cake_c0 + cake_j < D ? *(x + ((size_t(b) * size_t(N) + size_t((n + 3))) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
           }
         }
-#line 74 "kernels/kmeans/update.cake"
+#line 77 "kernels/kmeans/update.cake"
         #pragma unroll
         for (int cake_k = 0; cake_k < 4; ++cake_k) {
           float *const cake_p = (sums + ((size_t(b) * size_t(K) + size_t(k0)) * size_t(1024) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8))));
           cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 0, float(cake::rt::f16_to_f32(cake_row4[cake_k * 8 + 0])), float(cake::rt::f16_to_f32(cake_row4[cake_k * 8 + 1])), float(cake::rt::f16_to_f32(cake_row4[cake_k * 8 + 2])), float(cake::rt::f16_to_f32(cake_row4[cake_k * 8 + 3])));
           cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 4, float(cake::rt::f16_to_f32(cake_row4[cake_k * 8 + 4])), float(cake::rt::f16_to_f32(cake_row4[cake_k * 8 + 5])), float(cake::rt::f16_to_f32(cake_row4[cake_k * 8 + 6])), float(cake::rt::f16_to_f32(cake_row4[cake_k * 8 + 7])));
         }
-#line 75 "kernels/kmeans/update.cake"
+#line 78 "kernels/kmeans/update.cake"
         #pragma unroll
         for (int cake_k = 0; cake_k < 4; ++cake_k) {
           float *const cake_p = (sums + ((size_t(b) * size_t(K) + size_t(k1)) * size_t(1024) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8))));
           cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 0, float(cake::rt::f16_to_f32(cake_row5[cake_k * 8 + 0])), float(cake::rt::f16_to_f32(cake_row5[cake_k * 8 + 1])), float(cake::rt::f16_to_f32(cake_row5[cake_k * 8 + 2])), float(cake::rt::f16_to_f32(cake_row5[cake_k * 8 + 3])));
           cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 4, float(cake::rt::f16_to_f32(cake_row5[cake_k * 8 + 4])), float(cake::rt::f16_to_f32(cake_row5[cake_k * 8 + 5])), float(cake::rt::f16_to_f32(cake_row5[cake_k * 8 + 6])), float(cake::rt::f16_to_f32(cake_row5[cake_k * 8 + 7])));
         }
-#line 76 "kernels/kmeans/update.cake"
+#line 79 "kernels/kmeans/update.cake"
         #pragma unroll
         for (int cake_k = 0; cake_k < 4; ++cake_k) {
           float *const cake_p = (sums + ((size_t(b) * size_t(K) + size_t(k2)) * size_t(1024) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8))));
           cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 0, float(cake::rt::f16_to_f32(cake_row6[cake_k * 8 + 0])), float(cake::rt::f16_to_f32(cake_row6[cake_k * 8 + 1])), float(cake::rt::f16_to_f32(cake_row6[cake_k * 8 + 2])), float(cake::rt::f16_to_f32(cake_row6[cake_k * 8 + 3])));
           cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 4, float(cake::rt::f16_to_f32(cake_row6[cake_k * 8 + 4])), float(cake::rt::f16_to_f32(cake_row6[cake_k * 8 + 5])), float(cake::rt::f16_to_f32(cake_row6[cake_k * 8 + 6])), float(cake::rt::f16_to_f32(cake_row6[cake_k * 8 + 7])));
         }
-#line 77 "kernels/kmeans/update.cake"
+#line 80 "kernels/kmeans/update.cake"
         #pragma unroll
         for (int cake_k = 0; cake_k < 4; ++cake_k) {
           float *const cake_p = (sums + ((size_t(b) * size_t(K) + size_t(k3)) * size_t(1024) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8))));
           cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 0, float(cake::rt::f16_to_f32(cake_row7[cake_k * 8 + 0])), float(cake::rt::f16_to_f32(cake_row7[cake_k * 8 + 1])), float(cake::rt::f16_to_f32(cake_row7[cake_k * 8 + 2])), float(cake::rt::f16_to_f32(cake_row7[cake_k * 8 + 3])));
           cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 4, float(cake::rt::f16_to_f32(cake_row7[cake_k * 8 + 4])), float(cake::rt::f16_to_f32(cake_row7[cake_k * 8 + 5])), float(cake::rt::f16_to_f32(cake_row7[cake_k * 8 + 6])), float(cake::rt::f16_to_f32(cake_row7[cake_k * 8 + 7])));
         }
-#line 78 "kernels/kmeans/update.cake"
+#line 81 "kernels/kmeans/update.cake"
         if ((cake::rt::lane_id() == 0)) {
           cake::rt::red_global_add_s32<cake::rt::Scope::Gpu>((counts + (size_t(b) * size_t(K) + size_t(k0))), int(1));
           cake::rt::red_global_add_s32<cake::rt::Scope::Gpu>((counts + (size_t(b) * size_t(K) + size_t(k1))), int(1));
@@ -182,12 +182,12 @@ if (cake_warp >= 0 && cake_warp < 8) {
         }
       }
       else {
-#line 85 "kernels/kmeans/update.cake"
+#line 88 "kernels/kmeans/update.cake"
         for (int i = 0; i < 4; ++i) {
           if (((n + i) < N)) {
             const int cake_ld8 = *(ids + (size_t(b) * size_t(N) + size_t((n + i))));
             const auto k = cake_ld8;
-#line 88 "kernels/kmeans/update.cake"
+#line 91 "kernels/kmeans/update.cake"
             u16 cake_row9[32];
             #pragma unroll
             for (int cake_k = 0; cake_k < 4; ++cake_k) {
@@ -200,14 +200,14 @@ if (cake_warp >= 0 && cake_warp < 8) {
                 for (int cake_j = 0; cake_j < 8; ++cake_j) cake_row9[cake_k * 8 + cake_j] = (b) < B && ((n + i)) < N && cake_c0 + cake_j < D ? *(x + ((size_t(b) * size_t(N) + size_t((n + i))) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8 + cake_j)))) : u16(0);
               }
             }
-#line 89 "kernels/kmeans/update.cake"
+#line 92 "kernels/kmeans/update.cake"
             #pragma unroll
             for (int cake_k = 0; cake_k < 4; ++cake_k) {
               float *const cake_p = (sums + ((size_t(b) * size_t(K) + size_t(k)) * size_t(1024) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 8))));
               cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 0, float(cake::rt::f16_to_f32(cake_row9[cake_k * 8 + 0])), float(cake::rt::f16_to_f32(cake_row9[cake_k * 8 + 1])), float(cake::rt::f16_to_f32(cake_row9[cake_k * 8 + 2])), float(cake::rt::f16_to_f32(cake_row9[cake_k * 8 + 3])));
               cake::rt::red_global_add_v4_f32<cake::rt::Scope::Gpu>(cake_p + 4, float(cake::rt::f16_to_f32(cake_row9[cake_k * 8 + 4])), float(cake::rt::f16_to_f32(cake_row9[cake_k * 8 + 5])), float(cake::rt::f16_to_f32(cake_row9[cake_k * 8 + 6])), float(cake::rt::f16_to_f32(cake_row9[cake_k * 8 + 7])));
             }
-#line 90 "kernels/kmeans/update.cake"
+#line 93 "kernels/kmeans/update.cake"
             if ((cake::rt::lane_id() == 0)) {
               cake::rt::red_global_add_s32<cake::rt::Scope::Gpu>((counts + (size_t(b) * size_t(K) + size_t(k))), int(1));
             }
@@ -219,7 +219,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
 }
 }
 
-#line 103 "kernels/kmeans/update.cake"
+#line 106 "kernels/kmeans/update.cake"
 extern "C" __global__ void __launch_bounds__(256, 1) kmeans_update_means(
     u16 *__restrict__ c_old,
     float *__restrict__ sums,
@@ -234,28 +234,28 @@ extern __shared__ __align__(1024) unsigned char cake_dynamic_smem[];
 // shared memory: barriers at 0, data from 1024-aligned offsets (0 bytes)
 const u32 cake_smem = (cake::rt::smem_addr(cake_dynamic_smem) + 1023u) & ~1023u;
 __syncthreads();
-#line 110 "kernels/kmeans/update.cake"
+#line 113 "kernels/kmeans/update.cake"
 // assume: checked by the launcher
 const int cake_warp = int(cake::rt::warp_id());
-#line 111 "kernels/kmeans/update.cake"
+#line 114 "kernels/kmeans/update.cake"
 if (cake_warp >= 0 && cake_warp < 8) {
   // role rows: warps 0 .. 8
   const int cake_role_warp = cake_warp - 0;
   (void)cake_role_warp;
    {
-#line 112 "kernels/kmeans/update.cake"
+#line 115 "kernels/kmeans/update.cake"
     const auto b = int(blockIdx.y);
     const auto k = ((int(blockIdx.x) * 8) + cake_role_warp);
     if ((k < K)) {
       const int cake_ld0 = *(counts + (size_t(b) * size_t(K) + size_t(k)));
       const auto n = cake_ld0;
-#line 116 "kernels/kmeans/update.cake"
+#line 119 "kernels/kmeans/update.cake"
       float cake_row1[32];
       #pragma unroll
       for (int cake_k = 0; cake_k < 8; ++cake_k) {
         cake::rt::ld_global_bytes<16>(&cake_row1[cake_k * 4], (sums + ((size_t(b) * size_t(K) + size_t(k)) * size_t(1024) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4)))));
       }
-#line 117 "kernels/kmeans/update.cake"
+#line 120 "kernels/kmeans/update.cake"
       u16 cake_row2[32];
       #pragma unroll
       for (int cake_k = 0; cake_k < 8; ++cake_k) {
@@ -268,14 +268,14 @@ if (cake_warp >= 0 && cake_warp < 8) {
           for (int cake_j = 0; cake_j < 4; ++cake_j) cake_row2[cake_k * 4 + cake_j] = (b) < B && (k) < K && cake_c0 + cake_j < D ? *(c_old + ((size_t(b) * size_t(K) + size_t(k)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_j)))) : u16(0);
         }
       }
-#line 118 "kernels/kmeans/update.cake"
+#line 121 "kernels/kmeans/update.cake"
       float cake_v3[32];
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         cake_v3[cake_e] = ((n > 0) ? (cake_row1[cake_e] / float(max(n, 1))) : float(cake::rt::f16_to_f32(cake_row2[cake_e])));
       }
-#line 119 "kernels/kmeans/update.cake"
-#line 120 "kernels/kmeans/update.cake"
+#line 122 "kernels/kmeans/update.cake"
+#line 123 "kernels/kmeans/update.cake"
       #pragma unroll
       for (int cake_k = 0; cake_k < 8; ++cake_k) {
         alignas(16) u16 cake_c[4];
@@ -291,13 +291,13 @@ if (cake_warp >= 0 && cake_warp < 8) {
             for (int cake_j = 0; cake_j < 4 && cake_c0 + cake_j < D; ++cake_j) *(c_new + ((size_t(b) * size_t(K) + size_t(k)) * size_t(D) + size_t((0 + (cake_k * 32 + int(cake::rt::lane_id())) * 4 + cake_s * 4 + cake_j)))) = cake_c[cake_s * 4 + cake_j];
         }
       }
-#line 121 "kernels/kmeans/update.cake"
+#line 124 "kernels/kmeans/update.cake"
       float cake_v4[32];
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
         cake_v4[cake_e] = (float(cake::rt::round_f16(cake_v3[cake_e])) - float(cake::rt::f16_to_f32(cake_row2[cake_e])));
       }
-#line 122 "kernels/kmeans/update.cake"
+#line 125 "kernels/kmeans/update.cake"
       float cake_sum5 = 0.f;
       #pragma unroll
       for (int cake_e = 0; cake_e < 32; ++cake_e) {
@@ -306,7 +306,7 @@ if (cake_warp >= 0 && cake_warp < 8) {
       #pragma unroll
       for (int cake_o = 16; cake_o > 0; cake_o /= 2) cake_sum5 = cake_sum5 + __shfl_xor_sync(0xffffffffu, cake_sum5, cake_o);
       const auto moved = cake_sum5;
-#line 123 "kernels/kmeans/update.cake"
+#line 126 "kernels/kmeans/update.cake"
       if ((cake::rt::lane_id() == 0)) {
         cake::rt::red_global_max_f32<cake::rt::Scope::Gpu>((shift + size_t(b)), float(moved));
       }
