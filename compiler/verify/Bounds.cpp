@@ -215,6 +215,8 @@ bool isIntScalar(const sema::Kernel &k, std::string_view n) {
 /// The symbols move together: relations the facts leave unstated but every
 /// caller keeps (a padded KP is at least K) hold in every sample, so a
 /// witness never rests on sizes of very different magnitudes.
+constexpr int64_t kBeyond = 4104;
+
 std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only = 0) {
   std::vector<std::string> syms(k.sizeSymbols.begin(), k.sizeSymbols.end()), scalars;
   for (const sema::Param &p : k.params)
@@ -297,11 +299,15 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
   // reach a guard `r + 2 <= Q` only at such a Q (corpus bounds.global/bad_guard_residue.cake)
   static constexpr int64_t kValues[] = {100, 1, 129, 300, 600, 1000, 302, 603};
   std::vector<Sample> out;
+  // kBeyond alone (only == kBeyond): a size longer than any row a kernel reads at a fixed width (DP = 1024 at
+  // most today), for bounds.tail; not among the samples every rule walks
+  const std::span<const int64_t> values =
+      only == kBeyond ? std::span<const int64_t>(&kBeyond, 1) : std::span(kValues).first(wide ? std::size(kValues) : 3);
   auto push = [&](Sample smp) {
     if (satisfies(smp) && std::find(out.begin(), out.end(), smp) == out.end())
       out.push_back(std::move(smp));
   };
-  for (int64_t v : std::span(kValues).first(wide ? std::size(kValues) : 3)) {
+  for (int64_t v : values) {
     if (only && v != only)
       continue;
     Sample smp;
@@ -713,7 +719,7 @@ Finding makeFinding(std::string code, SourceRange range, std::string message) {
 class BoundsRules {
 public:
   BoundsRules(const sema::Kernel &k, RuleContext &ctx) : k_(k), ctx_(ctx), env_(k), samples_(makeSamples(k, false)), wideSamples_(makeSamples(k, true)),
-        coverSamples_(makeSamples(k, true, 300)) {}
+        coverSamples_(makeSamples(k, true, 300)), beyondSamples_(makeSamples(k, true, kBeyond)) {}
 
   void run() {
     checkLayout();
@@ -1602,7 +1608,9 @@ private:
       if (dim.value || !dim.expr)
         continue; // a constant dimension: bounds.global's
       std::optional<int64_t> longer;
-      for (const Sample &smp : wideSamples_) {
+      std::vector<Sample> tried = wideSamples_;
+      tried.insert(tried.end(), beyondSamples_.begin(), beyondSamples_.end());
+      for (const Sample &smp : tried) {
         auto v = sema::evalInKernel(k_, *dim.expr, [&](const std::string &n) -> std::optional<int64_t> {
           auto it = smp.find(n);
           return it == smp.end() ? std::nullopt : std::optional<int64_t>(it->second);
@@ -2211,7 +2219,7 @@ private:
   const sema::Kernel &k_;
   RuleContext &ctx_;
   views::Env env_;
-  std::vector<Sample> samples_, wideSamples_, coverSamples_;
+  std::vector<Sample> samples_, wideSamples_, coverSamples_, beyondSamples_;
   std::map<std::tuple<std::string, uint32_t, uint32_t>, Finding> findings_;
   std::set<const Expr *> skipLanes_;
   std::vector<bool> usedForText_;

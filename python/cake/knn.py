@@ -166,7 +166,7 @@ def search(q, db, k, metric="l2", return_distances=True):
     ascending; ids alone with return_distances=False.
 
     q: [Q, D], db: [N, D], both float16 or both bfloat16, contiguous, on one CUDA device; D a multiple of 8 up
-    to 256 and k up to 1024 in this build, past 32 in passes of 32 (others raise CakeKnnError
+    to 1024 and k up to 1024 in this build, past 32 in passes of 32 (others raise CakeKnnError
     CAKE_KNN_UNSUPPORTED saying what the build takes); k > N raises ValueError. metric: "l2" (squared Euclidean); "ip" has no kernels yet."""
     if _op is not None and torch.compiler.is_compiling():
         dist, ids = _op(q, db, k, metric)

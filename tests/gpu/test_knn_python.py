@@ -68,7 +68,10 @@ def search_is_exact():
                          (64, 4096, 64, 8),
                          # past 32: passes of 32 (the last one partial), up to k = N = 1024
                          (70, 30000, 128, 100), (300, 50000, 256, 64), (5, 3000, 48, 1000), (1, 1024, 8, 1024),
-                         (130, 20000, 64, 33)]:
+                         (130, 20000, 64, 33),
+                         # past D = 256: D split in chunks of 64 (the last one ragged at 520 and 1000), one and
+                         # two compute warpgroups, split over the database, passes
+                         (1, 100003, 1024, 10), (33, 5000, 520, 1), (70, 3001, 1000, 32), (300, 20000, 768, 100)]:
         for dtype in (torch.float16, torch.bfloat16):
             q, db = inputs(Q, N, D, dtype, seed=Q + N + D + k)
             checked(q, db, k, f"Q={Q} N={N} D={D} k={k} {dtype}")

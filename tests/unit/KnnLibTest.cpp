@@ -113,6 +113,15 @@ TEST(KnnDispatch, FewQueriesRunOneWarpgroup) {
   auto wide = dispatch(problem(4, 1 << 20, 256, 10, DType::BF16));
   ASSERT_TRUE(wide);
   EXPECT_EQ(wide->instance->name, "search_bf16_d256_k16");
+  // past D = 256 the D-split kernel (knn_wide), one warpgroup for few queries, two otherwise
+  auto split = dispatch(problem(4, 1 << 20, 520, 10, DType::BF16));
+  ASSERT_TRUE(split);
+  EXPECT_EQ(split->instance->name, "search_bf16_d1024_k16_wg1");
+  EXPECT_EQ(sizeOf(*split, "NP") % (128 * sizeOf(*split, "S")), 0);
+  auto many1024 = dispatch(problem(4096, 1 << 20, 1024, 100));
+  ASSERT_TRUE(many1024);
+  EXPECT_EQ(many1024->instance->name, "search_fp16_d1024_kpass");
+  EXPECT_EQ(sizeOf(*many1024, "PASSES"), 4);
 }
 
 // A few queries split the database across every SM: S * M work tiles fill
@@ -131,11 +140,11 @@ TEST(KnnDispatch, FewQueriesSplitWide) {
 }
 
 TEST(KnnDispatch, UnsupportedSaysWhatIsBuilt) {
-  for (auto [D, k, cc] : {std::tuple{12, 10, 90}, {512, 10, 90}, {128, 1025, 90}, {128, 10, 80}}) {
+  for (auto [D, k, cc] : {std::tuple{12, 10, 90}, {1032, 10, 90}, {128, 1025, 90}, {128, 10, 80}}) {
     auto c = dispatch(problem(100, 1000, D, k, DType::F16, 132, cc));
     ASSERT_FALSE(c) << "D = " << D << ", k = " << k << ", cc = " << cc;
     EXPECT_EQ(c.error().kind, Error::Unsupported);
-    EXPECT_NE(c.error().message.find("the library's search kernels take bf16, fp16, D a multiple of 8 up to 256, "
+    EXPECT_NE(c.error().message.find("the library's search kernels take bf16, fp16, D a multiple of 8 up to 1024, "
                                      "k up to 32 a pass (larger k in passes, as kernels/knn/knn.manifest.json "
                                      "allows) and k <= N, on sm_90a (compute capability 9.0)"),
               std::string::npos)
@@ -229,7 +238,7 @@ TEST(KnnEmbedded, EveryInstantiationPlansAtRaggedSizes) {
         const libcore::Pipeline &p = **pipe;
         ASSERT_EQ(p.kernels.size(), 3u) << i.name;
         EXPECT_EQ(p.kernels[0]->name, "knn_norms");
-        EXPECT_EQ(p.kernels[1]->name, "knn_sm90");
+        EXPECT_EQ(p.kernels[1]->name, param(i, "WIDE") == "true" ? "knn_wide" : "knn_sm90") << i.name;
         EXPECT_EQ(p.kernels[2]->name, "knn_merge");
         EXPECT_EQ(p.repeatFrom, 1u) << i.name; // the search and the merge, once a pass
         EXPECT_EQ(p.passes, (k + KP - 1) / KP) << i.name;

@@ -474,8 +474,10 @@ TEST(Dispatch, KnnManifestPicksTheSmallestFitAndItsSplit) {
   EXPECT_EQ(sizes["PASSES"], 32); // 31 passes of 32 and one of 8 (the merge clips to KOUT = k)
   EXPECT_EQ(sizes["KOUT"], 1000);
   EXPECT_EQ(at("fp16", 4096, 1 << 20, 128, 10).second["PASSES"], 1);
-  // what this build cannot take: D over 256, k over 1024, D not a multiple of 8
-  EXPECT_EQ(at("fp16", 32, 1 << 20, 1024, 10).first, "");
+  // past D = 256: D split (knn_wide)
+  EXPECT_EQ(at("fp16", 32, 1 << 20, 1024, 10).first, "search_fp16_d1024_k16_wg1");
+  // what this build cannot take: D over 1024, k over 1024, D not a multiple of 8
+  EXPECT_EQ(at("fp16", 32, 1 << 20, 1032, 10).first, "");
   EXPECT_EQ(at("fp16", 32, 1 << 20, 128, 1025).first, "");
   EXPECT_EQ(at("fp16", 32, 1 << 20, 100, 10).first, "");
   // k > N is an error: no instantiation takes it
