@@ -36,11 +36,11 @@ def main():
     rows.sort(key=lambda r: r["floor_ms"])
     x = range(len(rows))
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(16, 9), sharex=True, gridspec_kw={"height_ratios": [3, 1]})
-    for key, label, marker in [("flash_kmeans_ms", "vs flash-kmeans", "o"), ("flashlib_ms", "vs flashlib", "s"),
-                               ("torch_ms", "vs torch mm + argmin", "^")]:
+    for key, peer, marker in [("flash_kmeans_ms", "vs flash-kmeans", "o"), ("flashlib_ms", "vs flashlib", "s"),
+                              ("torch_ms", "vs torch mm + argmin", "^")]:
         pts = [(i, r[key] / r["cake_ms"]) for i, r in enumerate(rows) if r.get(key)]
         if pts:
-            top.scatter([p[0] for p in pts], [p[1] for p in pts], s=10, marker=marker, label=label, alpha=0.7)
+            top.scatter([p[0] for p in pts], [p[1] for p in pts], s=10, marker=marker, label=peer, alpha=0.7)
     best = [r["speedup_vs_best_peer"] for r in rows if r.get("speedup_vs_best_peer")]
     geo = math.exp(sum(map(math.log, best)) / len(best)) if best else float("nan")
     for y, style in [(1.0, "-"), (0.95, ":"), (1.6, "--")]:
