@@ -264,10 +264,10 @@ TEST(CheckInstantiations, TheSameFixEverywhereStaysPreferredThoughTheWitnessesDi
 // neither was preferred and `cake check --fix` left the error.
 TEST(CheckInstantiations, TheSameFixFromEachBranchIsPreferred) {
   std::string text = cake::test::readRepoFile("kernels/knn/knn_sm90.cake");
-  const std::string wait = "      wgmma.wait(0)\n      xs.release(s0)\n";
+  const std::string wait = "        wgmma.wait(0)\n        xs.release(s0)\n";
   ASSERT_NE(text.find(wait), std::string::npos);
   std::string mutated = text;
-  mutated.replace(mutated.find(wait), wait.size(), "      xs.release(s0)\n");
+  mutated.replace(mutated.find(wait), wait.size(), "        xs.release(s0)\n");
   auto inst = [](std::string after) {
     return sema::Instantiation{"", {{"DP", "128", std::nullopt}, {"KP", "32", std::nullopt}, {"AFTER", after, std::nullopt}}, {}};
   };
