@@ -217,6 +217,14 @@ bool isIntScalar(const sema::Kernel &k, std::string_view n) {
 /// witness never rests on sizes of very different magnitudes.
 constexpr int64_t kBeyond = 4104;
 
+/// A sample's value of a size symbol, for evaluating an expression in it.
+auto lookupIn(const Sample &smp) {
+  return [&smp](const std::string &n) -> std::optional<int64_t> {
+    auto it = smp.find(n);
+    return it == smp.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  };
+}
+
 std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only = 0) {
   std::vector<std::string> syms(k.sizeSymbols.begin(), k.sizeSymbols.end()), scalars;
   for (const sema::Param &p : k.params)
@@ -275,15 +283,8 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
       v = upper[s] / m * m;
     return v;
   };
-  // a sample's value of a size symbol, for evaluating facts and moduli in it
-  auto in = [](const Sample &smp) {
-    return [&smp](const std::string &n) -> std::optional<int64_t> {
-      auto it = smp.find(n);
-      return it == smp.end() ? std::nullopt : std::optional<int64_t>(it->second);
-    };
-  };
   auto satisfies = [&](const Sample &smp) {
-    auto look = in(smp);
+    auto look = lookupIn(smp);
     for (const std::string &s : syms)
       if (smp.at(s) < 1)
         return false;
@@ -318,7 +319,7 @@ std::vector<Sample> makeSamples(const sema::Kernel &k, bool wide, int64_t only =
     // two passes: a modulus may use a symbol the first pass rounded
     for (int pass = 0; pass < 2; ++pass)
       for (const auto &[s, e] : dependent) {
-        auto m = sema::evalInKernel(k, *e, in(smp));
+        auto m = sema::evalInKernel(k, *e, lookupIn(smp));
         if (m && *m > 0 && *m < (int64_t(1) << 30))
           smp[s] = (smp[s] + *m - 1) / *m * *m;
       }
@@ -719,7 +720,7 @@ Finding makeFinding(std::string code, SourceRange range, std::string message) {
 class BoundsRules {
 public:
   BoundsRules(const sema::Kernel &k, RuleContext &ctx) : k_(k), ctx_(ctx), env_(k), samples_(makeSamples(k, false)), wideSamples_(makeSamples(k, true)),
-        coverSamples_(makeSamples(k, true, 300)), beyondSamples_(makeSamples(k, true, kBeyond)) {}
+        coverSamples_(makeSamples(k, true, 300)) {}
 
   void run() {
     checkLayout();
@@ -1607,18 +1608,18 @@ private:
       const sema::Dim &dim = p->type.dims[d];
       if (dim.value || !dim.expr)
         continue; // a constant dimension: bounds.global's
-      std::optional<int64_t> longer;
-      std::vector<Sample> tried = wideSamples_;
-      tried.insert(tried.end(), beyondSamples_.begin(), beyondSamples_.end());
-      for (const Sample &smp : tried) {
-        auto v = sema::evalInKernel(k_, *dim.expr, [&](const std::string &n) -> std::optional<int64_t> {
-          auto it = smp.find(n);
-          return it == smp.end() ? std::nullopt : std::optional<int64_t>(it->second);
-        });
-        if (v && *v > r.end) {
-          longer = *v;
-          break;
-        }
+      // the usual samples, then (made only when a kernel gets here) one past every row width
+      auto longerIn = [&](const std::vector<Sample> &samples) -> std::optional<int64_t> {
+        for (const Sample &smp : samples)
+          if (auto v = sema::evalInKernel(k_, *dim.expr, lookupIn(smp)); v && *v > r.end)
+            return v;
+        return std::nullopt;
+      };
+      std::optional<int64_t> longer = longerIn(wideSamples_);
+      if (!longer) {
+        if (!beyondSamples_)
+          beyondSamples_ = makeSamples(k_, true, kBeyond);
+        longer = longerIn(*beyondSamples_);
       }
       if (!longer)
         continue;
@@ -2219,7 +2220,8 @@ private:
   const sema::Kernel &k_;
   RuleContext &ctx_;
   views::Env env_;
-  std::vector<Sample> samples_, wideSamples_, coverSamples_, beyondSamples_;
+  std::vector<Sample> samples_, wideSamples_, coverSamples_;
+  std::optional<std::vector<Sample>> beyondSamples_; ///< bounds.tail's, made when first needed
   std::map<std::tuple<std::string, uint32_t, uint32_t>, Finding> findings_;
   std::set<const Expr *> skipLanes_;
   std::vector<bool> usedForText_;
