@@ -11,9 +11,13 @@ three contenders' samples interleaved (one of each in turn); reps adapt to the s
 about 60 ms of samples each, at most 50, or 200 for calls under 0.2 ms).
 
 Usage: PEERS_DIR=.peers CAKE_LIB=... sweep.py SHAPES.json [--only I:J] [--where "B * N <= 4096"]
-       [--random N] [--lloyd B,N,K,D] [--force VARIANT] > results.json
+       [--random N] [--lloyd B,N,K,D] [--force VARIANT] [--versus EXPR] > results.json
 SHAPES.json: ../shared/workloads/kmeans_shapes.json's format ({"shapes": [[B, N, K, D(, dtype)], ...]}; a
 shape's own dtype overrides --dtype). Where neither peer runs a shape, torch's mm + argmin (chunked) is the peer.
+--versus: an A/B of a dispatch rule: a Python expression of B, N, K, D and dtype ("bf16" or "fp16") naming a variant (or None) that is timed as a
+fourth contender, forced around each call (two cheap library calls: it reads a few us slower on tiny problems) and
+checked like the dispatched one; the row gets versus_variant, versus_ms, versus_ok and versus_speedup (cake_ms over
+versus_ms: above 1, the forced variant is faster).
 Rows go to stderr as they finish (a sweep cut short keeps them: --only resumes).
 """
 import argparse
@@ -103,9 +107,13 @@ def main():
     ap.add_argument("--where", default="", help="a Python condition on B, N, K, D: only the shapes it holds for")
     ap.add_argument("--force", default="", help="send every assign to this variant (cake.kmeans.force_variant), "
                     "e.g. assign_d64_split4: measures a variant through the library call")
+    ap.add_argument("--versus", default="", help="a Python expression of B, N, K, D naming a variant to time beside "
+                    "the dispatched one, e.g. \"'assign_wide_n64' if K <= 64 else None\"")
     ap.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"], help="the inputs' element type")
     args = ap.parse_args()
     default_dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float16
+    if args.force and args.versus:
+        ap.error("--versus times a forced variant beside the dispatched one: without --force")
     if args.force:
         ck.force_variant(args.force)
     shapes = json.load(open(args.shapes))["shapes"]
@@ -160,6 +168,20 @@ def main():
         fns = {"flash_kmeans": lambda: fk_assign(x, c, x_sq, out, c_sq), "flashlib": lambda: fl_assign(x, c, out, c_sq)}
         if "cake_error" not in row:
             fns["cake"] = lambda: ck.assign(x, c)
+        alt = eval(args.versus, {}, dict(B=B, N=N, K=K, D=D, dtype=row["dtype"])) if args.versus else None  # noqa: S307 (our own flag)
+        if alt and row.get("variant") != alt:
+            def versus(v=alt):
+                ck.force_variant(v)
+                try:
+                    return ck.assign(x, c)
+                finally:
+                    ck.force_variant(None)
+            row["versus_variant"] = alt
+            try:
+                row["versus_ok"] = check_ids(x, c, versus())
+                fns["versus"] = versus
+            except Exception as e:  # noqa: BLE001
+                row["versus_ok"], row["versus_error"] = False, repr(e)[:300]
         times, errors = timed(fns)
         if "flash_kmeans" in errors and "flashlib" in errors:
             t, e = timed({"torch": lambda: torch_assign(x, c, c_sq, out)})
@@ -173,6 +195,8 @@ def main():
         if "cake_ms" in row and peers:
             row["speedup_vs_best_peer"] = min(peers) / row["cake_ms"]
             row["fraction_of_floor"] = row["floor_ms"] / row["cake_ms"]
+        if "cake_ms" in row and "versus_ms" in row:
+            row["versus_speedup"] = row["cake_ms"] / row["versus_ms"]
         if [B, N, K, D] in lloyd:
             # flash-kmeans's own iteration (kmeans_triton_impl._euclid_iter) without its shift
             times, errors = timed({"flash_kmeans_lloyd": lambda: fk_update(x, fk_assign(x, c, x_sq, out, c_sq), c),
@@ -193,6 +217,11 @@ def main():
     if ratios:
         summary.update(geomean=math.exp(sum(map(math.log, ratios)) / len(ratios)), min=min(ratios),
                        below_0_9=sum(r < 0.9 for r in ratios), below_0_95=sum(r < 0.95 for r in ratios))
+    versus = [r["versus_speedup"] for r in rows if "versus_speedup" in r]
+    if versus:
+        summary.update(versus_timed=len(versus), versus_geomean=math.exp(sum(map(math.log, versus)) / len(versus)),
+                       versus_faster=sum(v > 1 for v in versus),
+                       versus_wrong=sum(r.get("versus_ok") is False for r in rows))
     print(json.dumps({"device": torch.cuda.get_device_name(), "torch": torch.__version__,
                       "commit": os.environ.get("COMMIT", ""), "date": time.strftime("%Y-%m-%d"),
                       "forced_variant": args.force or None,
