@@ -109,13 +109,11 @@ const Variant *findVariant(std::string_view name) {
 
 namespace {
 std::atomic<const Variant *> forcedAssign{nullptr}, forcedUpdate{nullptr};
-std::atomic<uint64_t> generation{0};
 } // namespace
 
 Status forceVariant(std::string_view name) {
   if (name.empty()) {
     forcedAssign = nullptr, forcedUpdate = nullptr;
-    ++generation;
     return Ok{};
   }
   const Variant *v = findVariant(name);
@@ -126,14 +124,13 @@ Status forceVariant(std::string_view name) {
     return invalid("there is no variant '" + std::string(name) + "'; the library's variants are " + known);
   }
   (v->op == Op::Assign ? forcedAssign : forcedUpdate) = v;
-  ++generation;
   return Ok{};
 }
 
-uint64_t forcingGeneration() { return generation; }
+const Variant *forcedVariant(Op op) { return op == Op::Assign ? forcedAssign.load() : forcedUpdate.load(); }
 
 Dispatched dispatch(const Problem &p) {
-  if (const Variant *forced = p.op == Op::Assign ? forcedAssign.load() : forcedUpdate.load()) {
+  if (const Variant *forced = forcedVariant(p.op)) {
     // forcing skips the rules, not the instantiation's domain (its dtype, D <= DP, target)
     const library::Instance *inst = embeddedManifest().instance(std::string(forced->name));
     std::string failed;

@@ -104,7 +104,10 @@ std::string explain(const Problem &problem);
 /// both operations' forcing. Fails on an unknown name. A forced variant that
 /// cannot take a problem fails that call with CAKE_KMEANS_UNSUPPORTED.
 Status forceVariant(std::string_view name);
-/// A number that changes whenever the forcing does (for caches keyed by dispatch).
-uint64_t forcingGeneration();
+/// The variant forced for \p op (null when none): what a cache keyed by
+/// dispatch keys on, so that forcing a variant and clearing it again finds
+/// the pipelines prepared before (an A/B interleaving a forced variant with
+/// the dispatched one times the calls, not their preparation).
+const Variant *forcedVariant(Op op);
 
 } // namespace cake::kmeans

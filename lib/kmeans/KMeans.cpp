@@ -51,8 +51,9 @@ Expected<PipelinePtr> cachedPipeline(const Problem &p, const std::vector<TensorS
   static std::mutex mutex;
   static std::map<std::array<int64_t, 10>, PipelinePtr> cache;
   // the tensors differ only by the optional outputs (assign's dist): their count tells them apart
-  const std::array<int64_t, 10> key = {int64_t(p.op),        p.B, p.N, p.K, p.D, int64_t(p.dtype), p.smCount,
-                                       p.computeCapability, int64_t(forcingGeneration()), int64_t(tensors.size())};
+  const std::array<int64_t, 10> key = {int64_t(p.op),       p.B, p.N, p.K, p.D, int64_t(p.dtype), p.smCount,
+                                       p.computeCapability, int64_t(reinterpret_cast<intptr_t>(forcedVariant(p.op))),
+                                       int64_t(tensors.size())};
   {
     std::lock_guard lock(mutex);
     if (auto it = cache.find(key); it != cache.end())

@@ -22,7 +22,6 @@ namespace cake::knn {
 namespace {
 
 std::atomic<const library::Instance *> forced{nullptr};
-std::atomic<uint64_t> generation{0};
 
 std::string describe(const Problem &p) {
   std::string s = "search for " + std::string(dtypeName(p.dtype)) + " with D = " + std::to_string(p.D) +
@@ -136,7 +135,6 @@ std::string explain(const Problem &p) {
 Status forceVariant(std::string_view name) {
   if (name.empty()) {
     forced = nullptr;
-    ++generation;
     return Ok{};
   }
   const library::Manifest &m = embeddedManifest();
@@ -148,10 +146,9 @@ Status forceVariant(std::string_view name) {
     return invalid("there is no instantiation '" + std::string(name) + "'; the library's are " + known);
   }
   forced = i;
-  ++generation;
   return Ok{};
 }
 
-uint64_t forcingGeneration() { return generation; }
+const library::Instance *forcedInstance() { return forced.load(); }
 
 } // namespace cake::knn

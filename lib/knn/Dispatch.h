@@ -68,7 +68,9 @@ std::string explain(const Problem &p);
 /// Sends every search to the instantiation \p name (empty: clears it).
 /// InvalidArgument for an unknown name.
 Status forceVariant(std::string_view name);
-/// A number that changes whenever the forcing does (for caches keyed by dispatch).
-uint64_t forcingGeneration();
+/// The instantiation forced (null when none): what a cache keyed by dispatch
+/// keys on, so that forcing one and clearing it again finds the pipelines
+/// prepared before.
+const library::Instance *forcedInstance();
 
 } // namespace cake::knn

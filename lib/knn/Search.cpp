@@ -36,7 +36,7 @@ Expected<PipelinePtr> pipelineFor(const Problem &p, bool distances) {
   static std::mutex mutex;
   static std::map<std::array<int64_t, 9>, PipelinePtr> cache;
   const std::array<int64_t, 9> key = {p.Q,       p.N, p.D, p.k, int64_t(p.dtype), p.smCount, p.computeCapability,
-                                      int64_t(forcingGeneration()), distances};
+                                      int64_t(reinterpret_cast<intptr_t>(forcedInstance())), distances};
   {
     std::lock_guard lock(mutex);
     if (auto it = cache.find(key); it != cache.end())

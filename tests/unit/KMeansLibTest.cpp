@@ -713,6 +713,30 @@ TEST_F(KMeansFakeDriver, HostPathIsCheap) {
   EXPECT_LT(us, 20.0); // 31 us before the pipeline and launch caches, 1.6 us after (2-core CI machine)
 }
 
+// Regression (an A/B through bench/kmeans/sweep.py --versus read the
+// dispatched contender up to 5x slow on small problems): forcing a variant and
+// clearing it again must find the pipelines prepared before, not prepare them
+// again on every switch (the cache was keyed by a count of forcings).
+TEST_F(KMeansFakeDriver, SwitchingTheForcingKeepsThePipelines) {
+  const int B = 1, N = 4096, K = 256;
+  void *x = alloc(size_t(B) * N * 128 * 2), *c = alloc(size_t(B) * K * 128 * 2);
+  auto *ids = static_cast<int32_t *>(alloc(size_t(B) * N * 4));
+  auto both = [&] {
+    ASSERT_EQ(cake_kmeans_force_variant("assign_d128_wg2"), CAKE_KMEANS_OK);
+    ASSERT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_OK);
+    ASSERT_EQ(cake_kmeans_force_variant(nullptr), CAKE_KMEANS_OK);
+    ASSERT_EQ(cake_kmeans_assign(x, c, ids, B, N, K, 128, CAKE_KMEANS_BF16, nullptr), CAKE_KMEANS_OK);
+  };
+  both();
+  const int calls = 1000;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i)
+    both();
+  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / (2 * calls);
+  std::printf("host path, forcing switched on and off around each call: %.2f us per cake_kmeans_assign\n", us);
+  EXPECT_LT(us, 20.0) << "as HostPathIsCheap: a switch of the forcing must not prepare the pipeline again";
+}
+
 // A forced variant is checked against the call like a dispatched one: the
 // D = 64 kernels refuse D = 128 tensors with a message, and clearing the
 // forcing is seen by the pipeline cache.

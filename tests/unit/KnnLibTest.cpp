@@ -383,3 +383,27 @@ TEST_F(KnnFakeDriver, HostPathIsCheap) {
   std::printf("host path: %.2f us per cake_knn_search\n", us);
   EXPECT_LT(us, 15.0);
 }
+
+// Regression, as KMeansFakeDriver.SwitchingTheForcingKeepsThePipelines: an
+// A/B that forces a variant around every other call must time the calls, not a
+// preparation of the pipeline at each switch.
+TEST_F(KnnFakeDriver, SwitchingTheForcingKeepsThePipelines) {
+  const int64_t Q = 16, N = 1 << 20, D = 128, k = 10;
+  void *q = alloc(size_t(Q * D * 2)), *db = alloc(size_t(N * D * 2));
+  auto *ids = static_cast<int64_t *>(alloc(size_t(Q * k * 8)));
+  auto both = [&] {
+    ASSERT_EQ(cake_knn_force_variant("search_fp16_d128_kpass"), CAKE_KNN_OK);
+    ASSERT_EQ(cake_knn_search(q, db, nullptr, ids, Q, N, D, k, CAKE_KNN_F16, CAKE_KNN_L2, nullptr), CAKE_KNN_OK)
+        << cake_knn_last_error();
+    ASSERT_EQ(cake_knn_force_variant(nullptr), CAKE_KNN_OK);
+    ASSERT_EQ(cake_knn_search(q, db, nullptr, ids, Q, N, D, k, CAKE_KNN_F16, CAKE_KNN_L2, nullptr), CAKE_KNN_OK);
+  };
+  both();
+  const int calls = 1000;
+  auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < calls; ++i)
+    both();
+  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / (2 * calls);
+  std::printf("host path, forcing switched on and off around each call: %.2f us per cake_knn_search\n", us);
+  EXPECT_LT(us, 15.0) << "as HostPathIsCheap: a switch of the forcing must not prepare the pipeline again";
+}
