@@ -140,6 +140,10 @@ def every_variant_forced():
                                ("assign_wide_n64", 1000, bf), ("assign_wide_n128", 776, bf),
                                ("assign_wide_n256", 1024, bf), ("assign_wide_n64_f16", 520, f16),
                                ("assign_wide_n256_f16", 1000, f16),
+                               # ... and at the D it takes for one centroid tile (oneTileOf64/128/256): one chunk,
+                               # a ragged one, three
+                               ("assign_wide_n128", 24, bf), ("assign_wide_n64_f16", 72, f16),
+                               ("assign_wide_n256", 136, bf),
                                # the Ampere schedule (PTX, compiled by the driver for this GPU)
                                ("assign_sm80", 128, bf), ("assign_sm80_d32", 32, bf), ("assign_sm80_d64", 64, bf),
                                ("assign_sm80_d256", 256, bf), ("assign_sm80_d32_f16", 32, f16),

@@ -89,7 +89,7 @@ TEST(KMeansDispatch, UnsupportedSaysWhatExists) {
             std::string::npos)
       << fp32.error().message;
   // D is a size: a multiple of 8 runs at the narrowest row width DP that holds it, on the caller's rows
-  Dispatched d96 = dispatch(problem(Op::Assign, 1, 100, 100, 96));
+  Dispatched d96 = dispatch(problem(Op::Assign, 1, 100, 300, 96));
   ASSERT_TRUE(d96) << d96.error().message;
   EXPECT_EQ((*d96)->name, "assign_d128_wg2");
   Dispatched d40 = dispatch(problem(Op::Update, 1, 100, 100, 40, DType::F16));
@@ -182,7 +182,18 @@ TEST(KMeansDispatch, WarpgroupsFollowTheWaves) {
   Problem few = problem(Op::Assign, 1, 4096, 16384, 128);
   few.smCount = 16; // 32 tiles on 16 SMs: 2 rounds unsplit, 8 / 4 split: nothing saved
   EXPECT_FALSE(splitPays(few));
-  EXPECT_EQ(pick(8, 16384, 256, 256), "assign_d256_wg2");
+  EXPECT_EQ(pick(8, 16384, 257, 256), "assign_d256_wg2");
+  // one centroid tile of assign_wide (K <= 256): past D = 128, or at K <= 128 (where the resident kernels pad K to
+  // 256), it reads x once and beats them (oneTileOf64/128/256); at D <= 128, 128 < K <= 256 and K <= 64 they stay
+  EXPECT_EQ(pick(8, 16384, 256, 256), "assign_wide_n256");
+  EXPECT_EQ(pick(8, 16384, 256, 136), "assign_wide_n256");
+  EXPECT_EQ(pick(8, 16384, 256, 128), "assign_d128_wg2");
+  EXPECT_EQ(pick(8, 16384, 129, 64), "assign_d64_wg2");
+  EXPECT_EQ(pick(8, 16384, 128, 64), "assign_wide_n128");
+  EXPECT_EQ(pick(8, 16384, 65, 16), "assign_wide_n128");
+  EXPECT_EQ(pick(8, 16384, 64, 128), "assign_d128_k16");
+  EXPECT_EQ(pick(8, 16384, 64, 136), "assign_wide_n64");
+  EXPECT_EQ(pick(8, 16384, 200, 512, DType::F16), "assign_wide_n256_f16");
   EXPECT_EQ(pick(1, 65536, 4096, 128, DType::F16), "assign_d128_f16");
   // more SMs turn a two-wave problem into a one-wave one
   Problem p = problem(Op::Assign, 1, 262144, 1024, 128);
@@ -543,13 +554,15 @@ TEST(KMeansCApi, VariantQueryNeedsNoGpu) {
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 1024, 128, CAKE_KMEANS_BF16, 132), "assign_d128_wg2");
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 4096, 16384, 128, CAKE_KMEANS_BF16, 132), "assign_d128_split4");
   EXPECT_STREQ(cake_kmeans_variant(1, 32, 65536, 1024, 64, CAKE_KMEANS_BF16, 0), "update_d64");
-  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 100, 96, CAKE_KMEANS_BF16, 0), "assign_d128_wg2"); // rows read 128 wide
-  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 100, 48, CAKE_KMEANS_BF16, 0), "assign_d64_wg2");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 300, 96, CAKE_KMEANS_BF16, 0), "assign_d128_wg2"); // rows read 128 wide
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 300, 48, CAKE_KMEANS_BF16, 0), "assign_d64_wg2");
+  // 64 < K <= 128: one centroid tile of 128 (the resident-x kernels pad K to 256)
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 100, 48, CAKE_KMEANS_BF16, 0), "assign_wide_n128");
   // up to 64 centroids: tiles of 16 (K padded to 32, not 256)
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 48, CAKE_KMEANS_BF16, 0), "assign_d64_k16");
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 64, 48, CAKE_KMEANS_BF16, 0), "assign_d64_k16");
   EXPECT_STREQ(cake_kmeans_variant(1, 1, 100, 10, 120, CAKE_KMEANS_BF16, 0), "update"); // not update_sorted (D = 128)
-  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 100, 20, CAKE_KMEANS_F16, 0), "assign_d32_f16");
+  EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 300, 20, CAKE_KMEANS_F16, 0), "assign_d32_f16");
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 20, CAKE_KMEANS_F16, 0), "assign_d32_k16_f16");
   // past 512: D split, the centroid tile by K
   EXPECT_STREQ(cake_kmeans_variant(0, 1, 100, 10, 600, CAKE_KMEANS_BF16, 0), "assign_wide_n64");
