@@ -23,6 +23,8 @@
 
 #include "compiler/syntax/Walk.h"
 
+#include <algorithm>
+
 namespace cake::lower {
 
 using namespace cake::syntax;
@@ -142,6 +144,9 @@ Elem Lowerer::elemType(const Expr &e) {
       return elemType(*args[1]);
     if (op == OpId::MathCast && args.size() == 2 && args[1]->kind == ExprKind::Name)
       return parseElem(args[1]->text).value_or(Elem::FP32);
+    if ((op == OpId::MathAbs || op == OpId::MathFma) && !args.empty() &&
+        std::all_of(args.begin(), args.end(), [&](const Expr *a) { return elemType(*a) == Elem::I32; }))
+      return Elem::I32; // integer abs and fma (Math.cpp)
     return Elem::FP32;
   }
   default:
@@ -202,12 +207,15 @@ std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const
       return fragElement(m->second, ctx, idx);
     OpId op = calleeOp(*x);
     auto args = positionalArgs(*x);
-    if (op == OpId::MathSelect && args.size() == 3) {
-      auto p = elementwise(*args[0], ctx, idx), a = elementwise(*args[1], ctx, idx),
-           b = elementwise(*args[2], ctx, idx);
-      if (!p || !a || !b)
-        return std::nullopt;
-      return "(" + *p + " ? " + *a + " : " + *b + ")";
+    if (isElementwiseMath(op)) {
+      std::vector<std::string> els;
+      for (const Expr *a : args) {
+        auto el = elementwise(*a, ctx, idx);
+        if (!el)
+          return std::nullopt;
+        els.push_back(*el);
+      }
+      return mathExpression(*this, *x, els);
     }
     if (op == OpId::MathCast && args.size() == 2) {
       auto a = elementwise(*args[0], ctx, idx);
@@ -221,12 +229,6 @@ std::optional<std::string> Lowerer::elementwise(const Expr &e, Layout ctx, const
         return std::nullopt;
       }
       return cxxType(to) + "(" + *a + ")";
-    }
-    if ((op == OpId::MathMin || op == OpId::MathMax) && args.size() == 2) {
-      auto a = elementwise(*args[0], ctx, idx), b = elementwise(*args[1], ctx, idx);
-      if (!a || !b)
-        return std::nullopt;
-      return std::string(op == OpId::MathMin ? "min(" : "max(") + *a + ", " + *b + ")";
     }
     if (auto m = materialized.find(x); m != materialized.end())
       return fragElement(m->second, ctx, idx);
@@ -260,7 +262,7 @@ static void collectFrags(Lowerer &L, const Expr &e, std::vector<Val> &out) {
     }
     auto args = positionalArgs(*x);
     OpId op = calleeOp(*x);
-    if (op == OpId::MathSelect || op == OpId::MathCast || op == OpId::MathMin || op == OpId::MathMax)
+    if (op == OpId::MathCast || isElementwiseMath(op))
       for (const Expr *a : args)
         collectFrags(L, *a, out);
     return;
@@ -338,9 +340,36 @@ std::optional<Val> Lowerer::fragExpression(const Expr &e) {
   return out;
 }
 
+/// Whether a call may yield a register tensor, by its syntax: not ld.global of one element (an index without a
+/// slice) nor a cast of one, which materializeCalls would otherwise load once more, for nothing. Asked for the
+/// operands of elementwise math only: a binary let still loads such an element twice (`lo = ld.global(starts[b,
+/// k]) + i * 128` in update_sorted.cake; ptxas may merge the loads), which changes only with an A/B on the device
+/// (that code is measured: tests/golden/measured).
+static bool mayYieldRow(const Expr &call) {
+  const OpId op = calleeOp(call);
+  const auto args = positionalArgs(call);
+  if (args.empty())
+    return false;
+  const Expr *a = stripParens(args[0]);
+  if (op == OpId::MathCast)
+    return a->kind != ExprKind::Call || mayYieldRow(*a);
+  if (op != OpId::LdGlobal || a->kind != ExprKind::Index)
+    return true;
+  for (size_t i = 1; i < a->operands.size(); ++i)
+    if (a->operands[i] && a->operands[i]->kind == ExprKind::Slice)
+      return true;
+  return false;
+}
+
 void Lowerer::materializeCalls(const Expr &e) {
   const Expr *x = stripParens(&e);
   if (x->kind == ExprKind::Call) {
+    if (isElementwiseMath(calleeOp(*x))) { // the rows it reads: math.exp(ld.global(x[r, :]))
+      for (const Expr *a : positionalArgs(*x))
+        if (const Expr *c = stripParens(a); c->kind != ExprKind::Call || mayYieldRow(*c))
+          materializeCalls(*a);
+      return;
+    }
     std::vector<Val> inside;
     collectFrags(*this, *x, inside);
     // a call over no register tensor that yields one (ld.global of a row, a cast of it): evaluate it once

@@ -318,6 +318,14 @@ void addTcgen05Lowerings(OpLowerings &table);
 void addFragmentLowerings(OpLowerings &table);
 void addAtomicLowerings(OpLowerings &table);
 void addScalarLowerings(OpLowerings &table);
+void addMathLowerings(OpLowerings &table);
+/// Whether \p op is elementwise math that register tensors go through
+/// (math.select, min, max and the functions of Math.cpp; math.cast is apart).
+bool isElementwiseMath(sema::OpId op);
+/// The CUDA expression of the elementwise math call \p call on its operands
+/// already lowered to \p args, scalars or one element of register tensors
+/// (Math.cpp); reports what it cannot spell.
+std::optional<std::string> mathExpression(Lowerer &L, const syntax::Expr &call, const std::vector<std::string> &args);
 /// Partial chains per row of an argmin.fold state (independent compare
 /// chains: the fold's critical path is one fminf per element of a chain).
 constexpr int64_t kArgminChains = 4;

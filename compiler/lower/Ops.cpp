@@ -204,6 +204,7 @@ const OpLowerings &opLowerings() {
     addFragmentLowerings(t);
     addAtomicLowerings(t);
     addScalarLowerings(t);
+    addMathLowerings(t);
     return t;
   }();
   return table;

@@ -237,12 +237,10 @@ void Lowerer::stmt(const Stmt &s) {
       return;
     }
     const std::string &name = let.names[0].name;
-    // elementwise over register tensors (operators, and math.select/min/max of them)
-    bool elementwiseCall = let.value->kind == ExprKind::Call &&
-                           (calleeOp(*let.value) == OpId::MathSelect || calleeOp(*let.value) == OpId::MathMin ||
-                            calleeOp(*let.value) == OpId::MathMax);
+    // elementwise over register tensors (operators, and elementwise math of them)
+    bool elementwiseCall = let.value->kind == ExprKind::Call && isElementwiseMath(calleeOp(*let.value));
     if ((let.value->kind != ExprKind::Call || elementwiseCall) && let.value->kind != ExprKind::Index) {
-      if (let.value->kind == ExprKind::Binary || let.value->kind == ExprKind::Unary)
+      if (let.value->kind == ExprKind::Binary || let.value->kind == ExprKind::Unary || elementwiseCall)
         materializeCalls(*let.value);
       auto f = fragExpression(*let.value);
       // the evaluated calls are this statement's: a body lowered again (an unrolled copy) loads again

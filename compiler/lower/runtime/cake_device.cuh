@@ -730,6 +730,34 @@ __device__ __forceinline__ u32 atom_global_cas_b32(u32* p, u32 expected, u32 v) 
 }
 
 /// cvt.rn.bf16.f32 and back: v rounded to the nearest bf16 (ties to even), as a float.
+// math.* approximations (language.md 10.9, compiler/lower/Math.cpp): one MUFU instruction each.
+__device__ __forceinline__ float ex2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float sqrt_approx(float x) {
+  float y;
+  asm("sqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+__device__ __forceinline__ float tanh_approx(float x) {
+  float y;
+  asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
+}
+// sigmoid(x) = (1 + tanh(x / 2)) / 2 on one tanh.approx: absolute error about 2^-12
+__device__ __forceinline__ float sigmoid_approx(float x) { return fmaf(0.5f, tanh_approx(0.5f * x), 0.5f); }
+// math.abs and math.fma: integer where every operand is (the overloads below win over the templates), else fp32
+__device__ __forceinline__ int math_abs(int x) { return x < 0 ? -x : x; }
+__device__ __forceinline__ long long math_abs(long long x) { return x < 0 ? -x : x; }
+template <class T>
+__device__ __forceinline__ float math_abs(T x) { return fabsf(float(x)); }
+__device__ __forceinline__ int math_fma(int a, int b, int c) { return a * b + c; }
+__device__ __forceinline__ long long math_fma(long long a, long long b, long long c) { return a * b + c; }
+template <class A, class B, class C>
+__device__ __forceinline__ float math_fma(A a, B b, C c) { return fmaf(float(a), float(b), float(c)); }
+
 __device__ __forceinline__ float round_bf16(float v) { return __uint_as_float(pack_bf16x2(v, 0.f) << 16); }
 
 /// cvt.rn.f16.f32 and back: v rounded to the nearest fp16 (ties to even), as a float.
