@@ -311,11 +311,17 @@ std::optional<Val> Lowerer::fragExpression(const Expr &e) {
   auto ctx = contextOf(frags);
   if (!ctx)
     return std::nullopt;
+  // a rows and a cols vector of a warpgroup's tile: their outer broadcast, the [64, N] tile (`si <= ti`)
   if (ctx->layout == Layout::Cols)
     for (const Val &f : frags)
       if (f.layout == Layout::Rows) {
-        unsupported(e.range, "an expression mixing a rows and a cols vector");
-        return std::nullopt;
+        if (f.warpTile || ctx->warpTile || f.chains || f.topk) {
+          unsupported(e.range, "an expression mixing a rows and a cols vector other than of a warpgroup's tile");
+          return std::nullopt;
+        }
+        ctx->layout = Layout::WgmmaAcc;
+        ctx->shape = {f.shape[0], ctx->shape[0]};
+        break;
       }
   if (!sameBlockedDistribution(e.range, frags))
     return std::nullopt;
@@ -375,7 +381,8 @@ void Lowerer::materializeCalls(const Expr &e) {
     // a call over no register tensor that yields one (ld.global of a row, a cast of it): evaluate it once
     if (inside.empty() && !materialized.count(x)) {
       OpId op = calleeOp(*x);
-      if (op == OpId::LdGlobal || op == OpId::MathCast)
+      if (op == OpId::LdGlobal || op == OpId::MathCast || op == OpId::TileIota || op == OpId::TileExpand ||
+          (op == OpId::LdShared && keywordArg(*x, "like")))
         if (auto v = value(*x); v && v->kind == Val::Frag)
           materialized[x] = *v;
     }
@@ -392,6 +399,23 @@ bool Lowerer::fragAssign(const Val &target, const Expr &e) {
   int64_t n = fragCount(target);
   if (!n)
     return false;
+  // the register tensors its calls yield (`u = ld.shared(s.up, like = u)`, a tile.iota or tile.expand),
+  // evaluated ahead; other calls keep their per-element form (a scalar load is not loaded twice)
+  std::function<bool(const Expr &)> tileCall = [&](const Expr &x) {
+    OpId op = x.kind == ExprKind::Call ? calleeOp(x) : OpId::None;
+    if (op == OpId::TileIota || op == OpId::TileExpand ||
+        ((op == OpId::LdShared || op == OpId::LdGlobal) && keywordArg(x, "like")))
+      return true;
+    return std::any_of(x.operands.begin(), x.operands.end(), [&](const ExprPtr &c) { return c && tileCall(*c); });
+  };
+  const bool tileCalls = tileCall(e);
+  auto outer = materialized;
+  if (tileCalls)
+    materializeCalls(e);
+  struct Restore {
+    std::map<const Expr *, Val> &to, from;
+    ~Restore() { to = std::move(from); }
+  } restore{materialized, std::move(outer)};
   if (target.layout == Layout::Blocked) {
     std::vector<Val> frags{target};
     collectFrags(*this, e, frags);
@@ -471,7 +495,11 @@ std::optional<Val> lowerLdShared(Lowerer &L, const Expr &call) {
   const Expr *like = keywordArg(call, "like"), *axis = keywordArg(call, "axis");
   if (src && src->kind == Val::SharedView && !like && !axis && src->viewShape().size() == 1 && src->kept.back())
     return loadSharedRow(L, call, *src);
+  if (!src)
+    return std::nullopt;
   auto pattern = like ? L.value(*like) : std::nullopt;
+  if (src && pattern && pattern->kind == Val::Frag && pattern->layout == Layout::WgmmaAcc && !axis)
+    return loadAccTile(L, call, *src, *pattern);
   auto ax = axis ? L.constant(*axis) : std::nullopt;
   const bool warpTile = pattern && pattern->layout == Layout::MmaAcc && pattern->shape[0] == 16;
   if (!src || src->kind != Val::SharedView || src->viewShape().size() != 1 || *src->type->elem != Elem::FP32 ||
@@ -565,6 +593,8 @@ std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
   if (like && like->kind == Val::Frag && keywordArg(call, "axis") &&
       (like->layout == Layout::WgmmaAcc || (like->layout == Layout::MmaAcc && like->shape[0] == 16)))
     return loadGlobalRows(L, call, src, *like);
+  if (src && like && like->kind == Val::Frag && like->layout == Layout::WgmmaAcc && !keywordArg(call, "axis"))
+    return loadAccTile(L, call, *src, *like);
   if (src && src->kind == Val::GlobalView && !src->viewShape().empty() &&
       std::all_of(src->extent.begin(), src->extent.end(), [](int64_t e) { return e == 1; }))
     return loadGlobalScalar(L, call, *src);

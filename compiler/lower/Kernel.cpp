@@ -97,8 +97,11 @@ std::vector<int64_t> Val::viewShape() const {
 }
 
 void Lowerer::unsupported(SourceRange range, const std::string &what) {
-  sink.report("lower.unsupported", range, what + " has no lowering yet");
   failed = true;
+  // once per range and reason: an unrolled body, or a call evaluated ahead and then again per element,
+  // meets the same form more than once
+  if (reportedUnsupported.emplace(range.begin, range.end, what).second)
+    sink.report("lower.unsupported", range, what + " has no lowering yet");
 }
 
 const Val *Lowerer::lookup(std::string_view name) const {

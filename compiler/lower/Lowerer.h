@@ -22,6 +22,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace cake::lower {
 
@@ -75,6 +76,8 @@ struct Val {
   const sema::Ring *ring = nullptr;   ///< Token
   std::string stage;                  ///< Token: C++ stage index
   bool writeToken = false;
+  /// Shared: `tile.t(v)`, an MN-major MMA operand (only wgmma.mma reads one; Lowerer::view refuses it).
+  bool transposed = false;
 
   // Fragments.
   Layout layout = Layout::WgmmaAcc;
@@ -182,8 +185,9 @@ public:
   RoleState *role = nullptr;
   bool failed = false;
 
-  /// Reports lower.unsupported at \p range; the caller emits nothing for it.
+  /// Reports lower.unsupported at \p range (once per range and reason); the caller emits nothing for it.
   void unsupported(SourceRange range, const std::string &what);
+  std::set<std::tuple<uint32_t, uint32_t, std::string>> reportedUnsupported;
 
   // Names in scope.
   std::vector<std::map<std::string, Val, std::less<>>> scopes;
@@ -238,6 +242,9 @@ public:
   sema::Elem elemType(const syntax::Expr &e);
   std::optional<std::string> elementwise(const syntax::Expr &e, Layout ctx, const std::string &idx);
   std::optional<Val> fragExpression(const syntax::Expr &e);
+  /// Whether \p e computes a register tensor elementwise: operators and elementwise math over a register
+  /// tensor's name, tile.iota or a load `like =` one (Values.cpp evaluates it with fragExpression).
+  bool readsRegisterTensor(const syntax::Expr &e) const;
   /// Evaluates the calls inside \p e that produce register tensors (a row's
   /// ld.global, its math.cast) into temporaries that elementwise math then
   /// reads: `let d = math.cast(ld.global(x[r, :]), fp32) - math.cast(...)`.
@@ -319,6 +326,7 @@ void addFragmentLowerings(OpLowerings &table);
 void addAtomicLowerings(OpLowerings &table);
 void addScalarLowerings(OpLowerings &table);
 void addMathLowerings(OpLowerings &table);
+void addTileLowerings(OpLowerings &table);
 /// Whether \p op is elementwise math that register tensors go through
 /// (math.select, min, max and the functions of Math.cpp; math.cast is apart).
 bool isElementwiseMath(sema::OpId op);
@@ -337,6 +345,12 @@ int64_t fragCount(const Val &f);
 std::optional<Val> storeScalarElement(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
 /// ld.shared of one element into a scalar (Scalars.cpp).
 std::optional<Val> loadSharedScalar(Lowerer &L, const syntax::Expr &call, const Val &src);
+/// ld.global / ld.shared(view, like = acc) of a whole 2-D view into the wgmma accumulator layout of \p like
+/// (Tiles.cpp).
+std::optional<Val> loadAccTile(Lowerer &L, const syntax::Expr &call, const Val &src, const Val &like);
+/// st.global / st.shared of a wgmma accumulator tile, or an expression of one, into a 2-D view, elements
+/// where `mask =` holds (Tiles.cpp).
+std::optional<Val> storeAccTile(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
 /// st.global of a rows vector (Fragments.cpp).
 std::optional<Val> storeFragmentRows(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
 /// st.global of a warp's blocked vector, or a scalar broadcast, into a 1-D global row (Fragments.cpp).

@@ -329,6 +329,12 @@ std::optional<Val> lowerStGlobal(Lowerer &L, const Expr &call) {
   auto dst = L.view(*args[1]);
   if (!v || !dst)
     return std::nullopt;
+  if (dst->kind == Val::GlobalView && v->kind == Val::Frag && v->layout == Layout::WgmmaAcc)
+    return storeAccTile(L, call, *v, *dst);
+  if (keywordArg(call, "mask")) {
+    L.unsupported(call.range, "st.global with a mask other than of a wgmma accumulator tile");
+    return std::nullopt;
+  }
   if (v && dst && v->kind == Val::Frag && v->layout == Layout::TmemRow && dst->kind == Val::GlobalView &&
       dst->origin.size() == 2)
     return storeTmemRows(L, call, *v, *dst);
@@ -346,7 +352,7 @@ std::optional<Val> lowerStGlobal(Lowerer &L, const Expr &call) {
     return storeFragmentRows(L, call, *v, *dst);
   if (v->kind != Val::Frag || v->layout != Layout::MmaAcc || dst->kind != Val::GlobalView ||
       dst->origin.size() != 2) {
-    L.unsupported(call.range, "st.global other than an mma.sync accumulator to a 2-D global tile");
+    L.unsupported(call.range, "st.global other than an mma.sync or wgmma accumulator to a 2-D global tile");
     return std::nullopt;
   }
   Elem out = v->cast.value_or(v->elem);

@@ -1,8 +1,9 @@
 //===- Mma.cpp - wgmma, mma.sync, ld.matrix and st.matrix -----------------===//
 //
-// Part of CAKE. wgmma.mma over K-major swizzled shared tiles is a loop of
-// m64nNk16 instructions whose descriptors step 32 bytes through the swizzled
-// rows (the hardware applies the XOR); the fence/commit/wait protocol is the
+// Part of CAKE. wgmma.mma over swizzled shared tiles is a loop of m64nNk16
+// instructions whose descriptors step through the tile (the hardware applies
+// the XOR): 32 bytes along the rows of a K-major tile, 16 rows down an
+// MN-major one (`tile.t(v)`: v is [K, M] or [K, N]); the fence/commit/wait protocol is the
 // author's, plus a wgmma.fence before each call (the accumulator may have
 // been written by threads) and fence_operands after each wait (so the
 // compiler cannot move accumulator uses across it). ld.matrix, st.matrix and
@@ -43,17 +44,68 @@ int64_t wgmmaN(const Expr *shape) {
   return std::stoll(s.substr(n + 1, kk - n - 1));
 }
 
-/// The shared address of column \p k of a K-major operand tile's first row.
+/// The shared address of the operand tile's k-th element along K (its first
+/// row's column k when K-major; row k's first column when MN-major, tile.t).
 std::string kAddress(Lowerer &L, const Val &v, const std::string &k) {
   std::vector<std::string> idx(v.viewShape().size(), "0");
-  idx.back() = k;
+  (v.transposed ? idx.front() : idx.back()) = k;
   return "u32(" + L.sharedAddress(v, idx) + ")";
 }
 
-/// The wgmma descriptor of the operand tile \p v at shared address \p address.
+/// Bytes between the column panels (swizzle / element bytes wide) of a swizzled shared tile: its rows times
+/// the swizzle span, as Lowerer::sharedAddress lays them out.
+int64_t panelStride(const Val &v) {
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < v.type->dims.size(); ++d)
+    rows *= v.type->dims[d].value.value_or(1);
+  return rows * v.type->swizzle;
+}
+
+/// The wgmma descriptor of the operand tile \p v at shared address \p address. K-major: rows of the swizzle
+/// span, 8-row groups SBO = 8 x span apart (LBO unused). MN-major (tile.t): the canonical layout of the PTX
+/// ISA's shared memory matrix layouts, ((T, span / 16 B, m), (8, k)) : ((1, T, LBO), (span, SBO)) as CUTLASS's
+/// make_gmma_desc<Major::MN> writes it: the rows are K (SBO = 8 x span between 8-row groups), and the panels
+/// of span / element bytes along M or N are LBO = the storage's panel stride apart.
 std::string descriptor(const Val &v, const std::string &address) {
-  return "cake::rt::wgmma_desc(" + address + ", 16u, " + std::to_string(8 * v.type->swizzle) + "u, " +
+  const std::string lbo = v.transposed ? std::to_string(panelStride(v)) + "u" : "16u";
+  return "cake::rt::wgmma_desc(" + address + ", " + lbo + ", " + std::to_string(8 * v.type->swizzle) + "u, " +
          swizzleEnum(v.type->swizzle) + ")";
+}
+
+/// The operand's logical shape, [M or N, K]: the view's, swapped for tile.t.
+std::vector<int64_t> operandShape(const Val &v) {
+  std::vector<int64_t> s = v.viewShape();
+  if (v.transposed && s.size() == 2)
+    std::swap(s[0], s[1]);
+  return s;
+}
+
+/// An integer literal's value (a view's origin as C++), or nullopt.
+std::optional<int64_t> literal(const std::string &cxx) {
+  if (cxx.empty() || cxx.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  return std::stoll(cxx);
+}
+
+/// Why an MN-major operand (tile.t) cannot be described, or "": its panels must be whole (M or N a multiple of
+/// the panel, starting on one) and its rows start on an 8-row swizzle atom.
+std::string mnMajorProblem(const Val &v) {
+  if (!v.transposed)
+    return "";
+  const int64_t panel = v.type->swizzle / elemBytes(*v.type->elem);
+  std::vector<int64_t> s = v.viewShape();
+  size_t first = 0, last = 0;
+  for (size_t d = 0; d < v.kept.size(); ++d)
+    if (v.kept[d])
+      last = d;
+  while (first < v.kept.size() && !v.kept[first])
+    ++first;
+  auto col = literal(v.origin[last]), row = literal(v.origin[first]);
+  if (s.size() != 2 || s[1] % panel || !col || *col % panel || !row || *row % 8 || last != v.kept.size() - 1)
+    return "a tile.t operand other than whole " + std::to_string(panel) +
+           "-element panels of its storage (columns from a constant multiple of " + std::to_string(panel) +
+           ", rows from a constant multiple of 8)";
+  return "";
 }
 
 std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
@@ -69,18 +121,37 @@ std::optional<Val> lowerWgmma(Lowerer &L, const Expr &call) {
   }
   Elem ea = *a->type->elem, eb = *b->type->elem;
   if (ea != eb || (ea != Elem::BF16 && ea != Elem::FP16) || !a->type->swizzle || !b->type->swizzle) {
-    L.unsupported(call.range, "wgmma.mma other than bf16 or fp16 K-major swizzled tiles of one type");
+    L.unsupported(call.range, "wgmma.mma other than bf16 or fp16 swizzled tiles of one type");
     return std::nullopt;
   }
+  for (const Val *operand : {&*a, &*b})
+    if (std::string why = mnMajorProblem(*operand); !why.empty()) {
+      L.unsupported(call.range, why);
+      return std::nullopt;
+    }
+  // scale_a, scale_b: immediates of the instruction, 1 or -1 (negating that operand)
+  int64_t scale[2] = {1, 1};
+  for (int i = 0; i < 2; ++i)
+    if (const Expr *e = keywordArg(call, i ? "scale_b" : "scale_a")) {
+      auto c = L.constant(*e);
+      if (!c || (*c != 1 && *c != -1)) {
+        L.unsupported(e->range, std::string(i ? "scale_b" : "scale_a") + " other than the constant 1 or -1");
+        return std::nullopt;
+      }
+      scale[i] = *c;
+    }
   // the runtime has the shared-shared form for these N (compiler/lower/runtime/cake_device.cuh)
   if (n != 16 && n != 32 && n != 64 && n != 128 && n != 256) {
     L.unsupported(call.range, "wgmma.mma of shape m64n" + std::to_string(n) +
                                   "k16 (the runtime has N = 16, 32, 64, 128 and 256)");
     return std::nullopt;
   }
-  // the runtime's template arguments: N, TransA, TransB, ScaleA, ScaleB, F16
-  std::string targs = std::to_string(n) + (ea == Elem::FP16 ? ", 0, 0, 1, 1, true" : "");
-  std::vector<int64_t> as = a->viewShape(), bs = b->viewShape();
+  // the runtime's template arguments: N, TransA, TransB, ScaleA, ScaleB, F16 (only N when the rest are defaults)
+  std::string targs = std::to_string(n);
+  if (a->transposed || b->transposed || scale[0] != 1 || scale[1] != 1 || ea == Elem::FP16)
+    targs += std::string(", ") + (a->transposed ? "1" : "0") + ", " + (b->transposed ? "1" : "0") + ", " +
+             std::to_string(scale[0]) + ", " + std::to_string(scale[1]) + (ea == Elem::FP16 ? ", true" : ", false");
+  std::vector<int64_t> as = operandShape(*a), bs = operandShape(*b);
   if (as.size() != 2 || bs.size() != 2 || as[0] != 64 || bs[0] != n || as[1] != bs[1] || as[1] % 16 ||
       acc->shape[1] != n) {
     L.unsupported(call.range, "wgmma.mma with these operand shapes");

@@ -205,6 +205,7 @@ const OpLowerings &opLowerings() {
     addAtomicLowerings(t);
     addScalarLowerings(t);
     addMathLowerings(t);
+    addTileLowerings(t);
     return t;
   }();
   return table;

@@ -165,8 +165,10 @@ std::optional<Val> lowerStShared(Lowerer &L, const Expr &call) {
   if (!v || !dst)
     return std::nullopt;
   bool element = std::all_of(dst->extent.begin(), dst->extent.end(), [](int64_t x) { return x == 1; });
+  if (dst->kind == Val::SharedView && v->kind == Val::Frag && v->layout == Layout::WgmmaAcc)
+    return storeAccTile(L, call, *v, *dst);
   if (dst->kind != Val::SharedView || !element || v->kind != Val::Scalar) {
-    L.unsupported(call.range, "st.shared other than a scalar into one element");
+    L.unsupported(call.range, "st.shared other than a scalar into one element or a wgmma accumulator tile");
     return std::nullopt;
   }
   return storeScalarElement(L, call, *v, *dst);

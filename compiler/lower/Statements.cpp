@@ -249,6 +249,8 @@ void Lowerer::stmt(const Stmt &s) {
         bind(name, *f);
         return;
       }
+      if (readsRegisterTensor(*let.value)) // reported: not again as a scalar
+        return;
     }
     if (auto c = constant(*let.value)) {
       w.line("const int " + cxxName(name) + " = " + std::to_string(*c) + ";");

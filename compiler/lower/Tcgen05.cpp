@@ -49,8 +49,9 @@ std::optional<Val> lowerTcgen05Mma(Lowerer &L, const Expr &call) {
     return std::nullopt;
   auto shape = mmaShape(keywordArg(call, "shape"));
   if (a->kind != Val::SharedView || b->kind != Val::SharedView || acc->kind != Val::TmemView || !shape ||
-      keywordArg(call, "cta_group")) {
-    L.unsupported(call.range, "tcgen05.mma other than shared A and B into a TMEM accumulator (cta_group 1)");
+      keywordArg(call, "cta_group") || a->transposed || b->transposed) {
+    L.unsupported(call.range,
+                  "tcgen05.mma other than K-major shared A and B into a TMEM accumulator (cta_group 1)");
     return std::nullopt;
   }
   if (*a->type->elem != Elem::BF16 || *b->type->elem != Elem::BF16 || !a->type->swizzle || !b->type->swizzle ||

@@ -64,8 +64,13 @@ std::optional<Val> Lowerer::view(const Expr &e) {
   case ExprKind::Paren:
     return view(*e.operands[0]);
   case ExprKind::Name: {
-    if (const Val *v = lookup(e.text))
+    if (const Val *v = lookup(e.text)) {
+      if (v->transposed) {
+        unsupported(e.range, "the transposed view '" + e.text + "' other than as a wgmma.mma operand");
+        return std::nullopt;
+      }
       return *v;
+    }
     if (const Buffer *b = k.buffer(e.text)) {
       // Only shared buffers have a place in the layout (sema/Facts.cpp): a
       // kernel-scope tmem var aborted emit with map::at (issue #16, found by
@@ -189,7 +194,45 @@ std::optional<Val> Lowerer::view(const Expr &e) {
   }
 }
 
+bool Lowerer::readsRegisterTensor(const Expr &e) const {
+  const Expr *x = stripParens(&e);
+  switch (x->kind) {
+  case ExprKind::Name: {
+    const Val *v = lookup(x->text);
+    return v && v->kind == Val::Frag;
+  }
+  case ExprKind::Unary:
+  case ExprKind::Binary:
+    return std::any_of(x->operands.begin(), x->operands.end(),
+                       [&](const ExprPtr &c) { return c && readsRegisterTensor(*c); });
+  case ExprKind::Call: {
+    OpId op = calleeOp(*x);
+    if (op == OpId::TileIota || ((op == OpId::LdGlobal || op == OpId::LdShared) && keywordArg(*x, "like")))
+      return true;
+    if (op != OpId::MathCast && op != OpId::TileExpand && !isElementwiseMath(op))
+      return false;
+    auto args = positionalArgs(*x);
+    return std::any_of(args.begin(), args.end(), [&](const Expr *a) { return readsRegisterTensor(*a); });
+  }
+  default:
+    return false;
+  }
+}
+
 std::optional<Val> Lowerer::value(const Expr &e) {
+  // operators and elementwise math over register tensors (`acc * scale`, `tile.iota(like = acc, axis = 0) <
+  // n`): a register tensor, evaluated here with its calls (a let's value is evaluated alike, Statements.cpp)
+  if (e.kind == ExprKind::Binary || e.kind == ExprKind::Unary ||
+      (e.kind == ExprKind::Call && isElementwiseMath(calleeOp(e))))
+    if (readsRegisterTensor(e)) {
+      auto outer = materialized;
+      materializeCalls(e);
+      auto f = fragExpression(e);
+      materialized = std::move(outer);
+      if (!f && !failed)
+        unsupported(e.range, "this expression over register tensors");
+      return f;
+    }
   switch (e.kind) {
   case ExprKind::Call: {
     auto it = k.ops.find(&e);

@@ -415,6 +415,11 @@ __device__ __forceinline__ void st_shared_u32(u32 addr, u32 v) {
   asm volatile("st.shared.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
 }
 
+/// st.shared.u16 at a .shared address.
+__device__ __forceinline__ void st_shared_u16(u32 addr, u16 v) {
+  asm volatile("st.shared.u16 [%0], %1;" ::"r"(addr), "h"(v) : "memory");
+}
+
 /// Copies `Bytes` (2, 4, 8 or 16, naturally aligned) from a .shared address into registers: a warp's chunk of
 /// a row of a shared tile (ld.shared of a row, lowering.md). Volatile with a memory clobber as the other shared
 /// accesses, so that it stays after the ring wait that made the tile visible.
