@@ -64,6 +64,7 @@ int64_t fragCount(const Val &f) {
   case Layout::Cols:
     return f.shape[0] / 4;
   case Layout::Blocked:
+  case Layout::Thread:
     return f.perThread;
   default:
     return 0;
@@ -276,7 +277,9 @@ static void collectFrags(Lowerer &L, const Expr &e, std::vector<Val> &out) {
 static std::optional<Val> contextOf(const std::vector<Val> &frags) {
   std::optional<Val> best;
   auto rank = [](Layout l) {
-    return l == Layout::WgmmaAcc || l == Layout::MmaAcc ? 3 : l == Layout::Cols ? 2 : l == Layout::Blocked ? 2 : 1;
+    return l == Layout::WgmmaAcc || l == Layout::MmaAcc                          ? 3
+           : l == Layout::Cols || l == Layout::Blocked || l == Layout::Thread ? 2
+                                                                               : 1;
   };
   for (const Val &f : frags)
     if (!best || rank(f.layout) > rank(best->layout))
@@ -493,6 +496,10 @@ std::optional<Val> lowerLdShared(Lowerer &L, const Expr &call) {
       std::all_of(src->extent.begin(), src->extent.end(), [](int64_t e) { return e == 1; }))
     return loadSharedScalar(L, call, *src);
   const Expr *like = keywordArg(call, "like"), *axis = keywordArg(call, "axis");
+  // a column whose index varies per lane (`s.g[:, self.thread()]`): each thread's own
+  if (src && src->kind == Val::SharedView && !like && !axis && src->viewShape().size() == 1 && !src->kept.back() &&
+      variesPerLane(L, *args[0]))
+    return loadThreadVector(L, call, *src);
   if (src && src->kind == Val::SharedView && !like && !axis && src->viewShape().size() == 1 && src->kept.back())
     return loadSharedRow(L, call, *src);
   if (!src)
@@ -598,6 +605,9 @@ std::optional<Val> lowerLdGlobal(Lowerer &L, const Expr &call) {
   if (src && src->kind == Val::GlobalView && !src->viewShape().empty() &&
       std::all_of(src->extent.begin(), src->extent.end(), [](int64_t e) { return e == 1; }))
     return loadGlobalScalar(L, call, *src);
+  if (!likeArg && src && src->kind == Val::GlobalView && src->viewShape().size() == 1 && !src->kept.back() &&
+      variesPerLane(L, *positionalArgs(call)[0]))
+    return loadThreadVector(L, call, *src);
   if (likeArg && (!like || like->kind != Val::Frag || like->layout != Layout::Blocked || keywordArg(call, "axis"))) {
     L.unsupported(call.range, "ld.global like a register tensor other than a warp's blocked row");
     return std::nullopt;
@@ -674,8 +684,9 @@ std::optional<Val> lowerReduce(Lowerer &L, const Expr &call) {
   std::vector<Val> frags;
   collectFrags(L, *args[0], frags);
   auto ctx = contextOf(frags);
-  if (!ctx || ctx->layout != Layout::Blocked || !axis || L.constant(*axis).value_or(-1) != 0) {
-    L.unsupported(call.range, "this reduction (only a warp's blocked vector along axis 0)");
+  const bool thread = ctx && ctx->layout == Layout::Thread;
+  if (!ctx || (ctx->layout != Layout::Blocked && !thread) || !axis || L.constant(*axis).value_or(-1) != 0) {
+    L.unsupported(call.range, "this reduction (only a warp's blocked vector or a per(thread) vector along axis 0)");
     return std::nullopt;
   }
   if (!L.sameBlockedDistribution(call.range, frags))
@@ -699,11 +710,13 @@ std::optional<Val> lowerReduce(Lowerer &L, const Expr &call) {
   L.w.line(type + " " + acc + " = " + init + ";");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_e = 0; cake_e < " + std::to_string(ctx->perThread) + "; ++cake_e)");
-  auto v = L.elementwise(*args[0], Layout::Blocked, "cake_e");
+  auto v = L.elementwise(*args[0], ctx->layout, "cake_e");
   if (!v)
     return std::nullopt;
   L.w.line(acc + " = " + combine(acc, *v) + ";");
   L.w.close();
+  if (thread) // the thread's own elements: nothing to exchange
+    return scalarVal(acc);
   L.w.line("#pragma unroll");
   L.w.line("for (int cake_o = 16; cake_o > 0; cake_o /= 2) " + acc + " = " +
            combine(acc, "__shfl_xor_sync(0xffffffffu, " + acc + ", cake_o)") + ";");

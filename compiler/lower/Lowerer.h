@@ -59,7 +59,7 @@ private:
 //===-- Values ------------------------------------------------------------------===//
 
 /// How a register tensor is spread over the threads of its unit (language.md 4.6).
-enum class Layout { WgmmaAcc, MmaAcc, MmaA, MmaB, TmemRow, Rows, Cols, Blocked };
+enum class Layout { WgmmaAcc, MmaAcc, MmaA, MmaB, TmemRow, Rows, Cols, Blocked, Thread };
 
 struct Val {
   enum Kind { Scalar, Token, SharedView, GlobalView, TmemView, Frag, Schedule, Tile, Event, Barrier } kind = Scalar;
@@ -86,7 +86,7 @@ struct Val {
   std::string fragOffset = "0";  ///< WgmmaAcc column slices: C++ index of the first element
   std::optional<sema::Elem> cast; ///< math.cast applied elementwise
   int64_t buffers = 0;            ///< > 0: an array of that many fragments (`acc[2, 64, N]`)
-  int64_t perThread = 0;          ///< Blocked: elements per lane
+  int64_t perThread = 0;          ///< Blocked: elements per lane; Thread: the vector's length
   int64_t chunk = 0;              ///< Blocked: elements per lane chunk (chunk c of the row to lane c % 32)
   /// Rows vectors that are the state of argmin.fold: per row, this many
   /// per-lane partial chains (the quad is reduced by argmin.finish).
@@ -327,6 +327,14 @@ void addAtomicLowerings(OpLowerings &table);
 void addScalarLowerings(OpLowerings &table);
 void addMathLowerings(OpLowerings &table);
 void addTileLowerings(OpLowerings &table);
+void addPerThreadLowerings(OpLowerings &table);
+/// Whether view expression \p view indexes its storage by a scalar that differs between the lanes of a warp
+/// (`s.g[:, self.thread()]`): each thread's own view (PerThread.cpp).
+bool variesPerLane(const Lowerer &L, const syntax::Expr &view);
+/// ld.global / ld.shared of a 1-D view that varies per lane: a per(thread) vector, one load per element.
+std::optional<Val> loadThreadVector(Lowerer &L, const syntax::Expr &call, const Val &src);
+/// st.global / st.shared of a per(thread) vector into a 1-D view that varies per lane.
+std::optional<Val> storeThreadVector(Lowerer &L, const syntax::Expr &call, const Val &v, const Val &dst);
 /// Whether \p op is elementwise math that register tensors go through
 /// (math.select, min, max and the functions of Math.cpp; math.cast is apart).
 bool isElementwiseMath(sema::OpId op);

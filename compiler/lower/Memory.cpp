@@ -331,6 +331,8 @@ std::optional<Val> lowerStGlobal(Lowerer &L, const Expr &call) {
     return std::nullopt;
   if (dst->kind == Val::GlobalView && v->kind == Val::Frag && v->layout == Layout::WgmmaAcc)
     return storeAccTile(L, call, *v, *dst);
+  if (v->kind == Val::Frag && v->layout == Layout::Thread)
+    return storeThreadVector(L, call, *v, *dst);
   if (keywordArg(call, "mask")) {
     L.unsupported(call.range, "st.global with a mask other than of a wgmma accumulator tile");
     return std::nullopt;

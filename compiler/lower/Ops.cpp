@@ -206,6 +206,7 @@ const OpLowerings &opLowerings() {
     addScalarLowerings(t);
     addMathLowerings(t);
     addTileLowerings(t);
+    addPerThreadLowerings(t);
     return t;
   }();
   return table;

@@ -167,6 +167,8 @@ std::optional<Val> lowerStShared(Lowerer &L, const Expr &call) {
   bool element = std::all_of(dst->extent.begin(), dst->extent.end(), [](int64_t x) { return x == 1; });
   if (dst->kind == Val::SharedView && v->kind == Val::Frag && v->layout == Layout::WgmmaAcc)
     return storeAccTile(L, call, *v, *dst);
+  if (v->kind == Val::Frag && v->layout == Layout::Thread)
+    return storeThreadVector(L, call, *v, *dst);
   if (dst->kind != Val::SharedView || !element || v->kind != Val::Scalar) {
     L.unsupported(call.range, "st.shared other than a scalar into one element or a wgmma accumulator tile");
     return std::nullopt;

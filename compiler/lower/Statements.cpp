@@ -108,6 +108,10 @@ std::optional<std::string> Lowerer::scalar(const Expr &e) {
       return cxxName(e.text);
     if (e.text == "inf")
       return std::string("__int_as_float(0x7f800000)");
+    // a module constant that is not an integer (`const GATE_LB = -5.0`): its value, in fp32
+    if (auto c = k.constDecls.find(e.text); c != k.constDecls.end() && c->second->value)
+      if (auto x = scalar(*c->second->value))
+        return "float(" + *x + ")";
     unsupported(e.range, "the name '" + e.text + "'");
     return std::nullopt;
   }
@@ -125,6 +129,19 @@ std::optional<std::string> Lowerer::scalar(const Expr &e) {
     else if (op == "or")
       op = "||";
     return "(" + *a + " " + std::string(op) + " " + *b + ")";
+  }
+  case ExprKind::Index: {
+    // one element of a per(thread) vector: `gc[C - 1]`, `y[t]` under an unrolled loop
+    const Expr *base = e.operand(0);
+    const Val *v = base && base->kind == ExprKind::Name ? lookup(base->text) : nullptr;
+    if (v && v->kind == Val::Frag && v->layout == Layout::Thread && e.operands.size() == 2) {
+      auto ix = scalar(*e.operands[1]);
+      if (!ix)
+        return std::nullopt;
+      return fragElement(*v, Layout::Thread, *ix);
+    }
+    unsupported(e.range, "this expression");
+    return std::nullopt;
   }
   case ExprKind::Member: {
     // t.m of a tile of a schedule

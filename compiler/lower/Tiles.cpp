@@ -65,6 +65,16 @@ std::optional<Val> lowerTileIota(Lowerer &L, const Expr &call) {
              "[cake_e] = cake_e / 2 * 8 + int(cake::rt::lane_id()) % 4 * 2 + cake_e % 2;");
     return f;
   }
+  if (axis && *axis == 0 && like->kind == Val::Frag && like->layout == Layout::Thread) {
+    f.layout = Layout::Thread;
+    f.shape = like->shape;
+    f.perThread = like->perThread;
+    const std::string n = std::to_string(f.perThread);
+    L.w.line("int " + f.cxx + "[" + n + "];");
+    L.w.line("#pragma unroll");
+    L.w.line("for (int cake_e = 0; cake_e < " + n + "; ++cake_e) " + f.cxx + "[cake_e] = cake_e;");
+    return f;
+  }
   if (axis && *axis == 0 && plainVector && like->layout == Layout::Blocked) {
     // element e of lane l: chunk e / chunk is the row's chunk (e / chunk) * 32 + l
     f.layout = Layout::Blocked;
@@ -79,7 +89,7 @@ std::optional<Val> lowerTileIota(Lowerer &L, const Expr &call) {
     return f;
   }
   L.unsupported(call.range, "tile.iota other than along the rows (axis = 0) or columns (axis = 1) of an MMA "
-                            "tile, or along a rows, cols or warp's blocked vector (axis = 0)");
+                            "tile, or along a rows, cols, warp's blocked or per(thread) vector (axis = 0)");
   return std::nullopt;
 }
 

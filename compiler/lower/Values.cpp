@@ -328,6 +328,29 @@ void Lowerer::varStmt(const VarStmt &v) {
     shape.push_back(*c);
   }
   bool reg = v.type.space && v.type.space->name == "reg";
+  // `per(thread)`: the executing thread's own registers (PerThread.cpp)
+  const bool perThread = std::any_of(v.type.clauses.begin(), v.type.clauses.end(), [](const Clause &c) {
+    return c.name.name == "per" && c.args.size() == 1 && c.args[0]->kind == ExprKind::Name && c.args[0]->text == "thread";
+  });
+  if (reg && perThread) {
+    Elem e = elem.value_or(Elem::FP32);
+    if (shape.size() != 1 || (e != Elem::FP32 && e != Elem::I32) || shape[0] < 1 || shape[0] > 256) {
+      unsupported(v.range, "a per(thread) register tensor other than an fp32 or i32 vector of at most 256");
+      return;
+    }
+    Val f;
+    f.kind = Val::Frag;
+    f.layout = Layout::Thread;
+    f.cxx = cxxName(name);
+    f.elem = e;
+    f.shape = shape;
+    f.perThread = shape[0];
+    w.line(std::string(e == Elem::I32 ? "int " : "float ") + f.cxx + "[" + std::to_string(shape[0]) + "];");
+    bind(name, f);
+    if (v.init && !fragAssign(f, *v.init) && !failed)
+      unsupported(v.init->range, "this initial value of a per(thread) vector");
+    return;
+  }
   if (!reg) {
     if (v.type.space) {
       unsupported(v.range, "a role-scope '" + v.type.space->name + "' var");
@@ -534,6 +557,16 @@ void Lowerer::fragFill(const Val &f, const Expr &valueExpr) {
 }
 
 void Lowerer::assignStmt(const AssignStmt &a) {
+  // an element of a per(thread) vector: `y[t] -= l * y[i]`
+  if (a.targets.size() == 1 && a.targets[0]->kind == ExprKind::Index && a.targets[0]->operands.size() == 2)
+    if (const Expr *base = a.targets[0]->operand(0); base && base->kind == ExprKind::Name)
+      if (const Val *t = lookup(base->text); t && t->kind == Val::Frag && t->layout == Layout::Thread) {
+        auto ix = scalar(*a.targets[0]->operands[1]);
+        auto v = scalar(*a.value);
+        if (ix && v)
+          w.line(t->cxx + "[" + *ix + "] " + std::string(tokenSpelling(a.op)) + " " + *v + ";");
+        return;
+      }
   if (a.targets.size() != 1 || a.targets[0]->kind != ExprKind::Name) {
     unsupported(a.range, "this assignment");
     return;

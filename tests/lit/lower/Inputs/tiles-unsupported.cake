@@ -40,3 +40,14 @@ kernel refused(
     st.global(xs, x[n * 64:n * 64 + 64], mask = rows < 8)
   }
 }
+
+// a per(thread) vector stored into a view every thread shares
+kernel refused_per_thread(
+  g: global fp32[C, 128] align(16),
+  out: global fp32[C] align(16),
+) target(sm_90a) grid(1) block(128) {
+  role w warpgroups(0) issue(warpgroup) {
+    let mine = ld.global(g[:, self.thread()])
+    st.global(mine, out[:])
+  }
+}
