@@ -527,8 +527,11 @@ std::optional<Val> lowerLdShared(Lowerer &L, const Expr &call) {
   L.w.line("float " + f.cxx + "[" + std::to_string(n) + "];");
   L.w.line("#pragma unroll");
   L.w.open("for (int cake_c = 0; cake_c < " + std::to_string(n / 2) + "; ++cake_c)");
-  L.w.line("const float2 cake_p = cake::rt::ld_shared_f32x2(" +
-           L.sharedAddress(*src, {"cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2"}) + ");");
+  // a pair of columns never crosses a 16-byte swizzle unit (its first column is even)
+  std::string at = L.sharedAddress(*src, {"cake_c * 8 + int(cake::rt::lane_id()) % 4 * 2"});
+  if (src->type->swizzle)
+    at = "cake::rt::swizzle<" + std::to_string(src->type->swizzle) + ">(" + at + ")";
+  L.w.line("const float2 cake_p = cake::rt::ld_shared_f32x2(" + at + ");");
   L.w.line(f.cxx + "[2 * cake_c] = cake_p.x; " + f.cxx + "[2 * cake_c + 1] = cake_p.y;");
   L.w.close();
   return f;

@@ -112,7 +112,12 @@ namespace {
 
 /// The C++ pointer (global) or u32 shared address of a single-element view.
 std::string elementAddress(Lowerer &L, const Val &dst) {
-  return dst.kind == Val::GlobalView ? L.globalAddress(dst, "0") : L.sharedAddress(dst, {});
+  if (dst.kind == Val::GlobalView)
+    return L.globalAddress(dst, "0");
+  // a swizzled tile's element is where the swizzle put it (swizzled-element.test: it was read unswizzled)
+  if (dst.type->swizzle)
+    return "cake::rt::swizzle<" + std::to_string(dst.type->swizzle) + ">(" + L.sharedAddress(dst, {}) + ")";
+  return L.sharedAddress(dst, {});
 }
 
 /// The 32-bit pattern of scalar \p v as stored in an element of type \p e.
